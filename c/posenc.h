@@ -1,0 +1,124 @@
+/*
+ * posenc: Transformer positional encodings, exactly.
+ *
+ * C99. Every exported symbol starts with pe_. Every function that can fail
+ * returns an int status (PE_OK or one of the PE_ERR_* codes below) and writes
+ * its results through pointers; pe_strerror() turns a status into text.
+ *
+ * Matrices are dense and row-major. Inputs are double; table-like outputs are
+ * written as float32 or float64 as the caller asks (PE_F32 / PE_F64).
+ * Angles are always formed in double: position * frequency, then sin/cos.
+ *
+ * Nothing here keeps state between calls except the allocation counter in
+ * alloc.c, which exists so that callers (and tests) can prove nothing leaks.
+ */
+#ifndef POSENC_H
+#define POSENC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __EMSCRIPTEN__
+#define PE_API __attribute__((used, visibility("default")))
+#else
+#define PE_API
+#endif
+
+/* ---- status codes -------------------------------------------------------- */
+enum {
+    PE_OK = 0,
+    PE_ERR_NULL = 1,     /* a required pointer is NULL */
+    PE_ERR_SIZE = 2,     /* a size is < 1, above PE_MAX_DIM, or the bytes exceed PE_MAX_BYTES */
+    PE_ERR_BASE = 3,     /* base must be finite and > 1 */
+    PE_ERR_OPTION = 4,   /* unknown layout, frequency rule or dtype */
+    PE_ERR_ODD = 5,      /* this operation needs an even d_model */
+    PE_ERR_NOMEM = 6,    /* allocation failed */
+    PE_ERR_VALUE = 7,    /* an input value is NaN or infinite */
+    PE_ERR_POSITION = 8, /* a position, offset or shift is outside +-PE_MAX_POSITION */
+    PE_ERR_SHAPE = 9,    /* matrix shapes do not fit together */
+    PE_ERR_COUNT_ = 10   /* one past the last code; not a status */
+};
+
+/* ---- limits ---------------------------------------------------------------- */
+#define PE_MAX_DIM 16777216                 /* 2^24: any one dimension */
+#define PE_MAX_BYTES 1073741824.0           /* 2^30: bytes one call may allocate or write */
+#define PE_MAX_POSITION 2147483648.0        /* 2^31: |position| after offset and shift */
+
+/* ---- enumerations ------------------------------------------------------------ */
+enum { PE_F32 = 0, PE_F64 = 1 };
+
+/* Where the sin and cos of frequency i go in a row of width d. */
+enum {
+    PE_LAYOUT_INTERLEAVED = 0, /* col 2i = sin, col 2i+1 = cos; odd d: the last column is a sin */
+    PE_LAYOUT_CONCAT = 1,      /* cols [0,h) = sin, [h,2h) = cos, h = floor(d/2); odd d: last column 0 */
+    PE_LAYOUT_SPLIT = 2        /* interleaved columns reordered: even ones first, then odd (HF Marian) */
+};
+
+/* How the angular frequency w_i of pair i is formed. */
+enum {
+    PE_FREQ_PAPER = 0, /* w_i = base^(-2i/d) (Vaswani et al.; TF tutorial for even d) */
+    PE_FREQ_GEOM = 1   /* w_i = exp(-i ln(base) / max(h-1, 1)), h = floor(d/2) (tensor2tensor, fairseq) */
+};
+
+/* ---- memory ------------------------------------------------------------------ */
+PE_API void *pe_malloc(size_t bytes);   /* counted malloc; NULL for 0 bytes or failure */
+PE_API void pe_free(void *ptr);         /* counted free; NULL is ignored */
+PE_API int32_t pe_live_allocations(void);
+
+/* ---- status text ------------------------------------------------------------- */
+PE_API const char *pe_strerror(int status);
+
+/* ---- sinusoidal encodings (pe_table.c, freq.c) ------------------------------- */
+/* Number of (sin, cos) pairs a row of width d_model holds under a layout. */
+PE_API int32_t pe_pair_count(int32_t d_model, int layout);
+
+/* out[i] = w_i for i < pe_pair_count(d_model, layout); out must hold that many. */
+PE_API int pe_frequencies(double *out, int32_t d_model, int layout, int freq, double base);
+
+/*
+ * The max_len x d_model table. Row r encodes position offset + r.
+ * zero_row >= 0 sets that row to zero (fairseq's padding row); < 0 means none.
+ */
+PE_API int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model,
+                    int layout, int freq, double base, double offset, int32_t zero_row);
+
+/*
+ * The max_len x max_len Gram matrix of that table (cosine != 0: cosine
+ * similarity), without forming the table when PE_i . PE_j depends only on i - j.
+ */
+PE_API int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model,
+                         int layout, int freq, double base, double offset,
+                         int32_t zero_row, int cosine);
+
+/* ---- dot products (dot.c) --------------------------------------------------- */
+PE_API int pe_dot(double *out, const double *a, const double *b, int32_t n);
+PE_API int pe_norms(double *out, const double *x, int32_t rows, int32_t cols);
+/* out = X X^T (rows x rows); cosine != 0 divides by the norms (a zero row gives 0). */
+PE_API int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, int cosine);
+
+/* ---- relative position (rotation.c) ------------------------------------------ */
+/* d x d matrix M_k with PE[pos + k] = M_k PE[pos] for every pos; d must be even. */
+PE_API int pe_rotation(double *out, int32_t d_model, int layout, int freq, double base, double k);
+
+/* ---- the toy attention of the "我打你 / 你打我" example (toy.c) --------------- */
+/*
+ * x_i = codes_i + pos_i (pos may be NULL), y_i = x_i * sum_j x_j,
+ * sum = sum_i y_i, label = sum > threshold, weighted = sum_i w_i y_i
+ * (w may be NULL: w_i = i + 1).
+ */
+PE_API int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, double *weighted,
+                            const double *codes, const double *pos, const double *w,
+                            int32_t n, double threshold);
+
+/* ---- scaled dot-product attention (attention.c) ------------------------------ */
+/*
+ * Q is n x dk, K is m x dk, V is m x dv. weights (n x m) = softmax(scale Q K^T)
+ * row by row, out (n x dv) = weights V. causal != 0 masks j > i (top-left
+ * aligned, as PyTorch's is_causal) with -inf before the softmax.
+ */
+PE_API int pe_attention(double *weights, double *out,
+                        const double *q, const double *k, const double *v,
+                        int32_t n, int32_t m, int32_t dk, int32_t dv,
+                        int causal, double scale);
+
+#endif
