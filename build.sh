@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds posenc into dist/: the WebAssembly core (release and debug), each
+# embedded in a JS module, and the static tutorial site. Installs what is
+# missing first: Emscripten (and, for tests, Chromium) from Debian's packages
+# when run as root, and node_modules with `npm ci` when they are absent.
+#
+#   bash build.sh              build everything
+#   bash build.sh --for-tests  also make sure Chromium is there for the browser tests
+set -euo pipefail
+cd "$(dirname "$0")"
+
+for_tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --for-tests) for_tests=1 ;;
+    *) echo "build.sh: unknown argument $arg (known: --for-tests)" >&2; exit 2 ;;
+  esac
+done
+
+apt_updated=0
+need_package() { # need_package COMMAND DEBIAN_PACKAGE
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "build.sh: '$1' is missing. Install Debian's package '$2' (sudo apt-get install $2) and run again." >&2
+    exit 1
+  fi
+  echo "build.sh: installing $2 from Debian's packages..."
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+
+need_package emcc emscripten
+need_package python3 python3
+[ "$for_tests" = 1 ] && need_package chromium chromium
+if [ ! -d node_modules ]; then
+  echo "build.sh: installing npm dev dependencies (npm ci)..."
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# Debian's emcc runs its JS optimiser with the system Node, which finds
+# Debian's acorn only through NODE_PATH.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+exports=$(sed -e '/^\s*$/d' -e 's/^/_/' c/exports.txt | paste -sd, -)
+
+# No JS glue: a standalone module that imports nothing of note, so one small
+# loader (web/lib/wasm.js) serves Node, browsers and bundlers alike.
+common=(c/*.c -std=c99 -Wall -Wextra -Werror --no-entry -sSTANDALONE_WASM
+  -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
+  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS="$exports" -msimd128)
+
+mkdir -p dist/debug
+emcc "${common[@]}" -O3 -DNDEBUG -o dist/posenc.wasm
+# The debug build keeps C assertions and symbols; the test suite runs against it too.
+emcc "${common[@]}" -O0 -g -o dist/debug/posenc.wasm
+
+node scripts/embed-wasm.mjs dist/posenc.wasm dist/posenc-wasm.js
+node scripts/embed-wasm.mjs dist/debug/posenc.wasm dist/debug/posenc-wasm.js
+
+if [ -f scripts/build-site.mjs ]; then node scripts/build-site.mjs; fi
+node scripts/sizes.mjs

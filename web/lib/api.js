@@ -1,0 +1,205 @@
+// The public API: validated arguments in, plain { rows, cols, data } copies out.
+import { withFrame, readCString } from './heap.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
+import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
+
+const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
+const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype'];
+
+// C status codes (c/posenc.h) that mean "wrong type or unknown option".
+const TYPE_STATUSES = new Set([1, 4]);
+
+/** Resolves preset + overrides into the C core's arguments. */
+function encodingArgs(check, dModel, opts) {
+  const preset = PRESETS[check.oneOf('preset', opts.preset ?? 'vaswani', PRESET_NAMES)];
+  const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(LAYOUTS));
+  const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(FREQUENCY_RULES));
+  const base = check.finite('base', opts.base ?? preset.base, { above: 1 });
+  if (preset.evenOnly && dModel % 2) {
+    throw check.fail(RangeError, `preset ${JSON.stringify(opts.preset)} needs an even dModel`, dModel);
+  }
+  return { layout: LAYOUTS[layout], freq: FREQUENCY_RULES[frequencies], base, preset };
+}
+
+function tableArgs(check, maxLen, dModel, opts) {
+  check.size('maxLen', maxLen);
+  check.size('dModel', dModel);
+  const enc = encodingArgs(check, dModel, opts);
+  const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
+  const padding = opts.paddingIdx !== undefined ? opts.paddingIdx : enc.preset.paddingIdx;
+  const zeroRow = padding === undefined || padding === null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
+  const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+  return { ...enc, offset, zeroRow: zeroRow < maxLen ? zeroRow : -1, dtype };
+}
+
+const isF32 = (m) => m.data instanceof Float32Array;
+
+export function createApi(wasm) {
+  function call(check, status) {
+    if (status === 0) return;
+    const text = readCString(wasm, wasm.pe_strerror(status));
+    throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
+  }
+
+  const matrix = (rows, cols, data) => ({ rows, cols, data });
+
+  function table(maxLen, dModel, options) {
+    const check = new Checker('table');
+    const a = tableArgs(check, maxLen, dModel, check.options(options, TABLE_KEYS));
+    const count = maxLen * dModel;
+    check.bytes(count * bytesPer(a.dtype));
+    return withFrame(wasm, 'table', (f) => {
+      const out = f.output(a.dtype, count);
+      call(check, wasm.pe_table(out, a.dtype === 'float32' ? 0 : 1, maxLen, dModel,
+        a.layout, a.freq, a.base, a.offset, a.zeroRow));
+      return matrix(maxLen, dModel, f.read(a.dtype, out, count));
+    });
+  }
+
+  function frequencies(dModel, options) {
+    const check = new Checker('frequencies');
+    check.size('dModel', dModel);
+    const a = encodingArgs(check, dModel, check.options(options, ENCODING_KEYS));
+    const count = wasm.pe_pair_count(dModel, a.layout);
+    if (count === 0) return new Float64Array(0);
+    return withFrame(wasm, 'frequencies', (f) => {
+      const out = f.output('float64', count);
+      call(check, wasm.pe_frequencies(out, dModel, a.layout, a.freq, a.base));
+      return f.read('float64', out, count);
+    });
+  }
+
+  function tableGram(maxLen, dModel, options) {
+    const check = new Checker('tableGram');
+    const opts = check.options(options, [...TABLE_KEYS, 'cosine']);
+    const a = tableArgs(check, maxLen, dModel, opts);
+    const cosine = check.boolean('cosine', opts.cosine ?? false);
+    const count = maxLen * maxLen;
+    // Output, plus (when the table has to be formed) the table and a float64 Gram.
+    check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8);
+    return withFrame(wasm, 'tableGram', (f) => {
+      const out = f.output(a.dtype, count);
+      call(check, wasm.pe_table_gram(out, a.dtype === 'float32' ? 0 : 1, maxLen, dModel,
+        a.layout, a.freq, a.base, a.offset, a.zeroRow, cosine ? 1 : 0));
+      return matrix(maxLen, maxLen, f.read(a.dtype, out, count));
+    });
+  }
+
+  function dot(a, b) {
+    const check = new Checker('dot');
+    check.vector('a', a);
+    check.vector('b', b, a.length);
+    return withFrame(wasm, 'dot', (f) => {
+      const out = f.output('float64', 1);
+      call(check, wasm.pe_dot(out, f.float64(a), f.float64(b), a.length));
+      return f.read('float64', out, 1)[0];
+    });
+  }
+
+  function norms(m) {
+    const check = new Checker('norms');
+    check.matrix('matrix', m);
+    return withFrame(wasm, 'norms', (f) => {
+      const out = f.output('float64', m.rows);
+      call(check, wasm.pe_norms(out, f.float64(m.data), m.rows, m.cols));
+      return f.read('float64', out, m.rows);
+    });
+  }
+
+  function gram(m, options) {
+    const check = new Checker('gram');
+    const opts = check.options(options, ['cosine', 'dtype']);
+    check.matrix('matrix', m);
+    const cosine = check.boolean('cosine', opts.cosine ?? false);
+    const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m) ? 'float32' : 'float64'), DTYPES);
+    const count = m.rows * m.rows;
+    check.bytes(m.rows * m.cols * 8 + count * bytesPer(dtype) + count * 8);
+    return withFrame(wasm, 'gram', (f) => {
+      const out = f.output(dtype, count);
+      call(check, wasm.pe_gram(out, dtype === 'float32' ? 0 : 1, f.float64(m.data), m.rows, m.cols, cosine ? 1 : 0));
+      return matrix(m.rows, m.rows, f.read(dtype, out, count));
+    });
+  }
+
+  function rotation(k, dModel, options) {
+    const check = new Checker('rotation');
+    const opts = check.options(options, [...ENCODING_KEYS, 'dtype']);
+    check.finite('k', k, { min: -MAX_POSITION, max: MAX_POSITION });
+    check.size('dModel', dModel, 16384);
+    if (dModel % 2) throw check.fail(RangeError, 'dModel must be even: the lone sine column of an odd width has no cosine to rotate with', dModel);
+    const a = encodingArgs(check, dModel, opts);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);
+    const count = dModel * dModel;
+    return withFrame(wasm, 'rotation', (f) => {
+      const out = f.output('float64', count);
+      call(check, wasm.pe_rotation(out, dModel, a.layout, a.freq, a.base, k));
+      const data = f.read('float64', out, count);
+      return matrix(dModel, dModel, dtype === 'float32' ? Float32Array.from(data) : data);
+    });
+  }
+
+  function toyAttention(codes, positionCodes, options) {
+    const check = new Checker('toyAttention');
+    const opts = check.options(options, ['threshold', 'weights']);
+    check.vector('codes', codes);
+    const n = codes.length;
+    const hasPos = positionCodes !== undefined && positionCodes !== null;
+    if (hasPos) check.vector('positionCodes', positionCodes, n);
+    const threshold = check.finite('threshold', opts.threshold ?? 30);
+    if (opts.weights !== undefined) check.vector('weights', opts.weights, n);
+    check.bytes(n * 8 * 5);
+    return withFrame(wasm, 'toyAttention', (f) => {
+      const x = f.output('float64', n);
+      const y = f.output('float64', n);
+      const scalars = f.output('float64', 3); // sum, label (as int32), weighted
+      call(check, wasm.pe_toy_attention(x, y, scalars, scalars + 8, scalars + 16,
+        f.float64(codes), hasPos ? f.float64(positionCodes) : 0,
+        opts.weights !== undefined ? f.float64(opts.weights) : 0, n, threshold));
+      const [sum, , weighted] = f.read('float64', scalars, 3);
+      const label = new Int32Array(wasm.memory.buffer, scalars + 8, 1)[0];
+      return {
+        x: Array.from(f.read('float64', x, n)),
+        y: Array.from(f.read('float64', y, n)),
+        sum,
+        label: label ? 'happy' : 'unhappy',
+        weighted,
+      };
+    });
+  }
+
+  function attention(q, k, v, options) {
+    const check = new Checker('attention');
+    const opts = check.options(options, ['causal', 'scale', 'dtype']);
+    check.matrix('q', q);
+    check.matrix('k', k);
+    check.matrix('v', v);
+    if (k.cols !== q.cols) throw check.fail(RangeError, `k.cols must equal q.cols (${q.cols})`, k.cols);
+    if (v.rows !== k.rows) throw check.fail(RangeError, `v.rows must equal k.rows (${k.rows})`, v.rows);
+    const causal = check.boolean('causal', opts.causal ?? false);
+    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(q.cols), { above: 0 });
+    const dtype = check.oneOf('dtype', opts.dtype ?? ([q, k, v].every(isF32) ? 'float32' : 'float64'), DTYPES);
+    const [n, m, dk, dv] = [q.rows, k.rows, q.cols, v.cols];
+    check.bytes((n * dk + m * dk + m * dv + n * m + n * dv) * 8);
+    return withFrame(wasm, 'attention', (f) => {
+      const weights = f.output('float64', n * m);
+      const out = f.output('float64', n * dv);
+      call(check, wasm.pe_attention(weights, out, f.float64(q.data), f.float64(k.data), f.float64(v.data),
+        n, m, dk, dv, causal ? 1 : 0, scale));
+      const cast = (data) => (dtype === 'float32' ? Float32Array.from(data) : data);
+      return {
+        weights: matrix(n, m, cast(f.read('float64', weights, n * m))),
+        output: matrix(n, dv, cast(f.read('float64', out, n * dv))),
+      };
+    });
+  }
+
+  function memoryStats() {
+    return { bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() };
+  }
+
+  return Object.freeze({
+    table, frequencies, tableGram, dot, norms, gram, rotation, toyAttention, attention, memoryStats,
+    presets: PRESETS,
+    maxBytes: MAX_BYTES,
+  });
+}

@@ -1,0 +1,63 @@
+// Moving data across the JS/WebAssembly boundary. Every buffer an API call
+// takes is recorded in its Frame and freed in `finally`, also when the call
+// throws. Views of wasm memory are made only for an instant and never kept:
+// memory.grow() detaches the old ArrayBuffer, so results leave as copies.
+
+const TYPES = { float32: Float32Array, float64: Float64Array };
+
+export class Frame {
+  constructor(wasm, fn) {
+    this.wasm = wasm;
+    this.fn = fn;
+    this.pointers = [];
+  }
+
+  alloc(bytes) {
+    const ptr = this.wasm.pe_malloc(bytes);
+    if (!ptr) {
+      throw new RangeError(`posenc.${this.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+    }
+    this.pointers.push(ptr);
+    return ptr;
+  }
+
+  /** A new float64 buffer holding `values` (any array-like of numbers). */
+  float64(values) {
+    const ptr = this.alloc(Math.max(values.length, 1) * 8);
+    new Float64Array(this.wasm.memory.buffer, ptr, values.length).set(values);
+    return ptr;
+  }
+
+  /** A fresh buffer for `count` elements of `dtype`. */
+  output(dtype, count) {
+    return this.alloc(count * TYPES[dtype].BYTES_PER_ELEMENT);
+  }
+
+  /** A copy, owned by the caller, of `count` elements at `ptr`. */
+  read(dtype, ptr, count) {
+    return new TYPES[dtype](this.wasm.memory.buffer, ptr, count).slice();
+  }
+
+  free() {
+    for (const ptr of this.pointers) this.wasm.pe_free(ptr);
+    this.pointers.length = 0;
+  }
+}
+
+/** Runs `body(frame)` and frees everything it allocated, whatever happens. */
+export function withFrame(wasm, fn, body) {
+  const frame = new Frame(wasm, fn);
+  try {
+    return body(frame);
+  } finally {
+    frame.free();
+  }
+}
+
+/** The NUL-terminated string at `ptr`. */
+export function readCString(wasm, ptr) {
+  const bytes = new Uint8Array(wasm.memory.buffer, ptr);
+  let end = 0;
+  while (bytes[end] !== 0) end++;
+  return new TextDecoder().decode(bytes.subarray(0, end));
+}

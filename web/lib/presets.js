@@ -1,0 +1,23 @@
+// The sinusoidal conventions found in real code, as the C core's explicit
+// options. C enum values: layouts and frequency rules as in c/posenc.h.
+
+export const LAYOUTS = { interleaved: 0, concat: 1, split: 2 };
+export const FREQUENCY_RULES = { paper: 0, geometric: 1 };
+
+const preset = (layout, frequencies, extra = {}) =>
+  Object.freeze({ layout, frequencies, base: 10000, evenOnly: false, ...extra });
+
+export const PRESETS = Object.freeze({
+  // Vaswani et al. 2017; PyTorch tutorial, d2l, Hugging Face DistilBERT, keras_hub.
+  vaswani: preset('interleaved', 'paper'),
+  // tensor2tensor get_timing_signal_1d (also Whisper).
+  tensor2tensor: preset('concat', 'geometric'),
+  // fairseq SinusoidalPositionalEmbedding: its weights, padding row zeroed.
+  fairseq: preset('concat', 'geometric', { paddingIdx: 1 }),
+  // The TensorFlow text tutorial; its code returns d + 1 columns for odd d.
+  'tf-tutorial': preset('concat', 'paper', { evenOnly: true }),
+  // Hugging Face Marian: sines of every frequency first, then the cosines.
+  marian: preset('split', 'paper'),
+});
+
+export const PRESET_NAMES = Object.keys(PRESETS);
