@@ -1,0 +1,15 @@
+// One esbuild configuration for everything posenc bundles: ES modules, no
+// eval, minified, for browsers. Used by the package test and available to the
+// site build.
+import * as esbuild from 'esbuild';
+
+export function build(options) {
+  return esbuild.build({
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    target: 'es2022',
+    logLevel: 'silent',
+    ...options,
+  });
+}

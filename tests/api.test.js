@@ -1,0 +1,59 @@
+// The public contract: one cached init promise, copies not views, the
+// documented methods and nothing else, and errors that leave the module usable.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { init } from '../web/lib/index.js';
+import { loadApi } from './helpers/load.js';
+
+const pe = await loadApi();
+
+test('init() returns one cached promise', async () => {
+  const p = init();
+  assert.equal(init(), p);
+  assert.equal(await p, await init());
+});
+
+test('every method declared in index.d.ts exists, and no undeclared one does', () => {
+  const dts = readFileSync(new URL('../web/lib/index.d.ts', import.meta.url), 'utf8');
+  const body = dts.slice(dts.indexOf('export interface Posenc {'));
+  const declared = [...body.slice(0, body.indexOf('\n}')).matchAll(/^ {2}(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(Object.keys(pe).sort(), declared);
+  assert.ok(Object.isFrozen(pe));
+});
+
+test('results are fresh copies that own their buffers', () => {
+  const a = pe.table(8, 8);
+  assert.equal(a.data.byteOffset, 0);
+  assert.equal(a.data.buffer.byteLength, a.data.byteLength);
+  const expected = a.data[9];
+  a.data.fill(42);
+  assert.equal(pe.table(8, 8).data[9], expected);
+  assert.deepEqual(Object.keys(a).sort(), ['cols', 'data', 'rows']);
+});
+
+test('dtype chooses the array type; float32 is float64 rounded', () => {
+  const f32 = pe.table(100, 32);
+  const f64 = pe.table(100, 32, { dtype: 'float64' });
+  assert.ok(f32.data instanceof Float32Array);
+  assert.ok(f64.data instanceof Float64Array);
+  f64.data.forEach((v, i) => assert.equal(f32.data[i], Math.fround(v)));
+  assert.ok(pe.gram({ rows: 2, cols: 2, data: new Float32Array([1, 2, 3, 4]) }).data instanceof Float32Array);
+  assert.ok(pe.gram({ rows: 2, cols: 2, data: [1, 2, 3, 4] }).data instanceof Float64Array);
+});
+
+test('presets are exposed and frozen', () => {
+  assert.deepEqual(Object.keys(pe.presets).sort(), ['fairseq', 'marian', 'tensor2tensor', 'tf-tutorial', 'vaswani']);
+  assert.ok(Object.isFrozen(pe.presets.vaswani));
+  assert.equal(pe.maxBytes, 2 ** 30);
+});
+
+test('an error names the function and parameter, and the module keeps working', () => {
+  assert.throws(() => pe.table(-3, 4), { name: 'RangeError', message: /posenc\.table: maxLen must be an integer from 1 to 16777216 \(got -3\)/ });
+  assert.throws(() => pe.table(4, 4, { preset: 'bert' }), { name: 'RangeError', message: /preset must be one of vaswani, tensor2tensor, fairseq, tf-tutorial, marian/ });
+  assert.throws(() => pe.gram(null), { name: 'TypeError', message: /posenc\.gram: matrix must be a matrix/ });
+  assert.throws(() => pe.table(65536, 65536), { name: 'RangeError', message: /at most 1024 MiB/ });
+  const row = pe.table(2, 2, { dtype: 'float64' }).data;
+  assert.deepEqual(Array.from(row), [0, 1, Math.sin(1), Math.cos(1)]);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -1,0 +1,76 @@
+// The package as users get it: `npm pack`, installed into a scratch ESM
+// project, imported in Node, bundled for the browser, and type-checked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, copyFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { build } from '../scripts/bundle.mjs';
+
+const root = resolve(import.meta.dirname, '..');
+let dir;
+let files;
+
+const run = (cmd, args, cwd = dir) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'posenc-consumer-'));
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir], root))[0];
+  files = packed.files.map((f) => f.path);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)]);
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('the tarball holds the entry, the types and the embedded wasm, and nothing else of the repo', () => {
+  for (const f of ['web/lib/index.js', 'web/lib/index.d.ts', 'dist/posenc-wasm.js', 'package.json', 'README.md']) {
+    assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
+  }
+  for (const f of files) assert.ok(!/^(c|tests|scripts|web\/site|web\/widgets)\//.test(f) && !f.endsWith('.wasm'), `${f} should not ship`);
+});
+
+const PROGRAM = `import { init } from 'posenc';
+const pe = await init();
+const t = pe.table(2, 6, { dtype: 'float64' });
+console.log(JSON.stringify({ same: (await init()) === pe, row1: Array.from(t.data.slice(6)), live: pe.memoryStats().liveAllocations }));
+`;
+
+function checkOutput(stdout) {
+  const { same, row1, live } = JSON.parse(stdout);
+  assert.equal(same, true);
+  assert.equal(live, 0);
+  const w = [1, 10000 ** (-2 / 6), 10000 ** (-4 / 6)];
+  const want = w.flatMap((x) => [Math.sin(x), Math.cos(x)]);
+  row1.forEach((v, i) => assert.ok(Math.abs(v - want[i]) < 1e-15, `col ${i}: ${v} vs ${want[i]}`));
+}
+
+test('Node ESM: import from the installed package and call it', () => {
+  writeFileSync(join(dir, 'main.mjs'), PROGRAM);
+  checkOutput(run(process.execPath, ['main.mjs']));
+});
+
+test('bundlers: esbuild bundles it for the browser without Node built-ins, and the bundle runs', async () => {
+  writeFileSync(join(dir, 'entry.mjs'), PROGRAM);
+  const outfile = join(dir, 'bundle.mjs');
+  await build({ entryPoints: [join(dir, 'entry.mjs')], outfile, platform: 'browser', absWorkingDir: dir });
+  assert.doesNotMatch(readFileSync(outfile, 'utf8'), /\brequire\(|node:/);
+  checkOutput(run(process.execPath, [outfile]));
+});
+
+test('TypeScript: the declarations resolve through "exports" and type a real program', () => {
+  copyFileSync(join(root, 'tests/fixtures/consumer/use.ts'), join(dir, 'use.ts'));
+  const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', target: 'es2022', skipLibCheck: false }, files: ['use.ts'] };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+});
+
+test('TypeScript: misuse is rejected (every @ts-expect-error line really is an error)', () => {
+  copyFileSync(join(root, 'tests/fixtures/consumer/misuse.ts'), join(dir, 'misuse.ts'));
+  const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', target: 'es2022' }, files: ['misuse.ts'] };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
+  // Unused @ts-expect-error directives are errors themselves, so a passing
+  // compile proves each misuse was caught.
+  run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+});
