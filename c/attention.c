@@ -12,8 +12,12 @@ static int check_attention(int32_t n, int32_t m, int32_t dk, int32_t dv, double 
     return (isfinite(scale) && scale > 0) ? PE_OK : PE_ERR_VALUE;
 }
 
-/* One query row: scores, a max-shifted softmax (exp never overflows), the mix of V. */
-static void attend_row(double *wrow, double *orow, const double *qrow, const double *k,
+/*
+ * One query row: scores, a max-shifted softmax (exp never overflows), the mix of V.
+ * Finite inputs can still give a score that overflows (1e200 * 1e200) or is
+ * inf - inf; the softmax of such a row would be NaN, so the row fails instead.
+ */
+static int attend_row(double *wrow, double *orow, const double *qrow, const double *k,
                        const double *v, int32_t m, int32_t dk, int32_t dv,
                        int32_t visible, double scale) {
     double mx = -INFINITY;
@@ -22,6 +26,7 @@ static void attend_row(double *wrow, double *orow, const double *qrow, const dou
         double s = 0.0;
         for (int32_t c = 0; c < dk; c++) s += qrow[c] * krow[c];
         wrow[j] = s * scale;
+        if (!isfinite(wrow[j])) return PE_ERR_VALUE;
         if (wrow[j] > mx) mx = wrow[j];
     }
     double total = 0.0;
@@ -33,6 +38,8 @@ static void attend_row(double *wrow, double *orow, const double *qrow, const dou
         const double *vrow = v + (size_t)j * dv;
         for (int32_t c = 0; c < dv; c++) orow[c] += wrow[j] * vrow[c];
     }
+    /* A convex mix of finite values; only rounding next to DBL_MAX can overflow it. */
+    return pe_check_finite(orow, (size_t)dv);
 }
 
 int pe_attention(double *weights, double *out,
@@ -47,8 +54,8 @@ int pe_attention(double *weights, double *out,
     for (int32_t i = 0; i < n; i++) {
         /* Causal: query i sees keys 0..i, so no row is ever fully masked. */
         int32_t visible = causal ? (i + 1 < m ? i + 1 : m) : m;
-        attend_row(weights + (size_t)i * m, out + (size_t)i * dv, q + (size_t)i * dk,
-                   k, v, m, dk, dv, visible, scale);
+        PE_TRY(attend_row(weights + (size_t)i * m, out + (size_t)i * dv, q + (size_t)i * dk,
+                          k, v, m, dk, dv, visible, scale));
     }
     return PE_OK;
 }

@@ -9,7 +9,7 @@ static const char *const messages[PE_ERR_COUNT_] = {
     [PE_ERR_OPTION] = "unknown layout, frequency rule or dtype",
     [PE_ERR_ODD] = "this operation needs an even d_model",
     [PE_ERR_NOMEM] = "out of memory",
-    [PE_ERR_VALUE] = "an input value is NaN or infinite",
+    [PE_ERR_VALUE] = "a value is NaN or infinite (an input, or a result that overflowed)",
     [PE_ERR_POSITION] = "a position is not finite or lies outside +-2^31",
     [PE_ERR_SHAPE] = "matrix shapes do not fit together",
 };
