@@ -1,4 +1,5 @@
 /* The three-token toy attention of the "我打你 / 你打我" example. */
+#include <math.h>
 #include "internal.h"
 
 int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, double *weighted,
@@ -22,6 +23,11 @@ int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, double *
         s += y[i];
         ws += (w ? w[i] : (double)(i + 1)) * y[i];
     }
+    /* Finite codes can still overflow (1e308 + 1e308), and inf - inf is NaN:
+     * refuse rather than hand back a label decided by a NaN. */
+    if (!isfinite(s) || !isfinite(ws)) return PE_ERR_VALUE;
+    PE_TRY(pe_check_finite(x, (size_t)n));
+    PE_TRY(pe_check_finite(y, (size_t)n));
     *sum = s;
     *label = s > threshold;
     *weighted = ws;
