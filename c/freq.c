@@ -3,7 +3,9 @@
 #include "internal.h"
 
 int32_t pe_pair_count(int32_t d_model, int layout) {
+    /* 0 for anything invalid, so that a caller sizing a buffer with it never gets a guess. */
     if (pe_check_dim(d_model) != PE_OK) return 0;
+    if (layout < PE_LAYOUT_INTERLEAVED || layout > PE_LAYOUT_SPLIT) return 0;
     /* Concatenated layouts pad an odd width with a zero column; the others
      * give the extra column a sine of its own frequency. */
     return layout == PE_LAYOUT_CONCAT ? d_model / 2 : (d_model + 1) / 2;
