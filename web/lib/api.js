@@ -87,36 +87,37 @@ export function createApi(wasm) {
 
   function dot(a, b) {
     const check = new Checker('dot');
-    check.vector('a', a);
-    check.vector('b', b, a.length);
+    const va = check.vector('a', a);
+    const n = va.length;
+    const vb = check.vector('b', b, n);
     return withFrame(wasm, 'dot', (f) => {
       const out = f.output('float64', 1);
-      call(check, wasm.pe_dot(out, f.float64(a), f.float64(b), a.length));
+      call(check, wasm.pe_dot(out, f.float64(va, n), f.float64(vb, n), n));
       return f.read('float64', out, 1)[0];
     });
   }
 
-  function norms(m) {
+  function norms(matrixArg) {
     const check = new Checker('norms');
-    check.matrix('matrix', m);
+    const m = check.matrix('matrix', matrixArg);
     return withFrame(wasm, 'norms', (f) => {
       const out = f.output('float64', m.rows);
-      call(check, wasm.pe_norms(out, f.float64(m.data), m.rows, m.cols));
+      call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
       return f.read('float64', out, m.rows);
     });
   }
 
-  function gram(m, options) {
+  function gram(matrixArg, options) {
     const check = new Checker('gram');
     const opts = check.options(options, ['cosine', 'dtype']);
-    check.matrix('matrix', m);
+    const m = check.matrix('matrix', matrixArg);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m) ? 'float32' : 'float64'), DTYPES);
     const count = m.rows * m.rows;
     check.bytes(m.rows * m.cols * 8 + count * bytesPer(dtype) + count * 8);
     return withFrame(wasm, 'gram', (f) => {
       const out = f.output(dtype, count);
-      call(check, wasm.pe_gram(out, dtype === 'float32' ? 0 : 1, f.float64(m.data), m.rows, m.cols, cosine ? 1 : 0));
+      call(check, wasm.pe_gram(out, dtype === 'float32' ? 0 : 1, f.float64(m.data, m.rows * m.cols), m.rows, m.cols, cosine ? 1 : 0));
       return matrix(m.rows, m.rows, f.read(dtype, out, count));
     });
   }
@@ -130,6 +131,7 @@ export function createApi(wasm) {
     const a = encodingArgs(check, dModel, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);
     const count = dModel * dModel;
+    check.bytes(count * 8);
     return withFrame(wasm, 'rotation', (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rotation(out, dModel, a.layout, a.freq, a.base, k));
@@ -141,20 +143,20 @@ export function createApi(wasm) {
   function toyAttention(codes, positionCodes, options) {
     const check = new Checker('toyAttention');
     const opts = check.options(options, ['threshold', 'weights']);
-    check.vector('codes', codes);
-    const n = codes.length;
+    const vcodes = check.vector('codes', codes);
+    const n = vcodes.length;
     const hasPos = positionCodes !== undefined && positionCodes !== null;
-    if (hasPos) check.vector('positionCodes', positionCodes, n);
+    const vpos = hasPos ? check.vector('positionCodes', positionCodes, n) : null;
     const threshold = check.finite('threshold', opts.threshold ?? 30);
-    if (opts.weights !== undefined) check.vector('weights', opts.weights, n);
+    const vweights = opts.weights !== undefined ? check.vector('weights', opts.weights, n) : null;
     check.bytes(n * 8 * 5);
     return withFrame(wasm, 'toyAttention', (f) => {
       const x = f.output('float64', n);
       const y = f.output('float64', n);
       const scalars = f.output('float64', 3); // sum, label (as int32), weighted
       call(check, wasm.pe_toy_attention(x, y, scalars, scalars + 8, scalars + 16,
-        f.float64(codes), hasPos ? f.float64(positionCodes) : 0,
-        opts.weights !== undefined ? f.float64(opts.weights) : 0, n, threshold));
+        f.float64(vcodes, n), vpos ? f.float64(vpos, n) : 0,
+        vweights ? f.float64(vweights, n) : 0, n, threshold));
       const [sum, , weighted] = f.read('float64', scalars, 3);
       const label = new Int32Array(wasm.memory.buffer, scalars + 8, 1)[0];
       return {
@@ -167,12 +169,12 @@ export function createApi(wasm) {
     });
   }
 
-  function attention(q, k, v, options) {
+  function attention(qArg, kArg, vArg, options) {
     const check = new Checker('attention');
     const opts = check.options(options, ['causal', 'scale', 'dtype']);
-    check.matrix('q', q);
-    check.matrix('k', k);
-    check.matrix('v', v);
+    const q = check.matrix('q', qArg);
+    const k = check.matrix('k', kArg);
+    const v = check.matrix('v', vArg);
     if (k.cols !== q.cols) throw check.fail(RangeError, `k.cols must equal q.cols (${q.cols})`, k.cols);
     if (v.rows !== k.rows) throw check.fail(RangeError, `v.rows must equal k.rows (${k.rows})`, v.rows);
     const causal = check.boolean('causal', opts.causal ?? false);
@@ -183,7 +185,7 @@ export function createApi(wasm) {
     return withFrame(wasm, 'attention', (f) => {
       const weights = f.output('float64', n * m);
       const out = f.output('float64', n * dv);
-      call(check, wasm.pe_attention(weights, out, f.float64(q.data), f.float64(k.data), f.float64(v.data),
+      call(check, wasm.pe_attention(weights, out, f.float64(q.data, n * dk), f.float64(k.data, m * dk), f.float64(v.data, m * dv),
         n, m, dk, dv, causal ? 1 : 0, scale));
       const cast = (data) => (dtype === 'float32' ? Float32Array.from(data) : data);
       return {

@@ -3,6 +3,8 @@
 // throws. Views of wasm memory are made only for an instant and never kept:
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
+import { typedLength } from './validate.js';
+
 const TYPES = { float32: Float32Array, float64: Float64Array };
 
 export class Frame {
@@ -21,10 +23,19 @@ export class Frame {
     return ptr;
   }
 
-  /** A new float64 buffer holding `values` (any array-like of numbers). */
-  float64(values) {
-    const ptr = this.alloc(Math.max(values.length, 1) * 8);
-    new Float64Array(this.wasm.memory.buffer, ptr, values.length).set(values);
+  /**
+   * A new float64 buffer of exactly `count` elements holding `values`, a typed
+   * array as validate.js's vector() returns it. The size comes from the
+   * checked count, never from re-reading the argument, and a source that no
+   * longer holds `count` elements (its buffer detached or shrunk meanwhile)
+   * is refused rather than leaving part of the buffer unwritten.
+   */
+  float64(values, count) {
+    if (typedLength(values) !== count) {
+      throw new TypeError(`posenc.${this.fn}: an input array changed while it was being read (expected ${count} elements)`);
+    }
+    const ptr = this.alloc(Math.max(count, 1) * 8);
+    new Float64Array(this.wasm.memory.buffer, ptr, count).set(values);
     return ptr;
   }
 

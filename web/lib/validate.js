@@ -2,11 +2,31 @@
 // before anything is allocated, so a bad call costs nothing and leaves the
 // module as it was. Messages name the function, the parameter, the allowed
 // range and what was received.
+//
+// Each argument is read exactly once: options, matrix fields and array
+// elements may be getters or proxies that answer differently on a second
+// read, and the sizes the C core is given must be the sizes that were checked
+// and allocated. So the checks return snapshots, and callers use only those.
 
 export const MAX_DIM = 2 ** 24;
 export const MAX_POSITION = 2 ** 31;
 export const MAX_BYTES = 2 ** 30;
 export const DTYPES = ['float32', 'float64'];
+
+// The real element count of a typed array (throws for anything else), read
+// without running any getter a caller may have put on the object.
+const typedArrayLength = Object.getOwnPropertyDescriptor(
+  Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
+
+/** The element count of a (non-DataView) typed array, or -1 for anything else. */
+export function typedLength(value) {
+  if (!ArrayBuffer.isView(value)) return -1;
+  try {
+    return typedArrayLength.call(value);
+  } catch {
+    return -1; // a DataView
+  }
+}
 
 function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
@@ -72,7 +92,10 @@ export class Checker {
     return value;
   }
 
-  /** An options object (or undefined) holding only the keys this function knows. */
+  /**
+   * An options object (or undefined) holding only the keys this function
+   * knows; returns a plain snapshot with each known key read once.
+   */
   options(value, known) {
     if (value === undefined || value === null) return {};
     if (typeof value !== 'object' || Array.isArray(value)) throw this.fail(TypeError, 'options must be an object', value);
@@ -81,38 +104,53 @@ export class Checker {
         throw this.fail(TypeError, `unknown option ${JSON.stringify(key)}; known options are ${known.join(', ')}`);
       }
     }
-    return value;
+    const snapshot = {};
+    for (const key of known) snapshot[key] = value[key];
+    return snapshot;
   }
 
-  /** An array-like of finite numbers of a given length (or any length from 1). */
+  /**
+   * An array-like of finite numbers of a given length (or any length from 1).
+   * Returns a typed array of exactly that length holding the values checked:
+   * a typed array argument itself (reading it runs no caller code), anything
+   * else copied element by element into a new Float64Array.
+   */
   vector(name, value, length) {
-    const isArrayLike = Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
-    if (!isArrayLike) throw this.fail(TypeError, `${name} must be an array or typed array of numbers`, value);
-    if (typeof value[0] === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
-    if (length === undefined) this.size(`${name}.length`, value.length);
-    else if (value.length !== length) {
-      throw this.fail(RangeError, `${name} must have ${length} elements to match`, value.length);
+    const typedCount = typedLength(value);
+    if (typedCount < 0 && !Array.isArray(value)) {
+      throw this.fail(TypeError, `${name} must be an array or typed array of numbers`, value);
     }
-    for (let i = 0; i < value.length; i++) {
+    const count = typedCount >= 0 ? typedCount : value.length;
+    if (length === undefined) this.size(`${name}.length`, count);
+    else if (count !== length) {
+      throw this.fail(RangeError, `${name} must have ${length} elements to match`, count);
+    }
+    const copy = typedCount >= 0 ? null : new Float64Array(count);
+    for (let i = 0; i < count; i++) {
       const x = value[i];
+      if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
       if (typeof x !== 'number' || !Number.isFinite(x)) {
         throw this.fail(typeof x === 'number' ? RangeError : TypeError,
           `${name}[${i}] must be a finite number`, x);
       }
+      if (copy) copy[i] = x;
     }
-    return value;
+    return copy ?? value;
   }
 
-  /** A { rows, cols, data } matrix with rows * cols finite numbers. */
+  /**
+   * A { rows, cols, data } matrix with rows * cols finite numbers; returns
+   * { rows, cols, data } read once, data as vector() returns it.
+   */
   matrix(name, value) {
     if (value === null || typeof value !== 'object') {
       throw this.fail(TypeError, `${name} must be a matrix { rows, cols, data }`, value);
     }
-    const rows = this.size(`${name}.rows`, value.rows);
-    const cols = this.size(`${name}.cols`, value.cols);
+    const { rows, cols, data } = value;
+    this.size(`${name}.rows`, rows);
+    this.size(`${name}.cols`, cols);
     this.bytes(rows * cols * 8);
-    this.vector(`${name}.data`, value.data, rows * cols);
-    return value;
+    return { rows, cols, data: this.vector(`${name}.data`, data, rows * cols) };
   }
 
   /** Refuses, before allocating, a call whose buffers would not fit. */
