@@ -1,0 +1,68 @@
+// Writes the static site to dist/web: index.html, embed.html, examples/blog.html,
+// CSS, and three self-contained ES module bundles (the WASM is inside
+// dist/posenc-wasm.js as base64, so no bundle fetches anything):
+//   tutorial.js        the tutorial page
+//   embed.js           embed.html?view=...
+//   posenc-widgets.js  the one file a blog includes to get every <pe-*> element
+// Run by build.sh after the WASM build; prints each output's size.
+import { build } from 'esbuild';
+import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SITE = join(ROOT, 'web/site');
+const OUT = join(ROOT, 'dist/web');
+
+if (!existsSync(join(ROOT, 'dist/posenc-wasm.js'))) {
+  console.error('build-site: dist/posenc-wasm.js is missing; build the WASM first (bash build.sh).');
+  process.exit(1);
+}
+
+await rm(OUT, { recursive: true, force: true });
+await mkdir(join(OUT, 'examples'), { recursive: true });
+
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: {
+    tutorial: 'web/site/main.js',
+    embed: 'web/site/embed.js',
+    'posenc-widgets': 'web/widgets/index.js',
+  },
+  outdir: OUT,
+  bundle: true,
+  format: 'esm',
+  minify: true,
+  target: ['chrome110', 'firefox115', 'safari16.4'],
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+
+// Pages and styles are copied as they are (no inline scripts or styles to rewrite).
+const copies = ['index.html', 'embed.html', 'favicon.svg', 'css', 'examples/blog.html', 'examples/blog.css'];
+for (const path of copies) await cp(join(SITE, path), join(OUT, path), { recursive: true });
+
+// The CSP forbids eval and new Function; a bundle that needs them would fail in the browser.
+for (const name of ['tutorial.js', 'embed.js', 'posenc-widgets.js']) {
+  const code = await readFile(join(OUT, name), 'utf8');
+  if (/\beval\s*\(|new Function\s*\(/.test(code)) {
+    console.error(`build-site: ${name} contains eval or new Function, which the CSP blocks.`);
+    process.exit(1);
+  }
+}
+
+async function list(dir) {
+  const out = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await list(path)));
+    else out.push(path);
+  }
+  return out;
+}
+
+for (const file of (await list(OUT)).sort()) {
+  const { size } = await stat(file);
+  console.log(`${relative(ROOT, file).padEnd(36)} ${(size / 1024).toFixed(1).padStart(8)} KiB`);
+}

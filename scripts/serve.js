@@ -1,0 +1,82 @@
+// A tiny static server for dist/web with the strict Content-Security-Policy the
+// site must work under. No dependencies: `node scripts/serve.js` (PORT env or 8080).
+// Tests import startServer() to get an in-process server on a free port.
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+export const ROOT = resolve(fileURLToPath(new URL('../dist/web', import.meta.url)));
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+// Maps a URL path to a file inside root, or null when it would leave root.
+export function resolvePath(root, urlPath) {
+  let path;
+  try {
+    path = decodeURIComponent(urlPath.split('?')[0].split('#')[0]);
+  } catch {
+    return null;
+  }
+  if (path.includes('\0')) return null;
+  const file = resolve(root, '.' + (path.endsWith('/') ? path + 'index.html' : path));
+  return file === root || file.startsWith(root + sep) ? file : null;
+}
+
+async function handle(root, req, res) {
+  const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
+  const send = (code, body, type = 'text/plain; charset=utf-8') => {
+    res.writeHead(code, { ...headers, 'Content-Type': type });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+  if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+  let file = resolvePath(root, req.url || '/');
+  if (!file) return send(403, 'forbidden\n');
+  try {
+    if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+    const body = await readFile(file);
+    send(200, body, MIME[extname(file).toLowerCase()] || 'application/octet-stream');
+  } catch {
+    send(404, 'not found\n');
+  }
+}
+
+/** Starts a server on `port` (0 = any free port); resolves to { server, url, close() }. */
+export function startServer({ port = 0, root = ROOT, host = '127.0.0.1' } = {}) {
+  const server = createServer((req, res) => {
+    handle(root, req, res).catch(() => {
+      res.writeHead(500, { 'Content-Security-Policy': CSP });
+      res.end();
+    });
+  });
+  return new Promise((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      const url = `http://${host}:${server.address().port}/`;
+      ok({ server, url, close: () => new Promise((done) => server.close(done)) });
+    });
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const port = Number(process.env.PORT || 8080);
+  startServer({ port, host: process.env.HOST || '127.0.0.1' }).then(
+    ({ url }) => console.log(`posenc tutorial: ${url}  (serving ${ROOT})`),
+    (err) => {
+      console.error(`cannot listen on port ${port}: ${err.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,73 @@
+// Shared set-up for the browser suites: Debian's chromium through playwright-core,
+// the site served in-process by scripts/serve.js (with its strict CSP), console
+// and page errors collected per page, and canvas pixel probes.
+import { chromium } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { startServer, ROOT } from '../../scripts/serve.js';
+
+export const SHOTS = new URL('../../dist/screenshots/', import.meta.url).pathname;
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--no-first-run'];
+
+/** Starts the server and the browser; call close() in after(). */
+export async function open() {
+  if (!existsSync(`${ROOT}/index.html`)) throw new Error('dist/web is missing: run node scripts/build-site.mjs first');
+  await mkdir(SHOTS, { recursive: true });
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS, timeout: 30000 });
+  return {
+    server,
+    browser,
+    url: (path) => new URL(path, server.url).href,
+    async close() {
+      await browser.close().catch(() => {});
+      await server.close();
+    },
+  };
+}
+
+/** A fresh context and page whose console errors and page errors land in `errors`. */
+export async function newPage(browser, { width = 1280, height = 800 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('dialog', (d) => { errors.push(`dialog: ${d.message()}`); d.dismiss().catch(() => {}); });
+  return { context, page, errors };
+}
+
+/** Waits until the widget with this id has rendered (or failed); returns its state. */
+export function waitRendered(page, id, timeout = 15000) {
+  return page.waitForFunction((i) => document.getElementById(i)?.dataset.state, id, { timeout }).then((h) => h.jsonValue());
+}
+
+/**
+ * Pixel statistics of every canvas inside a widget's shadow root: how many
+ * pixels differ from the top-left (background) pixel, and a cheap hash of all.
+ */
+export function canvasStats(page, id) {
+  return page.evaluate((i) => {
+    const host = document.getElementById(i);
+    return [...host.shadowRoot.querySelectorAll('canvas')].map((c) => {
+      if (!c.width || !c.height) return { width: 0, height: 0, ink: 0, hash: 0 };
+      const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let ink = 0;
+      let hash = 0;
+      for (let k = 0; k < px.length; k += 4) {
+        const opaque = px[k + 3] > 0;
+        const bg = px[k] === px[0] && px[k + 1] === px[1] && px[k + 2] === px[2] && px[k + 3] === px[3];
+        if (opaque && !bg) ink++;
+        hash = (Math.imul(hash, 31) + px[k] + 7 * px[k + 1] + 13 * px[k + 2]) | 0;
+      }
+      return { width: c.width, height: c.height, ink, hash };
+    });
+  }, id);
+}
+
+/** Text of a widget's shadow root (what a reader sees, including captions). */
+export function widgetText(page, id) {
+  return page.evaluate((i) => document.getElementById(i).shadowRoot.textContent, id);
+}

@@ -1,0 +1,96 @@
+// One place that turns untrusted strings (element attributes, URL parameters)
+// into validated values. Impossible values are errors; values past a limit are
+// clamped and reported as a note, so nothing fails silently.
+
+export const PRESETS = ['vaswani', 'tensor2tensor', 'fairseq', 'tf-tutorial', 'marian'];
+export const LANGS = ['en', 'zh'];
+
+/** Largest table (rows × cols) a widget computes and draws. */
+export const MAX_CELLS = 4 * 1024 * 1024;
+
+/** An integer in [min, max]; below min is an error, above max is clamped. */
+export const int = (min, max, def) => ({ kind: 'int', min, max, def });
+/** A finite number; below/at `above` is an error, above max is clamped. */
+export const num = (above, max, def) => ({ kind: 'num', above, max, def });
+/** One of a list of words; anything else is an error. */
+export const oneOf = (values, def) => ({ kind: 'oneOf', values, def });
+/** Free text, cut to max characters (shown only via textContent). */
+export const text = (max, def) => ({ kind: 'text', max, def });
+/** Present or "true"/"1"/"on" means true. */
+export const bool = (def = false) => ({ kind: 'bool', def });
+/** A comma-separated list of integers in [0, max), for column choices. */
+export const intList = (def) => ({ kind: 'intList', def });
+
+// Each parser returns { value } or { error } or { value, note }. Messages are
+// message keys plus variables, so they can be shown in either language.
+const PARSERS = {
+  int(raw, s) {
+    const t = raw.trim();
+    if (!/^[+-]?\d+(\.0*)?$/.test(t)) return { error: ['notInt', { raw: t }] };
+    const v = Number(t);
+    if (v < s.min) return { error: ['tooSmall', { raw: t, min: s.min }] };
+    if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
+    return { value: v };
+  },
+  num(raw, s) {
+    const t = raw.trim();
+    const v = t === '' ? NaN : Number(t);
+    if (!Number.isFinite(v)) return { error: ['notNum', { raw: t }] };
+    if (v <= s.above) return { error: ['notAbove', { raw: t, min: s.above }] };
+    if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
+    return { value: v };
+  },
+  oneOf(raw, s) {
+    const t = raw.trim().toLowerCase();
+    return s.values.includes(t) ? { value: t } : { error: ['notOneOf', { raw: raw.trim(), list: s.values.join(', ') }] };
+  },
+  text(raw, s) {
+    const chars = Array.from(raw);
+    if (chars.length <= s.max) return { value: raw };
+    return { value: chars.slice(0, s.max).join(''), note: ['cut', { max: s.max }] };
+  },
+  bool(raw) {
+    return { value: !['false', '0', 'off', 'no'].includes(raw.trim().toLowerCase()) };
+  },
+  intList(raw) {
+    const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+    if (!parts.every((p) => /^\d+$/.test(p))) return { error: ['notList', { raw: raw.trim() }] };
+    return { value: parts.map(Number) };
+  },
+};
+
+/**
+ * Reads every attribute of a spec from a getter (element attribute or URL param).
+ * Returns { values, notes: [[key, vars, name]], errors: [[key, vars, name]] }.
+ */
+export function parseAll(spec, get) {
+  const values = {};
+  const notes = [];
+  const errors = [];
+  for (const [name, s] of Object.entries(spec)) {
+    const raw = get(name);
+    if (raw === null || raw === undefined) {
+      values[name] = s.def;
+      continue;
+    }
+    const r = PARSERS[s.kind](String(raw), s);
+    if (r.error) errors.push([...r.error, name]);
+    else values[name] = r.value;
+    if (r.note) notes.push([...r.note, name]);
+  }
+  return { values, notes, errors };
+}
+
+/** The attributes every encoding widget understands. */
+export const encodingSpec = (dModel, maxLen) => ({
+  'd-model': int(1, 8192, dModel),
+  'max-len': int(1, 8192, maxLen),
+  base: num(1, 1e12, 10000),
+  preset: oneOf(PRESETS, 'vaswani'),
+});
+
+/** Keeps rows × cols within MAX_CELLS by lowering rows; returns [rows, note|null]. */
+export function limitRows(rows, cols, name = 'max-len') {
+  const most = Math.max(1, Math.floor(MAX_CELLS / cols));
+  return rows <= most ? [rows, null] : [most, ['clamped', { raw: rows, max: most }, name]];
+}

@@ -1,0 +1,207 @@
+// The base of every <pe-*> element: reads and validates its attributes, loads
+// the posenc API once, renders in a shadow root, shows notes and errors in place
+// (an impossible attribute never breaks the rest of the page), offers the export
+// buttons, and re-renders when an attribute changes.
+import { init } from '../lib/index.js';
+import { parseAll, LANGS } from './attrs.js';
+import { translate } from './strings.js';
+import { adoptStyles } from './styles.js';
+import { el } from './dom.js';
+import { exportBar } from './export.js';
+
+const lazily = new IntersectionObserver(
+  (entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)),
+  { rootMargin: '300px 0px' },
+);
+
+export class PeWidget extends HTMLElement {
+  /** Attribute name -> parser (see attrs.js); subclasses override. */
+  static spec = {};
+  /** strings.js key of the widget's title. */
+  static titleKey = '';
+
+  static get observedAttributes() {
+    return [...Object.keys(this.spec), 'lang'];
+  }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    adoptStyles(root);
+    this.titleEl = el('p', { class: 'title' });
+    this.notesEl = el('div', { role: 'status' });
+    this.errEl = el('p', { class: 'err hidden', role: 'alert' });
+    this.controlsEl = el('div', { class: 'controls' });
+    this.chartsEl = el('div', { class: 'charts' });
+    this.extraEl = el('div');
+    this.captionEl = el('p', { class: 'caption' });
+    this.exportEl = exportBar(() => this.exportData(), () => this.canvases(), (k) => this.t(k));
+    this.main = el('div', {}, this.chartsEl, this.extraEl, this.captionEl, this.exportEl);
+    // Controls stay visible on error, so a bad value typed into one can be fixed.
+    root.append(el('div', { class: 'pe' }, this.titleEl, this.controlsEl, this.notesEl, this.errEl, this.main));
+    this.language = 'en';
+    this.renders = 0;
+    /** () => { header, rows } for the CSV/JSON export; built only when asked for. */
+    this.data = () => ({ header: [], rows: [] });
+  }
+
+  connectedCallback() {
+    lazily.observe(this);
+  }
+
+  disconnectedCallback() {
+    lazily.unobserve(this);
+  }
+
+  /** Called by the IntersectionObserver: draws on first sight, or if attributes changed while away. */
+  setVisible(visible) {
+    this.visible = visible;
+    if (visible && this.dirty) this.schedule();
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected) this.schedule();
+  }
+
+  /** Batches attribute changes made in one task into a single render. */
+  schedule() {
+    // Off-screen widgets wait until they are scrolled near: the first screen draws sooner,
+    // and a slider drag redraws only what can be seen.
+    if (!this.visible) {
+      this.dirty = true;
+      return;
+    }
+    this.dirty = false;
+    if (this.pending) return;
+    this.pending = true;
+    queueMicrotask(() => {
+      this.pending = false;
+      this.refresh();
+    });
+  }
+
+  t(key, vars) {
+    return translate(this.language, key, vars);
+  }
+
+  message([key, vars, name]) {
+    return this.t(key, { ...vars, name });
+  }
+
+  /** Adds a note (clamped value, cut text...) shown above the chart after this render. */
+  note(key, vars = {}, name = '') {
+    this.pendingNotes.push([key, vars, name]);
+  }
+
+  pickLanguage() {
+    const raw = this.getAttribute('lang');
+    const want = raw?.trim().toLowerCase();
+    if (LANGS.includes(want)) return want;
+    if (raw !== null) this.note('notOneOf', { raw, list: LANGS.join(', ') }, 'lang');
+    const inherited = this.parentElement?.closest('[lang]')?.getAttribute('lang') ?? '';
+    return inherited.toLowerCase().startsWith('zh') ? 'zh' : 'en';
+  }
+
+  async refresh() {
+    let api;
+    try {
+      api = await init();
+    } catch (e) {
+      return this.fail(`${e.name}: ${e.message}`);
+    }
+    this.pendingNotes = [];
+    this.language = this.pickLanguage();
+    const { values, notes, errors } = parseAll(this.constructor.spec, (n) => this.getAttribute(n));
+    this.pendingNotes.push(...notes);
+    this.titleEl.textContent = this.t(this.constructor.titleKey);
+    this.exportEl.relabel();
+    this.values = values;
+    if (errors.length) return this.fail(errors.map((m) => this.message(m)).join(' '));
+    try {
+      this.render(api, values);
+    } catch (e) {
+      return this.fail(`${this.t('apiError')} ${e.name}: ${e.message}`);
+    }
+    this.showNotes();
+    this.errEl.classList.add('hidden');
+    this.main.classList.remove('hidden');
+    this.renders++;
+    this.dataset.state = 'ready';
+    this.dispatchEvent(new CustomEvent('pe-render', { bubbles: true, composed: true }));
+  }
+
+  showNotes() {
+    this.notesEl.replaceChildren(...(this.pendingNotes ?? []).map((m) => el('p', { class: 'note' }, this.message(m))));
+  }
+
+  fail(text) {
+    this.showNotes();
+    this.errEl.textContent = text;
+    this.errEl.classList.remove('hidden');
+    this.main.classList.add('hidden');
+    this.dataset.state = 'error';
+    this.dispatchEvent(new CustomEvent('pe-render', { bubbles: true, composed: true }));
+  }
+
+  /** A control inside the widget writes its attribute; the attribute stays the one source of truth. */
+  bind(control, attr, read = (c) => c.value) {
+    const write = () => this.setAttribute(attr, read(control));
+    control.addEventListener(control.type === 'checkbox' || control.tagName === 'SELECT' ? 'change' : 'input', write);
+    return control;
+  }
+
+  /** Puts a value back into a control without disturbing one being edited. */
+  sync(control, value) {
+    if (control.type === 'checkbox') control.checked = Boolean(value);
+    else if (control.value !== String(value) && this.shadowRoot.activeElement !== control) control.value = String(value);
+  }
+
+  /**
+   * A labelled control bound to an attribute: created once, then relabelled and
+   * synced on every render. kind: 'number' | 'range' | 'text' | 'checkbox' | 'select'.
+   */
+  control(attr, labelKey, value, { kind = 'number', options = [], ...props } = {}) {
+    this.ctl ??= {};
+    let c = this.ctl[attr];
+    if (!c) {
+      const input = kind === 'select' ? el('select') : el('input', { type: kind, ...props });
+      const read = kind === 'checkbox' ? (i) => String(i.checked) : (i) => i.value;
+      c = this.ctl[attr] = { input: this.bind(input, attr, read), label: el('span', { class: 'lbl' }) };
+      this.controlsEl.append(el('label', {}, c.label, input));
+    }
+    c.label.textContent = this.t(labelKey);
+    if (kind === 'select') {
+      c.input.replaceChildren(...options.map(([v, key]) => el('option', { value: v }, this.t(key))));
+      c.input.value = String(value);
+    } else {
+      for (const [k, v] of Object.entries(props)) c.input.setAttribute(k, v);
+      this.sync(c.input, value);
+    }
+    return c.input;
+  }
+
+  /** A new canvas in its own box under the charts area (optionally with a sub-title element). */
+  newCanvas(parent = this.chartsEl) {
+    const canvas = el('canvas', { role: 'img' });
+    const sub = el('p', { class: 'sub' });
+    parent.append(el('div', { class: 'chart' }, sub, canvas));
+    canvas.sub = sub;
+    return canvas;
+  }
+
+  /** Subclass hook: draw everything for validated `values`; may throw API errors. */
+  render() {}
+
+  exportData() {
+    return { name: this.localName, params: this.values, ...this.data() };
+  }
+
+  canvases() {
+    return [...this.shadowRoot.querySelectorAll('canvas')].filter((c) => c.offsetParent !== null);
+  }
+
+  /** Encoding options shared by the API calls of most widgets. */
+  static encoding(v) {
+    return { preset: v.preset, base: v.base };
+  }
+}

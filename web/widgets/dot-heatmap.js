@@ -1,0 +1,58 @@
+// <pe-dot-heatmap>: PE_i · PE_j for all position pairs (the Gram matrix) and one
+// row's profile. For an even d the dot product is Σ cos(ω_k (i − j)): it depends
+// only on i − j, so every diagonal is constant; the caption reports how constant.
+import { PeWidget } from './base.js';
+import { encodingSpec, int, bool } from './attrs.js';
+import { Heatmap, symmetric } from './heatmap-chart.js';
+import { lineChart, lineSet, setSeries, points } from './charts.js';
+import { matrixRows } from './export.js';
+import { fmt } from './dom.js';
+
+const MAX_LEN = 2048;
+
+export class PeDotHeatmap extends PeWidget {
+  static spec = { ...encodingSpec(64, 20), cosine: bool(false), row: int(0, 1e6, null) };
+  static titleKey = 'dotTitle';
+
+  render(api, v) {
+    const d = v['d-model'];
+    const len = Math.min(v['max-len'], MAX_LEN);
+    if (len < v['max-len']) this.note('clamped', { raw: v['max-len'], max: len }, 'max-len');
+    const gram = api.tableGram(len, d, { ...PeWidget.encoding(v), cosine: v.cosine, dtype: 'float64' });
+    const row = Math.min(v.row ?? Math.floor(len / 2), len - 1);
+    this.control('row', 'rowLabel', row, { kind: 'range', min: 0, max: len - 1, step: 1 });
+    this.control('cosine', 'cosineLabel', v.cosine, { kind: 'checkbox' });
+    const g = gram.data;
+    const caption = this.t('dotCaption', { len, d, spread: fmt(diagonalSpread(g, len), 2), kind: this.t(v.cosine ? 'cosine' : 'dot') });
+    this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
+    this.heat.update({
+      rows: len, cols: len, data: g, range: symmetric(g), x: 'j', y: 'i', label: caption,
+      describe: (i, j) => [`i = ${i}, j = ${j}, i − j = ${i - j}`, `PE_i · PE_j = ${fmt(g[i * len + j])}`],
+    });
+    this.profile ??= lineChart(this.newCanvas(), { aspect: 1.4 });
+    this.profile.canvas.sub.textContent = this.t('profileTitle', { row });
+    setSeries(this.profile, [
+      lineSet(this.t('rowSeries', { row }), points(len, (j) => g[row * len + j]), 0, { pointRadius: 2 }),
+      lineSet(this.t('shiftedSeries', { row }), points(len, (j) => g[Math.abs(j - row)]), 1, { borderDash: [5, 4] }),
+    ], { x: 'j', y: this.t(v.cosine ? 'cosine' : 'dot') });
+    this.profile.canvas.setAttribute('aria-label', this.t('profileAlt', { row }));
+    this.captionEl.textContent = caption;
+    this.data = () => matrixRows(gram, 'i', 'j');
+  }
+}
+
+/** Largest (max − min) along any diagonal i − j = const: 0 when the Gram matrix is Toeplitz. */
+export function diagonalSpread(g, n) {
+  let worst = 0;
+  for (let k = -(n - 1); k < n; k++) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let i = Math.max(0, k); i < Math.min(n, n + k); i++) {
+      const x = g[i * n + (i - k)];
+      if (x < lo) lo = x;
+      if (x > hi) hi = x;
+    }
+    worst = Math.max(worst, hi - lo);
+  }
+  return worst;
+}

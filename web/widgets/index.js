@@ -1,0 +1,28 @@
+// Registers every <pe-*> element. This file is the entry of posenc-widgets.js,
+// the one script a blog needs: <script type="module" src="posenc-widgets.js">.
+import { PeHeatmap } from './heatmap.js';
+import { PeCurves } from './curves.js';
+import { PeCircles } from './circles.js';
+import { PeDotHeatmap } from './dot-heatmap.js';
+import { PeToyAttention } from './toy-attention.js';
+import { PeLinear } from './linear.js';
+import { PeNorms } from './norms.js';
+import { PeAttention } from './attention.js';
+import { PeConventions } from './conventions.js';
+
+export const WIDGETS = {
+  'pe-heatmap': PeHeatmap,
+  'pe-curves': PeCurves,
+  'pe-circles': PeCircles,
+  'pe-dot-heatmap': PeDotHeatmap,
+  'pe-toy-attention': PeToyAttention,
+  'pe-linear': PeLinear,
+  'pe-norms': PeNorms,
+  'pe-attention': PeAttention,
+  'pe-conventions': PeConventions,
+};
+
+// A page may load the bundle twice (e.g. tutorial + blog snippet): define once.
+for (const [name, cls] of Object.entries(WIDGETS)) {
+  if (!customElements.get(name)) customElements.define(name, cls);
+}

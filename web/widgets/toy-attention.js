@@ -1,0 +1,167 @@
+// <pe-toy-attention>: the "我打你 / 你打我" toy. Each token has a number code,
+// x = code + position code, y_i = x_i · Σ_j x_j. The sum head says "happy" when
+// Σy > 30; since Σy = (Σx)², no reordering can change it. A head that weights
+// positions (Σ i·y_i) can. Token text is user input: it is only ever textContent.
+import { PeWidget } from './base.js';
+import { text, oneOf } from './attrs.js';
+import { barChart, PALETTE, setSeries } from './charts.js';
+import { el, fillTable, fmt } from './dom.js';
+
+const MAX_TOKENS = 12;
+const MODES = ['none', 'absolute', 'sinusoidal', 'scaled', 'custom'];
+const DEFAULT_CODES = '{"我":1,"打":2,"你":3}';
+
+/** Words if the text has spaces, otherwise characters (so 我打你 is three tokens). */
+export function tokenize(s) {
+  const t = s.trim();
+  return /\s/.test(t) ? t.split(/\s+/) : Array.from(t);
+}
+
+export class PeToyAttention extends PeWidget {
+  static spec = {
+    'sentence-a': text(200, '我打你'),
+    'sentence-b': text(200, '你打我'),
+    codes: text(4000, DEFAULT_CODES),
+    pe: oneOf(MODES, 'absolute'),
+    'position-codes': text(400, ''),
+  };
+  static titleKey = 'toyTitle';
+
+  render(api, v) {
+    const [a, b] = [this.tokens(v['sentence-a'], 'sentence-a'), this.tokens(v['sentence-b'], 'sentence-b')];
+    const codes = this.codeBook(v.codes, [...a, ...b]);
+    const n = Math.max(a.length, b.length);
+    const pc = this.positionCodes(api, v, n, codes);
+    this.controls(v, codes, pc);
+    const results = [a, b].map((tok) => ({ tok, ...api.toyAttention(tok.map((w) => codes[w]), pc && pc.slice(0, tok.length)) }));
+    this.showTables(results, pc);
+    this.showVerdicts(results, codes, pc);
+    this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
+    const labels = Array.from({ length: n }, (_, i) => `${i + 1}: ${a[i] ?? '–'} | ${b[i] ?? '–'}`);
+    setSeries(this.chart, results.map((r, i) => ({
+      label: `y (${r.tok.join('')})`, data: r.y, backgroundColor: PALETTE[i], borderColor: PALETTE[i],
+    })), { x: this.t('position'), y: 'y' }, labels);
+    this.chart.canvas.sub.textContent = this.t('toyChart');
+    this.chart.canvas.setAttribute('aria-label', this.t('toyChartAlt', {
+      a: results[0].y.map((y) => fmt(y)).join(', '), b: results[1].y.map((y) => fmt(y)).join(', '),
+    }));
+    this.data = () => ({
+      header: ['sentence', 'position', 'token', 'code', 'position_code', 'x', 'y'],
+      rows: results.flatMap((r, s) => r.tok.map((w, i) => [s ? 'B' : 'A', i + 1, w, codes[w], pc ? pc[i] : 0, r.x[i], r.y[i]])),
+    });
+  }
+
+  tokens(s, name) {
+    const tok = tokenize(s);
+    if (!tok.length) throw new RangeError(this.t('emptySentence', { name }));
+    if (tok.length > MAX_TOKENS) this.note('cut', { max: MAX_TOKENS }, name);
+    return tok.slice(0, MAX_TOKENS);
+  }
+
+  /** The code of every token: the attribute's JSON, plus fresh integers for new tokens. */
+  codeBook(json, tokens) {
+    let given;
+    try {
+      given = JSON.parse(json);
+    } catch {
+      throw new TypeError(this.t('badCodes'));
+    }
+    if (!given || typeof given !== 'object' || Array.isArray(given)) throw new TypeError(this.t('badCodes'));
+    const codes = Object.create(null);
+    let next = 0;
+    for (const w of Object.keys(given)) {
+      const c = Number(given[w]);
+      if (!Number.isFinite(c)) throw new TypeError(this.t('badCodes'));
+      next = Math.max(next, Math.floor(c));
+    }
+    for (const w of tokens) codes[w] = w in given ? Number(given[w]) : ++next;
+    return codes;
+  }
+
+  positionCodes(api, v, n, codes) {
+    if (v.pe === 'none') return null;
+    const absolute = Array.from({ length: n }, (_, i) => 10 * (i + 1));
+    if (v.pe === 'absolute') return absolute;
+    if (v.pe === 'sinusoidal') return Array.from(api.table(n, 1, { offset: 1, dtype: 'float64' }).data);
+    if (v.pe === 'scaled') {
+      const vals = Object.values(codes);
+      const meanCode = vals.reduce((s, c) => s + Math.abs(c), 0) / vals.length;
+      return absolute.map((p) => p * (meanCode / (5 * (n + 1))));
+    }
+    const list = v['position-codes'].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+    if (list.some((x) => !Number.isFinite(x))) throw new TypeError(this.t('badPositionCodes'));
+    return Array.from({ length: n }, (_, i) => list[i] ?? 0);
+  }
+
+  controls(v, codes, pc) {
+    this.control('sentence-a', 'sentenceA', v['sentence-a'], { kind: 'text', maxlength: 200 });
+    this.control('sentence-b', 'sentenceB', v['sentence-b'], { kind: 'text', maxlength: 200 });
+    this.control('pe', 'peMode', v.pe, { kind: 'select', options: MODES.map((m) => [m, `pe_${m}`]) });
+    this.codesBox ??= this.controlsEl.appendChild(el('div', { class: 'controls' }));
+    this.posBox ??= this.controlsEl.appendChild(el('div', { class: 'controls' }));
+    this.numberRow(this.codesBox, 'tokenCodes', Object.entries(codes), (w) => this.t('codeOf', { w }), (w, value) => {
+      this.setAttribute('codes', JSON.stringify({ ...codes, [w]: value }));
+    });
+    const pcs = (pc ?? []).map((p, i) => [i + 1, p]);
+    this.numberRow(this.posBox, 'positionCodesLabel', pcs, (i) => this.t('posCodeOf', { i }), (i, value) => {
+      const list = pc.map((p, k) => (k === i - 1 ? value : p));
+      this.setAttribute('position-codes', list.map((p) => fmt(p, 6)).join(','));
+      this.setAttribute('pe', 'custom');
+    });
+  }
+
+  /** A row of labelled number inputs, rebuilt only when its keys change (so typing keeps focus). */
+  numberRow(box, titleKey, entries, labelOf, onInput) {
+    const key = JSON.stringify(entries.map(([k]) => k));
+    if (box.dataset.key !== key) {
+      box.dataset.key = key;
+      box.replaceChildren(el('span', { class: 'lbl' }), ...entries.map(([k]) => el('label', {},
+        el('span', {}, String(k)),
+        el('input', { type: 'number', step: 'any', 'data-k': String(k), oninput: (e) => {
+          const value = Number(e.target.value);
+          if (e.target.value !== '' && Number.isFinite(value)) onInput(k, value);
+        } }))));
+    }
+    box.firstChild.textContent = entries.length ? this.t(titleKey) : '';
+    const inputs = box.querySelectorAll('input');
+    entries.forEach(([k, value], i) => {
+      inputs[i].setAttribute('aria-label', labelOf(k));
+      this.sync(inputs[i], fmt(value, 6));
+    });
+  }
+
+  showTables(results, pc) {
+    this.tables ??= this.extraEl.appendChild(el('div', { class: 'tables' }));
+    this.tables.replaceChildren(...results.map((r, s) => {
+      const table = el('table');
+      fillTable(table, [this.t('position'), ...r.tok.map((_, i) => String(i + 1))], [
+        [this.t('token'), ...r.tok],
+        [this.t('code'), ...r.x.map((x, i) => fmt(x - (pc ? pc[i] : 0)))],
+        [this.t('positionCode'), ...r.tok.map((_, i) => fmt(pc ? pc[i] : 0))],
+        ['x', ...r.x.map((x) => fmt(x))],
+        ['y', ...r.y.map((y) => fmt(y))],
+      ]);
+      table.prepend(el('caption', {}, `${this.t(s ? 'sentenceB' : 'sentenceA')}: ${r.tok.join(' ')}`));
+      return table;
+    }));
+  }
+
+  showVerdicts(results, codes, pc) {
+    const [A, B] = results;
+    const same = (p, q) => Math.abs(p - q) <= 1e-9 * Math.max(1, Math.abs(p), Math.abs(q));
+    const verdict = (cls, text) => el('p', { class: `verdict ${cls}` }, text);
+    const label = (r) => this.t(r.label);
+    const lines = [
+      verdict('', this.t('sumLine', { a: fmt(A.sum, 8), b: fmt(B.sum, 8), la: label(A), lb: label(B) })),
+      same(A.sum, B.sum) && A.label === B.label ? verdict('bad', this.t('sumSame')) : verdict('good', this.t('sumDiffers')),
+      verdict('', this.t('weightedLine', { a: fmt(A.weighted, 8), b: fmt(B.weighted, 8) })),
+      same(A.weighted, B.weighted) ? verdict('bad', this.t('weightedSame')) : verdict('good', this.t('weightedDiffers')),
+    ];
+    const tokenMass = A.x.reduce((s, x, i) => s + Math.abs(x - (pc ? pc[i] : 0)), 0);
+    const share = tokenMass / A.x.reduce((s, x, i) => s + Math.abs(x - (pc ? pc[i] : 0)) + Math.abs(pc ? pc[i] : 0), 0);
+    lines.push(verdict(share < 0.25 ? 'bad' : '', this.t(share < 0.25 ? 'swamped' : 'share', { pct: fmt(100 * share, 3) })));
+    this.verdicts ??= this.extraEl.appendChild(el('div'));
+    this.verdicts.replaceChildren(...lines);
+    this.captionEl.textContent = this.t('toyCaption');
+  }
+}
