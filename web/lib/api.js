@@ -2,6 +2,7 @@
 import { withFrame, readCString } from './heap.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
 import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
+import { createVariants } from './variants.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype'];
@@ -201,6 +202,7 @@ export function createApi(wasm) {
 
   return Object.freeze({
     table, frequencies, tableGram, dot, norms, gram, rotation, toyAttention, attention, memoryStats,
+    ...createVariants(wasm), // RoPE, ALiBi, T5/Shaw, learned, binary, precision (variants.js)
     presets: PRESETS,
     maxBytes: MAX_BYTES,
   });

@@ -126,9 +126,133 @@ export interface Posenc {
   readonly presets: Readonly<Record<Preset, Readonly<{ layout: Layout; frequencies: FrequencyRule; base: number; evenOnly: boolean }>>>;
   /** Largest number of bytes one call may allocate (1 GiB). */
   readonly maxBytes: number;
+  // ---- variants (web/lib/variants.js) ----
+  /** RoPE frequencies theta_i = base^(−2i/dim), scaled, and the attention factor; dim even. */
+  ropeFrequencies(dim: number, options?: RopeOptions): RopeFrequencies;
+  /** RoPE cos and sin tables, maxLen × (dim/2 or dim). */
+  ropeCache(maxLen: number, dim: number, options?: RopeCacheOptions): RopeCache;
+  /** Rotates every head of each row of x (q or k) by its position. */
+  ropeApply(x: MatrixInput, options?: RopeApplyOptions): Matrix;
+  /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
+  ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
+  /** Converts weights (rows) or vectors (cols) between the two pairings. */
+  ropePermute(weights: MatrixInput, options?: RopePermuteOptions): Matrix;
+  /** ALiBi slope of each head. */
+  alibiSlopes(heads: number, options?: AlibiSlopeOptions): Float64Array;
+  /** ALiBi bias added to the attention scores of each head. */
+  alibiBias(heads: number, qLen: number, options?: AlibiBiasOptions): AlibiBias;
 }
 
 /** Loads the WebAssembly module once; every call returns the same promise. */
 export function init(): Promise<Posenc>;
 
 export default init;
+
+// ---- variants: RoPE, ALiBi (web/lib/variants.js; docs/variants.md) -------------------
+
+/**
+ * RoPE frequency scaling, as Hugging Face `rope_scaling` (modeling_rope_utils.py).
+ * A bare type name uses the defaults; 'linear', 'ntk' and 'yarn' need `factor`,
+ * 'yarn' also `originalMaxPosition`. 'llama3' defaults to Llama 3.1's values.
+ */
+export type RopeScaling =
+  | 'default' | 'llama3'
+  | { type: 'default' }
+  /** theta_i / factor (position interpolation). */
+  | { type: 'linear'; factor: number }
+  /** base' = base · factor^(dim/(dim−2)). */
+  | { type: 'ntk'; factor: number }
+  /** HF _compute_yarn_parameters; cos and sin are multiplied by attentionFactor (default 0.1 ln(factor) + 1). */
+  | { type: 'yarn'; factor: number; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number }
+  /** HF _compute_llama3_parameters; defaults factor 8, lowFreqFactor 1, highFreqFactor 4, originalMaxPosition 8192. */
+  | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number };
+
+/** 'interleaved': pairs (x_2i, x_2i+1), Meta LLaMA / GPT-J. 'half': (x_i, x_i+d/2), rotate_half, GPT-NeoX / HF. */
+export type RopePairing = 'interleaved' | 'half';
+/** Cache columns: 'pairs' d/2 (one per frequency); 'half' d as HF [f | f]; 'interleaved' d as f0 f0 f1 f1 … */
+export type RopeCacheLayout = 'pairs' | 'half' | 'interleaved';
+
+export interface RopeOptions {
+  /** Default 10000. */
+  base?: number;
+  /** Default none. */
+  scaling?: RopeScaling;
+}
+
+export interface RopeFrequencies {
+  /** theta_i for i < dim/2 (HF inv_freq), after scaling. */
+  invFreq: Float64Array;
+  /** Multiplies cos and sin: 1 except for YaRN. */
+  attentionFactor: number;
+}
+
+export interface RopeCacheOptions extends RopeOptions {
+  /** Position of row 0. Default 0. */
+  offset?: number;
+  /** Default 'half' (HF's cos/sin of shape maxLen × dim). */
+  layout?: RopeCacheLayout;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+export interface RopeCache {
+  cos: Matrix;
+  sin: Matrix;
+  attentionFactor: number;
+  layout: RopeCacheLayout;
+}
+
+export interface RopeApplyOptions extends RopeOptions {
+  /** Default 'half'. */
+  pairing?: RopePairing;
+  /** Width of one head; x.cols must be a multiple. Default x.cols. */
+  headDim?: number;
+  /** Position of each row (any finite numbers). Default offset + row. */
+  positions?: ArrayLike<number>;
+  /** Position of row 0 when positions is not given. Default 0. */
+  offset?: number;
+  /** Default: float32 for Float32Array input, float64 otherwise. */
+  dtype?: DType;
+}
+
+export interface RopePermuteOptions {
+  /** Default: the whole axis is one head. */
+  headDim?: number;
+  /** false: interleaved → half (HF's LLaMA conversion); true: half → interleaved. */
+  inverse?: boolean;
+  /** 'rows' for projection weights (out × in), 'cols' for q/k vectors in rows. Default 'rows'. */
+  axis?: 'rows' | 'cols';
+  dtype?: DType;
+}
+
+/** 'press': Press et al. get_slopes (also BLOOM). 'mpt': MosaicML gen_slopes (equal to 'press' at maxBias 8). */
+export type AlibiVariant = 'press' | 'mpt';
+
+export interface AlibiSlopeOptions {
+  /** Default 'press'. */
+  variant?: AlibiVariant;
+  /** The 8 of 2^(−8h/n) (MPT alibi_bias_max). Default 8. */
+  maxBias?: number;
+}
+
+export interface AlibiBiasOptions extends AlibiSlopeOptions {
+  /** Keys. Default qLen. */
+  kLen?: number;
+  /** 'causal': −m(i − j) for j ≤ i, maskValue above; 'symmetric': −m|i − j|. Default 'causal'. */
+  mode?: 'causal' | 'symmetric';
+  /** Written where a causal key lies in the future. Default −Infinity. */
+  maskValue?: number;
+  /** Query i sits at position i + queryOffset (e.g. kLen − qLen when decoding). Default 0. */
+  queryOffset?: number;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+/** heads × rows × cols biases, data[(h·rows + i)·cols + j]. */
+export interface AlibiBias {
+  heads: number;
+  rows: number;
+  cols: number;
+  slopes: Float64Array;
+  data: Float32Array | Float64Array;
+}

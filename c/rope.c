@@ -1,0 +1,240 @@
+/*
+ * Rotary position embedding (RoPE, Su et al. 2021) and its frequency scalings.
+ *
+ * Frequencies follow Hugging Face transformers' modeling_rope_utils.py:
+ *   default  _compute_default_rope_parameters   theta_i = base^(-2i/dim)
+ *   linear   _compute_linear_scaling_rope_parameters   theta_i / factor
+ *   ntk      _compute_ntk_parameters             base * factor^(dim/(dim-2))
+ *   yarn     _compute_yarn_parameters            ramp between interpolation and
+ *            extrapolation over the correction range of beta_fast..beta_slow
+ *            rotations; cos and sin are multiplied by the attention factor
+ *   llama3   _compute_llama3_parameters          wavelength bands of Llama 3.1
+ * HF forms them in float32; here everything is double (angles too), so values
+ * are the exact formulas rounded once at the output.
+ *
+ * Pairings: interleaved (x_2i, x_2i+1) is Meta's LLaMA (complex multiply) and
+ * GPT-J; half (x_i, x_i+dim/2) is rotate_half of GPT-NeoX and HF. Both rotate
+ * a pair (a, b) at position m by m theta_i: (a cos - b sin, b cos + a sin).
+ */
+#include <math.h>
+#include "internal.h"
+
+static const double TWO_PI = 6.283185307179586476925286766559;
+
+/* Parameters after validation, with defaults filled in. */
+typedef struct {
+    double factor, low, high, orig, beta_fast, beta_slow, attention;
+} rope_params;
+
+static int read_params(rope_params *p, int scaling, const double *params, int32_t dim) {
+    if (scaling < PE_ROPE_DEFAULT || scaling > PE_ROPE_LLAMA3) return PE_ERR_OPTION;
+    p->factor = 1.0;
+    p->attention = 1.0;
+    if (scaling == PE_ROPE_DEFAULT) return PE_OK;
+    if (!params) return PE_ERR_NULL;
+    PE_TRY(pe_check_finite(params, PE_ROPE_PARAMS));
+    p->factor = params[0];
+    p->low = params[1];
+    p->high = params[2];
+    p->orig = params[3];
+    p->beta_fast = params[4];
+    p->beta_slow = params[5];
+    if (!(p->factor > 0)) return PE_ERR_VALUE;
+    if (scaling == PE_ROPE_NTK && dim < 4) return PE_ERR_SIZE; /* dim/(dim-2) */
+    if (scaling == PE_ROPE_LLAMA3) {
+        if (!(p->low > 0 && p->high > p->low && p->orig > 0)) return PE_ERR_VALUE;
+    }
+    if (scaling == PE_ROPE_YARN) {
+        if (!(p->orig > 0 && p->beta_fast > 0 && p->beta_slow > 0 && params[6] >= 0)) return PE_ERR_VALUE;
+        /* HF's get_mscale: 1 for factor <= 1, else 0.1 ln(factor) + 1. */
+        p->attention = params[6] > 0 ? params[6] : (p->factor <= 1 ? 1.0 : 0.1 * log(p->factor) + 1.0);
+    }
+    return PE_OK;
+}
+
+/* HF find_correction_dim: the dimension whose wavelength turns num_rotations times in orig. */
+static double correction_dim(double rotations, int32_t dim, double base, double orig) {
+    return (dim * log(orig / (rotations * TWO_PI))) / (2 * log(base));
+}
+
+static void fill_frequencies(double *w, int32_t dim, double base, int scaling, const rope_params *p) {
+    int32_t h = dim / 2;
+    if (scaling == PE_ROPE_NTK) base *= pow(p->factor, (double)dim / (dim - 2));
+    for (int32_t i = 0; i < h; i++) w[i] = pow(base, -2.0 * i / dim);
+    switch (scaling) {
+    case PE_ROPE_LINEAR:
+        for (int32_t i = 0; i < h; i++) w[i] /= p->factor;
+        break;
+    case PE_ROPE_LLAMA3: {
+        double low_wavelen = p->orig / p->low, high_wavelen = p->orig / p->high;
+        for (int32_t i = 0; i < h; i++) {
+            double wavelen = TWO_PI / w[i];
+            if (wavelen < high_wavelen) continue;          /* high frequencies: kept */
+            if (wavelen > low_wavelen) { w[i] /= p->factor; continue; } /* low: interpolated */
+            double smooth = (p->orig / wavelen - p->low) / (p->high - p->low);
+            w[i] = (1 - smooth) * w[i] / p->factor + smooth * w[i];
+        }
+        break;
+    }
+    case PE_ROPE_YARN: {
+        /* HF find_correction_range (truncate=True): floor / ceil, clamped to [0, dim-1]. */
+        double lo = floor(correction_dim(p->beta_fast, dim, base, p->orig));
+        double hi = ceil(correction_dim(p->beta_slow, dim, base, p->orig));
+        if (lo < 0) lo = 0;
+        if (hi > dim - 1) hi = dim - 1;
+        if (lo == hi) hi += 0.001; /* HF: "prevent singularity" */
+        for (int32_t i = 0; i < h; i++) {
+            double ramp = (i - lo) / (hi - lo);
+            ramp = ramp < 0 ? 0 : ramp > 1 ? 1 : ramp;
+            /* HF: extrapolation factor = 1 - ramp; inv = interp (1 - ef) + extrap ef. */
+            double ef = 1 - ramp;
+            w[i] = (w[i] / p->factor) * (1 - ef) + w[i] * ef;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static int check_dim(int32_t dim) {
+    PE_TRY(pe_check_dim(dim));
+    return dim % 2 ? PE_ERR_ODD : PE_OK;
+}
+
+/* theta (dim/2 values, owned) and the attention factor. */
+static int make_frequencies(double **w, double *attention, int32_t dim, double base, int scaling,
+                            const double *params) {
+    PE_TRY(check_dim(dim));
+    PE_TRY(pe_check_base(base));
+    rope_params p;
+    PE_TRY(read_params(&p, scaling, params, dim));
+    *w = pe_malloc((size_t)(dim / 2) * sizeof **w);
+    if (!*w) return PE_ERR_NOMEM;
+    fill_frequencies(*w, dim, base, scaling, &p);
+    *attention = p.attention;
+    return PE_OK;
+}
+
+int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base,
+                        int scaling, const double *params) {
+    if (!out || !attention_factor) return PE_ERR_NULL;
+    double *w;
+    double a;
+    PE_TRY(make_frequencies(&w, &a, dim, base, scaling, params));
+    for (int32_t i = 0; i < dim / 2; i++) out[i] = w[i];
+    *attention_factor = a;
+    pe_free(w);
+    return PE_OK;
+}
+
+int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim,
+                  double base, int scaling, const double *params, double offset, int layout) {
+    if (!cos_out || !sin_out) return PE_ERR_NULL;
+    PE_TRY(pe_check_dtype(dtype));
+    if (layout < PE_ROPE_CACHE_PAIRS || layout > PE_ROPE_CACHE_INTERLEAVED) return PE_ERR_OPTION;
+    PE_TRY(pe_check_dim(max_len));
+    PE_TRY(check_dim(dim));
+    int32_t h = dim / 2, cols = layout == PE_ROPE_CACHE_PAIRS ? h : dim;
+    PE_TRY(pe_check_bytes(2.0 * max_len * cols, dtype == PE_F32 ? 4 : 8));
+    PE_TRY(pe_check_position(offset));
+    PE_TRY(pe_check_position(offset + (max_len - 1)));
+    double *w, a;
+    PE_TRY(make_frequencies(&w, &a, dim, base, scaling, params));
+    for (int32_t r = 0; r < max_len; r++) {
+        double pos = offset + r;
+        size_t row = (size_t)r * cols;
+        for (int32_t i = 0; i < h; i++) {
+            double angle = pos * w[i], c = cos(angle) * a, s = sin(angle) * a;
+            size_t c0, c1;
+            switch (layout) {
+            case PE_ROPE_CACHE_PAIRS: c0 = c1 = (size_t)i; break;
+            case PE_ROPE_CACHE_HALF: c0 = (size_t)i; c1 = (size_t)(i + h); break;
+            default: c0 = 2 * (size_t)i; c1 = c0 + 1; break;
+            }
+            pe_store(cos_out, dtype, row + c0, c);
+            pe_store(sin_out, dtype, row + c0, s);
+            pe_store(cos_out, dtype, row + c1, c);
+            pe_store(sin_out, dtype, row + c1, s);
+        }
+    }
+    pe_free(w);
+    return PE_OK;
+}
+
+int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
+                  int pairing, const double *positions, double offset,
+                  double base, int scaling, const double *params) {
+    if (!out || !x) return PE_ERR_NULL;
+    if (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF) return PE_ERR_OPTION;
+    PE_TRY(pe_check_dim(rows));
+    PE_TRY(pe_check_dim(cols));
+    PE_TRY(check_dim(head_dim));
+    if (cols % head_dim) return PE_ERR_SHAPE;
+    PE_TRY(pe_check_bytes(2.0 * rows * cols, 8));
+    PE_TRY(pe_check_finite(x, (size_t)rows * cols));
+    if (positions) {
+        for (int32_t r = 0; r < rows; r++) PE_TRY(pe_check_position(positions[r]));
+    } else {
+        PE_TRY(pe_check_position(offset));
+        PE_TRY(pe_check_position(offset + (rows - 1)));
+    }
+    double *w, a;
+    PE_TRY(make_frequencies(&w, &a, head_dim, base, scaling, params));
+    int32_t h = head_dim / 2;
+    for (int32_t r = 0; r < rows; r++) {
+        double pos = positions ? positions[r] : offset + r;
+        const double *xr = x + (size_t)r * cols;
+        double *yr = out + (size_t)r * cols;
+        for (int32_t i = 0; i < h; i++) {
+            double angle = pos * w[i], c = cos(angle) * a, s = sin(angle) * a;
+            for (int32_t b = 0; b < cols; b += head_dim) {
+                int32_t i0 = pairing == PE_ROPE_INTERLEAVED ? b + 2 * i : b + i;
+                int32_t i1 = pairing == PE_ROPE_INTERLEAVED ? i0 + 1 : i0 + h;
+                double x0 = xr[i0], x1 = xr[i1];
+                yr[i0] = x0 * c - x1 * s;
+                yr[i1] = x1 * c + x0 * s;
+            }
+        }
+    }
+    pe_free(w);
+    return PE_OK;
+}
+
+/* Source index (within a head) of new index j. */
+static int32_t permuted(int32_t j, int32_t head_dim, int inverse) {
+    int32_t h = head_dim / 2;
+    if (!inverse) return j < h ? 2 * j : 2 * (j - h) + 1; /* evens first, then odds */
+    return j % 2 ? j / 2 + h : j / 2;                     /* undo: re-interleave */
+}
+
+int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, int inverse) {
+    if (!out) return PE_ERR_NULL;
+    PE_TRY(check_dim(head_dim));
+    PE_TRY(pe_check_dim(heads));
+    PE_TRY(pe_check_bytes((double)head_dim * heads, 4));
+    for (int32_t hd = 0; hd < heads; hd++)
+        for (int32_t j = 0; j < head_dim; j++)
+            out[(size_t)hd * head_dim + j] = hd * head_dim + permuted(j, head_dim, inverse);
+    return PE_OK;
+}
+
+int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols,
+                    int32_t head_dim, int inverse, int axis) {
+    if (!out || !w) return PE_ERR_NULL;
+    if (axis != 0 && axis != 1) return PE_ERR_OPTION;
+    PE_TRY(pe_check_dim(rows));
+    PE_TRY(pe_check_dim(cols));
+    PE_TRY(check_dim(head_dim));
+    PE_TRY(pe_check_bytes(2.0 * rows * cols, 8));
+    if ((axis == 0 ? rows : cols) % head_dim) return PE_ERR_SHAPE;
+    for (int32_t r = 0; r < rows; r++) {
+        for (int32_t c = 0; c < cols; c++) {
+            int32_t sr = r, sc = c;
+            if (axis == 0) sr = r - r % head_dim + permuted(r % head_dim, head_dim, inverse);
+            else sc = c - c % head_dim + permuted(c % head_dim, head_dim, inverse);
+            out[(size_t)r * cols + c] = w[(size_t)sr * cols + sc];
+        }
+    }
+    return PE_OK;
+}

@@ -1,0 +1,322 @@
+// The variants (RoPE, ALiBi, T5 / Shaw, learned table, binary, precision)
+// against tests/golden/golden_variants.json, which tests/golden/gen_variants.py
+// computes independently of the C core (70-digit decimal, exact fractions),
+// plus property tests that need no golden values at all.
+// Run: node --test tests/variants.test.js
+//
+// Tolerances (golden values are the exact values rounded once to double):
+//   frequencies, slopes ................ 1e-13 relative (pow in double: a few ulps)
+//   cos/sin caches, rotated vectors .... 1e-12 + 16·ε·|position|·scale absolute: the
+//       angle position·θ is itself a double, so a few ulps of it are inherent
+//   ALiBi biases ....................... 1e-13 relative + 1e-300
+//   integer outputs (buckets, permutations, bits) exact
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadApi } from './helpers/load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const generator = path.join(here, 'golden', 'gen_variants.py');
+const golden = JSON.parse(readFileSync(path.join(here, 'golden', 'golden_variants.json'), 'utf8'));
+const pe = await loadApi();
+
+const EPS = 2 ** -52;
+
+// ---- helpers ----------------------------------------------------------------------
+
+function assertClose(label, values, expected, tol) {
+  assert.equal(values.length, expected.length, `${label}: length`);
+  const bad = [];
+  for (let i = 0; i < expected.length; i++) {
+    const err = Math.abs(values[i] - expected[i]);
+    const t = tol(i, expected[i]);
+    if (!(err <= t) && !(values[i] === expected[i])) bad.push({ i, got: values[i], want: expected[i], err, t });
+  }
+  if (bad.length) {
+    bad.sort((a, b) => b.err / b.t - a.err / a.t);
+    const lines = bad.slice(0, 5).map((b) => `  [${b.i}] got ${b.got} want ${b.want} |err| ${b.err} > ${b.t}`);
+    assert.fail(`${label}: ${bad.length} of ${expected.length} values out of tolerance\n${lines.join('\n')}`);
+  }
+}
+
+const relTol = (r, floor = 1e-300) => (_, want) => r * Math.abs(want) + floor;
+
+function assertMatrix(label, m, rows, tol) {
+  assert.equal(m.rows, rows.length, `${label}: rows`);
+  assert.equal(m.cols, rows[0].length, `${label}: cols`);
+  assertClose(label, m.data, rows.flat(), (i, want) => tol(Math.floor(i / m.cols), i % m.cols, want));
+}
+
+/** Small deterministic pseudo-random numbers in [-1, 1). */
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 31 - 1;
+  };
+}
+const randomMatrix = (rows, cols, seed) => {
+  const r = rng(seed);
+  return { rows, cols, data: Float64Array.from({ length: rows * cols }, r) };
+};
+
+const row = (m, r) => m.data.subarray(r * m.cols, (r + 1) * m.cols);
+const dotJs = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+
+function assertThrowsNaming(fn, Type, name, label) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof Type, `${label}: expected ${Type.name}, got ${e?.constructor?.name}: ${e?.message}`);
+    assert.match(e.message, new RegExp(name.replace(/[.[\]]/g, '\\$&')), `${label}: message names ${name}`);
+    return true;
+  }, label);
+}
+
+// ---- the golden file itself ---------------------------------------------------------
+
+test('golden_variants.json is exactly what gen_variants.py writes (--check)', () => {
+  const r = spawnSync('python3', [generator, '--check'], { encoding: 'utf8', timeout: 300_000 });
+  if (r.error?.code === 'ENOENT') assert.fail('python3 is required to prove golden_variants.json is the generator\'s output');
+  if (r.error) throw r.error;
+  assert.equal(r.status, 0, r.stderr || r.stdout);
+});
+
+// ---- RoPE ---------------------------------------------------------------------------
+
+test('RoPE frequencies and attention factors match the golden values (every scaling)', () => {
+  for (const c of golden.rope.frequencies) {
+    const got = pe.ropeFrequencies(c.dim, c.options);
+    assert.ok(got.invFreq instanceof Float64Array);
+    assertClose(`ropeFrequencies ${c.name}`, got.invFreq, c.invFreq, relTol(1e-13));
+    assertClose(`attentionFactor ${c.name}`, [got.attentionFactor], [c.attentionFactor], relTol(1e-14));
+  }
+});
+
+test('RoPE cos/sin caches match the golden values in each layout', () => {
+  for (const c of golden.rope.cache) {
+    const got = pe.ropeCache(c.maxLen, c.dim, c.options);
+    const off = c.options.offset ?? 0;
+    const tol = (r) => 1e-12 + 16 * EPS * Math.abs(off + r) * c.attentionFactor;
+    assertMatrix(`ropeCache cos ${c.name}`, got.cos, c.cos, tol);
+    assertMatrix(`ropeCache sin ${c.name}`, got.sin, c.sin, tol);
+    assert.equal(got.layout, c.options.layout);
+    assertClose(`ropeCache attentionFactor ${c.name}`, [got.attentionFactor], [c.attentionFactor], relTol(1e-14));
+  }
+});
+
+test('RoPE cache: float32 by default, the float64 values rounded', () => {
+  const f32 = pe.ropeCache(50, 16);
+  const f64 = pe.ropeCache(50, 16, { dtype: 'float64' });
+  assert.ok(f32.cos.data instanceof Float32Array && f64.cos.data instanceof Float64Array);
+  f64.cos.data.forEach((v, i) => assert.equal(f32.cos.data[i], Math.fround(v)));
+});
+
+test('RoPE applied to q/k matches the golden values (both pairings, heads, scalings)', () => {
+  for (const c of golden.rope.apply) {
+    const x = { rows: c.x.length, cols: c.x[0].length, data: Float64Array.from(c.x.flat()) };
+    const got = pe.ropeApply(x, c.options);
+    const pos = (r) => (c.options.positions ? c.options.positions[r] : (c.options.offset ?? 0) + r);
+    assertMatrix(`ropeApply ${c.name}`, got, c.out, (r) => 1e-12 + 64 * EPS * Math.abs(pos(r)) * 2);
+  }
+});
+
+test('RoPE permutation is Hugging Face\'s LLaMA conversion permute (and its inverse)', () => {
+  for (const c of golden.rope.permutation) {
+    assert.deepEqual(Array.from(pe.ropePermutation(c.headDim, { heads: c.heads })), c.forward);
+    assert.deepEqual(Array.from(pe.ropePermutation(c.headDim, { heads: c.heads, inverse: true })), c.inverse);
+  }
+});
+
+test('property: q_m · k_n depends only on m − n (both pairings, with and without scaling)', () => {
+  const d = 16;
+  const q = randomMatrix(1, d, 1);
+  const k = randomMatrix(1, d, 2);
+  for (const pairing of ['interleaved', 'half']) {
+    for (const scaling of [undefined, 'llama3', { type: 'yarn', factor: 4, originalMaxPosition: 64 }, { type: 'ntk', factor: 2 }]) {
+      const at = (x, p) => pe.ropeApply(x, { pairing, positions: [p], scaling }).data;
+      for (const delta of [0, 1, 5, -3, 100]) {
+        const ref = dotJs(at(q, delta), at(k, 0));
+        for (const n of [1, 17, 1000, 123456]) {
+          const got = dotJs(at(q, n + delta), at(k, n));
+          const tol = 1e-12 + 64 * EPS * (n + Math.abs(delta)) * 4;
+          assert.ok(Math.abs(got - ref) <= tol,
+            `${pairing} ${JSON.stringify(scaling)} m-n=${delta} n=${n}: ${got} vs ${ref}`);
+        }
+      }
+    }
+  }
+});
+
+test('property: interleaved and half agree after the permutation (vectors and converted weights)', () => {
+  const headDim = 8;
+  const x = randomMatrix(5, 3 * headDim, 3);
+  const opts = { positions: [0, 1, 2, 50, 4095] };
+  const perm = (m, inverse = false) => pe.ropePermute(m, { axis: 'cols', headDim, inverse });
+  const viaInterleaved = perm(pe.ropeApply(x, { ...opts, pairing: 'interleaved', headDim }));
+  const viaHalf = pe.ropeApply(perm(x), { ...opts, pairing: 'half', headDim });
+  assertClose('apply_half(P x) = P apply_interleaved(x)', viaHalf.data, viaInterleaved.data, () => 1e-13);
+  // And back: the inverse permutation undoes it.
+  assertClose('inverse permutation', perm(perm(x), true).data, x.data, () => 0);
+  // Weights: Meta's W (rows = heads x headDim outputs) used with interleaved RoPE equals
+  // HF's permuted W used with rotate_half, up to the same permutation of q.
+  const w = randomMatrix(2 * headDim, 6, 4);
+  const e = randomMatrix(4, 6, 5);
+  const project = (wm) => {
+    const out = new Float64Array(e.rows * wm.rows);
+    for (let i = 0; i < e.rows; i++) for (let j = 0; j < wm.rows; j++) out[i * wm.rows + j] = dotJs(row(e, i), row(wm, j));
+    return { rows: e.rows, cols: wm.rows, data: out };
+  };
+  const meta = perm(pe.ropeApply(project(w), { pairing: 'interleaved', headDim }));
+  const hf = pe.ropeApply(project(pe.ropePermute(w, { axis: 'rows', headDim })), { pairing: 'half', headDim });
+  assertClose('converted weights', hf.data, meta.data, () => 1e-13);
+});
+
+test('property: the cache is cos/sin of position × ropeFrequencies, scaled by the attention factor', () => {
+  const scaling = { type: 'yarn', factor: 8, originalMaxPosition: 128 };
+  const { invFreq, attentionFactor } = pe.ropeFrequencies(16, { scaling });
+  assert.ok(Math.abs(attentionFactor - (0.1 * Math.log(8) + 1)) < 1e-15);
+  for (const layout of ['pairs', 'half', 'interleaved']) {
+    const c = pe.ropeCache(20, 16, { scaling, layout, dtype: 'float64' });
+    for (let p = 0; p < 20; p++) {
+      for (let col = 0; col < c.cos.cols; col++) {
+        const i = layout === 'pairs' ? col : layout === 'half' ? col % 8 : col >> 1;
+        assert.ok(Math.abs(c.cos.data[p * c.cos.cols + col] - Math.cos(p * invFreq[i]) * attentionFactor) < 1e-14);
+        assert.ok(Math.abs(c.sin.data[p * c.sin.cols + col] - Math.sin(p * invFreq[i]) * attentionFactor) < 1e-14);
+      }
+    }
+  }
+});
+
+test('property: scalings behave as documented (linear divides, llama3 keeps high and divides low frequencies)', () => {
+  const base = pe.ropeFrequencies(128, { base: 500000 }).invFreq;
+  const linear = pe.ropeFrequencies(128, { base: 500000, scaling: { type: 'linear', factor: 4 } }).invFreq;
+  linear.forEach((v, i) => assert.ok(Math.abs(v - base[i] / 4) <= 1e-16 * base[i]));
+  const l3 = pe.ropeFrequencies(128, { base: 500000, scaling: 'llama3' }).invFreq;
+  let kept = 0; let divided = 0; let smoothed = 0;
+  base.forEach((t, i) => {
+    const wavelen = 2 * Math.PI / t;
+    if (wavelen < 8192 / 4) { assert.equal(l3[i], t); kept++; }
+    else if (wavelen > 8192) { assert.ok(Math.abs(l3[i] - t / 8) <= 1e-16 * t); divided++; }
+    else { assert.ok(l3[i] < t && l3[i] > t / 8); smoothed++; }
+  });
+  assert.ok(kept > 0 && divided > 0 && smoothed > 0, `${kept} ${divided} ${smoothed}`);
+  const ntk = pe.ropeFrequencies(64, { scaling: { type: 'ntk', factor: 8 } }).invFreq;
+  const expectBase = 10000 * 8 ** (64 / 62);
+  ntk.forEach((v, i) => assert.ok(Math.abs(v - expectBase ** (-2 * i / 64)) <= 1e-13 * v));
+});
+
+// ---- ALiBi -------------------------------------------------------------------------
+
+test('ALiBi slopes match the golden values (Press rule, its extension, MPT)', () => {
+  for (const c of golden.alibi.slopes) {
+    const got = pe.alibiSlopes(c.heads, c.options);
+    assert.ok(got instanceof Float64Array);
+    assertClose(`alibiSlopes ${c.heads} ${JSON.stringify(c.options)}`, got, c.slopes, relTol(1e-13));
+  }
+});
+
+test('ALiBi bias matrices match the golden values (causal with masks, symmetric, offsets)', () => {
+  for (const c of golden.alibi.bias) {
+    const got = pe.alibiBias(c.heads, c.qLen, c.options);
+    const k = c.options.kLen ?? c.qLen;
+    assert.equal(got.heads, c.heads);
+    assert.equal(got.rows, c.qLen);
+    assert.equal(got.cols, k);
+    assert.equal(got.data.length, c.heads * c.qLen * k);
+    const mask = c.options.maskValue ?? -Infinity;
+    const want = c.bias.flat(2).map((v) => (v === null ? mask : v));
+    assertClose(`alibiBias ${c.name}`, got.data, want, relTol(1e-13));
+    assert.ok(got.data.every((v) => !Object.is(v, -0)), 'no negative zeros on the diagonal');
+  }
+});
+
+test('property: MPT slopes equal Press slopes at alibi_bias_max 8 for every head count', () => {
+  for (let n = 1; n <= 80; n++) {
+    assert.deepEqual(pe.alibiSlopes(n, { variant: 'mpt' }), pe.alibiSlopes(n), `n = ${n}`);
+  }
+  // Powers of two: a geometric sequence starting at and with ratio 2^(-8/n).
+  for (const n of [2, 4, 8, 16, 32]) {
+    const s = pe.alibiSlopes(n);
+    s.forEach((v, h) => assert.ok(Math.abs(v - 2 ** (-8 * (h + 1) / n)) <= 4 * EPS * v));
+  }
+});
+
+test('property: ALiBi bias is -slope·|i − j| and float32 by default', () => {
+  const b = pe.alibiBias(4, 6, { mode: 'symmetric' });
+  assert.ok(b.data instanceof Float32Array);
+  for (let h = 0; h < 4; h++) {
+    for (let i = 0; i < 6; i++) {
+      for (let j = 0; j < 6; j++) {
+        assert.equal(b.data[(h * 6 + i) * 6 + j], Math.fround(i === j ? 0 : -b.slopes[h] * Math.abs(i - j)));
+      }
+    }
+  }
+});
+
+// ---- bad input and leaks (extended by each section) ---------------------------------
+
+const x4 = { rows: 2, cols: 4, data: new Float64Array(8) };
+const BAD_CALLS = [
+  // [label, call, error type, text the message must contain]
+  ['ropeFrequencies odd dim', () => pe.ropeFrequencies(7), RangeError, 'dim'],
+  ['ropeFrequencies dim 0', () => pe.ropeFrequencies(0), RangeError, 'dim'],
+  ['ropeFrequencies string dim', () => pe.ropeFrequencies('8'), TypeError, 'dim'],
+  ['ropeFrequencies base 1', () => pe.ropeFrequencies(8, { base: 1 }), RangeError, 'base'],
+  ['ropeFrequencies unknown scaling', () => pe.ropeFrequencies(8, { scaling: 'dynamic' }), RangeError, 'scaling.type'],
+  ['ropeFrequencies scaling number', () => pe.ropeFrequencies(8, { scaling: 4 }), TypeError, 'scaling'],
+  ['ropeFrequencies linear without factor', () => pe.ropeFrequencies(8, { scaling: 'linear' }), TypeError, 'scaling.factor'],
+  ['ropeFrequencies yarn without originalMaxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2 } }), TypeError, 'scaling.originalMaxPosition'],
+  ['ropeFrequencies negative factor', () => pe.ropeFrequencies(8, { scaling: { type: 'linear', factor: -1 } }), RangeError, 'scaling.factor'],
+  ['ropeFrequencies llama3 high <= low', () => pe.ropeFrequencies(8, { scaling: { type: 'llama3', highFreqFactor: 1 } }), RangeError, 'scaling.highFreqFactor'],
+  ['ropeFrequencies unknown scaling key', () => pe.ropeFrequencies(8, { scaling: { type: 'linear', factor: 2, beta: 1 } }), TypeError, 'beta'],
+  ['ropeFrequencies ntk dim 2', () => pe.ropeFrequencies(2, { scaling: { type: 'ntk', factor: 2 } }), RangeError, 'NTK'],
+  ['ropeFrequencies unknown option', () => pe.ropeFrequencies(8, { theta: 1 }), TypeError, 'theta'],
+  ['ropeCache maxLen 0', () => pe.ropeCache(0, 8), RangeError, 'maxLen'],
+  ['ropeCache bad layout', () => pe.ropeCache(4, 8, { layout: 'full' }), RangeError, 'layout'],
+  ['ropeCache bad dtype', () => pe.ropeCache(4, 8, { dtype: 'float16' }), RangeError, 'dtype'],
+  ['ropeCache offset NaN', () => pe.ropeCache(4, 8, { offset: NaN }), RangeError, 'offset'],
+  ['ropeCache too big', () => pe.ropeCache(2 ** 24, 2 ** 10), RangeError, 'MiB'],
+  ['ropeApply not a matrix', () => pe.ropeApply([1, 2]), TypeError, 'x'],
+  ['ropeApply NaN in x', () => pe.ropeApply({ rows: 1, cols: 2, data: [NaN, 1] }), RangeError, 'x.data[0]'],
+  ['ropeApply headDim not dividing', () => pe.ropeApply(x4, { headDim: 6 }), RangeError, 'headDim'],
+  ['ropeApply odd cols', () => pe.ropeApply({ rows: 1, cols: 3, data: [1, 2, 3] }), RangeError, 'headDim'],
+  ['ropeApply bad pairing', () => pe.ropeApply(x4, { pairing: 'complex' }), RangeError, 'pairing'],
+  ['ropeApply positions wrong length', () => pe.ropeApply(x4, { positions: [1] }), RangeError, 'positions'],
+  ['ropeApply positions and offset', () => pe.ropeApply(x4, { positions: [1, 2], offset: 3 }), TypeError, 'offset'],
+  ['ropeApply position too far', () => pe.ropeApply(x4, { positions: [0, 2 ** 40] }), RangeError, 'positions[1]'],
+  ['ropePermutation odd', () => pe.ropePermutation(5), RangeError, 'headDim'],
+  ['ropePermutation heads 0', () => pe.ropePermutation(4, { heads: 0 }), RangeError, 'heads'],
+  ['ropePermutation inverse not boolean', () => pe.ropePermutation(4, { inverse: 1 }), TypeError, 'inverse'],
+  ['ropePermute rows not multiple', () => pe.ropePermute({ rows: 3, cols: 2, data: [1, 2, 3, 4, 5, 6] }, { headDim: 2 }), RangeError, 'weights.rows'],
+  ['ropePermute bad axis', () => pe.ropePermute(x4, { axis: 2 }), TypeError, 'axis'],
+  ['alibiSlopes 0 heads', () => pe.alibiSlopes(0), RangeError, 'heads'],
+  ['alibiSlopes 2.5 heads', () => pe.alibiSlopes(2.5), RangeError, 'heads'],
+  ['alibiSlopes bad variant', () => pe.alibiSlopes(4, { variant: 'bloom' }), RangeError, 'variant'],
+  ['alibiSlopes maxBias 0', () => pe.alibiSlopes(4, { maxBias: 0 }), RangeError, 'maxBias'],
+  ['alibiBias bad mode', () => pe.alibiBias(2, 3, { mode: 'both' }), RangeError, 'mode'],
+  ['alibiBias NaN mask', () => pe.alibiBias(2, 3, { maskValue: NaN }), RangeError, 'maskValue'],
+  ['alibiBias mask string', () => pe.alibiBias(2, 3, { maskValue: '-inf' }), TypeError, 'maskValue'],
+  ['alibiBias kLen 0', () => pe.alibiBias(2, 3, { kLen: 0 }), RangeError, 'kLen'],
+  ['alibiBias queryOffset fraction', () => pe.alibiBias(2, 3, { queryOffset: 0.5 }), RangeError, 'queryOffset'],
+  ['alibiBias too big', () => pe.alibiBias(64, 4096, { kLen: 4096 }), RangeError, 'MiB'],
+];
+
+test('bad input: every variant function throws a TypeError / RangeError naming the parameter', () => {
+  for (const [label, fn, Type, name] of BAD_CALLS) assertThrowsNaming(fn, Type, name, label);
+});
+
+test('no leaks: every variant function frees what it allocated, also after errors', () => {
+  for (const [, fn] of BAD_CALLS) {
+    try { fn(); } catch { /* expected */ }
+  }
+  pe.ropeFrequencies(64, { scaling: 'llama3' });
+  pe.ropeCache(64, 32, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } });
+  pe.ropeApply(randomMatrix(3, 16, 9), { headDim: 8, positions: [1, 2, 3] });
+  pe.ropePermutation(8, { heads: 4 });
+  pe.ropePermute(randomMatrix(16, 3, 9), { headDim: 8 });
+  pe.alibiSlopes(12);
+  pe.alibiBias(3, 5, { mode: 'symmetric' });
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
