@@ -35,7 +35,7 @@ export class PeCircles extends PeWidget {
     const draw = single ? drawSingle : drawGrid;
     draw(this.canvas, { table, now, pairs, len, pos, t: (k) => this.t(k) });
     const caption = this.t(single ? 'singleCaption' : 'circlesCaption', {
-      len, pairs: pairs.length, pos, d,
+      len: len - 1, pairs: pairs.length, pos, d,
       angles: pairs.slice(0, 4).map((p) => `${fmt(((freqs[p.i] * pos) % (2 * Math.PI)) * (180 / Math.PI), 3)}°`).join(', '),
     });
     this.canvas.setAttribute('aria-label', caption);
@@ -129,7 +129,7 @@ function circle(ctx, cx, cy, r, x, y, { hand = false, color = '#3358c4' } = {}) 
   }
   ctx.fillStyle = color;
   ctx.beginPath();
-  ctx.arc(px, py, Math.max(2, r / 9), 0, 2 * Math.PI);
+  ctx.arc(px, py, Math.min(6, Math.max(2, r / 9)), 0, 2 * Math.PI);
   ctx.fill();
 }
 

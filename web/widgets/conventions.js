@@ -37,7 +37,7 @@ export class PeConventions extends PeWidget {
       return den > 0 ? api.dot(row(tables[0], r), row(tables[1], r)) / den : 0;
     });
     const mean = cos.reduce((s, c) => s + c, 0) / len;
-    this.cosChart ??= lineChart(this.newCanvas(), { aspect: 2.4 });
+    this.cosChart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 3 });
     this.cosChart.canvas.sub.textContent = this.t('cosChart', { a: v['preset-a'], b: v['preset-b'] });
     setSeries(this.cosChart, [lineSet(this.t('cosSeries'), points(len, (r) => cos[r]), 0, { pointRadius: len <= 64 ? 2 : 0 })],
       { x: this.t('position'), y: 'cos' });

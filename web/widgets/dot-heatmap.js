@@ -3,7 +3,7 @@
 // only on i − j, so every diagonal is constant; the caption reports how constant.
 import { PeWidget } from './base.js';
 import { encodingSpec, int, bool } from './attrs.js';
-import { Heatmap, symmetric } from './heatmap-chart.js';
+import { Heatmap, extent } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
@@ -26,14 +26,14 @@ export class PeDotHeatmap extends PeWidget {
     const caption = this.t('dotCaption', { len, d, spread: fmt(diagonalSpread(g, len), 2), kind: this.t(v.cosine ? 'cosine' : 'dot') });
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
     this.heat.update({
-      rows: len, cols: len, data: g, range: symmetric(g), x: 'j', y: 'i', label: caption,
+      rows: len, cols: len, data: g, range: extent(g), x: 'j', y: 'i', label: caption,
       describe: (i, j) => [`i = ${i}, j = ${j}, i − j = ${i - j}`, `PE_i · PE_j = ${fmt(g[i * len + j])}`],
     });
     this.profile ??= lineChart(this.newCanvas(), { aspect: 1.4 });
     this.profile.canvas.sub.textContent = this.t('profileTitle', { row });
     setSeries(this.profile, [
-      lineSet(this.t('rowSeries', { row }), points(len, (j) => g[row * len + j]), 0, { pointRadius: 2 }),
-      lineSet(this.t('shiftedSeries', { row }), points(len, (j) => g[Math.abs(j - row)]), 1, { borderDash: [5, 4] }),
+      lineSet(this.t('rowSeries', { row }), points(len, (j) => g[row * len + j]), 0, { pointRadius: 2, order: 1 }),
+      lineSet(this.t('shiftedSeries', { row }), points(len, (j) => g[Math.abs(j - row)]), 1, { borderDash: [5, 4], order: 0 }),
     ], { x: 'j', y: this.t(v.cosine ? 'cosine' : 'dot') });
     this.profile.canvas.setAttribute('aria-label', this.t('profileAlt', { row }));
     this.captionEl.textContent = caption;

@@ -139,10 +139,3 @@ export function extent(data) {
   if (!(lo < hi)) return [Number.isFinite(lo) ? lo - 1 : -1, Number.isFinite(hi) ? hi + 1 : 1];
   return [lo, hi];
 }
-
-/** A range symmetric around 0, so that white always means 0. */
-export function symmetric(data) {
-  const [lo, hi] = extent(data);
-  const m = Math.max(Math.abs(lo), Math.abs(hi));
-  return [-m, m];
-}

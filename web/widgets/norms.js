@@ -24,6 +24,8 @@ export class PeNorms extends PeWidget {
     this.control('k', 'kLabel', v.k, { min: -1e6, max: 1e6, step: 1 });
     this.normChart ??= lineChart(this.newCanvas(), { aspect: 1.6 });
     this.normChart.canvas.sub.textContent = this.t('normChart');
+    // A fixed range around √(d/2): otherwise the axis zooms into float32 rounding noise.
+    Object.assign(this.normChart.options.scales.y, { min: 0, max: Math.ceil(expect * 1.25) });
     setSeries(this.normChart, [
       lineSet('‖PE_pos‖', points(len, (p) => norms[p]), 0, { pointRadius: len <= 64 ? 2 : 0 }),
       lineSet(`√(d/2) = ${fmt(expect)}`, points(len, () => expect), 1, { borderDash: [6, 4] }),
