@@ -40,6 +40,7 @@ export class PeWidget extends HTMLElement {
     // Controls stay visible on error, so a bad value typed into one can be fixed.
     root.append(el('div', { class: 'pe' }, this.titleEl, this.controlsEl, this.notesEl, this.errEl, this.main));
     this.language = 'en';
+    this.dirty = true; // nothing drawn yet: draw on first sight
     this.renders = 0;
     /** () => { header, rows } for the CSV/JSON export; built only when asked for. */
     this.data = () => ({ header: [], rows: [] });

@@ -1,0 +1,118 @@
+// The widgets as a blogger uses them (examples/blog.html, one script tag) and the
+// iframe page embed.html: independent widgets, attribute changes, impossible
+// attributes shown in place, API errors shown, URL parameters validated.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, newPage, waitRendered, canvasStats, widgetText, SHOTS } from './harness.js';
+
+let h;
+before(async () => {
+  h = await open();
+});
+after(() => h?.close());
+
+async function withPage(path, run) {
+  const { context, page, errors } = await newPage(h.browser);
+  try {
+    await page.goto(h.url(path));
+    await run(page);
+    assert.deepEqual(errors, [], 'console errors');
+  } finally {
+    await context.close();
+  }
+}
+
+/** Adds a widget to the page the way a blogger would write it; returns its id. */
+function addWidget(page, tag, attrs) {
+  return page.evaluate(([t, a]) => {
+    const w = document.createElement(t);
+    w.id = `added-${document.querySelectorAll('[id^=added-]').length}`;
+    for (const [k, v] of Object.entries(a)) w.setAttribute(k, v);
+    document.querySelector('article').append(w);
+    w.scrollIntoView();
+    return w.id;
+  }, [tag, attrs]);
+}
+
+const errorText = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.err').textContent, id);
+
+test('blog.html: three widgets from one script, each drawn and independent', async () => {
+  await withPage('examples/blog.html', async (page) => {
+    const scripts = await page.evaluate(() => [...document.scripts].map((s) => s.getAttribute('src')));
+    assert.deepEqual(scripts, ['../posenc-widgets.js']);
+    const ids = ['blog-heatmap', 'blog-curves', 'blog-toy'];
+    for (const id of ids) {
+      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+      assert.equal(await waitRendered(page, id), 'ready');
+      for (const s of await canvasStats(page, id)) assert.ok(s.ink > 1000, `${id} drawn`);
+    }
+    // lang is per widget: the toy speaks Chinese, the heatmap English.
+    assert.match(await widgetText(page, 'blog-toy'), /句子 A/);
+    assert.match(await widgetText(page, 'blog-heatmap'), /positional-encoding table/);
+    // Changing one widget's attribute redraws it and leaves the others alone.
+    const curves = await canvasStats(page, 'blog-curves');
+    const heat = await canvasStats(page, 'blog-heatmap');
+    await page.locator('#blog-heatmap').scrollIntoViewIfNeeded();
+    await page.evaluate(() => document.getElementById('blog-heatmap').setAttribute('d-model', '16'));
+    await page.waitForFunction(() => document.getElementById('blog-heatmap').heat.cols === 16);
+    assert.notEqual((await canvasStats(page, 'blog-heatmap'))[0].hash, heat[0].hash);
+    assert.equal((await canvasStats(page, 'blog-curves'))[0].hash, curves[0].hash);
+    await page.screenshot({ path: `${SHOTS}blog.png`, fullPage: true });
+  });
+});
+
+test('impossible attributes show an error in place; the page keeps working and recovers', async () => {
+  await withPage('examples/blog.html', async (page) => {
+    const bad = await addWidget(page, 'pe-heatmap', { 'd-model': '-3' });
+    assert.equal(await waitRendered(page, bad), 'error');
+    assert.match(await errorText(page, bad), /d-model must be at least 1; got -3/);
+    const canvasesShown = await page.evaluate((i) => document.getElementById(i).canvases().length, bad);
+    assert.equal(canvasesShown, 0);
+    const word = await addWidget(page, 'pe-curves', { base: 'ten', lang: 'zh' });
+    assert.equal(await waitRendered(page, word), 'error');
+    assert.match(await errorText(page, word), /base 必须是数字/);
+    // The API's own RangeError message is shown as it is.
+    const odd = await addWidget(page, 'pe-heatmap', { preset: 'tf-tutorial', 'd-model': '5', 'max-len': '4' });
+    assert.equal(await waitRendered(page, odd), 'error');
+    assert.match(await errorText(page, odd), /RangeError: .*even dModel/);
+    // Too large is clamped with a visible note, not refused.
+    const big = await addWidget(page, 'pe-dot-heatmap', { 'max-len': '100000', 'd-model': '8' });
+    assert.equal(await waitRendered(page, big), 'ready');
+    assert.match(await widgetText(page, big), /max-len = 100000 .* using 2048/);
+    // Fixing the attribute brings the chart back.
+    await page.evaluate((i) => document.getElementById(i).setAttribute('d-model', '8'), bad);
+    await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'ready', bad);
+    for (const s of await canvasStats(page, bad)) assert.ok(s.ink > 1000);
+    // The blog's own widgets were never disturbed.
+    assert.equal(await page.evaluate(() => document.getElementById('blog-heatmap').dataset.state), 'ready');
+  });
+});
+
+test('embed.html draws a valid view', async () => {
+  await withPage('embed.html?view=dot&d=64&len=20&lang=en', async (page) => {
+    const id = await page.evaluate(() => { const w = document.querySelector('pe-dot-heatmap'); w.id = 'embedded'; return w.id; });
+    assert.equal(await waitRendered(page, id), 'ready');
+    for (const s of await canvasStats(page, id)) assert.ok(s.ink > 1000);
+    assert.equal(await page.evaluate(() => document.querySelector('pe-dot-heatmap').getAttribute('d-model')), '64');
+    await page.screenshot({ path: `${SHOTS}embed-dot.png` });
+  });
+});
+
+test('embed.html shows a message, not a blank frame, for bad parameters', async () => {
+  await withPage('embed.html?view=heatmap&d=-3', async (page) => {
+    const msg = await page.locator('#embed .err').textContent();
+    assert.match(msg, /d must be at least 1; got -3/);
+    assert.equal(await page.locator('pe-heatmap').count(), 0);
+  });
+  await withPage('embed.html?view=nope&lang=zh', async (page) => {
+    assert.match(await page.locator('#embed .err').textContent(), /未知或缺少 view "nope"/);
+  });
+  await withPage('embed.html?view=heatmap&len=99999&d=8&evil=%3Cb%3Ex%3C/b%3E', async (page) => {
+    const notes = await page.locator('#embed .note').allTextContents();
+    assert.ok(notes.some((n) => /len = 99999 .* using 8192/.test(n)), notes.join(' | '));
+    assert.ok(notes.some((n) => n.includes('"evil"')), 'unknown parameter reported');
+    assert.equal(await page.locator('#embed b').count(), 0);
+    await page.evaluate(() => { document.querySelector('pe-heatmap').id = 'emb'; });
+    assert.equal(await waitRendered(page, 'emb'), 'ready');
+  });
+});
