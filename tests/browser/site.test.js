@@ -210,3 +210,23 @@ test('each chart exports CSV, JSON and PNG', async () => {
     assert.ok(png.length > 2000);
   });
 });
+
+test('hovering the heatmap shows position, column, frequency and value', async () => {
+  await withTutorial(async (page) => {
+    const id = 'w-heatmap';
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    await waitRendered(page, id);
+    const box = await page.locator(`#${id} canvas`).boundingBox();
+    const tip = page.locator(`#${id} .tip`);
+    assert.equal(await tip.isVisible(), false);
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.4);
+    await tip.waitFor({ state: 'visible', timeout: 5000 });
+    const text = await tip.textContent();
+    assert.match(text, /position \d+/);
+    assert.match(text, /column \d+ \((sin|cos)\)/);
+    assert.match(text, /ω = /);
+    assert.match(text, /value -?\d/);
+    await page.mouse.move(2, 2);
+    await tip.waitFor({ state: 'hidden', timeout: 5000 });
+  });
+});
