@@ -182,6 +182,48 @@ PE_API int pe_alibi_slopes(double *out, int32_t heads, int variant, double max_b
 PE_API int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len,
                          int variant, double max_bias, int mode, double mask_value,
                          int32_t query_offset);
+/* ---- relative positions (relative.c) ---------------------------------------- */
+/* T5 / Hugging Face _relative_position_bucket of each relative position
+ * (memory_position - query_position). f32 != 0 forms the log branch in float32
+ * as PyTorch does; 0 evaluates it in double. */
+PE_API int pe_t5_bucket(int32_t *out, const int32_t *relative, int32_t n, int bidirectional,
+                        int32_t num_buckets, int32_t max_distance, int f32);
+/* q_len x k_len buckets of j - (i + query_offset). */
+PE_API int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t query_offset,
+                               int bidirectional, int32_t num_buckets, int32_t max_distance, int f32);
+/* Shaw et al.: clip(j - i, -k, k), plus k when shift != 0 (an index into 2k + 1 embeddings). */
+PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k, int shift);
+
+/* ---- learned absolute table (learned.c) --------------------------------------- */
+enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };
+/* Element (p, c) comes from splitmix64 draws number 2(p d + c) and 2(p d + c) + 1 of seed
+ * (0 <= seed < 2^53): normal = scale * Box-Muller, uniform = scale * (2u - 1). Rows
+ * exist only for positions 0 .. trained_len - 1: any other gives PE_ERR_POSITION. */
+PE_API int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n,
+                           int32_t trained_len, int32_t d_model, double seed, int dist, double scale);
+PE_API int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model,
+                            double seed, int dist, double scale);
+
+/* ---- binary encoding (binary.c) ------------------------------------------------ */
+/* max_len x bits: column b is bit b (LSB first) of position offset + r, as 0/1 or, when
+ * signed_ != 0, -1/+1. offset is a whole number >= 0. */
+PE_API int pe_binary_table(void *out, int dtype, int32_t max_len, int32_t bits, double offset,
+                           int signed_);
+
+/* ---- precision (precision.c) ---------------------------------------------------- */
+/* Number formats for rounding: PE_F32 and PE_F64 as above, and: */
+enum { PE_F16 = 2, PE_BF16 = 3 };
+enum { PE_PREC_ANGLE = 0, PE_PREC_RESULT = 1, PE_PREC_BOTH = 2 };
+/* x rounded to the format, round to nearest even, as a double (PE_F64: unchanged). */
+PE_API int pe_round(double *out, const double *x, int32_t n, int format);
+/* The bit pattern of x in the format (float16/bfloat16 in the low 16 bits; not PE_F64). */
+PE_API int pe_format_bits(uint32_t *out, const double *x, int32_t n, int format);
+/* out[k] = max over the columns of the sinusoidal table row at positions[k] of
+ * |value - float64 value|, where value has its angle (position, frequency and their
+ * product each rounded), its result, or both held in the format. +inf when the
+ * rounded angle is not finite (float16 positions >= 65520). */
+PE_API int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model,
+                              int layout, int freq, double base, int format, int mode);
 /* ==== end of variants section ==== */
 
 #endif

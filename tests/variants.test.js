@@ -255,6 +255,179 @@ test('property: ALiBi bias is -slope·|i − j| and float32 by default', () => {
   }
 });
 
+// ---- T5 buckets and Shaw clipping -----------------------------------------------------
+
+test('T5 buckets match the golden values (bidirectional or not, float32 and float64 log)', () => {
+  for (const c of golden.t5.buckets) {
+    const got = pe.t5Bucket(c.relative, c.options);
+    assert.ok(got instanceof Int32Array);
+    assert.deepEqual(Array.from(got), c.buckets, JSON.stringify(c.options));
+  }
+});
+
+test('T5 buckets at the exact boundaries where float32 (PyTorch) and float64 disagree', () => {
+  let seen = 0;
+  for (const c of golden.t5.float32VsFloat64) {
+    if (c.relative.length === 0) {
+      // The default 32 buckets / 128: both evaluations agree on every distance.
+      const rel = Array.from({ length: 513 }, (_, i) => i - 256);
+      assert.deepEqual(pe.t5Bucket(rel, { ...c.options, precision: 'float32' }), pe.t5Bucket(rel, { ...c.options, precision: 'float64' }));
+      continue;
+    }
+    seen += c.relative.length;
+    assert.deepEqual(Array.from(pe.t5Bucket(c.relative, { ...c.options, precision: 'float32' })), c.float32, JSON.stringify(c.options));
+    assert.deepEqual(Array.from(pe.t5Bucket(c.relative, { ...c.options, precision: 'float64' })), c.float64, JSON.stringify(c.options));
+    c.float32.forEach((b, i) => assert.notEqual(b, c.float64[i]));
+  }
+  assert.ok(seen >= 10, `boundary cases tested: ${seen}`);
+});
+
+test('T5 bucket matrices (relative = memory − query, with query offsets) match the golden values', () => {
+  for (const c of golden.t5.matrix) {
+    const got = pe.t5BucketMatrix(c.qLen, c.options);
+    assert.equal(got.rows, c.qLen);
+    assert.equal(got.cols, c.options.kLen);
+    assert.deepEqual(Array.from(got.data), c.buckets.flat());
+  }
+});
+
+test('property: T5 buckets are monotone in distance, in range, and the past and future use separate halves', () => {
+  const rel = Array.from({ length: 2001 }, (_, i) => i - 1000);
+  const b = pe.t5Bucket(rel);
+  for (let i = 0; i < rel.length; i++) {
+    assert.ok(b[i] >= 0 && b[i] < 32);
+    if (rel[i] > 0) assert.ok(b[i] >= 16); else assert.ok(b[i] < 16);
+    if (i > 0 && rel[i] > 1) assert.ok(b[i] >= b[i - 1]);
+    if (rel[i] < 0 && i > 0) assert.ok(b[i] <= b[i - 1]);
+  }
+  const uni = pe.t5Bucket(rel, { bidirectional: false });
+  rel.forEach((r, i) => { if (r >= 0) assert.equal(uni[i], 0); });
+});
+
+test('Shaw clipping matches the golden values', () => {
+  for (const c of golden.shaw.matrix) {
+    const got = pe.shawClip(c.qLen, c.options);
+    assert.ok(got.data instanceof Int32Array);
+    assert.equal(got.cols, c.options.kLen);
+    assert.deepEqual(Array.from(got.data), c.matrix.flat());
+  }
+});
+
+// ---- learned table ----------------------------------------------------------------------
+
+test('learned table matches the golden splitmix64 values (normal and uniform)', () => {
+  for (const c of golden.learned.table) {
+    const got = pe.learnedTable(c.trainedLen, c.dModel, c.options);
+    const scale = c.options.scale ?? 0.02;
+    assertMatrix(`learnedTable ${JSON.stringify(c.options)}`, got, c.table, () => 1e-14 * scale);
+  }
+});
+
+test('learned table: rows exist only below the trained length', () => {
+  const t = pe.learnedTable(10, 4, { seed: 3 });
+  const rows = pe.learnedRows([9, 0, 5], 10, 4, { seed: 3 });
+  assert.deepEqual(Array.from(rows.data), [...row(t, 9), ...row(t, 0), ...row(t, 5)]);
+  // A longer table agrees on the shared rows: rows do not depend on the trained length.
+  const longer = pe.learnedTable(12, 4, { seed: 3 });
+  assert.deepEqual(longer.data.subarray(0, 40), t.data);
+  for (const p of [10, 11, 1000]) {
+    assert.throws(() => pe.learnedRows([0, p], 10, 4), (e) => e instanceof RangeError
+      && /positions\[1\]/.test(e.message) && /no row exists past the trained length/.test(e.message));
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('property: the learned table has the asked distribution (mean 0, scale)', () => {
+  const n = pe.learnedTable(200, 100, { seed: 11, scale: 2, dtype: 'float64' }).data;
+  const mean = n.reduce((a, b) => a + b, 0) / n.length;
+  const sd = Math.sqrt(n.reduce((a, b) => a + (b - mean) ** 2, 0) / n.length);
+  assert.ok(Math.abs(mean) < 0.05 && Math.abs(sd - 2) < 0.05, `${mean} ${sd}`);
+  const u = pe.learnedTable(200, 100, { seed: 11, distribution: 'uniform', scale: 3, dtype: 'float64' }).data;
+  assert.ok(u.every((v) => v >= -3 && v < 3));
+  assert.notDeepEqual(pe.learnedTable(2, 2, { seed: 1 }).data, pe.learnedTable(2, 2, { seed: 2 }).data);
+});
+
+// ---- binary ---------------------------------------------------------------------------
+
+test('binary encoding matches the golden values (0/1 and ±1, offsets)', () => {
+  for (const c of golden.binary.table) {
+    const got = pe.binaryTable(c.maxLen, c.bits, c.options);
+    assertMatrix(`binaryTable ${JSON.stringify(c.options)}`, got, c.table, () => 0);
+  }
+});
+
+test('property: bit b of the binary encoding flips every 2^b positions, like a sinusoid of period 2^(b+1)', () => {
+  const t = pe.binaryTable(64, 6);
+  for (let b = 0; b < 6; b++) {
+    for (let p = 1; p < 64; p++) {
+      const flipped = t.data[p * 6 + b] !== t.data[(p - 1) * 6 + b];
+      assert.equal(flipped, p % 2 ** b === 0, `bit ${b} at ${p}`);
+    }
+  }
+});
+
+// ---- precision ------------------------------------------------------------------------
+
+test('float32 / float16 / bfloat16 rounding and bit patterns match the golden values', () => {
+  for (const c of golden.precision.formats) {
+    const bits = pe.formatBits(c.values, c.format);
+    assert.ok(bits instanceof Uint32Array);
+    assert.deepEqual(Array.from(bits), c.bits, c.format);
+    const rounded = pe.roundTo(c.values, c.format);
+    c.rounded.forEach((want, i) => {
+      const expect = want === null ? Math.sign(c.values[i]) * Infinity : want;
+      assert.ok(Object.is(rounded[i], expect) || (rounded[i] === 0 && expect === 0), `${c.format} ${c.values[i]}: ${rounded[i]} vs ${expect}`);
+    });
+  }
+});
+
+test('rounding: known bit patterns, NaN, infinities, and float32 equal to Math.fround', () => {
+  const f16 = (x) => pe.formatBits([x], 'float16')[0];
+  const bf16 = (x) => pe.formatBits([x], 'bfloat16')[0];
+  assert.equal(f16(1), 0x3c00);
+  assert.equal(f16(-2), 0xc000);
+  assert.equal(f16(65504), 0x7bff);
+  assert.equal(f16(65520), 0x7c00); // the tie above the largest float16 rounds to infinity
+  assert.equal(f16(2 ** -24), 0x0001);
+  assert.equal(f16(2 ** -25), 0x0000); // tie, to even (zero)
+  assert.equal(f16(1 / 3), 0x3555);
+  assert.equal(f16(NaN), 0x7e00);
+  assert.equal(f16(-Infinity), 0xfc00);
+  assert.equal(bf16(1), 0x3f80);
+  assert.equal(bf16(Math.PI), 0x4049);
+  assert.equal(bf16(NaN), 0x7fc0);
+  assert.equal(bf16(3.4e38), 0x7f80); // beyond bfloat16's largest, 3.3895e38
+  assert.equal(pe.formatBits([1], 'float32')[0], 0x3f800000);
+  const r = rng(77);
+  const xs = Float64Array.from({ length: 5000 }, () => r() * 10 ** Math.floor(r() * 80 - 40));
+  const f32 = pe.roundTo(xs, 'float32');
+  xs.forEach((x, i) => assert.ok(Object.is(f32[i], Math.fround(x)), `${x}`));
+  const bitsJs = new Uint32Array(Float32Array.from(xs).buffer);
+  assert.deepEqual(pe.formatBits(xs, 'float32'), bitsJs);
+  assert.deepEqual(pe.roundTo(xs, 'float64'), xs);
+});
+
+test('precision error curves match the golden values (angle, result, both)', () => {
+  for (const c of golden.precision.error) {
+    const got = pe.precisionError(c.dModel, c.options);
+    const want = c.error.map((v) => (v === null ? Infinity : v));
+    assertClose(`precisionError ${JSON.stringify(c.options.format)} ${c.options.mode}`, got, want, () => 1e-10);
+  }
+});
+
+test('property: precision errors grow with position for the angle and stay bounded for the result', () => {
+  const positions = [10, 100, 1000, 10000, 60000];
+  const angle = pe.precisionError(64, { positions, format: 'float32' });
+  for (let i = 1; i < angle.length; i++) assert.ok(angle[i] > angle[i - 1]);
+  const result = pe.precisionError(64, { positions, format: 'bfloat16', mode: 'result' });
+  result.forEach((e) => assert.ok(e > 0 && e <= 2 ** -9));
+  assert.deepEqual(pe.precisionError(64, { positions, format: 'float64', mode: 'both' }), new Float64Array(5));
+  const all = pe.precisionError(8, { format: 'float16', count: 65536 });
+  assert.equal(all.length, 65536);
+  assert.equal(all[65535], Infinity); // 65535 rounds to infinity in float16
+  assert.ok(Number.isFinite(all[65519]));
+});
+
 // ---- bad input and leaks (extended by each section) ---------------------------------
 
 const x4 = { rows: 2, cols: 4, data: new Float64Array(8) };
@@ -301,6 +474,34 @@ const BAD_CALLS = [
   ['alibiBias kLen 0', () => pe.alibiBias(2, 3, { kLen: 0 }), RangeError, 'kLen'],
   ['alibiBias queryOffset fraction', () => pe.alibiBias(2, 3, { queryOffset: 0.5 }), RangeError, 'queryOffset'],
   ['alibiBias too big', () => pe.alibiBias(64, 4096, { kLen: 4096 }), RangeError, 'MiB'],
+  ['t5Bucket not an array', () => pe.t5Bucket(5), TypeError, 'relativePositions'],
+  ['t5Bucket fraction', () => pe.t5Bucket([1.5]), RangeError, 'relativePositions[0]'],
+  ['t5Bucket too few buckets', () => pe.t5Bucket([1], { numBuckets: 3 }), RangeError, 'numBuckets'],
+  ['t5Bucket maxDistance too small', () => pe.t5Bucket([1], { maxDistance: 8 }), RangeError, 'maxDistance'],
+  ['t5Bucket bidirectional string', () => pe.t5Bucket([1], { bidirectional: 'yes' }), TypeError, 'bidirectional'],
+  ['t5Bucket bad precision', () => pe.t5Bucket([1], { precision: 'float16' }), RangeError, 'precision'],
+  ['t5BucketMatrix qLen 0', () => pe.t5BucketMatrix(0), RangeError, 'qLen'],
+  ['t5BucketMatrix offset overflow', () => pe.t5BucketMatrix(2, { queryOffset: 2 ** 31 }), RangeError, 'queryOffset'],
+  ['shawClip negative k', () => pe.shawClip(3, { maxRelativePosition: -1 }), RangeError, 'maxRelativePosition'],
+  ['shawClip shift number', () => pe.shawClip(3, { shift: 1 }), TypeError, 'shift'],
+  ['learnedTable trainedLen 0', () => pe.learnedTable(0, 4), RangeError, 'trainedLen'],
+  ['learnedTable negative seed', () => pe.learnedTable(2, 4, { seed: -1 }), RangeError, 'seed'],
+  ['learnedTable bad distribution', () => pe.learnedTable(2, 4, { distribution: 'gauss' }), RangeError, 'distribution'],
+  ['learnedTable negative scale', () => pe.learnedTable(2, 4, { scale: -1 }), RangeError, 'scale'],
+  ['learnedRows past trained length', () => pe.learnedRows([4], 4, 2), RangeError, 'positions[0]'],
+  ['learnedRows negative', () => pe.learnedRows([-1], 4, 2), RangeError, 'positions[0]'],
+  ['learnedRows not array', () => pe.learnedRows(3, 4, 2), TypeError, 'positions'],
+  ['binaryTable bits 65', () => pe.binaryTable(4, 65), RangeError, 'bits'],
+  ['binaryTable negative offset', () => pe.binaryTable(4, 3, { offset: -1 }), RangeError, 'offset'],
+  ['binaryTable signed string', () => pe.binaryTable(4, 3, { signed: 'no' }), TypeError, 'signed'],
+  ['roundTo bad format', () => pe.roundTo([1], 'float8'), RangeError, 'format'],
+  ['roundTo string value', () => pe.roundTo(['1'], 'float16'), TypeError, 'values[0]'],
+  ['formatBits float64', () => pe.formatBits([1], 'float64'), RangeError, 'format'],
+  ['precisionError bad mode', () => pe.precisionError(8, { mode: 'sum' }), RangeError, 'mode'],
+  ['precisionError bad format', () => pe.precisionError(8, { format: 'half' }), RangeError, 'format'],
+  ['precisionError positions and count', () => pe.precisionError(8, { positions: [1], count: 3 }), TypeError, 'count'],
+  ['precisionError NaN position', () => pe.precisionError(8, { positions: [NaN] }), RangeError, 'positions[0]'],
+  ['precisionError bad preset', () => pe.precisionError(8, { preset: 'bert' }), RangeError, 'preset'],
 ];
 
 test('bad input: every variant function throws a TypeError / RangeError naming the parameter', () => {
@@ -318,5 +519,14 @@ test('no leaks: every variant function frees what it allocated, also after error
   pe.ropePermute(randomMatrix(16, 3, 9), { headDim: 8 });
   pe.alibiSlopes(12);
   pe.alibiBias(3, 5, { mode: 'symmetric' });
+  pe.t5Bucket([-5, 0, 300]);
+  pe.t5BucketMatrix(4, { kLen: 7 });
+  pe.shawClip(4, { shift: true });
+  pe.learnedTable(3, 4);
+  pe.learnedRows([0, 2], 3, 4);
+  pe.binaryTable(5, 3, { signed: true });
+  pe.roundTo([1, NaN], 'bfloat16');
+  pe.formatBits([1, 2], 'float16');
+  pe.precisionError(16, { positions: [1, 2, 3], mode: 'both' });
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });

@@ -23,6 +23,7 @@ Usage:
 """
 import argparse
 import decimal
+import functools
 import json
 import os
 import struct
@@ -411,6 +412,194 @@ def alibi_cases():
 
 
 # ---------------------------------------------------------------------------
+# T5 relative buckets: Hugging Face T5Attention._relative_position_bucket
+# (Mesh TensorFlow's), relative_position = memory_position - query_position.
+# The log branch is emulated operation by operation in the given format:
+# float32 as PyTorch evaluates it, or float64; each operation correctly rounded.
+# ---------------------------------------------------------------------------
+def t5_bucket(rel, bidirectional=True, num_buckets=32, max_distance=128, fmt='float32'):
+    ret = 0
+    n = num_buckets
+    if bidirectional:
+        n //= 2
+        if rel > 0:
+            ret += n
+        rel = abs(rel)
+    else:
+        rel = -min(rel, 0)
+    max_exact = n // 2
+    if rel < max_exact:
+        return ret + rel
+
+    return ret + _t5_large(rel, n, max_distance, fmt)
+
+
+@functools.lru_cache(maxsize=None)
+def _t5_large(rel, n, max_distance, fmt):
+    """The bucket of a distance rel >= max_exact within n buckets."""
+    max_exact = n // 2
+
+    def r(x):
+        return rnd(x, fmt)
+    q = r(F(rel) / max_exact)                                  # rel.float() / max_exact
+    lg = r(F(ln(q)))                                           # torch.log
+    den = r(F(f64(ln(F(float(F(max_distance, max_exact)))))))  # math.log(max_distance / max_exact)
+    t = r(lg / den)
+    t = r(t * (n - max_exact))
+    large = max_exact + int(t)                                 # .to(torch.long): truncation, t >= 0
+    return min(large, n - 1)
+
+
+def t5_cases():
+    rels = list(range(-300, 301))
+    cases = []
+    for bidir, nb, md in ((True, 32, 128), (False, 32, 128), (True, 64, 256), (False, 16, 40), (True, 8, 20)):
+        for fmt in ('float32', 'float64'):
+            cases.append({'options': {'bidirectional': bidir, 'numBuckets': nb, 'maxDistance': md, 'precision': fmt},
+                          'relative': rels,
+                          'buckets': [t5_bucket(x, bidir, nb, md, fmt) for x in rels]})
+    # Distances where float32 and float64 evaluation disagree (the product lands
+    # within rounding of a whole number): searched, then recorded with both answers.
+    boundary = []
+    # (For the usual 32/128 and 64/256 the two agree everywhere: their whole-number
+    # crossings are powers of two, exact in both. These configurations do not.)
+    for bidir, nb, md in ((True, 32, 128), (False, 10, 160), (True, 20, 160), (False, 20, 320),
+                          (False, 48, 81), (True, 96, 1029), (False, 12, 2058), (False, 32, 939),
+                          (False, 16, 1461), (True, 256, 2668)):
+        lim = 2 * md
+        diff = [x for x in range(-lim, lim + 1)
+                if t5_bucket(x, bidir, nb, md, 'float32') != t5_bucket(x, bidir, nb, md, 'float64')]
+        boundary.append({'options': {'bidirectional': bidir, 'numBuckets': nb, 'maxDistance': md},
+                         'relative': diff,
+                         'float32': [t5_bucket(x, bidir, nb, md, 'float32') for x in diff],
+                         'float64': [t5_bucket(x, bidir, nb, md, 'float64') for x in diff]})
+    matrix = []
+    for q, k, off, opts in ((4, 6, 0, {}), (3, 3, 200, {'bidirectional': False}), (2, 5, -130, {})):
+        o = dict({'bidirectional': True, 'numBuckets': 32, 'maxDistance': 128}, **opts)
+        matrix.append({'qLen': q, 'options': dict(opts, kLen=k, queryOffset=off),
+                       'buckets': [[t5_bucket(j - (i + off), o['bidirectional'], o['numBuckets'], o['maxDistance'])
+                                    for j in range(k)] for i in range(q)]})
+    return {'buckets': cases, 'float32VsFloat64': boundary, 'matrix': matrix}
+
+
+def shaw_cases():
+    """Shaw et al. 2018 (tensor2tensor _generate_relative_positions_matrix):
+    clip(j - i, -k, k), + k for the embedding index."""
+    out = []
+    for q, kl, k, shift in ((5, 5, 2, False), (5, 5, 2, True), (3, 7, 0, False), (4, 2, 16, True)):
+        out.append({'qLen': q, 'options': {'kLen': kl, 'maxRelativePosition': k, 'shift': shift},
+                    'matrix': [[max(-k, min(k, j - i)) + (k if shift else 0) for j in range(kl)] for i in range(q)]})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Learned table: splitmix64 (Steele, Lea, Flood 2014) as a counter: draw k is
+# mix(seed + (k + 1) * golden gamma); u = top 53 bits / 2^53. Element (p, c)
+# uses draws 2(p d + c), 2(p d + c) + 1. normal: Box-Muller cosine branch.
+# ---------------------------------------------------------------------------
+M64 = 2 ** 64 - 1
+
+
+def splitmix64(seed, k):
+    z = (seed + (k + 1) * 0x9E3779B97F4A7C15) & M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def learned_value(seed, index, dist, scale):
+    u1 = F(splitmix64(seed, 2 * index) >> 11, 2 ** 53)
+    u2 = F(splitmix64(seed, 2 * index + 1) >> 11, 2 ** 53)
+    if dist == 'uniform':
+        return f64(dec(scale) * (2 * dec(u1) - 1))
+    radius = (-2 * ln(1 - u1)).sqrt()
+    return f64(dec(scale) * radius * sin_cos(TWO_PI * dec(u2))[1])
+
+
+def learned_cases():
+    table = []
+    for trained, d, opts in ((4, 6, {}), (3, 5, {'seed': 42, 'distribution': 'uniform', 'scale': 1}),
+                             (2, 8, {'seed': 2 ** 53 - 1, 'scale': 1.5}), (5, 3, {'seed': 7, 'distribution': 'normal', 'scale': 0.02})):
+        seed, dist, scale = opts.get('seed', 0), opts.get('distribution', 'normal'), opts.get('scale', 0.02)
+        table.append({'trainedLen': trained, 'dModel': d, 'options': dict(opts, dtype='float64'),
+                      'table': [[learned_value(seed, r * d + c, dist, scale) for c in range(d)] for r in range(trained)]})
+    # A known splitmix64 stream (seed 1234567): the first outputs of the reference generator.
+    stream = [str(splitmix64(1234567, k)) for k in range(5)]
+    assert stream[0] == '6457827717110365317', stream[0]
+    return {'table': table, 'splitmix64Seed1234567': [stream]}
+
+
+def binary_cases():
+    out = []
+    for n, bits, opts in ((8, 3, {}), (6, 4, {'signed': True}), (3, 40, {'offset': 2 ** 31 - 3}), (4, 2, {'offset': 5})):
+        off = opts.get('offset', 0)
+        signed = opts.get('signed', False)
+        out.append({'maxLen': n, 'bits': bits, 'options': dict(opts, dtype='float64'),
+                    'table': [[(((p >> b) & 1) * 2 - 1 if signed else (p >> b) & 1) for b in range(bits)]
+                              for p in range(off, off + n)]})
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Precision: rounding to float32 / float16 / bfloat16, and the error of the
+# sinusoidal table (vaswani: interleaved, w_i = base^(-2i/d)) per position.
+# ---------------------------------------------------------------------------
+ROUND_PROBES = [0.0, 1.0, -1.0, 0.5, 1 / 3, -2.5, 0.1, 3.141592653589793, 65504.0, 65519.99, 65520.0, 65536.0,
+                2.0 ** -14, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -25, 2.0 ** -26, 1e-8, 2049.0, 2051.0, 4097.0,
+                1.0 + 2.0 ** -8, 1.0 + 3 * 2.0 ** -8, 1.0 + 2.0 ** -11, 1.0 + 3 * 2.0 ** -11, 1.0 + 2.0 ** -24,
+                1.0 + 3 * 2.0 ** -24, 257.0, 16777217.0, 3.4028235677973366e38, 3.5e38, 1e39, 1.1754943508222875e-38,
+                2.0 ** -149, 2.0 ** -150, 3 * 2.0 ** -150, 2.0 ** -133, 2.0 ** -134, 1e-45, 123456.789, -7e-5]
+
+
+def format_cases():
+    out = []
+    for fmt in ('float32', 'float16', 'bfloat16'):
+        vals, bits = [], []
+        for x in ROUND_PROBES:
+            v, b = round_format(F(x), fmt)
+            vals.append(float(v) if not isinstance(v, float) else None)   # None: +-inf
+            bits.append(b)
+        out.append({'format': fmt, 'values': ROUND_PROBES, 'rounded': vals, 'bits': bits})
+    return out
+
+
+def precision_error(p, d, fmt, mode, base=10000):
+    """max over the columns of |value - exact value| at position p."""
+    worst = D(0)
+    pr = rnd(F(p), fmt)
+    if isinstance(pr, float) and mode != 'result':   # the position itself overflowed
+        return None
+    for i in range((d + 1) // 2):
+        w = pow_(base, F(-2 * i, d))
+        s, c = sin_cos(dec(p) * w)
+        if mode == 'result':
+            s2, c2 = dec(rnd(F(s), fmt)), dec(rnd(F(c), fmt))
+        else:
+            wr = rnd(F(f64(w)), fmt)
+            ar = rnd(pr * wr, fmt)
+            if isinstance(ar, float):                 # overflowed to infinity
+                return None
+            s2, c2 = sin_cos(dec(ar))
+            if mode == 'both':
+                s2, c2 = dec(rnd(F(s2), fmt)), dec(rnd(F(c2), fmt))
+        errs = [abs(s2 - s)] + ([abs(c2 - c)] if i < d // 2 else [])
+        worst = max([worst] + errs)
+    return f64(worst)
+
+
+def precision_cases():
+    positions = [0, 1, 2, 3, 100, 255, 257, 1000, 2047, 2049, 4097, 30000, 65504, 65535]
+    out = []
+    for fmt, mode, d in (('float16', 'angle', 16), ('float16', 'result', 16), ('float16', 'both', 8),
+                         ('bfloat16', 'angle', 16), ('bfloat16', 'result', 16), ('float32', 'angle', 32),
+                         ('float32', 'result', 32), ('float32', 'both', 7)):
+        out.append({'dModel': d, 'options': {'format': fmt, 'mode': mode, 'positions': positions},
+                    'error': [precision_error(p, d, fmt, mode) for p in positions],
+                    'note': 'null: the rounded angle is infinite (float16 position >= 65520); the API gives Infinity'})
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Assembly.
 # ---------------------------------------------------------------------------
 def build():
@@ -423,6 +612,11 @@ def build():
         },
         'rope': rope_cases(),
         'alibi': alibi_cases(),
+        't5': t5_cases(),
+        'shaw': {'matrix': shaw_cases()},
+        'learned': learned_cases(),
+        'binary': {'table': binary_cases()},
+        'precision': {'formats': format_cases(), 'error': precision_cases()},
     }
 
 

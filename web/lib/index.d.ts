@@ -141,6 +141,24 @@ export interface Posenc {
   alibiSlopes(heads: number, options?: AlibiSlopeOptions): Float64Array;
   /** ALiBi bias added to the attention scores of each head. */
   alibiBias(heads: number, qLen: number, options?: AlibiBiasOptions): AlibiBias;
+  /** T5 bucket of each relative position (memory − query), as HF _relative_position_bucket. */
+  t5Bucket(relativePositions: ArrayLike<number>, options?: T5BucketOptions): Int32Array;
+  /** qLen × kLen T5 buckets of j − (i + queryOffset). */
+  t5BucketMatrix(qLen: number, options?: T5BucketMatrixOptions): Matrix<Int32Array>;
+  /** qLen × kLen Shaw relative positions clip(j − i, −k, k) (+ k when shift). */
+  shawClip(qLen: number, options?: ShawOptions): Matrix<Int32Array>;
+  /** A seeded random learned table with rows for positions 0 .. trainedLen − 1 only. */
+  learnedTable(trainedLen: number, dModel: number, options?: LearnedOptions): Matrix;
+  /** Rows of that table; a RangeError for any position ≥ trainedLen (no such row exists). */
+  learnedRows(positions: ArrayLike<number>, trainedLen: number, dModel: number, options?: LearnedOptions): Matrix;
+  /** maxLen × bits: bit b (LSB first) of each position, 0/1 or ±1. */
+  binaryTable(maxLen: number, bits: number, options?: BinaryOptions): Matrix;
+  /** Values rounded to the format (round to nearest, ties to even), as doubles. */
+  roundTo(values: ArrayLike<number>, format: NumberFormat): Float64Array;
+  /** Bit patterns in the format (float16 / bfloat16 in the low 16 bits). */
+  formatBits(values: ArrayLike<number>, format: 'float32' | 'float16' | 'bfloat16'): Uint32Array;
+  /** Per position: max over the sinusoidal table's columns of |value − float64 value|; Infinity where the angle overflows. */
+  precisionError(dModel: number, options?: PrecisionOptions): Float64Array;
 }
 
 /** Loads the WebAssembly module once; every call returns the same promise. */
@@ -255,4 +273,66 @@ export interface AlibiBias {
   cols: number;
   slopes: Float64Array;
   data: Float32Array | Float64Array;
+}
+
+// ---- variants: relative positions, learned, binary, precision ---------------------------
+
+export interface T5BucketOptions {
+  /** Encoder (true, default) or decoder (false: only the past is bucketed). */
+  bidirectional?: boolean;
+  /** Default 32. */
+  numBuckets?: number;
+  /** Default 128. */
+  maxDistance?: number;
+  /** 'float32' (default) evaluates the log branch as PyTorch does; 'float64' in double. */
+  precision?: 'float32' | 'float64';
+}
+
+export interface T5BucketMatrixOptions extends T5BucketOptions {
+  /** Default qLen. */
+  kLen?: number;
+  /** Query i sits at position i + queryOffset. Default 0. */
+  queryOffset?: number;
+}
+
+export interface ShawOptions {
+  /** Default qLen. */
+  kLen?: number;
+  /** Shaw's k: relative positions are clipped to [−k, k]. Default 16. */
+  maxRelativePosition?: number;
+  /** Add k, giving indices 0..2k into the relative embeddings. Default false. */
+  shift?: boolean;
+}
+
+export interface LearnedOptions {
+  /** Integer 0 .. 2^53 − 1. Default 0. */
+  seed?: number;
+  /** 'normal' N(0, scale²) (default) or 'uniform' U[−scale, scale). */
+  distribution?: 'normal' | 'uniform';
+  /** Default 0.02 (GPT-2's initialiser). */
+  scale?: number;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+export interface BinaryOptions {
+  /** Position of row 0; a whole number ≥ 0. Default 0. */
+  offset?: number;
+  /** −1/+1 instead of 0/1. Default false. */
+  signed?: boolean;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+export type NumberFormat = 'float32' | 'float64' | 'float16' | 'bfloat16';
+
+export interface PrecisionOptions extends EncodingOptions {
+  /** Positions to measure. Default 0 .. count − 1. */
+  positions?: ArrayLike<number>;
+  /** Default 65536 (with positions absent). */
+  count?: number;
+  /** Default 'float16'. */
+  format?: NumberFormat;
+  /** 'angle' (position, frequency and product rounded; default), 'result' (sin/cos rounded), or 'both'. */
+  mode?: 'angle' | 'result' | 'both';
 }

@@ -5,7 +5,7 @@
 // core (c/rope.c, alibi.c, relative.c, learned.c, binary.c, precision.c) and
 // returns fresh copies. api.js spreads createVariants(wasm) into the API.
 import { withFrame, readCString } from './heap.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer } from './validate.js';
+import { Checker, DTYPES, MAX_POSITION, bytesPer, typedLength } from './validate.js';
 import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
 
 // C enum values (c/posenc.h, section "variants").
@@ -33,6 +33,34 @@ const TYPE_STATUSES = new Set([1, 4]);
 
 const isF32 = (data) => data instanceof Float32Array;
 const dtypeCode = (dtype) => (dtype === 'float32' ? 0 : 1);
+
+/**
+ * Numbers to round: like Checker.vector, but NaN and ±Infinity are allowed
+ * (they have bit patterns too). Returns a Float64Array copy, read once.
+ */
+function numbersArg(check, name, value) {
+  const typed = typedLength(value);
+  if (typed < 0 && !Array.isArray(value)) throw check.fail(TypeError, `${name} must be an array or typed array of numbers`, value);
+  const n = typed >= 0 ? typed : value.length;
+  check.size(`${name}.length`, n);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const x = value[i];
+    if (typeof x !== 'number') throw check.fail(TypeError, `${name}[${i}] must be a number`, x);
+    out[i] = x;
+  }
+  return out;
+}
+
+/** Preset + overrides of the sinusoidal table, resolved as api.js does. */
+function encodingArgs(check, dModel, opts) {
+  const preset = PRESETS[check.oneOf('preset', opts.preset ?? 'vaswani', PRESET_NAMES)];
+  const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(LAYOUTS));
+  const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(FREQUENCY_RULES));
+  const base = check.finite('base', opts.base ?? preset.base, { above: 1 });
+  if (preset.evenOnly && dModel % 2) throw check.fail(RangeError, `preset ${JSON.stringify(opts.preset)} needs an even dModel`, dModel);
+  return { layout: LAYOUTS[layout], freq: FREQUENCY_RULES[frequencies], base };
+}
 
 export function createVariants(wasm) {
   function call(check, status) {
@@ -256,8 +284,196 @@ export function createVariants(wasm) {
     });
   }
 
+  // ---- relative positions: T5 buckets, Shaw clipping --------------------------------
+
+  function t5Args(check, opts) {
+    const bidirectional = check.boolean('bidirectional', opts.bidirectional ?? true);
+    const numBuckets = check.size('numBuckets', opts.numBuckets ?? 32, 65536);
+    const half = bidirectional ? Math.floor(numBuckets / 2) : numBuckets;
+    if (Math.floor(half / 2) < 1) {
+      throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? 4 : 2} (half of the ${bidirectional ? 'direction\'s ' : ''}buckets are exact distances)`, numBuckets);
+    }
+    const maxExact = Math.floor(half / 2);
+    const maxDistance = check.integer('maxDistance', opts.maxDistance ?? 128, maxExact + 1, MAX_POSITION - 1);
+    const precision = check.oneOf('precision', opts.precision ?? 'float32', ['float32', 'float64']);
+    return { bidirectional: bidirectional ? 1 : 0, numBuckets, maxDistance, f32: precision === 'float32' ? 1 : 0 };
+  }
+  const T5_KEYS = ['bidirectional', 'numBuckets', 'maxDistance', 'precision'];
+
+  function t5Bucket(relativePositions, options) {
+    const check = new Checker('t5Bucket');
+    const a = t5Args(check, check.options(options, T5_KEYS));
+    const rel = check.vector('relativePositions', relativePositions);
+    const n = rel.length;
+    for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
+    check.bytes(n * 8);
+    return withFrame(wasm, 't5Bucket', (f) => {
+      const out = int32Out(f, n);
+      call(check, wasm.pe_t5_bucket(out, int32In(f, rel), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
+      return readInt32(out, n);
+    });
+  }
+
+  function t5BucketMatrix(qLen, options) {
+    const check = new Checker('t5BucketMatrix');
+    const opts = check.options(options, [...T5_KEYS, 'kLen', 'queryOffset']);
+    check.size('qLen', qLen);
+    const kLen = check.size('kLen', opts.kLen ?? qLen);
+    const a = t5Args(check, opts);
+    const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
+    const count = qLen * kLen;
+    check.bytes(count * 4);
+    return withFrame(wasm, 't5BucketMatrix', (f) => {
+      const out = int32Out(f, count);
+      call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
+      return matrix(qLen, kLen, readInt32(out, count));
+    });
+  }
+
+  function shawClip(qLen, options) {
+    const check = new Checker('shawClip');
+    const opts = check.options(options, ['kLen', 'maxRelativePosition', 'shift']);
+    check.size('qLen', qLen);
+    const kLen = check.size('kLen', opts.kLen ?? qLen);
+    const k = check.integer('maxRelativePosition', opts.maxRelativePosition ?? 16, 0, 2 ** 24);
+    const shift = check.boolean('shift', opts.shift ?? false);
+    const count = qLen * kLen;
+    check.bytes(count * 4);
+    return withFrame(wasm, 'shawClip', (f) => {
+      const out = int32Out(f, count);
+      call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0));
+      return matrix(qLen, kLen, readInt32(out, count));
+    });
+  }
+
+  // ---- learned absolute table ---------------------------------------------------------
+
+  const LEARNED_KEYS = ['seed', 'distribution', 'scale', 'dtype'];
+  function learnedArgs(check, trainedLen, dModel, opts) {
+    check.size('trainedLen', trainedLen);
+    check.size('dModel', dModel);
+    const seed = check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const distribution = check.oneOf('distribution', opts.distribution ?? 'normal', Object.keys(DISTRIBUTIONS));
+    const scale = check.finite('scale', opts.scale ?? 0.02, { min: 0 });
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    return { seed, dist: DISTRIBUTIONS[distribution], scale, dtype };
+  }
+
+  function learnedTable(trainedLen, dModel, options) {
+    const check = new Checker('learnedTable');
+    const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
+    const count = trainedLen * dModel;
+    check.bytes(count * bytesPer(a.dtype));
+    return withFrame(wasm, 'learnedTable', (f) => {
+      const out = f.output(a.dtype, count);
+      call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
+      return matrix(trainedLen, dModel, f.read(a.dtype, out, count));
+    });
+  }
+
+  function learnedRows(positions, trainedLen, dModel, options) {
+    const check = new Checker('learnedRows');
+    const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
+    const pos = check.vector('positions', positions);
+    for (let i = 0; i < pos.length; i++) {
+      const p = check.number(`positions[${i}]`, pos[i]);
+      if (!Number.isInteger(p) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
+      if (p >= trainedLen) {
+        throw check.fail(RangeError, `positions[${i}] is ${p}, but a learned table trained on ${trainedLen} positions has rows only for 0 to ${trainedLen - 1}: no row exists past the trained length`);
+      }
+    }
+    const n = pos.length;
+    const count = n * dModel;
+    check.bytes(count * bytesPer(a.dtype) + n * 4);
+    return withFrame(wasm, 'learnedRows', (f) => {
+      const out = f.output(a.dtype, count);
+      call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), int32In(f, pos), n, trainedLen, dModel, a.seed, a.dist, a.scale));
+      return matrix(n, dModel, f.read(a.dtype, out, count));
+    });
+  }
+
+  // ---- binary encoding ----------------------------------------------------------------
+
+  function binaryTable(maxLen, bits, options) {
+    const check = new Checker('binaryTable');
+    const opts = check.options(options, ['offset', 'signed', 'dtype']);
+    check.size('maxLen', maxLen);
+    check.size('bits', bits, 64);
+    const offset = check.integer('offset', opts.offset ?? 0, 0, MAX_POSITION - (maxLen - 1));
+    const signed = check.boolean('signed', opts.signed ?? false);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const count = maxLen * bits;
+    check.bytes(count * bytesPer(dtype));
+    return withFrame(wasm, 'binaryTable', (f) => {
+      const out = f.output(dtype, count);
+      call(check, wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0));
+      return matrix(maxLen, bits, f.read(dtype, out, count));
+    });
+  }
+
+  // ---- precision ------------------------------------------------------------------------
+
+  function roundTo(values, format) {
+    const check = new Checker('roundTo');
+    const fmt = check.oneOf('format', format, Object.keys(FORMATS));
+    const v = numbersArg(check, 'values', values);
+    const n = v.length;
+    check.bytes(n * 16);
+    return withFrame(wasm, 'roundTo', (f) => {
+      const out = f.output('float64', n);
+      call(check, wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
+      return f.read('float64', out, n);
+    });
+  }
+
+  function formatBits(values, format) {
+    const check = new Checker('formatBits');
+    const fmt = check.oneOf('format', format, ['float32', 'float16', 'bfloat16']);
+    const v = numbersArg(check, 'values', values);
+    const n = v.length;
+    check.bytes(n * 12);
+    return withFrame(wasm, 'formatBits', (f) => {
+      const out = int32Out(f, n);
+      call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
+      return new Uint32Array(wasm.memory.buffer, out, n).slice();
+    });
+  }
+
+  function precisionError(dModel, options) {
+    const check = new Checker('precisionError');
+    const opts = check.options(options, ['positions', 'count', 'format', 'mode', 'preset', 'layout', 'frequencies', 'base']);
+    check.size('dModel', dModel);
+    const enc = encodingArgs(check, dModel, opts);
+    const format = check.oneOf('format', opts.format ?? 'float16', Object.keys(FORMATS));
+    const mode = check.oneOf('mode', opts.mode ?? 'angle', Object.keys(PRECISION_MODES));
+    let positions;
+    if (opts.positions !== undefined && opts.positions !== null) {
+      if (opts.count !== undefined) throw check.fail(TypeError, 'give positions or count, not both');
+      positions = check.vector('positions', opts.positions);
+      for (let i = 0; i < positions.length; i++) {
+        check.finite(`positions[${i}]`, positions[i], { min: -MAX_POSITION, max: MAX_POSITION });
+      }
+    } else {
+      const count = check.size('count', opts.count ?? 65536);
+      check.bytes(count * 16);
+      positions = Float64Array.from({ length: count }, (_, i) => i);
+    }
+    const n = positions.length;
+    check.bytes(n * 16);
+    return withFrame(wasm, 'precisionError', (f) => {
+      const out = f.output('float64', n);
+      call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
+        FORMATS[format], PRECISION_MODES[mode]));
+      return f.read('float64', out, n);
+    });
+  }
+
   return {
     ropeFrequencies, ropeCache, ropeApply, ropePermutation, ropePermute,
     alibiSlopes, alibiBias,
+    t5Bucket, t5BucketMatrix, shawClip,
+    learnedTable, learnedRows,
+    binaryTable,
+    roundTo, formatBits, precisionError,
   };
 }
