@@ -118,6 +118,8 @@ export class PeWidget extends HTMLElement {
     this.exportEl.relabel();
     this.values = values;
     if (errors.length) return this.fail(errors.map((m) => this.message(m)).join(' '));
+    // Shown before drawing: a chart created inside a display:none box would get size 0.
+    this.main.classList.remove('hidden');
     try {
       this.render(api, values);
     } catch (e) {
@@ -125,7 +127,6 @@ export class PeWidget extends HTMLElement {
     }
     this.showNotes();
     this.errEl.classList.add('hidden');
-    this.main.classList.remove('hidden');
     this.renders++;
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('pe-render', { bubbles: true, composed: true }));
