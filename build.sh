@@ -31,7 +31,11 @@ need_package() { # need_package COMMAND DEBIAN_PACKAGE
 
 need_package emcc emscripten
 need_package python3 python3
-[ "$for_tests" = 1 ] && need_package chromium chromium
+if [ "$for_tests" = 1 ]; then
+  need_package chromium chromium
+  # Without a CJK font the screenshots the browser tests save show boxes for Chinese text.
+  fc-list :lang=zh 2>/dev/null | grep -q . || need_package no-such-command-cjk fonts-wqy-microhei
+fi
 if [ ! -d node_modules ]; then
   echo "build.sh: installing npm dev dependencies (npm ci)..."
   npm ci --no-audit --no-fund --loglevel=error
