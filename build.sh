@@ -18,23 +18,23 @@ for arg in "$@"; do
 done
 
 apt_updated=0
-need_package() { # need_package COMMAND DEBIAN_PACKAGE
-  command -v "$1" >/dev/null 2>&1 && return 0
+install_package() { # install_package DEBIAN_PACKAGE WHAT_IS_MISSING
   if [ "$(id -u)" != 0 ]; then
-    echo "build.sh: '$1' is missing. Install Debian's package '$2' (sudo apt-get install $2) and run again." >&2
+    echo "build.sh: $2 is missing. Install Debian's package '$1' (sudo apt-get install $1) and run again." >&2
     exit 1
   fi
-  echo "build.sh: installing $2 from Debian's packages..."
+  echo "build.sh: installing $1 from Debian's packages..."
   if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
 }
+have() { command -v "$1" >/dev/null 2>&1; }
 
-need_package emcc emscripten
-need_package python3 python3
+have emcc || install_package emscripten emcc
+have python3 || install_package python3 python3
 if [ "$for_tests" = 1 ]; then
-  need_package chromium chromium
+  have chromium || install_package chromium chromium
   # Without a CJK font the screenshots the browser tests save show boxes for Chinese text.
-  fc-list :lang=zh 2>/dev/null | grep -q . || need_package no-such-command-cjk fonts-wqy-microhei
+  fc-list :lang=zh 2>/dev/null | grep -q . || install_package fonts-wqy-microhei "a Chinese font"
 fi
 if [ ! -d node_modules ]; then
   echo "build.sh: installing npm dev dependencies (npm ci)..."
