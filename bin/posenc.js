@@ -1,0 +1,348 @@
+#!/usr/bin/env node
+// posenc: export positional encodings to .npy, .csv or .json.
+//
+//   npx posenc table --d-model 512 --max-len 2048 --preset vaswani --out pe.npy
+//   npx posenc rope  --dim 128 --max-len 8192 --base 500000 --scaling llama3 --out rope.npy
+//   npx posenc alibi --heads 12 --q-len 1024 --mode causal --out alibi.npy
+//
+// Everything is computed by the public API (web/lib/index.js). Exit status:
+// 0 written, 2 bad command line (unknown flag, bad value), 1 anything else.
+import { openSync, writeSync, closeSync } from 'node:fs';
+import { endianness } from 'node:os';
+import path from 'node:path';
+import { init } from '../web/lib/index.js';
+import { npyHeader } from './npy.js';
+
+const FORMATS = ['npy', 'csv', 'json'];
+const COMMON = {
+  out: { type: 'string', help: 'output file ("-" for standard output); the extension picks the format' },
+  format: { type: 'string', help: 'npy | csv | json (default: from --out, else npy)' },
+  dtype: { type: 'string', help: 'float32 | float64 (default float32)' },
+  quiet: { type: 'boolean', help: 'no progress line on stderr' },
+  help: { type: 'boolean', help: 'show this help' },
+};
+
+const COMMANDS = {
+  table: {
+    summary: 'the sinusoidal table, max-len × d-model',
+    flags: {
+      'max-len': { type: 'int', required: true, help: 'rows (positions)' },
+      'd-model': { type: 'int', required: true, help: 'columns' },
+      preset: { type: 'string', help: 'vaswani (default) | tensor2tensor | fairseq | tf-tutorial | marian' },
+      layout: { type: 'string', help: 'interleaved | concat | split (overrides the preset)' },
+      frequencies: { type: 'string', help: 'paper | geometric (overrides the preset)' },
+      base: { type: 'number', help: 'default 10000' },
+      offset: { type: 'number', help: 'position of row 0 (default 0)' },
+    },
+  },
+  rope: {
+    summary: 'the RoPE cos and sin cache: shape (2, max-len, cols), cos first; or one of them with --part',
+    flags: {
+      'max-len': { type: 'int', required: true, help: 'rows (positions)' },
+      dim: { type: 'int', required: true, help: 'rotary (head) dimension, even' },
+      base: { type: 'number', help: 'default 10000' },
+      offset: { type: 'number', help: 'position of row 0 (default 0)' },
+      layout: { type: 'string', help: 'half (default, HF: dim columns [f | f]) | interleaved (f0 f0 f1 f1 ...) | pairs (dim/2 columns)' },
+      part: { type: 'string', help: 'both (default) | cos | sin' },
+      scaling: { type: 'string', help: 'linear | ntk | yarn | llama3' },
+      factor: { type: 'number', help: 'scaling factor (llama3 default 8)' },
+      'low-freq-factor': { type: 'number', help: 'llama3 (default 1)' },
+      'high-freq-factor': { type: 'number', help: 'llama3 (default 4)' },
+      'original-max-position': { type: 'number', help: 'llama3 (default 8192), yarn (required)' },
+      'beta-fast': { type: 'number', help: 'yarn (default 32)' },
+      'beta-slow': { type: 'number', help: 'yarn (default 1)' },
+      'attention-factor': { type: 'number', help: 'yarn (default 0.1 ln(factor) + 1)' },
+    },
+  },
+  alibi: {
+    summary: 'ALiBi biases: shape (heads, q-len, k-len); or one head with --head',
+    flags: {
+      heads: { type: 'int', required: true, help: 'number of heads' },
+      'q-len': { type: 'int', required: true, help: 'queries (rows)' },
+      'k-len': { type: 'int', help: 'keys (columns; default q-len)' },
+      head: { type: 'int', help: 'write only this head (0-based): a 2-D array' },
+      variant: { type: 'string', help: 'press (default) | mpt' },
+      'max-bias': { type: 'number', help: 'the 8 of 2^(-8h/n) (default 8)' },
+      mode: { type: 'string', help: 'causal (default) | symmetric' },
+      'mask-value': { type: 'number', help: 'causal entries above the diagonal (default -inf; "-inf" accepted)' },
+      'query-offset': { type: 'int', help: 'position of query 0 (default 0)' },
+    },
+  },
+};
+
+class UsageError extends Error {}
+
+function usage(cmd) {
+  const lines = [];
+  const show = (flags) => {
+    for (const [name, f] of Object.entries(flags)) {
+      const arg = f.type === 'boolean' ? '' : f.type === 'string' ? ' <text>' : ' <number>';
+      lines.push(`  --${name}${arg}`.padEnd(34) + f.help + (f.required ? ' (required)' : ''));
+    }
+  };
+  if (!cmd) {
+    lines.push('Usage: posenc <command> [flags]', '', 'Commands:');
+    for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)}${c.summary}`);
+    lines.push('', 'Common flags:');
+    show(COMMON);
+    lines.push('', 'Run posenc <command> --help for the flags of a command.', '',
+      'Example: posenc table --d-model 512 --max-len 2048 --preset vaswani --format npy --out pe.npy');
+  } else {
+    lines.push(`Usage: posenc ${cmd} [flags]`, '', COMMANDS[cmd].summary, '', 'Flags:');
+    show(COMMANDS[cmd].flags);
+    show(COMMON);
+  }
+  return lines.join('\n') + '\n';
+}
+
+function parse(argv) {
+  const [cmd, ...rest] = argv;
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return { help: true };
+  if (!COMMANDS[cmd]) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${Object.keys(COMMANDS).join(', ')})`);
+  const spec = { ...COMMANDS[cmd].flags, ...COMMON };
+  const values = {};
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i];
+    if (token === '-h') { values.help = true; continue; }
+    if (!token.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(token)} (flags start with --)`);
+    const eq = token.indexOf('=');
+    const name = token.slice(2, eq < 0 ? undefined : eq);
+    const f = spec[name];
+    if (!f) throw new UsageError(`unknown flag --${name} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
+    if (f.type === 'boolean') {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      values[name] = true;
+      continue;
+    }
+    let raw = eq >= 0 ? token.slice(eq + 1) : rest[++i];
+    if (raw === undefined) throw new UsageError(`--${name} needs a value`);
+    if (f.type === 'string') { values[name] = raw; continue; }
+    if (/^-?inf(inity)?$/i.test(raw)) raw = raw.startsWith('-') ? '-Infinity' : 'Infinity';
+    const num = raw.trim() === '' ? NaN : Number(raw);
+    if (Number.isNaN(num) || (f.type === 'int' && !Number.isInteger(num))) {
+      throw new UsageError(`--${name} expects ${f.type === 'int' ? 'an integer' : 'a number'}, got ${JSON.stringify(raw)}`);
+    }
+    values[name] = num;
+  }
+  if (values.help) return { cmd, help: true };
+  for (const [name, f] of Object.entries(spec)) {
+    if (f.required && values[name] === undefined) throw new UsageError(`--${name} is required (see posenc ${cmd} --help)`);
+  }
+  if (values.out === undefined) throw new UsageError(`--out is required (a file name, or - for standard output)`);
+  const format = values.format ?? (FORMATS.find((x) => path.extname(values.out).toLowerCase() === `.${x}`) ?? 'npy');
+  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+  const dtype = values.dtype ?? 'float32';
+  if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${JSON.stringify(dtype)}`);
+  return { cmd, values, format, dtype };
+}
+
+// ---- output ------------------------------------------------------------------------
+
+/**
+ * Streams an array of `shape` to `out` in `format`. `rows(onRow)` produces the
+ * data as consecutive row-major chunks (typed arrays whose lengths are
+ * multiples of the last dimension).
+ */
+function writeArray(out, format, dtype, shape, produce, progress) {
+  const fd = out === '-' ? 1 : openSync(out, 'w');
+  const cols = shape[shape.length - 1];
+  const totalRows = shape.slice(0, -1).reduce((a, b) => a * b, 1);
+  let rowsDone = 0;
+  const write = (data) => (typeof data === 'string' ? writeSync(fd, data) : writeSync(fd, data));
+  const fmt = (v) => (Number.isFinite(v) ? String(v) : format === 'json' ? 'null' : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan');
+  try {
+    if (format === 'npy') write(npyHeader(dtype, shape));
+    if (format === 'json') write(`{"shape":${JSON.stringify(shape)},"dtype":"${dtype}","nonFinite":"null stands for a non-finite value (-Infinity: a masked entry)","data":`);
+    produce((chunk) => {
+      if (format === 'npy') {
+        write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      } else {
+        const lines = [];
+        for (let r = 0; r < chunk.length / cols; r++) {
+          const cells = Array.from(chunk.subarray(r * cols, (r + 1) * cols), fmt);
+          if (format === 'csv') lines.push(cells.join(',') + '\n');
+          else {
+            const index = rowsDone + r;
+            // Open and close the brackets of the leading dimensions around this row.
+            let open = '';
+            let close = '';
+            let stride = 1;
+            for (let d = shape.length - 2; d >= 0; d--) {
+              const pos = Math.floor(index / stride) % shape[d];
+              if (pos === 0 && index % stride === 0) open = '[' + open;
+              stride *= shape[d];
+            }
+            stride = 1;
+            for (let d = shape.length - 2; d >= 0; d--) {
+              const pos = Math.floor((index + 1) / stride) % shape[d];
+              if (pos === 0 && (index + 1) % stride === 0) close += ']';
+              stride *= shape[d];
+            }
+            const sep = index === totalRows - 1 ? '' : ',';
+            lines.push(`${open}[${cells.join(',')}]${close}${sep}${close ? '\n' : ''}`);
+          }
+        }
+        write(lines.join(''));
+      }
+      rowsDone += chunk.length / cols;
+      progress(rowsDone / totalRows);
+    });
+    if (format === 'json') write('}\n');
+  } finally {
+    if (fd !== 1) closeSync(fd);
+  }
+}
+
+function progressLine(quiet, label, bytes) {
+  // Only outputs of 8 MiB or more report progress, on stderr (stdout may be the data).
+  if (quiet || bytes < 8 * 2 ** 20) return { tick() {}, done() {} };
+  const tty = process.stderr.isTTY;
+  let last = -1;
+  const mib = (bytes / 2 ** 20).toFixed(1);
+  return {
+    tick(fraction) {
+      const pct = Math.floor(fraction * 100);
+      const step = tty ? pct : Math.floor(pct / 25) * 25;
+      if (step === last) return;
+      last = step;
+      process.stderr.write(`${tty ? '\r' : ''}posenc: writing ${label} (${mib} MiB of data) ${step}%${tty ? '' : '\n'}`);
+    },
+    done() { if (tty) process.stderr.write('\n'); },
+  };
+}
+
+// Rows computed per call for the chunked commands (keeps memory small for big outputs).
+const CHUNK_ELEMENTS = 1 << 20;
+
+function runTable(pe, { values: v, format, dtype }, out, tick) {
+  const maxLen = v['max-len'];
+  const dModel = v['d-model'];
+  const opts = { dtype };
+  for (const key of ['preset', 'layout', 'frequencies', 'base']) if (v[key] !== undefined) opts[key] = v[key];
+  const offset = v.offset ?? 0;
+  checkLength('max-len', maxLen);
+  // Validate everything (first and last rows) before the file is created.
+  pe.table(1, dModel, { ...opts, offset });
+  pe.table(1, dModel, { ...opts, offset: offset + maxLen - 1 });
+  const preset = pe.presets[v.preset ?? 'vaswani'];
+  const padding = preset.paddingIdx; // fairseq: a zero row, counted from row 0 of the whole table
+  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / dModel));
+  writeArray(out, format, dtype, [maxLen, dModel], (emit) => {
+    for (let r0 = 0; r0 < maxLen; r0 += chunk) {
+      const n = Math.min(chunk, maxLen - r0);
+      const paddingIdx = padding !== undefined && padding >= r0 && padding < r0 + n ? padding - r0 : null;
+      emit(pe.table(n, dModel, { ...opts, offset: offset + r0, ...(padding !== undefined ? { paddingIdx } : {}) }).data);
+    }
+  }, tick);
+  return [maxLen, dModel];
+}
+
+function ropeScaling(v) {
+  if (v.scaling === undefined) {
+    for (const k of ['factor', 'low-freq-factor', 'high-freq-factor', 'original-max-position', 'beta-fast', 'beta-slow', 'attention-factor']) {
+      if (v[k] !== undefined) throw new UsageError(`--${k} needs --scaling`);
+    }
+    return undefined;
+  }
+  const map = { factor: 'factor', 'low-freq-factor': 'lowFreqFactor', 'high-freq-factor': 'highFreqFactor',
+    'original-max-position': 'originalMaxPosition', 'beta-fast': 'betaFast', 'beta-slow': 'betaSlow', 'attention-factor': 'attentionFactor' };
+  const s = { type: v.scaling };
+  for (const [flag, key] of Object.entries(map)) if (v[flag] !== undefined) s[key] = v[flag];
+  return s;
+}
+
+function runRope(pe, { values: v, format, dtype }, out, tick) {
+  const maxLen = v['max-len'];
+  const dim = v.dim;
+  const part = v.part ?? 'both';
+  if (!['both', 'cos', 'sin'].includes(part)) throw new UsageError(`--part must be both, cos or sin, got ${JSON.stringify(part)}`);
+  if (part === 'both' && format === 'csv') throw new UsageError('a CSV file holds one matrix: add --part cos or --part sin');
+  const opts = { dtype, layout: v.layout ?? 'half', base: v.base ?? 10000, scaling: ropeScaling(v) };
+  const offset = v.offset ?? 0;
+  checkLength('max-len', maxLen);
+  const probe = pe.ropeCache(1, dim, { ...opts, offset });
+  pe.ropeCache(1, dim, { ...opts, offset: offset + maxLen - 1 });
+  const cols = probe.cos.cols;
+  const parts = part === 'both' ? ['cos', 'sin'] : [part];
+  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / cols));
+  const shape = part === 'both' ? [2, maxLen, cols] : [maxLen, cols];
+  writeArray(out, format, dtype, shape, (emit) => {
+    for (const which of parts) {
+      for (let r0 = 0; r0 < maxLen; r0 += chunk) {
+        emit(pe.ropeCache(Math.min(chunk, maxLen - r0), dim, { ...opts, offset: offset + r0 })[which].data);
+      }
+    }
+  }, tick);
+  return shape;
+}
+
+function runAlibi(pe, { values: v, format, dtype }, out, tick) {
+  const opts = { dtype };
+  const map = { 'k-len': 'kLen', variant: 'variant', 'max-bias': 'maxBias', mode: 'mode', 'mask-value': 'maskValue', 'query-offset': 'queryOffset' };
+  for (const [flag, key] of Object.entries(map)) if (v[flag] !== undefined) opts[key] = v[flag];
+  const heads = v.heads;
+  if (v.head !== undefined && !(v.head >= 0 && v.head < heads)) throw new UsageError(`--head must be from 0 to ${heads - 1}, got ${v.head}`);
+  if (v.head === undefined && format === 'csv' && heads > 1) throw new UsageError('a CSV file holds one matrix: add --head h (0-based) or use --heads 1');
+  const b = pe.alibiBias(heads, v['q-len'], opts);
+  const per = b.rows * b.cols;
+  const data = v.head === undefined ? b.data : b.data.subarray(v.head * per, (v.head + 1) * per);
+  const shape = v.head === undefined && format !== 'csv' ? [heads, b.rows, b.cols] : [b.rows, b.cols];
+  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / b.cols)) * b.cols;
+  writeArray(out, format, dtype, shape, (emit) => {
+    for (let i = 0; i < data.length; i += chunk) emit(data.subarray(i, i + chunk));
+  }, tick);
+  return shape;
+}
+
+/** Row counts are computed in chunks, so check them here rather than in one API call. */
+function checkLength(flag, value) {
+  if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${value}`);
+}
+
+const RUN = { table: runTable, rope: runRope, alibi: runAlibi };
+
+async function main(argv) {
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`posenc: ${e.message}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(usage(parsed.cmd));
+    return 0;
+  }
+  if (endianness() !== 'LE') {
+    process.stderr.write('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
+    return 1;
+  }
+  const pe = await init();
+  const { cmd, values } = parsed;
+  // Size estimate for the progress line (elements × bytes).
+  const bytesPer = parsed.dtype === 'float32' ? 4 : 8;
+  const elems = cmd === 'table' ? values['max-len'] * values['d-model']
+    : cmd === 'rope' ? values['max-len'] * values.dim * ((values.part ?? 'both') === 'both' ? 2 : 1)
+      : (values.head === undefined ? values.heads : 1) * values['q-len'] * (values['k-len'] ?? values['q-len']);
+  const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, elems * bytesPer);
+  try {
+    const shape = RUN[cmd](pe, parsed, values.out, (f) => bar.tick(f));
+    bar.done();
+    if (!values.quiet && values.out !== '-') {
+      process.stderr.write(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
+    }
+    return 0;
+  } catch (e) {
+    bar.done();
+    // The API's own argument errors ("posenc.fn: ...") are bad flag values too.
+    if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
+      process.stderr.write(`posenc: ${e.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`posenc: ${e.message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

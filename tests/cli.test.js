@@ -1,0 +1,199 @@
+// The command-line exporter (bin/posenc.js): spawns it, reads back what it
+// wrote (.npy validated against the NPY 1.0 specification by a parser written
+// here, .csv, .json) and compares with the API. Run: node --test tests/cli.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadApi } from './helpers/load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cli = path.join(here, '..', 'bin', 'posenc.js');
+const dir = mkdtempSync(path.join(tmpdir(), 'posenc-cli-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+const pe = await loadApi();
+
+function run(...args) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
+  if (r.error) throw r.error;
+  return r;
+}
+const out = (name) => path.join(dir, name);
+
+/**
+ * Reads an .npy file, checking every rule of format version 1.0
+ * (numpy.lib.format): magic, version, header length, the dict literal with
+ * exactly descr / fortran_order / shape, padding to a multiple of 64 bytes
+ * with spaces and a final newline, and a data size that matches the shape.
+ */
+function readNpy(file) {
+  const buf = readFileSync(file);
+  assert.deepEqual([...buf.subarray(0, 6)], [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59], 'magic \\x93NUMPY');
+  assert.equal(buf[6], 1, 'major version 1');
+  assert.equal(buf[7], 0, 'minor version 0');
+  const headerLen = buf.readUInt16LE(8);
+  const dataStart = 10 + headerLen;
+  assert.equal(dataStart % 64, 0, 'magic + version + length + header is a multiple of 64 bytes');
+  const header = buf.subarray(10, dataStart).toString('latin1');
+  assert.ok(/^[\x20-\x7e]*\n$/.test(header), 'header is printable ASCII ending in a newline');
+  const m = header.match(/^\{'descr': '([<>|][a-z]\d+)', 'fortran_order': (True|False), 'shape': \((\d+(?:, \d+)*,?)\), \} *\n$/);
+  assert.ok(m, `header dict literal: ${JSON.stringify(header)}`);
+  const [, descr, fortran, dims] = m;
+  assert.equal(fortran, 'False');
+  const shape = dims.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const Type = { '<f4': Float32Array, '<f8': Float64Array }[descr];
+  assert.ok(Type, `little-endian float descr, got ${descr}`);
+  const count = shape.reduce((a, b) => a * b, 1);
+  assert.equal(buf.length - dataStart, count * Type.BYTES_PER_ELEMENT, 'data size matches the shape');
+  const data = new Type(buf.buffer.slice(buf.byteOffset + dataStart, buf.byteOffset + buf.length));
+  return { descr, shape, data };
+}
+
+function readCsv(file) {
+  return readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => line.split(',').map((c) => (c === '-inf' ? -Infinity : c === 'inf' ? Infinity : Number(c))));
+}
+
+test('--help prints usage and exits 0, for the program and for each command', () => {
+  const r = run('--help');
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /Usage: posenc <command>/);
+  for (const cmd of ['table', 'rope', 'alibi']) {
+    const c = run(cmd, '--help');
+    assert.equal(c.status, 0);
+    assert.match(c.stdout, new RegExp(`Usage: posenc ${cmd}`));
+    assert.match(c.stdout, /--out/);
+  }
+  assert.equal(run().status, 0);
+});
+
+test('bad command lines exit 2 with a message naming the problem, and write nothing', () => {
+  const cases = [
+    [['tabel', '--out', out('x.npy')], /unknown command "tabel"/],
+    [['table', '--d-modle', '8', '--max-len', '2', '--out', out('x.npy')], /unknown flag --d-modle/],
+    [['table', '--max-len', '2', '--out', out('x.npy')], /--d-model is required/],
+    [['table', '--d-model', 'eight', '--max-len', '2', '--out', out('x.npy')], /--d-model expects an integer, got "eight"/],
+    [['table', '--d-model', '8', '--max-len', '2.5', '--out', out('x.npy')], /--max-len expects an integer/],
+    [['table', '--d-model', '8', '--max-len', '2'], /--out is required/],
+    [['table', '--d-model', '8', '--max-len', '2', '--out', out('x.npy'), '--format', 'xls'], /--format must be one of npy, csv, json/],
+    [['table', '--d-model', '8', '--max-len', '2', '--out', out('x.npy'), '--dtype', 'float16'], /--dtype must be float32 or float64/],
+    [['table', '--d-model', '8', '--max-len', '2', '--out', out('x.npy'), '--preset', 'bert'], /preset must be one of/],
+    [['table', '--d-model', '8', '--max-len', '0', '--out', out('x.npy')], /--max-len must be an integer from 1 to 16777216, got 0/],
+    [['table', '--d-model', '8', '--max-len', '2', '--out'], /--out needs a value/],
+    [['table', '--d-model', '8', '--max-len', '3', '--offset', String(2 ** 31 - 1), '--out', out('x.npy')], /offset must be/],
+    [['rope', '--dim', '8', '--max-len', '0', '--out', out('x.npy')], /--max-len must be an integer from 1/],
+    [['rope', '--dim', '7', '--max-len', '2', '--out', out('x.npy')], /dim must be even/],
+    [['rope', '--dim', '8', '--max-len', '2', '--out', out('x.csv')], /CSV file holds one matrix/],
+    [['rope', '--dim', '8', '--max-len', '2', '--factor', '2', '--out', out('x.npy')], /--factor needs --scaling/],
+    [['rope', '--dim', '8', '--max-len', '2', '--scaling', 'yarn', '--factor', '2', '--out', out('x.npy')], /originalMaxPosition is required/],
+    [['alibi', '--heads', '2', '--q-len', '3', '--out', out('x.csv')], /add --head/],
+    [['alibi', '--heads', '2', '--q-len', '3', '--head', '2', '--out', out('x.npy')], /--head must be from 0 to 1/],
+    [['alibi', '--heads', '2', '--q-len', '3', '--mode', 'both', '--out', out('x.npy')], /mode must be one of causal, symmetric/],
+    [['alibi', 'extra', '--heads', '2', '--q-len', '3', '--out', out('x.npy')], /unexpected argument "extra"/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: status ${r.status}, stderr ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+    assert.match(r.stderr, /^posenc: /);
+  }
+  assert.ok(!existsSync(out('x.npy')) && !existsSync(out('x.csv')), 'nothing written for a bad command line');
+});
+
+test('table → .npy: a valid NPY 1.0 file holding exactly the API table', () => {
+  const file = out('pe.npy');
+  const r = run('table', '--d-model', '16', '--max-len', '33', '--preset', 'vaswani', '--format', 'npy', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  const npy = readNpy(file);
+  assert.equal(npy.descr, '<f4');
+  assert.deepEqual(npy.shape, [33, 16]);
+  assert.deepEqual(npy.data, pe.table(33, 16).data);
+});
+
+test('table → .npy float64 for each preset, and fairseq\'s padding row survives chunking offsets', () => {
+  for (const preset of ['tensor2tensor', 'fairseq', 'marian']) {
+    const file = out(`pe-${preset}.npy`);
+    const r = run('table', '--d-model', '10', '--max-len', '7', '--preset', preset, '--dtype', 'float64', '--out', file);
+    assert.equal(r.status, 0, r.stderr);
+    const npy = readNpy(file);
+    assert.equal(npy.descr, '<f8');
+    assert.deepEqual(npy.data, pe.table(7, 10, { preset, dtype: 'float64' }).data);
+  }
+});
+
+test('table → .csv and .json (format from the extension) read back to the same values', () => {
+  const csv = out('pe.csv');
+  assert.equal(run('table', '--d-model', '6', '--max-len', '5', '--dtype', 'float64', '--out', csv).status, 0);
+  const want = pe.table(5, 6, { dtype: 'float64' });
+  assert.deepEqual(readCsv(csv).flat(), Array.from(want.data));
+  const json = out('pe.json');
+  assert.equal(run('table', '--d-model', '6', '--max-len', '5', '--out', json, '--offset', '100').status, 0);
+  const j = JSON.parse(readFileSync(json, 'utf8'));
+  assert.deepEqual(j.shape, [5, 6]);
+  assert.equal(j.dtype, 'float32');
+  assert.deepEqual(j.data.flat(), Array.from(pe.table(5, 6, { offset: 100 }).data));
+});
+
+test('rope → .npy (2, maxLen, dim) cos then sin, llama3 scaling; --part sin → .csv', () => {
+  const file = out('rope.npy');
+  const r = run('rope', '--dim', '16', '--max-len', '9', '--base', '500000', '--scaling', 'llama3', '--original-max-position', '64', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  const npy = readNpy(file);
+  assert.deepEqual(npy.shape, [2, 9, 16]);
+  const c = pe.ropeCache(9, 16, { base: 500000, scaling: { type: 'llama3', originalMaxPosition: 64 } });
+  assert.deepEqual(npy.data.subarray(0, 9 * 16), c.cos.data);
+  assert.deepEqual(npy.data.subarray(9 * 16), c.sin.data);
+  const csv = out('rope-sin.csv');
+  assert.equal(run('rope', '--dim', '8', '--max-len', '4', '--part', 'sin', '--layout', 'pairs', '--dtype', 'float64',
+    '--scaling', 'yarn', '--factor', '4', '--original-max-position', '32', '--out', csv).status, 0);
+  const want = pe.ropeCache(4, 8, { layout: 'pairs', dtype: 'float64', scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } });
+  assert.deepEqual(readCsv(csv).flat(), Array.from(want.sin.data));
+});
+
+test('alibi → .npy (heads, q, k) with -inf masks; --head → .csv; .json with null for the mask', () => {
+  const file = out('alibi.npy');
+  assert.equal(run('alibi', '--heads', '3', '--q-len', '4', '--k-len', '5', '--query-offset', '1', '--out', file).status, 0);
+  const npy = readNpy(file);
+  assert.deepEqual(npy.shape, [3, 4, 5]);
+  const b = pe.alibiBias(3, 4, { kLen: 5, queryOffset: 1 });
+  assert.deepEqual(npy.data, b.data);
+  assert.ok(npy.data.includes(-Infinity));
+  const csv = out('alibi-1.csv');
+  assert.equal(run('alibi', '--heads', '3', '--q-len', '4', '--head', '1', '--mask-value', '-inf', '--out', csv).status, 0);
+  const one = pe.alibiBias(3, 4);
+  assert.deepEqual(readCsv(csv).flat(), Array.from(one.data.subarray(16, 32)));
+  const json = out('alibi.json');
+  assert.equal(run('alibi', '--heads', '2', '--q-len', '3', '--mode', 'causal', '--variant', 'mpt', '--out', json).status, 0);
+  const j = JSON.parse(readFileSync(json, 'utf8'));
+  assert.deepEqual(j.shape, [2, 3, 3]);
+  const ref = pe.alibiBias(2, 3, { variant: 'mpt' });
+  assert.deepEqual(j.data.flat(2).map((v) => (v === null ? -Infinity : v)), Array.from(ref.data));
+  const sym = out('alibi-sym.npy');
+  assert.equal(run('alibi', '--heads', '2', '--q-len', '3', '--mode', 'symmetric', '--mask-value', '0', '--dtype', 'float64', '--out', sym).status, 0);
+  assert.deepEqual(readNpy(sym).data, pe.alibiBias(2, 3, { mode: 'symmetric', dtype: 'float64' }).data);
+});
+
+test('large outputs report progress on stderr (and --quiet silences it); the data is still exact', () => {
+  const file = out('big.npy');
+  const r = run('table', '--d-model', '512', '--max-len', '4096', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /posenc: writing table .* 100%/);
+  const npy = readNpy(file);
+  assert.deepEqual(npy.shape, [4096, 512]);
+  const want = pe.table(4096, 512);
+  assert.deepEqual(npy.data, want.data);
+  const q = run('table', '--d-model', '512', '--max-len', '4096', '--out', file, '--quiet');
+  assert.equal(q.status, 0);
+  assert.equal(q.stderr, '');
+  const small = run('table', '--d-model', '4', '--max-len', '4', '--out', out('small.npy'));
+  assert.doesNotMatch(small.stderr, /%/);
+});
+
+test('--out - writes CSV to standard output', () => {
+  const r = run('table', '--d-model', '4', '--max-len', '2', '--format', 'csv', '--dtype', 'float64', '--out', '-');
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.stdout.trimEnd().split('\n').map((l) => l.split(',').map(Number)).flat(),
+    Array.from(pe.table(2, 4, { dtype: 'float64' }).data));
+});
