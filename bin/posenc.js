@@ -77,7 +77,7 @@ function usage(cmd) {
   const show = (flags) => {
     for (const [name, f] of Object.entries(flags)) {
       const arg = f.type === 'boolean' ? '' : f.type === 'string' ? ' <text>' : ' <number>';
-      lines.push(`  --${name}${arg}`.padEnd(34) + " " + f.help + (f.required ? ' (required)' : ''));
+      lines.push(`  --${name}${arg}`.padEnd(34) + ' ' + f.help + (f.required ? ' (required)' : ''));
     }
   };
   if (!cmd) {
