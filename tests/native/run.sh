@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Builds the C core natively from the same sources as the wasm (c/*.c) and runs
+# the C-level tests:
+#   1. tests/native/test_api.c under clang's AddressSanitizer + UndefinedBehavior-
+#      Sanitizer (-fno-sanitize-recover: the first report aborts the run);
+#   2. the same tests built by gcc with -Wall -Wextra -Werror -pedantic -O2;
+#   3. every committed fuzz input (fuzz/corpus/, fuzz/regressions/) replayed
+#      through the fuzz harness's invariants under ASan + UBSan.
+# Binaries go to dist/native/. Prints each case, then one closing line
+# "native: N passed, M failed"; exits non-zero on any failure.
+# Installs clang, gcc and clang's sanitizer runtime from Debian when missing
+# and running as root (as build.sh does for Emscripten).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+apt_updated=0
+install_package() { # install_package DEBIAN_PACKAGE
+  if [ "$(id -u)" != 0 ]; then
+    echo "tests/native/run.sh: Debian's package '$1' is missing. Install it (sudo apt-get install $1) and run again." >&2
+    exit 1
+  fi
+  echo "tests/native/run.sh: installing $1 from Debian's packages..."
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+}
+command -v clang >/dev/null 2>&1 || install_package clang
+command -v gcc >/dev/null 2>&1 || install_package gcc
+
+out=dist/native
+mkdir -p "$out"
+# clang's sanitizer runtimes come in libclang-rt-<major>-dev on Debian 12.
+probe=$out/probe.c
+echo 'int main(void) { return 0; }' >"$probe"
+if ! clang -fsanitize=address,undefined "$probe" -o "$out/probe" >/dev/null 2>&1; then
+  major=$(clang -dumpversion | cut -d. -f1)
+  install_package "libclang-rt-$major-dev"
+fi
+
+cflags=(-std=c99 -Wall -Wextra -Werror -g -Ic)
+san=(-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
+# Allocation failures are injected by wrapping malloc (see test_api.c).
+wrap=(-Wl,--wrap=malloc)
+# Two gcc-only warnings stay warnings (printed, not fatal), both reported to
+# the owners of the code that shows them: -Wmaybe-uninitialized, which depends
+# on inlining and is documented to give false positives (c/rope.c reads
+# rope_params fields only for the scalings that set them), and -Wparentheses
+# on `a | b + c` in c/precision.c, which is meant. Everything else is an error.
+gcc_flags=(-std=c99 -Wall -Wextra -Werror -Wno-error=maybe-uninitialized -Wno-error=parentheses -pedantic -O2 -Ic)
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+passed=0
+failed=0
+run() { # run NAME COMMAND...: one suite; adds its "N passed, M failed" line to the totals
+  local name=$1 log status line p f
+  shift
+  echo "--- $name"
+  log=$(mktemp)
+  set +e
+  "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+  rm -f "$log"
+  p=0
+  f=0
+  if [ -n "$line" ]; then
+    p=${line%% passed*}
+    f=${line#*, }
+    f=${f%% failed*}
+  fi
+  # A crash (sanitizer report, signal) before the summary line is one more failure.
+  if [ "$status" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+build() { # build NAME COMPILER FLAGS...: compiles or counts one failure
+  local name=$1
+  shift
+  if ! "$@"; then
+    echo "not ok - build $name"
+    failed=$((failed + 1))
+    return 1
+  fi
+}
+
+if build "test_api (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" c/*.c tests/native/test_api.c \
+  "${wrap[@]}" -lm -o "$out/test_api_asan"; then
+  run "C API tests, clang -fsanitize=address,undefined" "$out/test_api_asan"
+fi
+
+if build "test_api (gcc -Werror)" gcc "${gcc_flags[@]}" c/*.c tests/native/test_api.c \
+  "${wrap[@]}" -lm -o "$out/test_api_gcc"; then
+  run "C API tests, gcc -O2 -Wall -Wextra -Werror" "$out/test_api_gcc"
+fi
+
+if [ -f fuzz/fuzz_api.c ]; then
+  if build "fuzz replay (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" -DPE_FUZZ_REPLAY_MAIN \
+    c/*.c fuzz/fuzz_api.c "${wrap[@]}" -lm -o "$out/fuzz_replay"; then
+    run "fuzz corpus and regressions replayed, ASan + UBSan" "$out/fuzz_replay" fuzz/corpus fuzz/regressions
+  fi
+fi
+
+echo "native: $passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

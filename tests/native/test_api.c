@@ -1,0 +1,737 @@
+/*
+ * Native tests of the C core: every pe_ entry point with valid and invalid
+ * arguments. Each bad argument must give its exact status code, be refused
+ * before anything is written, and leave no allocation behind; each valid call
+ * must give known values. tests/native/run.sh builds this with clang's
+ * AddressSanitizer + UndefinedBehaviorSanitizer and with gcc -Werror.
+ *
+ * Golden numbers below are literals from tests/golden/golden.json (computed
+ * independently in 320-bit fixed point) or exact by construction.
+ *
+ * Allocation failure is injected by linking with -Wl,--wrap=malloc: the core
+ * calls malloc only in c/alloc.c, and __wrap_malloc below can make the k-th
+ * call fail, so every "fails half way" path is run for real.
+ */
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "posenc.h"
+
+/* ---- malloc fault injection ------------------------------------------------- */
+void *__real_malloc(size_t bytes);
+void *__wrap_malloc(size_t bytes);
+static long malloc_calls;      /* calls seen since the last reset */
+static long malloc_fail_at = -1; /* fail the call with this index (0-based); -1: never */
+
+void *__wrap_malloc(size_t bytes) {
+    long i = malloc_calls++;
+    if (i == malloc_fail_at) return NULL;
+    return __real_malloc(bytes);
+}
+
+static void inject_failure(long at) {
+    malloc_calls = 0;
+    malloc_fail_at = at;
+}
+
+/* huge malloc requests must come back NULL under ASan too, not abort */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1:detect_leaks=1"; }
+
+/* ---- a minimal test harness ---------------------------------------------------- */
+static int case_failures;
+
+#define EXPECT(cond)                                                                  \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            case_failures++;                                                          \
+            fprintf(stderr, "    %s:%d: expected %s\n", __FILE__, __LINE__, #cond);   \
+        }                                                                             \
+    } while (0)
+
+/* A call must return `want`, and leave no allocation outstanding. */
+#define EXPECT_STATUS(call, want)                                                     \
+    do {                                                                              \
+        int got_ = (call);                                                            \
+        if (got_ != (want)) {                                                         \
+            case_failures++;                                                          \
+            fprintf(stderr, "    %s:%d: %s returned %d (%s), expected %d (%s)\n",     \
+                    __FILE__, __LINE__, #call, got_, pe_strerror(got_), (want),       \
+                    pe_strerror(want));                                               \
+        }                                                                             \
+        if (pe_live_allocations() != 0) {                                             \
+            case_failures++;                                                          \
+            fprintf(stderr, "    %s:%d: %d allocations outstanding after %s\n",       \
+                    __FILE__, __LINE__, (int)pe_live_allocations(), #call);           \
+        }                                                                             \
+    } while (0)
+
+#define EXPECT_NEAR(a, b, tol)                                                        \
+    do {                                                                              \
+        double a_ = (a), b_ = (b);                                                    \
+        if (!(fabs(a_ - b_) <= (tol))) {                                              \
+            case_failures++;                                                          \
+            fprintf(stderr, "    %s:%d: %s = %.17g, expected %.17g (tolerance %g)\n", \
+                    __FILE__, __LINE__, #a, a_, b_, (double)(tol));                   \
+        }                                                                             \
+    } while (0)
+
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- shared inputs ---------------------------------------------------------------- */
+static const int32_t BAD_SIZES[] = {0, -1, -7, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX};
+static const int BAD_LAYOUTS[] = {-1, 3, 99, INT_MIN, INT_MAX};
+static const int BAD_FREQS[] = {-1, 2, 99, INT_MIN, INT_MAX};
+static const int BAD_DTYPES[] = {-1, 2, 99, INT_MIN, INT_MAX};
+#define SENTINEL 12345.5
+
+static double bad_bases[8];
+static double bad_positions[6];
+static double nonfinite[3];
+
+static void init_inputs(void) {
+    double b[] = {NAN, INFINITY, -INFINITY, 1.0, 0.5, 0.0, -2.0, -0.0};
+    memcpy(bad_bases, b, sizeof b);
+    double p[] = {NAN, INFINITY, -INFINITY, PE_MAX_POSITION + 1.0, -PE_MAX_POSITION - 1.0, 1e300};
+    memcpy(bad_positions, p, sizeof p);
+    double n[] = {NAN, INFINITY, -INFINITY};
+    memcpy(nonfinite, n, sizeof n);
+}
+
+static void fill(double *x, size_t n, double v) {
+    for (size_t i = 0; i < n; i++) x[i] = v;
+}
+
+static int all_equal(const double *x, size_t n, double v) {
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != v) return 0;
+    return 1;
+}
+
+/* vaswani d=6, rows 0..4 (golden.json seedExample.correct) */
+static const double VASWANI6[5][6] = {
+    {0.0, 1.0, 0.0, 1.0, 0.0, 1.0},
+    {0.8414709848078965, 0.5403023058681398, 0.04639922346473127, 0.9989229760406304,
+     0.002154433023365604, 0.9999976792064809},
+    {0.9092974268256817, -0.4161468365471424, 0.09269850077872722, 0.9956942241237399,
+     0.004308856046742812, 0.9999907168366957},
+    {0.1411200080598672, -0.9899924966004454, 0.13879810108005053, 0.990320699135675,
+     0.006463259070189643, 0.9999791129229608},
+    {-0.7568024953079282, -0.6536436208636119, 0.1845987236206174, 0.9828139759067526,
+     0.00861763209385695, 0.9999628675191369},
+};
+
+static void expect_vaswani6(const double *t, int rows) {
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < 6; c++) EXPECT_NEAR(t[r * 6 + c], VASWANI6[r][c], 1e-15);
+}
+
+/* ---- memory --------------------------------------------------------------------------- */
+static void test_memory(void) {
+    EXPECT(pe_live_allocations() == 0);
+    EXPECT(pe_malloc(0) == NULL);
+    EXPECT(pe_live_allocations() == 0);
+    void *p = pe_malloc(64);
+    EXPECT(p != NULL);
+    EXPECT(pe_live_allocations() == 1);
+    void *q = pe_malloc(1);
+    EXPECT(pe_live_allocations() == 2);
+    pe_free(p);
+    pe_free(q);
+    EXPECT(pe_live_allocations() == 0);
+    pe_free(NULL);
+    EXPECT(pe_live_allocations() == 0);
+    /* a request no allocator can meet: NULL, and nothing counted */
+    EXPECT(pe_malloc(SIZE_MAX) == NULL);
+    EXPECT(pe_malloc(SIZE_MAX / 2) == NULL);
+    EXPECT(pe_live_allocations() == 0);
+    inject_failure(0);
+    EXPECT(pe_malloc(8) == NULL);
+    inject_failure(-1);
+    EXPECT(pe_live_allocations() == 0);
+}
+
+/* ---- status text ------------------------------------------------------------------------ */
+static void test_strerror(void) {
+    for (int s = 0; s < PE_ERR_COUNT_; s++) {
+        const char *text = pe_strerror(s);
+        EXPECT(text != NULL && strlen(text) > 0);
+        EXPECT(strcmp(text, "unknown status code") != 0);
+        for (int t = 0; t < s; t++) EXPECT(strcmp(text, pe_strerror(t)) != 0);
+    }
+    int bad[] = {-1, PE_ERR_COUNT_, 11, 1000, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < LEN(bad); i++) EXPECT(strcmp(pe_strerror(bad[i]), "unknown status code") == 0);
+    EXPECT(strcmp(pe_strerror(PE_OK), "ok") == 0);
+}
+
+/* ---- pair count and frequencies ----------------------------------------------------------- */
+static void test_pair_count(void) {
+    EXPECT(pe_pair_count(6, PE_LAYOUT_INTERLEAVED) == 3);
+    EXPECT(pe_pair_count(7, PE_LAYOUT_INTERLEAVED) == 4);
+    EXPECT(pe_pair_count(7, PE_LAYOUT_CONCAT) == 3);
+    EXPECT(pe_pair_count(7, PE_LAYOUT_SPLIT) == 4);
+    EXPECT(pe_pair_count(1, PE_LAYOUT_CONCAT) == 0);
+    EXPECT(pe_pair_count(1, PE_LAYOUT_INTERLEAVED) == 1);
+    EXPECT(pe_pair_count(PE_MAX_DIM, PE_LAYOUT_SPLIT) == PE_MAX_DIM / 2);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT(pe_pair_count(BAD_SIZES[i], PE_LAYOUT_INTERLEAVED) == 0);
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT(pe_pair_count(6, BAD_LAYOUTS[i]) == 0);
+    EXPECT(pe_live_allocations() == 0);
+}
+
+static void test_frequencies(void) {
+    double w[8];
+    EXPECT_STATUS(pe_frequencies(NULL, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        fill(w, 8, SENTINEL);
+        EXPECT_STATUS(pe_frequencies(w, BAD_SIZES[i], PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_ERR_SIZE);
+        EXPECT(all_equal(w, 8, SENTINEL));
+    }
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
+        EXPECT_STATUS(pe_frequencies(w, 6, BAD_LAYOUTS[i], PE_FREQ_PAPER, 1e4), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_FREQS); i++)
+        EXPECT_STATUS(pe_frequencies(w, 6, PE_LAYOUT_INTERLEAVED, BAD_FREQS[i], 1e4), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++) {
+        fill(w, 8, SENTINEL);
+        EXPECT_STATUS(pe_frequencies(w, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, bad_bases[i]), PE_ERR_BASE);
+        EXPECT(all_equal(w, 8, SENTINEL));
+    }
+    /* golden: vaswani d=6 and d=7 */
+    fill(w, 8, SENTINEL);
+    EXPECT_STATUS(pe_frequencies(w, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_OK);
+    EXPECT_NEAR(w[0], 1.0, 0);
+    EXPECT_NEAR(w[1], 0.04641588833612779, 1e-15 * 0.0465);
+    EXPECT_NEAR(w[2], 0.002154434690031884, 1e-15 * 0.00216);
+    EXPECT(w[3] == SENTINEL); /* exactly pe_pair_count values written */
+    fill(w, 8, SENTINEL);
+    EXPECT_STATUS(pe_frequencies(w, 7, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_OK);
+    EXPECT_NEAR(w[3], 0.000372759372031494, 1e-15 * 0.00038); /* -6/7 rounded, times ln 1e4: a few ulps */
+    EXPECT(w[4] == SENTINEL);
+    /* geometric d=6: h = 3, w_i = 10000^(-i/2) = 1, 0.01, 0.0001 */
+    EXPECT_STATUS(pe_frequencies(w, 6, PE_LAYOUT_CONCAT, PE_FREQ_GEOM, 1e4), PE_OK);
+    EXPECT_NEAR(w[1], 0.01, 1e-15 * 0.01);
+    EXPECT_NEAR(w[2], 1e-4, 1e-15 * 1e-4);
+    /* geometric d = 2 and 3: the max(h - 1, 1) denominator keeps them finite */
+    EXPECT_STATUS(pe_frequencies(w, 3, PE_LAYOUT_INTERLEAVED, PE_FREQ_GEOM, 1e4), PE_OK);
+    EXPECT(w[0] == 1.0 && isfinite(w[1]) && w[1] > 0);
+    /* base just above 1 is valid */
+    EXPECT_STATUS(pe_frequencies(w, 4, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1.0 + DBL_EPSILON), PE_OK);
+    EXPECT(w[1] > 0 && w[1] < 1);
+    EXPECT_STATUS(pe_frequencies(w, 4, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, DBL_MAX), PE_OK);
+    EXPECT(w[1] > 0 && w[1] < 1e-100);
+}
+
+/* ---- tables ---------------------------------------------------------------------------------- */
+static void test_table_errors(void) {
+    double t[64];
+    /* each bad argument alone, the rest valid; nothing written */
+    EXPECT_STATUS(pe_table(NULL, PE_F64, 2, 6, 0, 0, 1e4, 0, -1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
+        EXPECT_STATUS(pe_table(t, BAD_DTYPES[i], 2, 6, 0, 0, 1e4, 0, -1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        fill(t, 64, SENTINEL);
+        EXPECT_STATUS(pe_table(t, PE_F64, BAD_SIZES[i], 6, 0, 0, 1e4, 0, -1), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_table(t, PE_F64, 2, BAD_SIZES[i], 0, 0, 1e4, 0, -1), PE_ERR_SIZE);
+        EXPECT(all_equal(t, 64, SENTINEL));
+    }
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
+        EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, BAD_LAYOUTS[i], 0, 1e4, 0, -1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_FREQS); i++)
+        EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, 0, BAD_FREQS[i], 1e4, 0, -1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++)
+        EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, 0, 0, bad_bases[i], 0, -1), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_positions); i++)
+        EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, 0, 0, 1e4, bad_positions[i], -1), PE_ERR_POSITION);
+    /* the last row's position counts too: offset 2^31 is fine for one row, not for two */
+    EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, 0, 0, 1e4, PE_MAX_POSITION, -1), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_table(t, PE_F64, PE_MAX_DIM, 1, 0, 0, 1e4, PE_MAX_POSITION - 10, -1), PE_ERR_POSITION);
+    /* byte limit: refused before any allocation (the buffer here is tiny) */
+    inject_failure(0); /* an allocation would fail as NOMEM: the status proves none happened */
+    EXPECT_STATUS(pe_table(t, PE_F32, PE_MAX_DIM, PE_MAX_DIM, 0, 0, 1e4, 0, -1), PE_ERR_SIZE);
+    /* 2^14 x 2^13 doubles is exactly 1 GiB, allowed; one row more is not */
+    EXPECT_STATUS(pe_table(t, PE_F64, (1 << 14) + 1, 1 << 13, 0, 0, 1e4, 0, -1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_table(t, PE_F32, (1 << 14) + 1, 1 << 14, 0, 0, 1e4, 0, -1), PE_ERR_SIZE);
+    inject_failure(-1);
+    EXPECT(all_equal(t, 64, SENTINEL));
+}
+
+static void test_table_values(void) {
+    double t[5 * 6];
+    float tf[5 * 6];
+    EXPECT_STATUS(pe_table(t, PE_F64, 5, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    expect_vaswani6(t, 5);
+    EXPECT_STATUS(pe_table(tf, PE_F32, 5, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    for (int i = 0; i < 30; i++) EXPECT(tf[i] == (float)t[i]);
+    /* offset: rows 1..4 of the same table */
+    EXPECT_STATUS(pe_table(t, PE_F64, 4, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 1, -1), PE_OK);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 6; c++) EXPECT_NEAR(t[r * 6 + c], VASWANI6[r + 1][c], 1e-15);
+    /* zero_row: that row is 0; out-of-range rows change nothing */
+    EXPECT_STATUS(pe_table(t, PE_F64, 5, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, 2), PE_OK);
+    EXPECT(all_equal(t + 12, 6, 0.0));
+    EXPECT_NEAR(t[6], VASWANI6[1][0], 1e-15);
+    EXPECT_NEAR(t[18], VASWANI6[3][0], 1e-15);
+    int32_t odd_rows[] = {-1, -5, 5, INT32_MAX, INT32_MIN};
+    for (size_t i = 0; i < LEN(odd_rows); i++) {
+        EXPECT_STATUS(pe_table(t, PE_F64, 5, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, odd_rows[i]), PE_OK);
+        expect_vaswani6(t, 5);
+    }
+    /* the other layouts place the same numbers: concat = [sin | cos], split = marian */
+    EXPECT_STATUS(pe_table(t, PE_F64, 5, 6, PE_LAYOUT_CONCAT, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    for (int r = 0; r < 5; r++)
+        for (int f = 0; f < 3; f++) {
+            EXPECT_NEAR(t[r * 6 + f], VASWANI6[r][2 * f], 1e-15);
+            EXPECT_NEAR(t[r * 6 + 3 + f], VASWANI6[r][2 * f + 1], 1e-15);
+        }
+    /* odd width: concat pads a zero column, interleaved ends with a sine */
+    double t7[4 * 7];
+    EXPECT_STATUS(pe_table(t7, PE_F64, 4, 7, PE_LAYOUT_CONCAT, PE_FREQ_GEOM, 1e4, 0, -1), PE_OK);
+    for (int r = 0; r < 4; r++) EXPECT(t7[r * 7 + 6] == 0.0);
+    EXPECT_STATUS(pe_table(t7, PE_F64, 4, 7, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    EXPECT_NEAR(t7[1 * 7 + 6], sin(0.000372759372031494), 1e-15);
+    /* d = 1 in each layout */
+    double t1[3];
+    EXPECT_STATUS(pe_table(t1, PE_F64, 3, 1, PE_LAYOUT_CONCAT, PE_FREQ_GEOM, 1e4, 0, -1), PE_OK);
+    EXPECT(all_equal(t1, 3, 0.0));
+    EXPECT_STATUS(pe_table(t1, PE_F64, 3, 1, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    EXPECT_NEAR(t1[2], sin(2.0), 1e-15);
+    EXPECT_STATUS(pe_table(t1, PE_F64, 3, 1, PE_LAYOUT_SPLIT, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    EXPECT_NEAR(t1[1], sin(1.0), 1e-15);
+    /* the extreme positions: exact angles at the first row of a run */
+    EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, PE_MAX_POSITION - 1, -1), PE_OK);
+    EXPECT_NEAR(t[0], sin(PE_MAX_POSITION - 1), 1e-15);
+    EXPECT_NEAR(t[6], sin(PE_MAX_POSITION), 1e-12);
+    EXPECT_STATUS(pe_table(t, PE_F64, 1, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, -PE_MAX_POSITION, -1), PE_OK);
+    EXPECT_NEAR(t[0], sin(-PE_MAX_POSITION), 1e-15);
+    EXPECT_NEAR(t[1], cos(-PE_MAX_POSITION), 1e-15);
+    EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 2.5, -1), PE_OK);
+    EXPECT_NEAR(t[0], sin(2.5), 1e-15);
+}
+
+/* Every layout, rule, width and dtype: finite, |value| <= 1 (+ rounding), sin^2 + cos^2 = 1. */
+static void test_table_bounds(void) {
+    enum { LEN_ = 70, DMAX = 33 };
+    static double t[LEN_ * DMAX];
+    static float tf[LEN_ * DMAX];
+    double bases[] = {1.0000001, 2.5, 1e4, 1e300};
+    for (int layout = 0; layout <= 2; layout++)
+        for (int freq = 0; freq <= 1; freq++)
+            for (int32_t d = 1; d <= DMAX; d += 4)
+                for (size_t b = 0; b < LEN(bases); b++) {
+                    EXPECT_STATUS(pe_table(t, PE_F64, LEN_, d, layout, freq, bases[b], -35.5, 3), PE_OK);
+                    EXPECT_STATUS(pe_table(tf, PE_F32, LEN_, d, layout, freq, bases[b], -35.5, 3), PE_OK);
+                    for (int i = 0; i < LEN_ * d; i++) {
+                        /* the oscillator may pass 1 by a few ulps (c/oscillator.h) */
+                        EXPECT(isfinite(t[i]) && fabs(t[i]) <= 1.0 + 1e-13);
+                        EXPECT(tf[i] == (float)t[i]);
+                    }
+                    EXPECT(all_equal(t + 3 * d, (size_t)d, 0.0));
+                    if (layout == PE_LAYOUT_INTERLEAVED)
+                        for (int r = 0; r < LEN_; r++)
+                            for (int i = 0; r != 3 && i + 1 < d; i += 2) {
+                                double s = t[r * d + i], c = t[r * d + i + 1];
+                                EXPECT_NEAR(s * s + c * c, 1.0, 1e-13);
+                            }
+                }
+}
+
+/* The largest width accepted: d = 2^24, one row. */
+static void test_table_max_dim(void) {
+    float *t = calloc(PE_MAX_DIM, sizeof *t);
+    EXPECT(t != NULL);
+    if (!t) return;
+    EXPECT_STATUS(pe_table(t, PE_F32, 1, PE_MAX_DIM, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    int ok = 1;
+    for (int32_t i = 0; i < PE_MAX_DIM; i++) ok &= t[i] == (float)(i % 2);
+    EXPECT(ok);
+    EXPECT_STATUS(pe_table(t, PE_F32, PE_MAX_DIM, 1, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
+    EXPECT_NEAR(t[PE_MAX_DIM - 1], sin((double)(PE_MAX_DIM - 1)), 1e-6);
+    free(t);
+}
+
+/* ---- table Gram ------------------------------------------------------------------------------ */
+static void test_table_gram(void) {
+    double g[36], t[36], ref[36];
+    EXPECT_STATUS(pe_table_gram(NULL, PE_F64, 2, 6, 0, 0, 1e4, 0, -1, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
+        EXPECT_STATUS(pe_table_gram(g, BAD_DTYPES[i], 2, 6, 0, 0, 1e4, 0, -1, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        fill(g, 36, SENTINEL);
+        EXPECT_STATUS(pe_table_gram(g, PE_F64, BAD_SIZES[i], 6, 0, 0, 1e4, 0, -1, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_table_gram(g, PE_F64, 2, BAD_SIZES[i], 0, 0, 1e4, 0, -1, 1), PE_ERR_SIZE);
+        EXPECT(all_equal(g, 36, SENTINEL));
+    }
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
+        EXPECT_STATUS(pe_table_gram(g, PE_F64, 2, 6, BAD_LAYOUTS[i], 0, 1e4, 0, -1, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_FREQS); i++)
+        EXPECT_STATUS(pe_table_gram(g, PE_F64, 2, 6, 0, BAD_FREQS[i], 1e4, 0, -1, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++)
+        EXPECT_STATUS(pe_table_gram(g, PE_F64, 2, 6, 0, 0, bad_bases[i], 0, -1, 0), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_positions); i++)
+        EXPECT_STATUS(pe_table_gram(g, PE_F64, 2, 6, 0, 0, 1e4, bad_positions[i], -1, 0), PE_ERR_POSITION);
+    inject_failure(0);
+    EXPECT_STATUS(pe_table_gram(g, PE_F32, PE_MAX_DIM, 2, 0, 0, 1e4, 0, -1, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_table_gram(g, PE_F64, (1 << 14) + 1, 2, 0, 0, 1e4, 0, -1, 0), PE_ERR_SIZE);
+    inject_failure(-1);
+
+    /* golden: vaswani d=6 and 7, Gram = table * table^T; the Toeplitz path (even
+     * d, no zero row) and the direct path (odd d, or a zero row) */
+    int32_t widths[] = {6, 5};
+    int32_t zero_rows[] = {-1, 2};
+    for (size_t wi = 0; wi < LEN(widths); wi++)
+        for (size_t zi = 0; zi < LEN(zero_rows); zi++)
+            for (int cosine = 0; cosine <= 1; cosine++) {
+                int32_t d = widths[wi], z = zero_rows[zi];
+                EXPECT_STATUS(pe_table(t, PE_F64, 6, d, 0, 0, 1e4, 1.5, z), PE_OK);
+                for (int i = 0; i < 6; i++)
+                    for (int j = 0; j < 6; j++) {
+                        double s = 0, ni = 0, nj = 0;
+                        for (int c = 0; c < d; c++) {
+                            s += t[i * d + c] * t[j * d + c];
+                            ni += t[i * d + c] * t[i * d + c];
+                            nj += t[j * d + c] * t[j * d + c];
+                        }
+                        ref[i * 6 + j] = !cosine ? s : (ni > 0 && nj > 0 ? s / sqrt(ni * nj) : 0.0);
+                    }
+                EXPECT_STATUS(pe_table_gram(g, PE_F64, 6, d, 0, 0, 1e4, 1.5, z, cosine), PE_OK);
+                for (int i = 0; i < 36; i++) EXPECT_NEAR(g[i], ref[i], 1e-13);
+            }
+    /* golden.json "gram vaswani d=64 len=20": diagonal 32, first neighbour 30.916831661619025 */
+    static double big[20 * 20];
+    EXPECT_STATUS(pe_table_gram(big, PE_F64, 20, 64, 0, 0, 1e4, 0, -1, 0), PE_OK);
+    EXPECT_NEAR(big[0], 32.0, 1e-13);
+    EXPECT_NEAR(big[1], 30.916831661619025, 1e-13);
+    EXPECT_NEAR(big[20 * 19 + 18], 30.916831661619025, 1e-13);
+    /* d = 1 under concat: an all-zero table */
+    EXPECT_STATUS(pe_table_gram(g, PE_F64, 3, 1, PE_LAYOUT_CONCAT, 0, 1e4, 0, -1, 1), PE_OK);
+    EXPECT(all_equal(g, 9, 0.0));
+}
+
+/* ---- dot, norms, gram ------------------------------------------------------------------------- */
+static void test_dot(void) {
+    double a[] = {1, 2, 3}, b[] = {4, 5, 6}, out = SENTINEL;
+    EXPECT_STATUS(pe_dot(NULL, a, b, 3), PE_ERR_NULL);
+    EXPECT_STATUS(pe_dot(&out, NULL, b, 3), PE_ERR_NULL);
+    EXPECT_STATUS(pe_dot(&out, a, NULL, 3), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_dot(&out, a, b, BAD_SIZES[i]), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        double x[] = {1, nonfinite[i], 3};
+        EXPECT_STATUS(pe_dot(&out, x, b, 3), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_dot(&out, a, x, 3), PE_ERR_VALUE);
+    }
+    EXPECT(out == SENTINEL);
+    EXPECT_STATUS(pe_dot(&out, a, b, 3), PE_OK);
+    EXPECT(out == 32.0);
+    double c[] = {0.5, -1.25, 2.0, 0.1}, e[] = {4.0, 0.1, -3.0, 0.7};
+    EXPECT_STATUS(pe_dot(&out, c, e, 4), PE_OK);
+    EXPECT_NEAR(out, -4.055, 1e-15);
+}
+
+static void test_norms(void) {
+    double x[] = {3, 4, 0, 0, 1, 1, -2, 0.5}, out[4];
+    EXPECT_STATUS(pe_norms(NULL, x, 4, 2), PE_ERR_NULL);
+    EXPECT_STATUS(pe_norms(out, NULL, 4, 2), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_norms(out, x, BAD_SIZES[i], 2), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_norms(out, x, 4, BAD_SIZES[i]), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_norms(out, x, PE_MAX_DIM, PE_MAX_DIM), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_norms(out, x, 1 << 14, (1 << 13) + 1), PE_ERR_SIZE); /* > 1 GiB of input */
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        double y[] = {3, 4, 0, 0, 1, 1, -2, nonfinite[i]};
+        fill(out, 4, SENTINEL);
+        EXPECT_STATUS(pe_norms(out, y, 4, 2), PE_ERR_VALUE);
+        EXPECT(all_equal(out, 4, SENTINEL));
+    }
+    EXPECT_STATUS(pe_norms(out, x, 4, 2), PE_OK);
+    EXPECT(out[0] == 5.0 && out[1] == 0.0);
+    EXPECT_NEAR(out[2], 1.4142135623730951, 0);
+    EXPECT_NEAR(out[3], 2.0615528128088303, 0);
+}
+
+static void test_gram(void) {
+    double x[] = {1, 2, 3, 4}, g[4];
+    float gf[4];
+    EXPECT_STATUS(pe_gram(NULL, PE_F64, x, 2, 2, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_gram(g, PE_F64, NULL, 2, 2, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_gram(g, BAD_DTYPES[i], x, 2, 2, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_gram(g, PE_F64, x, BAD_SIZES[i], 2, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_gram(g, PE_F64, x, 2, BAD_SIZES[i], 1), PE_ERR_SIZE);
+    }
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        double y[] = {1, 2, nonfinite[i], 4};
+        EXPECT_STATUS(pe_gram(g, PE_F64, y, 2, 2, 0), PE_ERR_VALUE);
+    }
+    /* rows^2 doubles would exceed 1 GiB: refused before the scratch Gram is allocated */
+    int32_t rows = 11586; /* 11586^2 * 8 > 2^30 */
+    double *tall = calloc((size_t)rows, sizeof *tall);
+    EXPECT(tall != NULL);
+    inject_failure(0);
+    if (tall) EXPECT_STATUS(pe_gram(g, PE_F64, tall, rows, 1, 0), PE_ERR_SIZE);
+    inject_failure(-1);
+    free(tall);
+    EXPECT_STATUS(pe_gram(g, PE_F64, x, 2, 2, 0), PE_OK);
+    EXPECT(g[0] == 5 && g[1] == 11 && g[2] == 11 && g[3] == 25);
+    EXPECT_STATUS(pe_gram(gf, PE_F32, x, 2, 2, 1), PE_OK);
+    EXPECT(gf[0] == 1.0f && gf[3] == 1.0f);
+    EXPECT(gf[1] == (float)(11 / sqrt(125.0)) && gf[2] == gf[1]);
+    double z[] = {0, 0, 3, 4};
+    EXPECT_STATUS(pe_gram(g, PE_F64, z, 2, 2, 1), PE_OK);
+    EXPECT(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 1);
+    /* more rows than one block of the blocked loop */
+    enum { R = 70, C = 3 };
+    static double m[R * C], gg[R * R];
+    for (int i = 0; i < R * C; i++) m[i] = (i % 7) - 3;
+    EXPECT_STATUS(pe_gram(gg, PE_F64, m, R, C, 0), PE_OK);
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < R; j++) {
+            double s = 0;
+            for (int c = 0; c < C; c++) s += m[i * C + c] * m[j * C + c];
+            EXPECT(gg[i * R + j] == s);
+        }
+}
+
+/* ---- rotation ---------------------------------------------------------------------------------- */
+static void test_rotation(void) {
+    double r[36];
+    EXPECT_STATUS(pe_rotation(NULL, 4, 0, 0, 1e4, 1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        fill(r, 36, SENTINEL);
+        EXPECT_STATUS(pe_rotation(r, BAD_SIZES[i], 0, 0, 1e4, 1), PE_ERR_SIZE);
+        EXPECT(all_equal(r, 36, SENTINEL));
+    }
+    EXPECT_STATUS(pe_rotation(r, PE_MAX_DIM, 0, 0, 1e4, 1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rotation(r, 16384, 0, 0, 1e4, 1), PE_ERR_SIZE); /* 2 GiB */
+    EXPECT_STATUS(pe_rotation(r, 11586, 0, 0, 1e4, 1), PE_ERR_SIZE); /* just over 1 GiB */
+    int32_t odd[] = {1, 3, 7, 11585, PE_MAX_DIM - 1};
+    for (size_t i = 0; i < LEN(odd); i++) {
+        fill(r, 36, SENTINEL);
+        EXPECT_STATUS(pe_rotation(r, odd[i], 0, 0, 1e4, 1), odd[i] == PE_MAX_DIM - 1 ? PE_ERR_SIZE : PE_ERR_ODD);
+        EXPECT(all_equal(r, 36, SENTINEL));
+    }
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_rotation(r, 4, BAD_LAYOUTS[i], 0, 1e4, 1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_FREQS); i++) EXPECT_STATUS(pe_rotation(r, 4, 0, BAD_FREQS[i], 1e4, 1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rotation(r, 4, 0, 0, bad_bases[i], 1), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_positions); i++) {
+        fill(r, 36, SENTINEL);
+        EXPECT_STATUS(pe_rotation(r, 4, 0, 0, 1e4, bad_positions[i]), PE_ERR_POSITION);
+        EXPECT(all_equal(r, 36, SENTINEL));
+    }
+    /* golden: tensor2tensor d=4 k=1 */
+    static const double T2T[16] = {0.5403023058681398, 0.0, 0.8414709848078965, 0.0,
+                                   0.0, 0.999999995, 0.0, 9.999999983333333e-05,
+                                   -0.8414709848078965, 0.0, 0.5403023058681398, 0.0,
+                                   0.0, -9.999999983333333e-05, 0.0, 0.999999995};
+    EXPECT_STATUS(pe_rotation(r, 4, PE_LAYOUT_CONCAT, PE_FREQ_GEOM, 1e4, 1), PE_OK);
+    for (int i = 0; i < 16; i++) EXPECT_NEAR(r[i], T2T[i], 1e-16);
+    /* M_k PE[p] = PE[p + k] for each layout, with k = 3 and k = -2.5 (PE rows
+     * as column vectors: PE[p + k]_j = sum_i M[j][i] PE[p]_i) */
+    double ks[] = {3.0, -2.5};
+    for (int layout = 0; layout <= 2; layout++)
+        for (size_t ki = 0; ki < LEN(ks); ki++) {
+            EXPECT_STATUS(pe_rotation(r, 6, layout, PE_FREQ_PAPER, 1e4, ks[ki]), PE_OK);
+            double p0[6], p1[6];
+            EXPECT_STATUS(pe_table(p0, PE_F64, 1, 6, layout, PE_FREQ_PAPER, 1e4, 10, -1), PE_OK);
+            EXPECT_STATUS(pe_table(p1, PE_F64, 1, 6, layout, PE_FREQ_PAPER, 1e4, 10 + ks[ki], -1), PE_OK);
+            for (int j = 0; j < 6; j++) {
+                double s = 0;
+                for (int i = 0; i < 6; i++) s += r[j * 6 + i] * p0[i];
+                EXPECT_NEAR(s, p1[j], 1e-14);
+            }
+        }
+    /* the largest k */
+    EXPECT_STATUS(pe_rotation(r, 2, 0, 0, 1e4, -PE_MAX_POSITION), PE_OK);
+    EXPECT_NEAR(r[0], cos(PE_MAX_POSITION), 1e-15);
+}
+
+/* ---- toy attention -------------------------------------------------------------------------------- */
+static void test_toy(void) {
+    double codes[] = {1, 2, 3}, pos[] = {10, 20, 30}, x[3], y[3], sum = SENTINEL, weighted = SENTINEL;
+    int32_t label = -7;
+    EXPECT_STATUS(pe_toy_attention(NULL, y, &sum, &label, &weighted, codes, pos, NULL, 3, 30), PE_ERR_NULL);
+    EXPECT_STATUS(pe_toy_attention(x, NULL, &sum, &label, &weighted, codes, pos, NULL, 3, 30), PE_ERR_NULL);
+    EXPECT_STATUS(pe_toy_attention(x, y, NULL, &label, &weighted, codes, pos, NULL, 3, 30), PE_ERR_NULL);
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, NULL, &weighted, codes, pos, NULL, 3, 30), PE_ERR_NULL);
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, NULL, codes, pos, NULL, 3, 30), PE_ERR_NULL);
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, NULL, pos, NULL, 3, 30), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, BAD_SIZES[i], 30), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        double bad[] = {1, nonfinite[i], 3};
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, bad, pos, NULL, 3, 30), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, bad, NULL, 3, 30), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, bad, 3, 30), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, 3, nonfinite[i]), PE_ERR_VALUE);
+    }
+    /* finite inputs whose sums overflow: refused, not a NaN label */
+    double huge[] = {1e308, 1e308, -1e308};
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, huge, NULL, NULL, 3, 30), PE_ERR_VALUE);
+    double big[] = {1e200, 1e200, 1e200};
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, big, NULL, NULL, 3, 30), PE_ERR_VALUE);
+    double wbig[] = {1e306, 1e306, 1e306};
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, wbig, 3, 30), PE_ERR_VALUE);
+    EXPECT(sum == SENTINEL && weighted == SENTINEL && label == -7);
+    /* golden: 我打你 with PE [10, 20, 30] */
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, 3, 30), PE_OK);
+    EXPECT(x[0] == 11 && x[1] == 22 && x[2] == 33);
+    EXPECT(y[0] == 726 && y[1] == 1452 && y[2] == 2178);
+    EXPECT(sum == 4356 && label == 1 && weighted == 10164);
+    double rev[] = {3, 2, 1};
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, rev, pos, NULL, 3, 30), PE_OK);
+    EXPECT(sum == 4356 && weighted == 9900);
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, NULL, NULL, 3, 36), PE_OK);
+    EXPECT(sum == 36 && label == 0 && weighted == 84);
+    double w[] = {0, 0, 1};
+    EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, NULL, w, 3, 35.5), PE_OK);
+    EXPECT(label == 1 && weighted == 18);
+}
+
+/* ---- scaled dot-product attention ------------------------------------------------------------------- */
+static void test_attention(void) {
+    double q[] = {1, 0, 0, 1, 1, 1}, k[] = {1, 0, 0, 1, 0.5, -0.5}, v[] = {1, 2, 3, 4, 5, 6};
+    double w[9], o[6];
+    double s = 1 / sqrt(2.0);
+    EXPECT_STATUS(pe_attention(NULL, o, q, k, v, 3, 3, 2, 2, 0, s), PE_ERR_NULL);
+    EXPECT_STATUS(pe_attention(w, NULL, q, k, v, 3, 3, 2, 2, 0, s), PE_ERR_NULL);
+    EXPECT_STATUS(pe_attention(w, o, NULL, k, v, 3, 3, 2, 2, 0, s), PE_ERR_NULL);
+    EXPECT_STATUS(pe_attention(w, o, q, NULL, v, 3, 3, 2, 2, 0, s), PE_ERR_NULL);
+    EXPECT_STATUS(pe_attention(w, o, q, k, NULL, 3, 3, 2, 2, 0, s), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        int32_t b = BAD_SIZES[i];
+        EXPECT_STATUS(pe_attention(w, o, q, k, v, b, 3, 2, 2, 0, s), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, b, 2, 2, 0, s), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, b, 2, 0, s), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, b, 0, s), PE_ERR_SIZE);
+    }
+    /* n x m weights alone past 1 GiB: refused before the (tiny) inputs are read */
+    EXPECT_STATUS(pe_attention(w, o, q, k, v, 1 << 14, 1 << 13, 1, 1, 0, s), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_attention(w, o, q, k, v, PE_MAX_DIM, PE_MAX_DIM, PE_MAX_DIM, PE_MAX_DIM, 1, s), PE_ERR_SIZE);
+    double bad_scales[] = {0.0, -0.0, -1.0, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < LEN(bad_scales); i++)
+        EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, 2, 0, bad_scales[i]), PE_ERR_VALUE);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        double bq[6], bk[6], bv[6];
+        memcpy(bq, q, sizeof q);
+        memcpy(bk, k, sizeof k);
+        memcpy(bv, v, sizeof v);
+        bq[5] = bk[3] = bv[4] = nonfinite[i];
+        EXPECT_STATUS(pe_attention(w, o, bq, k, v, 3, 3, 2, 2, 0, s), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_attention(w, o, q, bk, v, 3, 3, 2, 2, 0, s), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_attention(w, o, q, k, bv, 3, 3, 2, 2, 1, s), PE_ERR_VALUE);
+    }
+    /* finite inputs whose scores overflow (+inf, -inf, inf - inf): refused, not NaN */
+    double hq[] = {1e200}, hk1[] = {1e200, -1e200}, hk2[] = {-1e200, -1e200}, hv[] = {1, 2};
+    double hq2[] = {1e200, 1e200}, hk3[] = {1e200, -1e200};
+    EXPECT_STATUS(pe_attention(w, o, hq, hk1, hv, 1, 2, 1, 1, 0, 1.0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_attention(w, o, hq, hk2, hv, 1, 2, 1, 1, 0, 1.0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_attention(w, o, hq2, hk3, hv, 1, 1, 2, 1, 0, 1.0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_attention(w, o, hq, hq, hv, 1, 1, 1, 1, 0, DBL_MAX), PE_ERR_VALUE);
+    /* output pushed past DBL_MAX only by rounding of a convex mix */
+    double mq[] = {0}, mk[] = {0, 0}, mv[] = {DBL_MAX, DBL_MAX};
+    EXPECT_STATUS(pe_attention(w, o, mq, mk, mv, 1, 2, 1, 1, 0, 1.0), PE_OK);
+    EXPECT(o[0] == DBL_MAX || o[0] == nextafter(DBL_MAX, 0));
+    /* golden: "n=3 m=3 dk=2 dv=2" and its causal form */
+    static const double W[9] = {0.45552749049879915, 0.22460634363480042, 0.3198661658664004,
+                                0.2680747034562285, 0.5436863222802805, 0.18823897426349098,
+                                0.4011120926797859, 0.4011120926797859, 0.19777581464042818};
+    static const double O[6] = {2.7286773507352025, 3.7286773507352025, 2.8403285416145247,
+                                3.8403285416145247, 2.5933274439212846, 3.5933274439212846};
+    EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, 2, 0, s), PE_OK);
+    for (int i = 0; i < 9; i++) EXPECT_NEAR(w[i], W[i], 1e-15);
+    for (int i = 0; i < 6; i++) EXPECT_NEAR(o[i], O[i], 1e-14);
+    static const double WC[9] = {1.0, 0.0, 0.0, 0.33023845067334306, 0.6697615493266569, 0.0,
+                                 0.4011120926797859, 0.4011120926797859, 0.19777581464042818};
+    EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, 2, 1, s), PE_OK);
+    for (int i = 0; i < 9; i++) EXPECT_NEAR(w[i], WC[i], 1e-15);
+    EXPECT_NEAR(o[2], 2.3395230986533138, 1e-14);
+    /* huge but finite scores softmax without overflow: one-hot */
+    double bq[] = {1e150}, bk[] = {1e150, -1e150};
+    EXPECT_STATUS(pe_attention(w, o, bq, bk, hv, 1, 2, 1, 1, 0, 1.0), PE_OK);
+    EXPECT(w[0] == 1.0 && w[1] == 0.0 && o[0] == 1.0);
+    /* causal with more queries than keys: every row still sums to 1 */
+    double q4[4] = {1, 2, 3, 4}, k2[2] = {1, -1}, v2[2] = {10, 20}, w8[8], o4[4];
+    EXPECT_STATUS(pe_attention(w8, o4, q4, k2, v2, 4, 2, 1, 1, 1, 1.0), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT_NEAR(w8[2 * i] + w8[2 * i + 1], 1.0, 1e-15);
+    EXPECT(w8[0] == 1.0 && w8[1] == 0.0);
+}
+
+/* ---- allocation failure at every point of every allocating call ------------------------------------ */
+typedef int (*call_fn)(void);
+static double fbuf[64 * 64];
+static int call_table(void) { return pe_table(fbuf, PE_F64, 40, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 100, 3, 2); }
+static int call_gram_toeplitz(void) { return pe_table_gram(fbuf, PE_F32, 40, 8, 0, 0, 1e4, 0, -1, 1); }
+static int call_gram_direct(void) { return pe_table_gram(fbuf, PE_F64, 40, 7, 0, 0, 1e4, 0, 5, 1); }
+static int call_gram(void) {
+    static double x[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+    return pe_gram(fbuf, PE_F64, x, 4, 3, 1);
+}
+static int call_rotation(void) { return pe_rotation(fbuf, 8, PE_LAYOUT_CONCAT, 0, 1e4, 2); }
+static int call_frequencies(void) { return pe_frequencies(fbuf, 64, 0, 1, 1e4); }
+
+static void test_allocation_failures(void) {
+    struct { const char *name; call_fn fn; } calls[] = {
+        {"pe_table", call_table}, {"pe_table_gram (Toeplitz)", call_gram_toeplitz},
+        {"pe_table_gram (direct)", call_gram_direct}, {"pe_gram", call_gram},
+        {"pe_rotation", call_rotation}, {"pe_frequencies", call_frequencies},
+    };
+    for (size_t c = 0; c < LEN(calls); c++) {
+        inject_failure(-1);
+        EXPECT_STATUS(calls[c].fn(), PE_OK);
+        long needed = malloc_calls;
+        for (long at = 0; at < needed; at++) {
+            inject_failure(at);
+            int st = calls[c].fn();
+            if (st != PE_ERR_NOMEM) {
+                case_failures++;
+                fprintf(stderr, "    %s with allocation %ld failing returned %d\n", calls[c].name, at, st);
+            }
+            EXPECT(pe_live_allocations() == 0);
+        }
+        inject_failure(-1);
+        EXPECT_STATUS(calls[c].fn(), PE_OK); /* and works again */
+    }
+}
+
+/* ---- runner ------------------------------------------------------------------------------------------ */
+int main(void) {
+    init_inputs();
+    struct { const char *name; void (*fn)(void); } cases[] = {
+        {"memory: pe_malloc / pe_free / pe_live_allocations", test_memory},
+        {"pe_strerror: every code and unknown ones", test_strerror},
+        {"pe_pair_count: layouts, odd widths, invalid arguments", test_pair_count},
+        {"pe_frequencies: errors and golden values", test_frequencies},
+        {"pe_table: every bad argument gives its status, nothing written", test_table_errors},
+        {"pe_table: golden values, offsets, zero row, layouts, extreme positions", test_table_values},
+        {"pe_table: every layout/rule/width/base is finite and within [-1, 1]", test_table_bounds},
+        {"pe_table: the largest width and length, 2^24", test_table_max_dim},
+        {"pe_table_gram: errors, both algorithms against table * table^T", test_table_gram},
+        {"pe_dot: errors and values", test_dot},
+        {"pe_norms: errors and values", test_norms},
+        {"pe_gram: errors, byte limit, values", test_gram},
+        {"pe_rotation: errors, odd d, golden, M_k PE[p] = PE[p + k]", test_rotation},
+        {"pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy},
+        {"pe_attention: errors, overflow, golden, causal", test_attention},
+        {"allocation failure at every allocation frees everything", test_allocation_failures},
+    };
+    int passed = 0, failed = 0;
+    for (size_t i = 0; i < LEN(cases); i++) {
+        case_failures = 0;
+        inject_failure(-1);
+        cases[i].fn();
+        if (pe_live_allocations() != 0) {
+            case_failures++;
+            fprintf(stderr, "    %d allocations outstanding at the end\n", (int)pe_live_allocations());
+        }
+        printf("%s - %s\n", case_failures ? "not ok" : "ok", cases[i].name);
+        fflush(stdout);
+        if (case_failures) failed++;
+        else passed++;
+    }
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
