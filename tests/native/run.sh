@@ -86,6 +86,27 @@ build() { # build NAME COMPILER FLAGS...: compiles or counts one failure
   fi
 }
 
+# Every exported entry point must be exercised by the C tests and the fuzzer.
+coverage() {
+  local missing=() name file
+  while read -r name; do
+    [ -z "$name" ] && continue
+    for file in tests/native/test_api.c fuzz/fuzz_api.c; do
+      [ -f "$file" ] || continue
+      grep -q "\b$name(" "$file" || missing+=("$name in $file")
+    done
+  done <c/exports.txt
+  if [ "${#missing[@]}" = 0 ]; then
+    echo "ok - every entry point in c/exports.txt is called by the C tests and the fuzz harness"
+    echo "1 passed, 0 failed"
+  else
+    printf 'not ok - not called: %s\n' "${missing[@]}"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+}
+run "coverage of c/exports.txt" coverage
+
 if build "test_api (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" c/*.c tests/native/test_api.c \
   "${wrap[@]}" -lm -o "$out/test_api_asan"; then
   run "C API tests, clang -fsanitize=address,undefined" "$out/test_api_asan"

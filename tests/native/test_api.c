@@ -660,6 +660,345 @@ static void test_attention(void) {
     EXPECT(w8[0] == 1.0 && w8[1] == 0.0);
 }
 
+/* ---- RoPE ------------------------------------------------------------------------------------------ */
+static double rope_ok[PE_ROPE_PARAMS] = {2.0, 1.0, 4.0, 64.0, 32.0, 1.0, 0.0};
+
+static void test_rope_frequencies(void) {
+    double w[8], a = SENTINEL;
+    EXPECT_STATUS(pe_rope_frequencies(NULL, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_frequencies(w, NULL, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, BAD_SIZES[i], 1e4, 0, NULL), PE_ERR_SIZE);
+    int32_t odd[] = {1, 3, 7, PE_MAX_DIM - 1};
+    for (size_t i = 0; i < LEN(odd); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, odd[i], 1e4, 0, NULL), PE_ERR_ODD);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, bad_bases[i], 0, NULL), PE_ERR_BASE);
+    int bad_scalings[] = {-1, 5, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_scalings); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, bad_scalings[i], rope_ok), PE_ERR_OPTION);
+    for (int sc = PE_ROPE_LINEAR; sc <= PE_ROPE_LLAMA3; sc++) {
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, NULL), PE_ERR_NULL); /* params required */
+        for (int k = 0; k < PE_ROPE_PARAMS; k++)
+            for (size_t i = 0; i < LEN(nonfinite); i++) {
+                double p[PE_ROPE_PARAMS];
+                memcpy(p, rope_ok, sizeof p);
+                p[k] = nonfinite[i];
+                EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, p), PE_ERR_VALUE);
+            }
+        double p[PE_ROPE_PARAMS];
+        memcpy(p, rope_ok, sizeof p);
+        p[0] = 0.0; /* factor must be > 0 */
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, p), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, rope_ok), PE_OK);
+        for (int i = 0; i < 4; i++) EXPECT(isfinite(w[i]) && w[i] > 0 && w[i] <= 1);
+        EXPECT(isfinite(a) && a >= 1);
+    }
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_NTK, rope_ok), PE_ERR_SIZE); /* dim/(dim-2) */
+    fill(w, 8, SENTINEL);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_OK);
+    EXPECT(w[0] == 1.0 && a == 1.0 && w[4] == SENTINEL);
+    EXPECT_NEAR(w[1], 0.1, 1e-16);
+    EXPECT_NEAR(w[3], 0.001, 1e-18);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LINEAR, rope_ok), PE_OK);
+    EXPECT_NEAR(w[1], 0.05, 1e-16);
+}
+
+static void test_rope_cache(void) {
+    double c[6 * 8], s[6 * 8];
+    EXPECT_STATUS(pe_rope_cache(NULL, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_cache(c, NULL, PE_F64, 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_rope_cache(c, s, BAD_DTYPES[i], 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_OPTION);
+    int bad_layouts[] = {-1, 3, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_layouts); i++) EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, bad_layouts[i]), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, BAD_SIZES[i], 8, 1e4, 0, NULL, 0, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, BAD_SIZES[i], 1e4, 0, NULL, 0, 0), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 7, 1e4, 0, NULL, 0, 0), PE_ERR_ODD);
+    inject_failure(0);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F32, PE_MAX_DIM, 1 << 10, 1e4, 0, NULL, 0, PE_ROPE_CACHE_HALF), PE_ERR_SIZE);
+    inject_failure(-1);
+    for (size_t i = 0; i < LEN(bad_positions); i++) EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, bad_positions[i], 0), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, PE_MAX_POSITION - 2, 0), PE_ERR_POSITION);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, bad_bases[i], 0, NULL, 0, 0), PE_ERR_BASE);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, PE_ROPE_YARN, NULL, 0, 0), PE_ERR_NULL);
+    /* golden "pairs d8": row 1 */
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, PE_ROPE_CACHE_PAIRS), PE_OK);
+    static const double C1[4] = {0.5403023058681398, 0.9950041652780258, 0.9999500004166653, 0.9999995000000417};
+    static const double S1[4] = {0.8414709848078965, 0.09983341664682815, 0.009999833334166664, 0.0009999998333333417};
+    for (int i = 0; i < 4; i++) {
+        EXPECT_NEAR(c[4 + i], C1[i], 1e-15);
+        EXPECT_NEAR(s[4 + i], S1[i], 1e-15);
+    }
+    /* half layout repeats the pairs: [f | f]; interleaved: f0 f0 f1 f1 ... */
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, PE_ROPE_CACHE_HALF), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT(c[8 + i] == c[8 + 4 + i] && s[8 + i] == s[8 + 4 + i]);
+    EXPECT_NEAR(c[8 + 1], C1[1], 1e-15);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, PE_ROPE_CACHE_INTERLEAVED), PE_OK);
+    EXPECT_NEAR(s[8 + 2], S1[1], 1e-15);
+    EXPECT_NEAR(s[8 + 3], S1[1], 1e-15);
+}
+
+static void test_rope_apply(void) {
+    double x[2 * 8] = {1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, out[16], pos[2] = {1, 0};
+    EXPECT_STATUS(pe_rope_apply(NULL, x, 2, 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_apply(out, NULL, 2, 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
+    int bad_pairings[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_pairings); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, bad_pairings[i], NULL, 0, 1e4, 0, NULL), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_rope_apply(out, x, BAD_SIZES[i], 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, BAD_SIZES[i], 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, BAD_SIZES[i], 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 3, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 6, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SHAPE); /* 8 % 6 */
+    EXPECT_STATUS(pe_rope_apply(out, x, PE_MAX_DIM, PE_MAX_DIM, 2, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        double bx[16];
+        memcpy(bx, x, sizeof bx);
+        bx[13] = nonfinite[i];
+        EXPECT_STATUS(pe_rope_apply(out, bx, 2, 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_VALUE);
+    }
+    for (size_t i = 0; i < LEN(bad_positions); i++) {
+        double bp[2] = {0, bad_positions[i]};
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 1, bp, 0, 1e4, 0, NULL), PE_ERR_POSITION);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 1, NULL, bad_positions[i], 1e4, 0, NULL), PE_ERR_POSITION);
+    }
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 1, NULL, 0, bad_bases[i], 0, NULL), PE_ERR_BASE);
+    /* half pairing (x_i, x_i+2) per head of 4, position 1: (1, 0) turns by theta_0 = 1 */
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, PE_ROPE_HALF, pos, 0, 1e4, 0, NULL), PE_OK);
+    EXPECT_NEAR(out[0], 0.5403023058681398, 1e-15);
+    EXPECT_NEAR(out[2], 0.8414709848078965, 1e-15);
+    EXPECT(out[1] == 0 && out[3] == 0);
+    EXPECT_NEAR(out[4], 0.5403023058681398, 1e-15); /* second head, same position */
+    for (int i = 8; i < 16; i++) EXPECT(out[i] == x[i]);  /* position 0: unchanged */
+    /* interleaved pairing (x_0, x_1): row 1 at offset 1 is (0, 1) turned by 2 rad */
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, PE_ROPE_INTERLEAVED, NULL, 1, 1e4, 0, NULL), PE_OK);
+    EXPECT_NEAR(out[8], -sin(2.0), 1e-15);
+    EXPECT_NEAR(out[9], cos(2.0), 1e-15);
+}
+
+static void test_rope_permutation(void) {
+    int32_t perm[16];
+    double w[16], o[16];
+    for (int i = 0; i < 16; i++) w[i] = i;
+    EXPECT_STATUS(pe_rope_permutation(NULL, 8, 1, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_rope_permutation(perm, BAD_SIZES[i], 1, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_permutation(perm, 8, BAD_SIZES[i], 0), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_rope_permutation(perm, 5, 1, 0), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_permutation(perm, 1 << 16, 1 << 16, 0), PE_ERR_SIZE);
+    static const int32_t FWD[8] = {0, 2, 4, 6, 1, 3, 5, 7}, INV[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+    EXPECT_STATUS(pe_rope_permutation(perm, 8, 2, 0), PE_OK);
+    for (int i = 0; i < 8; i++) EXPECT(perm[i] == FWD[i] && perm[8 + i] == 8 + FWD[i]);
+    EXPECT_STATUS(pe_rope_permutation(perm, 8, 1, 1), PE_OK);
+    for (int i = 0; i < 8; i++) EXPECT(perm[i] == INV[i]);
+    EXPECT_STATUS(pe_rope_permute(NULL, w, 8, 2, 8, 0, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_permute(o, NULL, 8, 2, 8, 0, 0), PE_ERR_NULL);
+    int bad_axes[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_axes); i++) EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 8, 0, bad_axes[i]), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_rope_permute(o, w, BAD_SIZES[i], 2, 8, 0, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_permute(o, w, 8, BAD_SIZES[i], 8, 0, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, BAD_SIZES[i], 0, 0), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 3, 0, 0), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 6, 0, 0), PE_ERR_SHAPE);
+    EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 8, 0, 1), PE_ERR_SHAPE); /* cols 2 % 8 */
+    EXPECT_STATUS(pe_rope_permute(o, w, PE_MAX_DIM, PE_MAX_DIM, 8, 0, 0), PE_ERR_SIZE);
+    /* rows: out row j = in row FWD[j]; then the inverse restores */
+    EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 8, 0, 0), PE_OK);
+    for (int j = 0; j < 8; j++) EXPECT(o[2 * j] == 2 * FWD[j] && o[2 * j + 1] == 2 * FWD[j] + 1);
+    double back[16];
+    EXPECT_STATUS(pe_rope_permute(back, o, 8, 2, 8, 1, 0), PE_OK);
+    for (int i = 0; i < 16; i++) EXPECT(back[i] == w[i]);
+    EXPECT_STATUS(pe_rope_permute(o, w, 2, 8, 8, 0, 1), PE_OK);
+    for (int j = 0; j < 8; j++) EXPECT(o[j] == FWD[j] && o[8 + j] == 8 + FWD[j]);
+}
+
+/* ---- ALiBi ------------------------------------------------------------------------------------------ */
+static void test_alibi(void) {
+    double m[8];
+    double b[3 * 4 * 4];
+    EXPECT_STATUS(pe_alibi_slopes(NULL, 4, 0, 8), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_alibi_slopes(m, BAD_SIZES[i], 0, 8), PE_ERR_SIZE);
+    int bad_variants[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_variants); i++) EXPECT_STATUS(pe_alibi_slopes(m, 4, bad_variants[i], 8), PE_ERR_OPTION);
+    double bad_bias[] = {0, -0.0, -1, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < LEN(bad_bias); i++) EXPECT_STATUS(pe_alibi_slopes(m, 4, 0, bad_bias[i]), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_alibi_slopes(m, 4, PE_ALIBI_PRESS, 8), PE_OK);
+    EXPECT(m[0] == 0.25 && m[1] == 0.0625 && m[2] == 0.015625 && m[3] == 0.00390625);
+    EXPECT_STATUS(pe_alibi_slopes(m, 3, PE_ALIBI_PRESS, 8), PE_OK);
+    EXPECT(m[0] == 0.0625 && m[1] == 0.00390625 && m[2] == 0.25);
+
+    EXPECT_STATUS(pe_alibi_bias(NULL, PE_F64, 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_alibi_bias(b, BAD_DTYPES[i], 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_alibi_bias(b, PE_F64, BAD_SIZES[i], 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, BAD_SIZES[i], 4, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, BAD_SIZES[i], 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
+    }
+    int bad_modes[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_modes); i++) EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, bad_modes[i], -INFINITY, 0), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, 0, NAN, 0), PE_ERR_VALUE);
+    for (size_t i = 0; i < LEN(bad_bias); i++) EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, bad_bias[i], 0, -INFINITY, 0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, 0, -INFINITY, INT32_MAX), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_alibi_bias(b, PE_F32, 1 << 12, 1 << 12, 1 << 12, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
+    /* golden "causal 3 heads 4x4": head 0 (slope 1/16) row 1 = [-1/16, 0, mask, mask] */
+    EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, PE_ALIBI_PRESS, 8, PE_ALIBI_CAUSAL, -INFINITY, 0), PE_OK);
+    EXPECT(b[4] == -0.0625 && b[5] == 0.0 && !signbit(b[5]) && b[6] == -INFINITY && b[7] == -INFINITY);
+    EXPECT(b[2 * 16 + 3 * 4 + 0] == -0.75); /* head 2 (slope 1/4), row 3, key 0 */
+    EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, PE_ALIBI_PRESS, 8, PE_ALIBI_SYMMETRIC, -INFINITY, 0), PE_OK);
+    EXPECT(b[6] == -0.0625 * 1 && b[7] == -0.125);
+}
+
+/* ---- relative positions -------------------------------------------------------------------------------- */
+static void test_relative(void) {
+    int32_t rel[5] = {-300, -1, 0, 1, 300}, out[24];
+    EXPECT_STATUS(pe_t5_bucket(NULL, rel, 5, 1, 32, 128, 1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_t5_bucket(out, NULL, 5, 1, 32, 128, 1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_t5_bucket(out, rel, BAD_SIZES[i], 1, 32, 128, 1), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, BAD_SIZES[i], 128, 1), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 3, 128, 1), PE_ERR_SIZE); /* max_exact would be 0 */
+    EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 0, 1, 128, 1), PE_ERR_SIZE);
+    int32_t bad_dist[] = {8, 0, -1, INT32_MIN};
+    for (size_t i = 0; i < LEN(bad_dist); i++) EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, bad_dist[i], 1), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, 128, 1), PE_OK);
+    EXPECT(out[0] == 15 && out[1] == 1 && out[2] == 0 && out[3] == 17 && out[4] == 31);
+    int32_t extreme[3] = {INT32_MIN, INT32_MAX, -9};
+    EXPECT_STATUS(pe_t5_bucket(out, extreme, 3, 1, 32, INT32_MAX, 0), PE_OK);
+    EXPECT(out[0] >= 0 && out[0] < 16 && out[1] >= 16 && out[1] < 32 && out[2] == 8);
+    EXPECT_STATUS(pe_t5_bucket(out, extreme, 3, 0, 32, 128, 1), PE_OK);
+    EXPECT(out[0] == 31 && out[1] == 0);
+
+    EXPECT_STATUS(pe_t5_bucket_matrix(NULL, 4, 6, 0, 1, 32, 128, 1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_t5_bucket_matrix(out, BAD_SIZES[i], 6, 0, 1, 32, 128, 1), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, BAD_SIZES[i], 0, 1, 32, 128, 1), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 1 << 16, 1 << 16, 0, 1, 32, 128, 1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MAX - 2, 1, 32, 128, 1), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MIN, 1, 32, 128, 1), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, 0, 1, 32, 128, 1), PE_OK);
+    static const int32_t T5M[2][6] = {{0, 17, 18, 19, 20, 21}, {1, 0, 17, 18, 19, 20}};
+    for (int j = 0; j < 6; j++) EXPECT(out[j] == T5M[0][j] && out[6 + j] == T5M[1][j]);
+
+    EXPECT_STATUS(pe_shaw_matrix(NULL, 5, 5, 2, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_shaw_matrix(out, BAD_SIZES[i], 5, 2, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_shaw_matrix(out, 4, BAD_SIZES[i], 2, 0), PE_ERR_SIZE);
+    }
+    int32_t bad_k[] = {-1, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX};
+    for (size_t i = 0; i < LEN(bad_k); i++) EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, bad_k[i], 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_shaw_matrix(out, 1 << 16, 1 << 16, 2, 0), PE_ERR_SIZE);
+    static const int32_t SHAW[2][5] = {{0, 1, 2, 2, 2}, {-1, 0, 1, 2, 2}};
+    EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 0), PE_OK);
+    for (int j = 0; j < 5; j++) EXPECT(out[j] == SHAW[0][j] && out[5 + j] == SHAW[1][j]);
+    EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 1), PE_OK);
+    for (int j = 0; j < 5; j++) EXPECT(out[5 + j] == SHAW[1][j] + 2);
+    EXPECT_STATUS(pe_shaw_matrix(out, 2, 3, PE_MAX_DIM, 1), PE_OK);
+    EXPECT(out[0] == PE_MAX_DIM && out[2] == PE_MAX_DIM + 2);
+}
+
+/* ---- learned, binary ----------------------------------------------------------------------------------------- */
+static void test_learned_binary(void) {
+    double t[4 * 6];
+    int32_t pos[2] = {1, 3};
+    EXPECT_STATUS(pe_learned_table(NULL, PE_F64, 4, 6, 0, 0, 0.02), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_learned_table(t, BAD_DTYPES[i], 4, 6, 0, 0, 0.02), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_learned_table(t, PE_F64, BAD_SIZES[i], 6, 0, 0, 0.02), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, BAD_SIZES[i], 0, 0, 0.02), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_learned_rows(t, PE_F64, pos, BAD_SIZES[i], 4, 6, 0, 0, 0.02), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, 2, 0.02), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, -1, 0.02), PE_ERR_OPTION);
+    double bad_seeds[] = {-1, 0.5, 9007199254740992.0, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < LEN(bad_seeds); i++) EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, bad_seeds[i], 0, 0.02), PE_ERR_VALUE);
+    double bad_scales[] = {-1, -1e-300, NAN, INFINITY};
+    for (size_t i = 0; i < LEN(bad_scales); i++) EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, 0, bad_scales[i]), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_learned_table(t, PE_F32, PE_MAX_DIM, PE_MAX_DIM, 0, 0, 0.02), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_learned_rows(t, PE_F64, NULL, 2, 4, 6, 0, 0, 0.02), PE_ERR_NULL);
+    int32_t bad_pos[][2] = {{1, 4}, {-1, 0}, {INT32_MIN, 0}, {0, INT32_MAX}};
+    for (size_t i = 0; i < LEN(bad_pos); i++) EXPECT_STATUS(pe_learned_rows(t, PE_F64, bad_pos[i], 2, 4, 6, 0, 0, 0.02), PE_ERR_POSITION);
+    /* golden: seed 0, normal, scale 0.02; rows 1 and 3 alone equal the table's */
+    static const double ROW1[6] = {-0.02291844027211655, -0.0311798243421127, 0.0021631612947143083,
+                                   0.007548838702801708, -0.02103476111557982, -0.022000910553399013};
+    EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, PE_DIST_NORMAL, 0.02), PE_OK);
+    for (int c = 0; c < 6; c++) EXPECT_NEAR(t[6 + c], ROW1[c], 2e-16); /* libm log/cos: a few ulps */
+    double rows[2 * 6];
+    EXPECT_STATUS(pe_learned_rows(rows, PE_F64, pos, 2, 4, 6, 0, PE_DIST_NORMAL, 0.02), PE_OK);
+    for (int c = 0; c < 6; c++) EXPECT(rows[c] == t[6 + c] && rows[6 + c] == t[18 + c]);
+
+    double bt[8 * 3];
+    EXPECT_STATUS(pe_binary_table(NULL, PE_F64, 8, 3, 0, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_binary_table(bt, BAD_DTYPES[i], 8, 3, 0, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_binary_table(bt, PE_F64, BAD_SIZES[i], 3, 0, 0), PE_ERR_SIZE);
+    int32_t bad_bits[] = {0, -1, 65, INT32_MAX};
+    for (size_t i = 0; i < LEN(bad_bits); i++) EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, bad_bits[i], 0, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_binary_table(bt, PE_F64, PE_MAX_DIM, 64, 0, 0), PE_ERR_SIZE);
+    double bad_offsets[] = {-1, 0.5, NAN, INFINITY, PE_MAX_POSITION + 1, PE_MAX_POSITION - 2};
+    for (size_t i = 0; i < LEN(bad_offsets); i++) EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, 3, bad_offsets[i], 0), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, 3, 0, 0), PE_OK);
+    for (int r = 0; r < 8; r++)
+        for (int b = 0; b < 3; b++) EXPECT(bt[r * 3 + b] == ((r >> b) & 1));
+    EXPECT_STATUS(pe_binary_table(bt, PE_F64, 1, 3, PE_MAX_POSITION, 1), PE_OK);
+    EXPECT(bt[0] == -1 && bt[1] == -1 && bt[2] == -1);
+}
+
+/* ---- precision ------------------------------------------------------------------------------------------- */
+static void test_precision(void) {
+    double x[4] = {0.1, 1.0 / 3, 65520.0, -2.5}, out[4];
+    uint32_t bits[4];
+    int bad_formats[] = {-1, 4, INT_MAX, INT_MIN};
+    EXPECT_STATUS(pe_round(NULL, x, 4, PE_F16), PE_ERR_NULL);
+    EXPECT_STATUS(pe_round(out, NULL, 4, PE_F16), PE_ERR_NULL);
+    EXPECT_STATUS(pe_format_bits(NULL, x, 4, PE_F16), PE_ERR_NULL);
+    EXPECT_STATUS(pe_format_bits(bits, NULL, 4, PE_F16), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_round(out, x, BAD_SIZES[i], PE_F16), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_format_bits(bits, x, BAD_SIZES[i], PE_F16), PE_ERR_SIZE);
+    }
+    for (size_t i = 0; i < LEN(bad_formats); i++) {
+        EXPECT_STATUS(pe_round(out, x, 4, bad_formats[i]), PE_ERR_OPTION);
+        EXPECT_STATUS(pe_format_bits(bits, x, 4, bad_formats[i]), PE_ERR_OPTION);
+    }
+    EXPECT_STATUS(pe_format_bits(bits, x, 4, PE_F64), PE_ERR_OPTION);
+    /* golden (precision.formats): 0.1 -> 0.0999755859375 in float16, 0.10009765625 in bfloat16 */
+    EXPECT_STATUS(pe_round(out, x, 4, PE_F16), PE_OK);
+    EXPECT(out[0] == 0.0999755859375 && out[1] == 0.333251953125 && out[2] == INFINITY && out[3] == -2.5);
+    EXPECT_STATUS(pe_format_bits(bits, x, 4, PE_F16), PE_OK);
+    EXPECT(bits[0] == 11878 && bits[1] == 13653 && bits[2] == 31744 && bits[3] == 49408);
+    EXPECT_STATUS(pe_round(out, x, 4, PE_BF16), PE_OK);
+    EXPECT(out[0] == 0.10009765625 && out[2] == 65536.0);
+    EXPECT_STATUS(pe_format_bits(bits, x, 4, PE_F32), PE_OK);
+    EXPECT(bits[0] == 1036831949u);
+    double odd[3] = {NAN, -INFINITY, 4.9406564584124654e-324};
+    EXPECT_STATUS(pe_round(out, odd, 3, PE_F16), PE_OK);
+    EXPECT(isnan(out[0]) && out[1] == -INFINITY && out[2] == 0.0);
+
+    double p[3] = {0, 1, 65535}, e[3];
+    int bad_modes[] = {-1, 3, INT_MAX};
+    EXPECT_STATUS(pe_precision_error(NULL, p, 3, 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_precision_error(e, NULL, 3, 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_precision_error(e, p, BAD_SIZES[i], 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_precision_error(e, p, 3, BAD_SIZES[i], 0, 0, 1e4, PE_F16, 0), PE_ERR_SIZE);
+    }
+    for (size_t i = 0; i < LEN(bad_formats); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, bad_formats[i], 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_modes); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, PE_F16, bad_modes[i]), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, BAD_LAYOUTS[i], 0, 1e4, PE_F16, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, bad_bases[i], PE_F16, 0), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_positions); i++) {
+        double bp[3] = {0, bad_positions[i], 1};
+        EXPECT_STATUS(pe_precision_error(e, bp, 3, 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_POSITION);
+    }
+    /* golden (precision.error[0], float16 angle, d = 16) */
+    EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, PE_F16, PE_PREC_ANGLE), PE_OK);
+    EXPECT(e[0] == 0.0 && e[2] == INFINITY);
+    EXPECT_NEAR(e[1], 6.240174590137937e-05, 1e-15); /* a difference of sines: ulps of 1 */
+}
+
 /* ---- allocation failure at every point of every allocating call ------------------------------------ */
 typedef int (*call_fn)(void);
 static double fbuf[64 * 64];
@@ -672,12 +1011,29 @@ static int call_gram(void) {
 }
 static int call_rotation(void) { return pe_rotation(fbuf, 8, PE_LAYOUT_CONCAT, 0, 1e4, 2); }
 static int call_frequencies(void) { return pe_frequencies(fbuf, 64, 0, 1, 1e4); }
+static int call_rope_cache(void) {
+    static double c[40 * 8];
+    return pe_rope_cache(fbuf, c, PE_F64, 40, 8, 1e4, PE_ROPE_YARN, rope_ok, 3, PE_ROPE_CACHE_HALF);
+}
+static int call_rope_apply(void) {
+    static double x[4 * 8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    return pe_rope_apply(fbuf, x, 4, 8, 4, PE_ROPE_HALF, NULL, 0, 1e4, PE_ROPE_LLAMA3, rope_ok);
+}
+static int call_rope_frequencies(void) { return pe_rope_frequencies(fbuf, fbuf + 100, 8, 1e4, PE_ROPE_NTK, rope_ok); }
+static int call_alibi_bias(void) { return pe_alibi_bias(fbuf, PE_F32, 5, 6, 7, PE_ALIBI_MPT, 8, 0, -1e9, 2); }
+static int call_precision_error(void) {
+    static double p[3] = {0, 100, 70000};
+    return pe_precision_error(fbuf, p, 3, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 1e4, PE_BF16, PE_PREC_BOTH);
+}
 
 static void test_allocation_failures(void) {
     struct { const char *name; call_fn fn; } calls[] = {
         {"pe_table", call_table}, {"pe_table_gram (Toeplitz)", call_gram_toeplitz},
         {"pe_table_gram (direct)", call_gram_direct}, {"pe_gram", call_gram},
         {"pe_rotation", call_rotation}, {"pe_frequencies", call_frequencies},
+        {"pe_rope_cache", call_rope_cache}, {"pe_rope_apply", call_rope_apply},
+        {"pe_rope_frequencies", call_rope_frequencies}, {"pe_alibi_bias", call_alibi_bias},
+        {"pe_precision_error", call_precision_error},
     };
     for (size_t c = 0; c < LEN(calls); c++) {
         inject_failure(-1);
@@ -716,6 +1072,14 @@ int main(void) {
         {"pe_rotation: errors, odd d, golden, M_k PE[p] = PE[p + k]", test_rotation},
         {"pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy},
         {"pe_attention: errors, overflow, golden, causal", test_attention},
+        {"pe_rope_frequencies: errors, every scaling's parameters, golden", test_rope_frequencies},
+        {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
+        {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
+        {"pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation},
+        {"pe_alibi_slopes / pe_alibi_bias: errors, golden, masks", test_alibi},
+        {"pe_t5_bucket / pe_t5_bucket_matrix / pe_shaw_matrix: errors, extremes, golden", test_relative},
+        {"pe_learned_table / pe_learned_rows / pe_binary_table: errors, golden", test_learned_binary},
+        {"pe_round / pe_format_bits / pe_precision_error: errors, golden", test_precision},
         {"allocation failure at every allocation frees everything", test_allocation_failures},
     };
     int passed = 0, failed = 0;
