@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Fuzzes the C API of posenc with libFuzzer for a bounded time.
+#
+#   bash fuzz/run.sh                  60 s (FUZZ_SECONDS overrides: FUZZ_SECONDS=300 bash fuzz/run.sh)
+#   bash fuzz/run.sh FILE...          replays FILEs (a crash found earlier) and stops
+#
+# Builds fuzz/fuzz_api.c with the same c/*.c as the wasm, under clang's
+# -fsanitize=fuzzer,address,undefined, into dist/native/fuzz_api. It starts from
+# the committed seeds (fuzz/corpus/) and regression inputs (fuzz/regressions/);
+# what it learns goes to dist/native/fuzz-work/, never into the committed
+# corpus. A crash, sanitizer report or broken invariant is saved under
+# dist/native/fuzz-artifacts/ and fails the run: turn it into a regression
+# (fuzz/README.md says how). Prints execs, coverage and time, then
+# "fuzz: N passed, M failed". Installs clang and its libFuzzer/sanitizer
+# runtime from Debian when missing and running as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_updated=0
+install_package() { # install_package DEBIAN_PACKAGE
+  if [ "$(id -u)" != 0 ]; then
+    echo "fuzz/run.sh: Debian's package '$1' is missing. Install it (sudo apt-get install $1) and run again." >&2
+    exit 1
+  fi
+  echo "fuzz/run.sh: installing $1 from Debian's packages..."
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+}
+command -v clang >/dev/null 2>&1 || install_package clang
+
+out=dist/native
+mkdir -p "$out"
+probe=$out/fuzz-probe.c
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
+if ! clang -fsanitize=fuzzer,address,undefined "$probe" -o "$out/fuzz-probe" >/dev/null 2>&1; then
+  install_package "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+fi
+
+clang -std=c99 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+  -Ic c/*.c fuzz/fuzz_api.c -Wl,--wrap=malloc -lm -o "$out/fuzz_api"
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+if [ "$#" -gt 0 ]; then
+  exec "$out/fuzz_api" "$@"
+fi
+
+seconds=${FUZZ_SECONDS:-60}
+work=$out/fuzz-work
+artifacts=$out/fuzz-artifacts
+mkdir -p "$work" "$artifacts" fuzz/regressions
+log=$out/fuzz.log
+echo "fuzz/run.sh: fuzzing the C API for ${seconds} s (log: $log)"
+set +e
+# -timeout: one input may take 10 s at most (a hang is a failure too);
+# -rss_limit_mb: a runaway allocation is a failure, not a swapping machine.
+"$out/fuzz_api" "$work" fuzz/corpus fuzz/regressions \
+  -max_total_time="$seconds" -max_len=512 -timeout=10 -rss_limit_mb=4096 \
+  -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
+status=$?
+set -e
+
+# The last status line and the final statistics.
+grep -E '^#[0-9]+' "$log" | tail -n 1 || true
+grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
+execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
+if [ "$status" = 0 ]; then
+  echo "ok - libFuzzer ran ${execs:-?} inputs in ${seconds} s (${cov:-no coverage line}) with no crash, sanitizer report or broken invariant"
+  echo "fuzz: 1 passed, 0 failed"
+else
+  grep -E 'invariant failed|  call:|ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -n 20 || true
+  echo "not ok - libFuzzer found a failure (exit $status); reproduce with: bash fuzz/run.sh $artifacts/<file>"
+  echo "fuzz: 0 passed, 1 failed"
+  exit 1
+fi
