@@ -48,6 +48,11 @@ if [ "$#" -gt 0 ]; then
 fi
 
 seconds=${FUZZ_SECONDS:-60}
+# libFuzzer reads -max_total_time=0 as "forever": insist on a bound.
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
+  echo "fuzz/run.sh: FUZZ_SECONDS must be a whole number of seconds >= 1 (got '$seconds')" >&2
+  exit 2
+fi
 work=$out/fuzz-work
 artifacts=$out/fuzz-artifacts
 mkdir -p "$work" "$artifacts" fuzz/regressions
