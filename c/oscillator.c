@@ -1,5 +1,6 @@
 #include <math.h>
 #include "oscillator.h"
+#include "simd.h"
 
 static void anchor(pe_osc *o) {
     for (int32_t i = 0; i < o->n; i++) {
@@ -16,14 +17,21 @@ int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p) {
     o->p = p;
     o->s = NULL;
     if (n == 0) return PE_OK;
-    o->s = pe_malloc(4 * (size_t)n * sizeof(double));
+    /* Padded to an even count so that the SIMD step has no tail; the pad
+     * frequency is 0 (sin 0, cos 1), which stays put under rotation. */
+    size_t n2 = ((size_t)n + 1) & ~(size_t)1;
+    o->s = pe_malloc(4 * n2 * sizeof(double));
     if (!o->s) return PE_ERR_NOMEM;
-    o->c = o->s + n;
-    o->sw = o->c + n;
-    o->cw = o->sw + n;
+    o->c = o->s + n2;
+    o->sw = o->c + n2;
+    o->cw = o->sw + n2;
     for (int32_t i = 0; i < n; i++) {
         o->sw[i] = sin(w[i]);
         o->cw[i] = cos(w[i]);
+    }
+    if ((size_t)n < n2) {
+        o->s[n] = o->sw[n] = 0.0;
+        o->c[n] = o->cw[n] = 1.0;
     }
     anchor(o);
     return PE_OK;
@@ -37,11 +45,21 @@ void pe_osc_step(pe_osc *o) {
     }
     double *restrict s = o->s, *restrict c = o->c;
     const double *restrict sw = o->sw, *restrict cw = o->cw;
-    for (int32_t i = 0; i < o->n; i++) {
+    int32_t n = o->n;
+#if PE_SIMD
+    for (int32_t i = 0; i < n; i += 2) {
+        v128_t si = wasm_v128_load(s + i), ci = wasm_v128_load(c + i);
+        v128_t swi = wasm_v128_load(sw + i), cwi = wasm_v128_load(cw + i);
+        wasm_v128_store(s + i, wasm_f64x2_add(wasm_f64x2_mul(si, cwi), wasm_f64x2_mul(ci, swi)));
+        wasm_v128_store(c + i, wasm_f64x2_sub(wasm_f64x2_mul(ci, cwi), wasm_f64x2_mul(si, swi)));
+    }
+#else
+    for (int32_t i = 0; i < n; i++) {
         double si = s[i], ci = c[i];
         s[i] = si * cw[i] + ci * sw[i];
         c[i] = ci * cw[i] - si * sw[i];
     }
+#endif
 }
 
 void pe_osc_free(pe_osc *o) {

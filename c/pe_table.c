@@ -1,26 +1,78 @@
 /* The sinusoidal table and its Gram matrix. */
 #include <string.h>
 #include "oscillator.h"
+#include "simd.h"
 
-/* One row from the current sines and cosines, for either output type. */
-#define DEFINE_WRITE_ROW(NAME, T)                                               \
-    static void NAME(T *row, const pe_spec *sp, const double *s, const double *c) { \
-        int32_t h = sp->h;                                                      \
-        if (sp->layout == PE_LAYOUT_INTERLEAVED) {                              \
-            for (int32_t i = 0; i < h; i++) {                                   \
-                row[2 * i] = (T)s[i];                                           \
-                row[2 * i + 1] = (T)c[i];                                       \
-            }                                                                   \
-            if (sp->nf > h) row[2 * h] = (T)s[h];                               \
-            return;                                                             \
-        }                                                                       \
-        T *cos_block = row + pe_cos_col(sp, 0);                                 \
-        for (int32_t i = 0; i < sp->nf; i++) row[i] = (T)s[i];                  \
-        for (int32_t i = 0; i < h; i++) cos_block[i] = (T)c[i];                 \
-        if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) row[sp->d - 1] = 0;    \
+/*
+ * One row from the current sines and cosines, for each output type and layout.
+ * s and c hold at least nf values (padded to an even count). Rounding to
+ * float32 is round-to-nearest on both paths (SIMD demote and the C cast).
+ */
+typedef void (*write_row_fn)(void *row, const pe_spec *sp, const double *s, const double *c);
+
+static void interleaved_f32(void *out, const pe_spec *sp, const double *s, const double *c) {
+    float *row = out;
+    int32_t h = sp->h, i = 0;
+#if PE_SIMD
+    for (; i + 2 <= h; i += 2) {
+        v128_t sv = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(s + i));
+        v128_t cv = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(c + i));
+        wasm_v128_store(row + 2 * i, wasm_i32x4_shuffle(sv, cv, 0, 4, 1, 5));
     }
-DEFINE_WRITE_ROW(write_row_f32, float)
-DEFINE_WRITE_ROW(write_row_f64, double)
+#endif
+    for (; i < h; i++) {
+        row[2 * i] = (float)s[i];
+        row[2 * i + 1] = (float)c[i];
+    }
+    if (sp->nf > h) row[2 * h] = (float)s[h];
+}
+
+static void interleaved_f64(void *out, const pe_spec *sp, const double *s, const double *c) {
+    double *row = out;
+    int32_t h = sp->h, i = 0;
+#if PE_SIMD
+    for (; i + 2 <= h; i += 2) {
+        v128_t sv = wasm_v128_load(s + i), cv = wasm_v128_load(c + i);
+        wasm_v128_store(row + 2 * i, wasm_i64x2_shuffle(sv, cv, 0, 2));
+        wasm_v128_store(row + 2 * i + 2, wasm_i64x2_shuffle(sv, cv, 1, 3));
+    }
+#endif
+    for (; i < h; i++) {
+        row[2 * i] = s[i];
+        row[2 * i + 1] = c[i];
+    }
+    if (sp->nf > h) row[2 * h] = s[h];
+}
+
+static void block_f32(float *dst, const double *src, int32_t n) {
+    int32_t i = 0;
+#if PE_SIMD
+    for (; i + 4 <= n; i += 4) {
+        v128_t a = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(src + i));
+        v128_t b = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(src + i + 2));
+        wasm_v128_store(dst + i, wasm_i32x4_shuffle(a, b, 0, 1, 4, 5));
+    }
+#endif
+    for (; i < n; i++) dst[i] = (float)src[i];
+}
+
+/* Concatenated and split layouts: a block of sines, then a block of cosines. */
+static void blocks_f32(void *out, const pe_spec *sp, const double *s, const double *c) {
+    float *row = out;
+    block_f32(row, s, sp->nf);
+    if (sp->h) block_f32(row + pe_cos_col(sp, 0), c, sp->h);
+    if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) row[sp->d - 1] = 0;
+}
+
+static void blocks_f64(void *out, const pe_spec *sp, const double *s, const double *c) {
+    double *row = out;
+    for (int32_t i = 0; i < sp->nf; i++) row[i] = s[i];
+    if (sp->h) {
+        double *cos_block = row + pe_cos_col(sp, 0);
+        for (int32_t i = 0; i < sp->h; i++) cos_block[i] = c[i];
+    }
+    if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) row[sp->d - 1] = 0;
+}
 
 static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t d_model,
                             double offset) {
@@ -38,11 +90,14 @@ static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp,
     pe_osc o;
     PE_TRY(pe_osc_init(&o, sp->w, sp->nf, offset));
     size_t d = (size_t)sp->d, elem = dtype == PE_F32 ? sizeof(float) : sizeof(double);
+    int inter = sp->layout == PE_LAYOUT_INTERLEAVED;
+    write_row_fn write = dtype == PE_F32 ? (inter ? interleaved_f32 : blocks_f32)
+                                         : (inter ? interleaved_f64 : blocks_f64);
+    /* Each output element is written exactly once. */
     for (int32_t r = 0; r < max_len; r++) {
         void *row = (char *)out + (size_t)r * d * elem;
         if (r == zero_row) memset(row, 0, d * elem);
-        else if (dtype == PE_F32) write_row_f32(row, sp, o.s, o.c);
-        else write_row_f64(row, sp, o.s, o.c);
+        else write(row, sp, o.s, o.c);
         pe_osc_step(&o);
     }
     pe_osc_free(&o);
