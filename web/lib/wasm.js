@@ -1,14 +1,9 @@
-// Turns the embedded WebAssembly bytes into an instance. The bytes travel as a
-// base64 string inside a JS module (dist/posenc-wasm.js), so loading needs no
-// fetch, no file system and no bundler plugin: it works unchanged in Node,
-// browsers and bundlers, and under a CSP that allows 'wasm-unsafe-eval'.
-
-function decodeBase64(text) {
-  const bin = atob(text);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return bytes;
-}
+// Turns the embedded core into an instance. The bytes travel as base64 inside
+// a JS module (dist/posenc-wasm.js), so loading needs no fetch, file system or
+// bundler plugin, in Node, browsers and bundlers alike, under a CSP that
+// allows 'wasm-unsafe-eval'. They are deflated (scripts/embed-wasm.mjs) and
+// inflated here by the standard DecompressionStream; a module that is already
+// plain wasm (it starts with "\0asm") is used as it is.
 
 // The core needs nothing from its host. Emscripten's standalone output still
 // imports a growth notification; the debug build's assertions may call the
@@ -23,9 +18,19 @@ const imports = {
   },
 };
 
+async function decode(base64) {
+  const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
+  if (bytes[0] === 0 && bytes[1] === 0x61) return bytes;
+  if (typeof DecompressionStream !== 'function') {
+    throw new Error('posenc: this runtime lacks DecompressionStream (needs Node >= 18 or a current browser)');
+  }
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
 /** Compiles and starts the core; resolves to its raw exports. */
 export async function instantiate(base64) {
-  const { instance } = await WebAssembly.instantiate(decodeBase64(base64), imports);
+  const { instance } = await WebAssembly.instantiate(await decode(base64), imports);
   const exports = instance.exports;
   if (typeof exports._initialize === 'function') exports._initialize();
   return exports;
