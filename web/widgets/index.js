@@ -9,6 +9,12 @@ import { PeLinear } from './linear.js';
 import { PeNorms } from './norms.js';
 import { PeAttention } from './attention.js';
 import { PeConventions } from './conventions.js';
+import { PeRope } from './rope.js';
+import { PeAlibi } from './alibi.js';
+import { PePrecision } from './precision.js';
+import { PeRelative } from './buckets.js';
+import { PeBinary } from './binary.js';
+import { PeLearned } from './learned.js';
 
 export const WIDGETS = {
   'pe-heatmap': PeHeatmap,
@@ -20,6 +26,12 @@ export const WIDGETS = {
   'pe-norms': PeNorms,
   'pe-attention': PeAttention,
   'pe-conventions': PeConventions,
+  'pe-rope': PeRope,
+  'pe-alibi': PeAlibi,
+  'pe-precision': PePrecision,
+  'pe-relative': PeRelative,
+  'pe-binary': PeBinary,
+  'pe-learned': PeLearned,
 };
 
 // A page may load the bundle twice (e.g. tutorial + blog snippet): define once.

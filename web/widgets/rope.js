@@ -1,0 +1,148 @@
+// <pe-rope>: rotary position embedding (RoPE). Nothing is added to the tokens;
+// instead pair i of q and of k is rotated by position × θ_i, θ_i = base^(−2i/d).
+// Rotations compose, so q_m · k_n = qᵀ R(n − m) k depends only on m − n: the
+// score heatmap of one fixed (q, k) pair is constant along every diagonal.
+// Also drawn: the trajectories of a few pairs of q, and θ_i before and after the
+// chosen context-extension scaling. Every number comes from the posenc API.
+import { PeWidget } from './base.js';
+import { int, num, oneOf } from './attrs.js';
+import { Heatmap } from './heatmap-chart.js';
+import { lineChart, lineSet, setSeries, points } from './charts.js';
+import { LOG } from './log-scale.js';
+import { embed } from './attention.js';
+import { diagonalSpread } from './dot-heatmap.js';
+import { matrixRows } from './export.js';
+import { fmt } from './dom.js';
+
+const SCALINGS = ['default', 'linear', 'ntk', 'yarn', 'llama3'];
+const PAIRINGS = ['half', 'interleaved'];
+
+/** Columns [a, b] of pair i: adjacent (interleaved) or i and i + d/2 (half, rotate_half). */
+const pairCols = (pairing, d, i) => (pairing === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + d / 2]);
+
+/** The `scaling` option of the API for the widget's attributes. */
+function scalingOption(v) {
+  const factor = v.factor;
+  const originalMaxPosition = v['original-max'];
+  if (v.scaling === 'linear' || v.scaling === 'ntk') return { type: v.scaling, factor };
+  if (v.scaling === 'yarn' || v.scaling === 'llama3') return { type: v.scaling, factor, originalMaxPosition };
+  return 'default';
+}
+
+/** `rows` copies of one vector as a matrix (the same q at every position). */
+const repeat = (vec, rows) => ({ rows, cols: vec.length, data: Float64Array.from({ length: rows * vec.length }, (_, i) => vec[i % vec.length]) });
+
+const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+
+export class PeRope extends PeWidget {
+  static spec = {
+    'd-model': int(2, 1024, 64),
+    'max-len': int(1, 256, 48),
+    base: num(1, 1e12, 10000),
+    scaling: oneOf(SCALINGS, 'default'),
+    factor: num(0, 1000, 4),
+    'original-max': int(1, 1e7, 2048),
+    pairing: oneOf(PAIRINGS, 'half'),
+    pos: int(0, 1e6, 5),
+  };
+  static titleKey = 'ropeTitle';
+
+  render(api, v) {
+    const d = v['d-model'];
+    const len = v['max-len'];
+    const pos = Math.min(v.pos, len - 1);
+    if (pos < v.pos) this.note('clamped', { raw: v.pos, max: pos }, 'pos');
+    this.controls(v, pos, len);
+    const rope = { base: v.base, scaling: scalingOption(v) };
+    const freqs = api.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
+    const plain = api.ropeFrequencies(d, { base: v.base });
+    const q = embed('q', d);
+    const k = embed('k', d);
+    const Q = api.ropeApply(repeat(q, len), { ...rope, pairing: v.pairing });
+    const K = api.ropeApply(repeat(k, len), { ...rope, pairing: v.pairing });
+    // One Gram matrix of [Q; K] holds every q_m · k_n in its upper-right block.
+    const both = new Float64Array(2 * len * d);
+    both.set(Q.data);
+    both.set(K.data, len * d);
+    const g = api.gram({ rows: 2 * len, cols: d, data: both }, { dtype: 'float64' }).data;
+    const scores = Float64Array.from({ length: len * len }, (_, i) => g[Math.floor(i / len) * 2 * len + len + (i % len)]);
+    const spread = diagonalSpread(scores, len);
+    this.drawScores(scores, len, spread, v);
+    this.drawPairs(Q, pos, v.pairing, freqs.invFreq);
+    const freqText = this.drawFrequencies(plain.invFreq, freqs, v);
+    const scoreText = this.t('ropeCaption', { len, d, base: v.base, spread: fmt(spread, 2), pairing: this.t(`pairing_${v.pairing}`) });
+    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(api, q, len, rope)}`;
+    this.data = () => matrixRows({ rows: len, cols: len, data: scores }, 'm', 'n');
+  }
+
+  controls(v, pos, len) {
+    this.control('base', 'baseLabel', v.base, { kind: 'number', min: 1.5, step: 'any' });
+    this.control('scaling', 'scalingLabel', v.scaling, { kind: 'select', options: SCALINGS.map((s) => [s, `scaling_${s}`]) });
+    this.control('factor', 'factorLabel', v.factor, { kind: 'number', min: 0.1, step: 'any' });
+    this.control('original-max', 'originalMaxLabel', v['original-max'], { kind: 'number', min: 1, step: 1 });
+    this.control('pairing', 'pairingLabel', v.pairing, { kind: 'select', options: PAIRINGS.map((p) => [p, `pairing_${p}`]) });
+    this.control('pos', 'positionSlider', pos, { kind: 'range', min: 0, max: len - 1, step: 1 });
+  }
+
+  drawScores(scores, len, spread, v) {
+    const top = scores.reduce((m, x) => Math.max(m, Math.abs(x)), 0) || 1;
+    this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
+    this.heat.update({
+      rows: len, cols: len, data: scores, range: [-top, top], x: this.t('keyPos'), y: this.t('queryPos'),
+      label: this.t('ropeHeatAlt', { len, spread: fmt(spread, 2), scaling: this.t(`scaling_${v.scaling}`) }),
+      describe: (m, n) => [`m = ${m}, n = ${n}, m − n = ${m - n}`, `q_m · k_n = ${fmt(scores[m * len + n])}`],
+    });
+  }
+
+  /** Pairs 0, h/4, h/2 and h − 1 of the rotated q over every position, the chosen one enlarged. */
+  drawPairs(Q, pos, pairing, theta) {
+    const d = Q.cols;
+    const h = d / 2;
+    const pairs = [...new Set([0, Math.floor(h / 4), Math.floor(h / 2), h - 1])];
+    let r = 0;
+    const sets = pairs.map((i, s) => {
+      const [a, b] = pairCols(pairing, d, i);
+      const data = Array.from({ length: Q.rows }, (_, m) => ({ x: Q.data[m * d + a], y: Q.data[m * d + b] }));
+      for (const p of data) r = Math.max(r, Math.hypot(p.x, p.y));
+      return lineSet(this.t('ropePairSeries', { i, a, b, theta: fmt(theta[i], 3) }), data, s, {
+        showLine: false,
+        pointRadius: (c) => (c.dataIndex === pos ? 7 : 2.5),
+      });
+    });
+    this.pairChart ??= lineChart(this.newCanvas(), { aspect: 1 });
+    const lim = Math.ceil(r * 11) / 10 || 1;
+    for (const id of ['x', 'y']) Object.assign(this.pairChart.options.scales[id], { min: -lim, max: lim });
+    setSeries(this.pairChart, sets, { x: this.t('pairFirst'), y: this.t('pairSecond') });
+    const text = this.t('ropePairsAlt', { pos, pairs: pairs.join(', '), pairing: this.t(`pairing_${pairing}`) });
+    this.pairChart.canvas.sub.textContent = this.t('ropePairsTitle', { pos });
+    this.pairChart.canvas.setAttribute('aria-label', text);
+  }
+
+  drawFrequencies(plain, scaled, v) {
+    const idx = (arr) => points(arr.length, (i) => arr[i]);
+    this.freqChart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 2.6, yExtra: LOG });
+    setSeries(this.freqChart, [
+      lineSet(this.t('thetaPlain', { base: v.base }), idx(plain), 7, { pointRadius: 1.5 }),
+      lineSet(this.t('thetaScaled', { scaling: this.t(`scaling_${v.scaling}`) }), idx(scaled.invFreq), 1, { pointRadius: 1.5, borderDash: [5, 3] }),
+    ], { x: this.t('pairIndex'), y: 'θ_i' });
+    const ratio = plain.map((w, i) => scaled.invFreq[i] / w);
+    const text = this.t('ropeFreqAlt', {
+      scaling: this.t(`scaling_${v.scaling}`), first: fmt(ratio[0], 3), last: fmt(ratio[ratio.length - 1], 3), af: fmt(scaled.attentionFactor, 4),
+    });
+    this.freqChart.canvas.sub.textContent = this.t('ropeFreqTitle');
+    this.freqChart.canvas.setAttribute('aria-label', text);
+    return text;
+  }
+
+  /** The two pairings agree once q's dimensions are permuted (ropePermutation), and only then. */
+  pairingCheck(api, q, len, rope) {
+    const x = repeat(q, len);
+    const inter = api.ropeApply(x, { ...rope, pairing: 'interleaved' });
+    const moved = api.ropePermute(inter, { axis: 'cols' }).data;
+    const half = api.ropeApply(api.ropePermute(x, { axis: 'cols' }), { ...rope, pairing: 'half' }).data;
+    const unpermuted = api.ropeApply(x, { ...rope, pairing: 'half' }).data;
+    const perm = Array.from(api.ropePermutation(q.length));
+    const shown = perm.length > 8 ? `${perm.slice(0, 4).join(', ')}, …, ${perm.slice(-2).join(', ')}` : perm.join(', ');
+    return this.t('ropePermCaption', { perm: shown, same: fmt(maxAbsDiff(moved, half), 2), raw: fmt(maxAbsDiff(inter.data, unpermuted), 3) });
+  }
+}
