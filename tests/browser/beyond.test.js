@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open, newPage, waitRendered, canvasStats, widgetText, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, SHOTS } from './harness.js';
 import { init } from '../../web/lib/index.js';
 
 const SECTIONS = ['s-beyond', 's-rope', 's-alibi', 's-relative', 's-learned', 's-binary', 's-precision'];
@@ -17,18 +17,7 @@ before(async () => {
   [h, api] = await Promise.all([open(), init()]);
 });
 after(() => h?.close());
-
-/** Opens `path` in a fresh context; `run(page)` does the checks; the console must stay clean. */
-async function withPage(path, run) {
-  const { context, page, errors } = await newPage(h.browser);
-  try {
-    await page.goto(h.url(path));
-    await run(page);
-    assert.deepEqual(errors, [], 'console errors');
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (path, run) => withPageIn(h, path, run);
 
 const renders = (page, id) => page.evaluate((i) => document.getElementById(i).renders, id);
 const waitMoreRenders = (page, id, n) =>
@@ -252,24 +241,6 @@ test('the language toggle switches the new prose and the new widgets', async () 
     await page.locator('#s-precision').screenshot({ path: `${SHOTS}section-s-precision-zh.png` });
   });
 });
-
-/**
- * Adds a widget to blog.html the way a blogger would write it and scrolls to it; returns its id.
- * Playwright does the scrolling: an in-page scrollIntoView() right after load was sometimes
- * undone (scrollY back to 0), and a lazy widget never seen never draws.
- */
-async function addWidget(page, tag, attrs = {}) {
-  const id = await page.evaluate(([t, a]) => {
-    const w = document.createElement(t);
-    w.id = `added-${document.querySelectorAll('[id^=added-]').length}`;
-    for (const [k, v] of Object.entries(a)) w.setAttribute(k, v);
-    document.querySelector('article').append(w);
-    return w.id;
-  }, [tag, attrs]);
-  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-  return id;
-}
-const errorText = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.err').textContent, id);
 
 test('each new widget works standalone from the one blog script, several per page', async () => {
   await withPage('examples/blog.html', async (page) => {

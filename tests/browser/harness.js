@@ -1,6 +1,7 @@
 // Shared set-up for the browser suites: Debian's chromium through playwright-core,
 // the site served in-process by scripts/serve.js (with its strict CSP), console
 // and page errors collected per page, and canvas pixel probes.
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -70,4 +71,39 @@ export function canvasStats(page, id) {
 /** Text of a widget's shadow root (what a reader sees, including captions). */
 export function widgetText(page, id) {
   return page.evaluate((i) => document.getElementById(i).shadowRoot.textContent, id);
+}
+
+/** Opens `path` in a fresh context; `run(page)` does the checks; the console must stay clean. */
+export async function withPage(h, path, run) {
+  const { context, page, errors } = await newPage(h.browser);
+  try {
+    await page.goto(h.url(path));
+    await run(page);
+    assert.deepEqual(errors, [], 'console errors');
+  } finally {
+    await context.close();
+  }
+}
+
+/**
+ * Adds a widget to the page's <article> the way a blogger would write it and
+ * scrolls to it; returns its id. Playwright does the scrolling: an in-page
+ * scrollIntoView() right after load was sometimes undone (scrollY back to 0),
+ * and a lazy widget that is never seen never draws.
+ */
+export async function addWidget(page, tag, attrs = {}) {
+  const id = await page.evaluate(([t, a]) => {
+    const w = document.createElement(t);
+    w.id = `added-${document.querySelectorAll('[id^=added-]').length}`;
+    for (const [k, v] of Object.entries(a)) w.setAttribute(k, v);
+    document.querySelector('article').append(w);
+    return w.id;
+  }, [tag, attrs]);
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  return id;
+}
+
+/** The error a widget shows in place. */
+export function errorText(page, id) {
+  return page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.err').textContent, id);
 }

@@ -3,38 +3,14 @@
 // attributes shown in place, API errors shown, URL parameters validated.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, newPage, waitRendered, canvasStats, widgetText, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, SHOTS } from './harness.js';
 
 let h;
 before(async () => {
   h = await open();
 });
 after(() => h?.close());
-
-async function withPage(path, run) {
-  const { context, page, errors } = await newPage(h.browser);
-  try {
-    await page.goto(h.url(path));
-    await run(page);
-    assert.deepEqual(errors, [], 'console errors');
-  } finally {
-    await context.close();
-  }
-}
-
-/** Adds a widget to the page the way a blogger would write it; returns its id. */
-function addWidget(page, tag, attrs) {
-  return page.evaluate(([t, a]) => {
-    const w = document.createElement(t);
-    w.id = `added-${document.querySelectorAll('[id^=added-]').length}`;
-    for (const [k, v] of Object.entries(a)) w.setAttribute(k, v);
-    document.querySelector('article').append(w);
-    w.scrollIntoView();
-    return w.id;
-  }, [tag, attrs]);
-}
-
-const errorText = (page, id) => page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('.err').textContent, id);
+const withPage = (path, run) => withPageIn(h, path, run);
 
 test('blog.html: three widgets from one script, each drawn and independent', async () => {
   await withPage('examples/blog.html', async (page) => {
@@ -115,4 +91,14 @@ test('embed.html shows a message, not a blank frame, for bad parameters', async 
     await page.evaluate(() => { document.querySelector('pe-heatmap').id = 'emb'; });
     assert.equal(await waitRendered(page, 'emb'), 'ready');
   });
+});
+
+test('embed.html offers every widget as a view, the newer ones included', async () => {
+  for (const [view, tag] of [['rope', 'pe-rope'], ['alibi', 'pe-alibi'], ['precision', 'pe-precision']]) {
+    await withPage(`embed.html?view=${view}&lang=en`, async (page) => {
+      await page.evaluate((t) => { document.querySelector(t).id = 'emb'; }, tag);
+      assert.equal(await waitRendered(page, 'emb'), 'ready', view);
+      for (const s of await canvasStats(page, 'emb')) assert.ok(s.ink > 500, `${view} drawn`);
+    });
+  }
 });

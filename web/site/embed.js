@@ -6,9 +6,11 @@ import { parseAll } from '../widgets/attrs.js';
 import { el } from '../widgets/dom.js';
 import { tr, initialLanguage, applyLanguage } from './i18n.js';
 
+// Every registered widget is a view, named without its pe- prefix; two short names stay.
 const VIEWS = {
-  heatmap: 'pe-heatmap', curves: 'pe-curves', circles: 'pe-circles', dot: 'pe-dot-heatmap', toy: 'pe-toy-attention',
-  linear: 'pe-linear', norms: 'pe-norms', attention: 'pe-attention', conventions: 'pe-conventions',
+  ...Object.fromEntries(Object.keys(WIDGETS).map((tag) => [tag.slice(3), tag])),
+  dot: 'pe-dot-heatmap',
+  toy: 'pe-toy-attention',
 };
 const ALIASES = { d: 'd-model', len: 'max-len' };
 
