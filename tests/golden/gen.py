@@ -17,11 +17,11 @@ Usage:
   python3 tests/golden/gen.py            # writes tests/golden/golden.json
   python3 tests/golden/gen.py --check    # exits 1 if the committed file differs
 """
-import argparse
 import json
 import math
-import os
 import sys
+
+import golden_cli
 
 # ---------------------------------------------------------------------------
 # Fixed-point arithmetic: an int a stands for the real number a / 2^P.
@@ -704,33 +704,7 @@ def dumps(golden):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--check', action='store_true',
-                    help='regenerate in memory and exit 1 if the committed golden.json differs')
-    ap.add_argument('--out', default=os.path.join(here, 'golden.json'))
-    args = ap.parse_args()
-    text = dumps(build())
-    if args.check:
-        try:
-            with open(args.out, encoding='utf-8') as f:
-                old = f.read()
-        except OSError as e:
-            print('gen.py --check: cannot read %s: %s' % (args.out, e), file=sys.stderr)
-            return 1
-        if old != text:
-            a, b = old.splitlines(), text.splitlines()
-            first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-            print('gen.py --check: %s differs from what gen.py writes (first difference at line %d). '
-                  'Run python3 tests/golden/gen.py and commit the result.' % (args.out, first + 1),
-                  file=sys.stderr)
-            return 1
-        print('gen.py --check: %s is up to date (%d bytes)' % (args.out, len(text.encode('utf-8'))))
-        return 0
-    with open(args.out, 'w', encoding='utf-8', newline='\n') as f:
-        f.write(text)
-    print('wrote %s (%d bytes)' % (args.out, len(text.encode('utf-8'))))
-    return 0
+    return golden_cli.run(__doc__, 'golden.json', lambda: dumps(build()))
 
 
 if __name__ == '__main__':
