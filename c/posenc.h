@@ -33,7 +33,7 @@ enum {
     PE_ERR_OPTION = 4,   /* unknown layout, frequency rule or dtype */
     PE_ERR_ODD = 5,      /* this operation needs an even d_model */
     PE_ERR_NOMEM = 6,    /* allocation failed */
-    PE_ERR_VALUE = 7,    /* an input value is NaN or infinite */
+    PE_ERR_VALUE = 7,    /* an input is NaN or infinite, or a result would overflow */
     PE_ERR_POSITION = 8, /* a position, offset or shift is outside +-PE_MAX_POSITION */
     PE_ERR_SHAPE = 9,    /* matrix shapes do not fit together */
     PE_ERR_COUNT_ = 10   /* one past the last code; not a status */
@@ -149,8 +149,12 @@ enum {
 /* params (PE_ROPE_PARAMS doubles; may be NULL for PE_ROPE_DEFAULT):
  * [0] factor, [1] low_freq_factor, [2] high_freq_factor,
  * [3] original_max_position (YaRN, llama3), [4] beta_fast, [5] beta_slow,
- * [6] attention_factor (YaRN; 0 = the default 0.1 ln(factor) + 1). */
+ * [6] attention_factor (YaRN; 0 = the default 0.1 ln(factor) + 1).
+ * Each factor, beta and attention factor lies in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX],
+ * original_max_position in [1, PE_MAX_POSITION]; otherwise PE_ERR_VALUE. */
 #define PE_ROPE_PARAMS 7
+#define PE_ROPE_PARAM_MIN 1e-3
+#define PE_ROPE_PARAM_MAX 1e6
 
 /* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN). */
 PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base,

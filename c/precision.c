@@ -41,7 +41,7 @@ static uint32_t to_bits(double x, pe_format f) {
     if (rem > half || (rem == half && (q & 1))) q++;
     if (e < emin) return sign | (uint32_t)q; /* subnormal; q = 2^mbits is the smallest normal */
     /* q in [2^mbits, 2^(mbits+1)]: adding carries into the exponent, up to infinity. */
-    return sign | ((uint32_t)(e + bias) << f.mbits) + (uint32_t)(q - (1ull << f.mbits));
+    return sign | (((uint32_t)(e + bias) << f.mbits) + (uint32_t)(q - (1ull << f.mbits)));
 }
 
 static double from_bits(uint32_t bits, pe_format f) {

@@ -26,10 +26,12 @@ typedef struct {
     double factor, low, high, orig, beta_fast, beta_slow, attention;
 } rope_params;
 
+static int in_range(double x) { return x >= PE_ROPE_PARAM_MIN && x <= PE_ROPE_PARAM_MAX; }
+static int orig_ok(double x) { return x >= 1 && x <= PE_MAX_POSITION; }
+
 static int read_params(rope_params *p, int scaling, const double *params, int32_t dim) {
     if (scaling < PE_ROPE_DEFAULT || scaling > PE_ROPE_LLAMA3) return PE_ERR_OPTION;
-    p->factor = 1.0;
-    p->attention = 1.0;
+    *p = (rope_params){ .factor = 1.0, .attention = 1.0 };
     if (scaling == PE_ROPE_DEFAULT) return PE_OK;
     if (!params) return PE_ERR_NULL;
     PE_TRY(pe_check_finite(params, PE_ROPE_PARAMS));
@@ -39,13 +41,17 @@ static int read_params(rope_params *p, int scaling, const double *params, int32_
     p->orig = params[3];
     p->beta_fast = params[4];
     p->beta_slow = params[5];
-    if (!(p->factor > 0)) return PE_ERR_VALUE;
+    /* Bounded so that no frequency or correction dimension can overflow or
+     * vanish: a factor of 1e-300 would turn theta / factor into infinity. */
+    if (!in_range(p->factor)) return PE_ERR_VALUE;
     if (scaling == PE_ROPE_NTK && dim < 4) return PE_ERR_SIZE; /* dim/(dim-2) */
     if (scaling == PE_ROPE_LLAMA3) {
-        if (!(p->low > 0 && p->high > p->low && p->orig > 0)) return PE_ERR_VALUE;
+        if (!(in_range(p->low) && in_range(p->high) && p->high > p->low && orig_ok(p->orig))) return PE_ERR_VALUE;
     }
     if (scaling == PE_ROPE_YARN) {
-        if (!(p->orig > 0 && p->beta_fast > 0 && p->beta_slow > 0 && params[6] >= 0)) return PE_ERR_VALUE;
+        int ok = orig_ok(p->orig) && in_range(p->beta_fast) && in_range(p->beta_slow)
+                 && (params[6] == 0 || in_range(params[6]));
+        if (!ok) return PE_ERR_VALUE;
         /* HF's get_mscale: 1 for factor <= 1, else 0.1 ln(factor) + 1. */
         p->attention = params[6] > 0 ? params[6] : (p->factor <= 1 ? 1.0 : 0.1 * log(p->factor) + 1.0);
     }

@@ -404,7 +404,7 @@ for (const fn of ['ropeFrequencies', 'ropeCache']) {
   ]);
   add(fn, 'scaling.type', 'missing', withOption(fn, 'scaling', { factor: 2 }), TypeError);
   add(fn, 'scaling.factor', 'missing', withOption(fn, 'scaling', { type: 'linear' }), TypeError);
-  for (const factor of [0, -1, NaN, Infinity]) {
+  for (const factor of [0, -1, NaN, Infinity, 1e-300, 1e7]) {
     add(fn, 'scaling.factor', factor, withOption(fn, 'scaling', { type: 'linear', factor }), RangeError);
   }
   add(fn, 'scaling.factor', '2', withOption(fn, 'scaling', { type: 'linear', factor: '2' }), TypeError);
@@ -498,7 +498,7 @@ for (const fn of ['learnedTable', 'learnedRows']) {
   optionsArg(fn);
   option(fn, 'seed', [[-1, RangeError], [1.5, RangeError], [2 ** 53, RangeError], [NaN, RangeError], ['1', TypeError], [1n, TypeError]]);
   option(fn, 'distribution', BAD_ENUM);
-  numberOption(fn, 'scale', [-0.5, -1e-300]);
+  numberOption(fn, 'scale', [-0.5, -1e-300, 1e308]);
   option(fn, 'dtype', BAD_ENUM);
 }
 vectorArg('learnedRows', 0, 'positions', { length: 2 });
@@ -530,6 +530,9 @@ option('precisionError', 'positions', [[[], RangeError], [[0, NaN], RangeError],
   add('precisionError', 'count', 0, [16, { count: 0 }], RangeError);
   add('precisionError', 'count', 1.5, [16, { count: 1.5 }], RangeError);
   add('precisionError', 'count', 2 ** 24 + 1, [16, { count: 2 ** 24 + 1 }], RangeError);
+  // Work, not bytes: 2^24 columns at the default 65536 positions would run for days.
+  add('precisionError', 'positions × dModel', 2 ** 26, [2 ** 24], RangeError);
+  add('precisionError', 'positions × dModel', 2 ** 26, [1024, { count: 65536 }], RangeError);
 }
 
 // ---- sizes past the 1 GiB a call may use: every dimension valid, the product not ---------

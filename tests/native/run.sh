@@ -40,12 +40,7 @@ cflags=(-std=c99 -Wall -Wextra -Werror -g -Ic)
 san=(-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
 # Allocation failures are injected by wrapping malloc (see test_api.c).
 wrap=(-Wl,--wrap=malloc)
-# Two gcc-only warnings stay warnings (printed, not fatal), both reported to
-# the owners of the code that shows them: -Wmaybe-uninitialized, which depends
-# on inlining and is documented to give false positives (c/rope.c reads
-# rope_params fields only for the scalings that set them), and -Wparentheses
-# on `a | b + c` in c/precision.c, which is meant. Everything else is an error.
-gcc_flags=(-std=c99 -Wall -Wextra -Werror -Wno-error=maybe-uninitialized -Wno-error=parentheses -pedantic -O2 -Ic)
+gcc_flags=(-std=c99 -Wall -Wextra -Werror -pedantic -O2 -Ic)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -8,6 +8,9 @@ import { withFrame, readCString } from './heap.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer, typedLength } from './validate.js';
 import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
 
+/** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
+const PRECISION_MAX_WORK = 2 ** 25;
+
 // C enum values (c/posenc.h, section "variants").
 const PAIRINGS = { interleaved: 0, half: 1 };
 const SCALINGS = { default: 0, linear: 1, ntk: 2, yarn: 3, llama3: 4 };
@@ -105,20 +108,25 @@ export function createVariants(wasm) {
       if (v === null) throw check.fail(TypeError, `scaling.${key} is required for scaling type ${JSON.stringify(type)}`);
       return v;
     };
-    const factor = check.finite('scaling.factor', value('factor'), { above: 0 });
+    // The C core's bounds (PE_ROPE_PARAM_MIN/MAX): outside them a frequency can overflow or vanish.
+    const param = (key, extra = {}) => check.finite(`scaling.${key}`, value(key), { min: 1e-3, max: 1e6, ...extra });
+    const position = (key) => check.finite(`scaling.${key}`, value(key), { min: 1, max: 2 ** 31 });
+    const factor = param('factor');
     if (type === 'ntk' && dim < 4) throw check.fail(RangeError, 'NTK scaling needs a dimension of at least 4 (it raises factor to dim/(dim-2))', dim);
     const params = new Float64Array(ROPE_PARAMS);
     params[0] = factor;
     if (type === 'llama3') {
-      params[1] = check.finite('scaling.lowFreqFactor', value('lowFreqFactor'), { above: 0 });
-      params[2] = check.finite('scaling.highFreqFactor', value('highFreqFactor'), { above: params[1] });
-      params[3] = check.finite('scaling.originalMaxPosition', value('originalMaxPosition'), { above: 0 });
+      params[1] = param('lowFreqFactor');
+      params[2] = param('highFreqFactor');
+      if (params[2] <= params[1]) throw check.fail(RangeError, `scaling.highFreqFactor must be greater than lowFreqFactor (${params[1]})`, params[2]);
+      params[3] = position('originalMaxPosition');
     }
     if (type === 'yarn') {
-      params[3] = check.finite('scaling.originalMaxPosition', value('originalMaxPosition'), { above: 0 });
-      params[4] = check.finite('scaling.betaFast', value('betaFast'), { above: 0 });
-      params[5] = check.finite('scaling.betaSlow', value('betaSlow'), { above: 0 });
-      params[6] = check.finite('scaling.attentionFactor', value('attentionFactor'), { min: 0 });
+      params[3] = position('originalMaxPosition');
+      params[4] = param('betaFast');
+      params[5] = param('betaSlow');
+      const attention = value('attentionFactor');
+      params[6] = attention === 0 ? 0 : param('attentionFactor');
     }
     return { code: SCALINGS[type], params };
   }
@@ -354,7 +362,7 @@ export function createVariants(wasm) {
     check.size('dModel', dModel);
     const seed = check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const distribution = check.oneOf('distribution', opts.distribution ?? 'normal', Object.keys(DISTRIBUTIONS));
-    const scale = check.finite('scale', opts.scale ?? 0.02, { min: 0 });
+    const scale = check.finite('scale', opts.scale ?? 0.02, { min: 0, max: 1e6 });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return { seed, dist: DISTRIBUTIONS[distribution], scale, dtype };
   }
@@ -460,6 +468,11 @@ export function createVariants(wasm) {
     }
     const n = positions.length;
     check.bytes(n * 16);
+    // Each (position, column) costs several roundings; above this a call would
+    // run for minutes (2^24 columns at 65536 positions: two days).
+    if (n * dModel > PRECISION_MAX_WORK) {
+      throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK} (about 10 s of work); sample fewer positions`, n * dModel);
+    }
     return withFrame(wasm, 'precisionError', (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
