@@ -16,7 +16,8 @@ int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p) {
     o->w = w;
     o->p = p;
     o->s = NULL;
-    if (n == 0) return PE_OK;
+    o->since = 0;
+    if (n == 0) return PE_OK; /* no frequencies (a one-column concat table): nothing to rotate */
     /* Padded to an even count so that the SIMD step has no tail; the pad
      * frequency is 0 (sin 0, cos 1), which stays put under rotation. */
     size_t n2 = ((size_t)n + 1) & ~(size_t)1;
@@ -60,6 +61,14 @@ void pe_osc_step(pe_osc *o) {
         c[i] = ci * cw[i] - si * sw[i];
     }
 #endif
+}
+
+int32_t pe_osc_room(const pe_osc *o) { return PE_ANCHOR - o->since; }
+
+void pe_osc_advance(pe_osc *o, int32_t steps) {
+    o->p += steps;
+    o->since += steps;
+    if (o->since >= PE_ANCHOR) anchor(o);
 }
 
 void pe_osc_free(pe_osc *o) {

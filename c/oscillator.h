@@ -30,6 +30,11 @@ typedef struct {
 
 int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p);
 void pe_osc_step(pe_osc *o);
+/* Steps before the next exact anchor (1..PE_ANCHOR). */
+int32_t pe_osc_room(const pe_osc *o);
+/* For callers that rotated s and c by `steps` <= pe_osc_room() themselves:
+ * moves the position on, and re-anchors when an anchor is due. */
+void pe_osc_advance(pe_osc *o, int32_t steps);
 void pe_osc_free(pe_osc *o);
 
 #endif

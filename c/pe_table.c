@@ -4,74 +4,127 @@
 #include "simd.h"
 
 /*
- * One row from the current sines and cosines, for each output type and layout.
- * s and c hold at least nf values (padded to an even count). Rounding to
- * float32 is round-to-nearest on both paths (SIMD demote and the C cast).
+ * Rows are formed in blocks of BLOCK_ROWS. For each run of four frequencies
+ * the sines and cosines stay in four f64x2 registers while they are rotated
+ * down the block's rows, each row's values stored as they come (converted to
+ * float32 by round-to-nearest demotion where asked), and the state goes back
+ * to memory once per block, not once per row. Frequencies left over (fewer
+ * than four, a lone sine of an odd width) take the same arithmetic in scalar
+ * code, so every value is bit-identical to the plain row-by-row recurrence.
+ *
+ * 8 rows, not more: a 1024-wide float32 table has rows exactly 4 KiB apart,
+ * so a block's stores all land in one L1 set; 16 rows ran 2.5x slower.
  */
-typedef void (*write_row_fn)(void *row, const pe_spec *sp, const double *s, const double *c);
+#define BLOCK_ROWS 8 /* divides PE_ANCHOR, so anchors fall on block starts */
 
-static void interleaved_f32(void *out, const pe_spec *sp, const double *s, const double *c) {
-    float *row = out;
-    int32_t h = sp->h, i = 0;
+enum { INTERLEAVED_F32, INTERLEAVED_F64, BLOCKS_F32, BLOCKS_F64 };
+
+typedef struct {
+    char *out;      /* first row of the block */
+    size_t stride;  /* bytes per row */
+    int kind;
+    int32_t cos0;   /* first cosine column of the block layouts */
+} block_dst;
+
 #if PE_SIMD
-    for (; i + 2 <= h; i += 2) {
-        v128_t sv = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(s + i));
-        v128_t cv = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(c + i));
-        wasm_v128_store(row + 2 * i, wasm_i32x4_shuffle(sv, cv, 0, 4, 1, 5));
+/* One rotation step of the sines s and cosines c of two frequencies. */
+#define ROTATE(s, c, sw, cw)                                                            \
+    do {                                                                                \
+        v128_t next_ = wasm_f64x2_add(wasm_f64x2_mul(s, cw), wasm_f64x2_mul(c, sw));    \
+        c = wasm_f64x2_sub(wasm_f64x2_mul(c, cw), wasm_f64x2_mul(s, sw));               \
+        s = next_;                                                                      \
+    } while (0)
+
+/* Float32 of two f64x2 vectors: [a0, a1, b0, b1] or, interleaved, [a0, b0, a1, b1]. */
+#define F32_CAT(a, b) wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 1, 4, 5)
+#define F32_ZIP(a, b) wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 4, 1, 5)
+
+/*
+ * Frequencies i..i+3 (two f64x2 each of sines s0, s1 and cosines c0, c1)
+ * rotated down the block's rows: two independent dependency chains, and one
+ * loop per output kind so that nothing but the stores sits in each.
+ */
+static void quad_rows(const block_dst *b, int32_t rows, int32_t i, pe_osc *o) {
+    v128_t s0 = wasm_v128_load(o->s + i), s1 = wasm_v128_load(o->s + i + 2);
+    v128_t c0 = wasm_v128_load(o->c + i), c1 = wasm_v128_load(o->c + i + 2);
+    v128_t sw0 = wasm_v128_load(o->sw + i), sw1 = wasm_v128_load(o->sw + i + 2);
+    v128_t cw0 = wasm_v128_load(o->cw + i), cw1 = wasm_v128_load(o->cw + i + 2);
+    size_t st = b->stride, n = (size_t)rows * st, c32 = (size_t)b->cos0 * 4; /* sine to cosine block, float32 */
+    char *row;
+    switch (b->kind) {
+    case INTERLEAVED_F32:
+        for (row = b->out + (size_t)i * 8; row < b->out + n; row += st) {
+            wasm_v128_store(row, F32_ZIP(s0, c0));
+            wasm_v128_store(row + 16, F32_ZIP(s1, c1));
+            ROTATE(s0, c0, sw0, cw0);
+            ROTATE(s1, c1, sw1, cw1);
+        }
+        break;
+    case INTERLEAVED_F64:
+        for (row = b->out + (size_t)i * 16; row < b->out + n; row += st) {
+            wasm_v128_store(row, wasm_i64x2_shuffle(s0, c0, 0, 2));
+            wasm_v128_store(row + 16, wasm_i64x2_shuffle(s0, c0, 1, 3));
+            wasm_v128_store(row + 32, wasm_i64x2_shuffle(s1, c1, 0, 2));
+            wasm_v128_store(row + 48, wasm_i64x2_shuffle(s1, c1, 1, 3));
+            ROTATE(s0, c0, sw0, cw0);
+            ROTATE(s1, c1, sw1, cw1);
+        }
+        break;
+    case BLOCKS_F32:
+        for (row = b->out + (size_t)i * 4; row < b->out + n; row += st) {
+            wasm_v128_store(row, F32_CAT(s0, s1));
+            wasm_v128_store(row + c32, F32_CAT(c0, c1));
+            ROTATE(s0, c0, sw0, cw0);
+            ROTATE(s1, c1, sw1, cw1);
+        }
+        break;
+    default:
+        for (row = b->out + (size_t)i * 8; row < b->out + n; row += st) {
+            wasm_v128_store(row, s0);
+            wasm_v128_store(row + 16, s1);
+            wasm_v128_store(row + 2 * c32, c0);
+            wasm_v128_store(row + 2 * c32 + 16, c1);
+            ROTATE(s0, c0, sw0, cw0);
+            ROTATE(s1, c1, sw1, cw1);
+        }
     }
+    wasm_v128_store(o->s + i, s0);
+    wasm_v128_store(o->s + i + 2, s1);
+    wasm_v128_store(o->c + i, c0);
+    wasm_v128_store(o->c + i + 2, c1);
+}
 #endif
-    for (; i < h; i++) {
-        row[2 * i] = (float)s[i];
-        row[2 * i + 1] = (float)c[i];
-    }
-    if (sp->nf > h) row[2 * h] = (float)s[h];
+
+static void put(const block_dst *b, char *row, int32_t col, double v) {
+    if (b->kind == INTERLEAVED_F32 || b->kind == BLOCKS_F32) ((float *)(void *)row)[col] = (float)v;
+    else ((double *)(void *)row)[col] = v;
 }
 
-static void interleaved_f64(void *out, const pe_spec *sp, const double *s, const double *c) {
-    double *row = out;
-    int32_t h = sp->h, i = 0;
-#if PE_SIMD
-    for (; i + 2 <= h; i += 2) {
-        v128_t sv = wasm_v128_load(s + i), cv = wasm_v128_load(c + i);
-        wasm_v128_store(row + 2 * i, wasm_i64x2_shuffle(sv, cv, 0, 2));
-        wasm_v128_store(row + 2 * i + 2, wasm_i64x2_shuffle(sv, cv, 1, 3));
-    }
-#endif
-    for (; i < h; i++) {
-        row[2 * i] = s[i];
-        row[2 * i + 1] = c[i];
-    }
-    if (sp->nf > h) row[2 * h] = s[h];
-}
-
-static void block_f32(float *dst, const double *src, int32_t n) {
+/* Writes `rows` rows from the oscillator's state and leaves it `rows` steps on. */
+static void fill_block(const block_dst *b, int32_t rows, const pe_spec *sp, pe_osc *o) {
     int32_t i = 0;
 #if PE_SIMD
-    for (; i + 4 <= n; i += 4) {
-        v128_t a = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(src + i));
-        v128_t b = wasm_f32x4_demote_f64x2_zero(wasm_v128_load(src + i + 2));
-        wasm_v128_store(dst + i, wasm_i32x4_shuffle(a, b, 0, 1, 4, 5));
-    }
+    for (; i + 4 <= sp->h; i += 4) quad_rows(b, rows, i, o);
 #endif
-    for (; i < n; i++) dst[i] = (float)src[i];
-}
-
-/* Concatenated and split layouts: a block of sines, then a block of cosines. */
-static void blocks_f32(void *out, const pe_spec *sp, const double *s, const double *c) {
-    float *row = out;
-    block_f32(row, s, sp->nf);
-    if (sp->h) block_f32(row + pe_cos_col(sp, 0), c, sp->h);
-    if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) row[sp->d - 1] = 0;
-}
-
-static void blocks_f64(void *out, const pe_spec *sp, const double *s, const double *c) {
-    double *row = out;
-    for (int32_t i = 0; i < sp->nf; i++) row[i] = s[i];
-    if (sp->h) {
-        double *cos_block = row + pe_cos_col(sp, 0);
-        for (int32_t i = 0; i < sp->h; i++) cos_block[i] = c[i];
+    for (; i < sp->nf; i++) {
+        int32_t sc = pe_sin_col(sp, i), cc = pe_cos_col(sp, i);
+        double s = o->s[i], c = o->c[i], sw = o->sw[i], cw = o->cw[i];
+        char *row = b->out;
+        for (int32_t r = 0; r < rows; r++, row += b->stride) {
+            put(b, row, sc, s);
+            if (cc >= 0) put(b, row, cc, c);
+            double next = s * cw + c * sw;
+            c = c * cw - s * sw;
+            s = next;
+        }
+        o->s[i] = s;
+        o->c[i] = c;
     }
-    if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) row[sp->d - 1] = 0;
+    if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) { /* the zero column */
+        char *row = b->out;
+        for (int32_t r = 0; r < rows; r++, row += b->stride) put(b, row, sp->d - 1, 0.0);
+    }
+    pe_osc_advance(o, rows);
 }
 
 static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t d_model,
@@ -84,21 +137,24 @@ static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t
     return pe_check_position(offset + (max_len - 1));
 }
 
-/* Fills the table for an initialised spec. */
+/* Fills the table for an initialised spec; each element is written once
+ * (the padding row, if any, twice: formed, then zeroed). */
 static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp,
                       double offset, int32_t zero_row) {
     pe_osc o;
     PE_TRY(pe_osc_init(&o, sp->w, sp->nf, offset));
-    size_t d = (size_t)sp->d, elem = dtype == PE_F32 ? sizeof(float) : sizeof(double);
-    int inter = sp->layout == PE_LAYOUT_INTERLEAVED;
-    write_row_fn write = dtype == PE_F32 ? (inter ? interleaved_f32 : blocks_f32)
-                                         : (inter ? interleaved_f64 : blocks_f64);
-    /* Each output element is written exactly once. */
-    for (int32_t r = 0; r < max_len; r++) {
-        void *row = (char *)out + (size_t)r * d * elem;
-        if (r == zero_row) memset(row, 0, d * elem);
-        else write(row, sp, o.s, o.c);
-        pe_osc_step(&o);
+    int f32 = dtype == PE_F32, inter = sp->layout == PE_LAYOUT_INTERLEAVED;
+    block_dst b;
+    b.stride = (size_t)sp->d * (f32 ? sizeof(float) : sizeof(double));
+    b.kind = inter ? (f32 ? INTERLEAVED_F32 : INTERLEAVED_F64) : (f32 ? BLOCKS_F32 : BLOCKS_F64);
+    b.cos0 = sp->h ? pe_cos_col(sp, 0) : 0;
+    for (int32_t r = 0; r < max_len;) {
+        int32_t rows = max_len - r < BLOCK_ROWS ? max_len - r : BLOCK_ROWS;
+        if (rows > pe_osc_room(&o)) rows = pe_osc_room(&o);
+        b.out = (char *)out + (size_t)r * b.stride;
+        fill_block(&b, rows, sp, &o);
+        if (zero_row >= r && zero_row < r + rows) memset((char *)out + (size_t)zero_row * b.stride, 0, b.stride);
+        r += rows;
     }
     pe_osc_free(&o);
     return PE_OK;
