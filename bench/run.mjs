@@ -1,0 +1,129 @@
+// npm run bench: times posenc against plain JS, TensorFlow.js and the memory
+// floor, prints a markdown table and writes everything to dist/bench.json.
+//
+//   node bench/run.mjs              full sizes; reports which targets are met
+//   node bench/run.mjs --ci         the CI checks (bench/ci.mjs) at reduced sizes; exits 1 on a miss
+//   node bench/run.mjs --ops=table,gram --only=posenc|floor   subsets, for development
+import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpus, totalmem, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { init } from '../web/lib/index.js';
+import { loadTf } from './contenders.mjs';
+import { FULL_SIZES, runCase } from './suites.mjs';
+import { evaluateTargets, FULL_THRESHOLDS } from './targets.mjs';
+import { ciChecks } from './ci.mjs';
+import { measureSize, SIZE_BUDGET_BYTES } from './size.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = Object.fromEntries(process.argv.slice(2).map((a) => {
+  const [k, v] = a.replace(/^--/, '').split('=');
+  return [k, v ?? true];
+}));
+const ci = Boolean(args.ci);
+const ops = args.ops ? String(args.ops).split(',') : ['table', 'tableGram', 'gram'];
+const onlyRe = args.only ? new RegExp(String(args.only), 'i') : null;
+const only = onlyRe ? (name) => onlyRe.test(name) : null;
+const log = (line) => process.stderr.write(`${line}\n`);
+
+function machine() {
+  let model = cpus()[0]?.model ?? 'unknown';
+  try {
+    model = readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.*)$/m)?.[1] ?? model;
+  } catch { /* not Linux */ }
+  return {
+    cpu: model,
+    cores: cpus().length,
+    memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    v8: process.versions.v8,
+    platform: `${process.platform} ${process.arch}`,
+    date: new Date().toISOString(),
+    loadAverage1m: +loadavg()[0].toFixed(2),
+  };
+}
+
+const pe = await init();
+mkdirSync(join(root, 'dist'), { recursive: true });
+
+if (ci) {
+  const m = machine();
+  const checks = [];
+  let tf;
+  for (const check of ciChecks(pe, { loadTfState: () => (tf ??= loadTf()) })) {
+    const r = await check.run();
+    checks.push({ name: check.name, ...r });
+    console.log(`${r.ok ? 'ok  ' : 'MISS'} ${check.name}: ${r.detail}`);
+  }
+  const size = measureSize();
+  const sizeOk = size.gzip < SIZE_BUDGET_BYTES;
+  checks.push({ name: `size < ${SIZE_BUDGET_BYTES} bytes gzipped`, ok: sizeOk, detail: `${size.gzip} bytes` });
+  console.log(`${sizeOk ? 'ok  ' : 'MISS'} size: wasm + JS API ${size.gzip} bytes gzipped (budget < ${SIZE_BUDGET_BYTES})`);
+  console.log(`Machine: ${m.cpu}, ${m.cores} cores, Node ${m.node}, load average ${m.loadAverage1m} at the start`);
+  writeFileSync(join(root, 'dist/bench-ci.json'), `${JSON.stringify({ mode: 'ci', machine: m, checks, size }, null, 1)}\n`);
+  process.exit(checks.every((c) => c.ok) ? 0 : 1);
+}
+
+const tfState = await loadTf();
+const sizes = FULL_SIZES;
+const machineAtStart = machine();
+
+const cases = [];
+const started = performance.now();
+for (const op of ops) {
+  for (const size of sizes[op] ?? []) {
+    log(`${op} ${size.join('x')}`);
+    cases.push(await runCase(op, size, { pe, tfState, only, log }));
+  }
+}
+const size = measureSize();
+const targets = evaluateTargets(cases, { table: [8192, 1024], tableGram: [4096, 512], gram: [2048, 512] }, FULL_THRESHOLDS, size);
+
+// ---- markdown -------------------------------------------------------------------
+const TITLES = {
+  table: 'PE table (float32, interleaved, base 10000)',
+  tableGram: 'Gram matrix of the PE table (float32 output, maxLen x maxLen)',
+  gram: 'Gram matrix X Xᵀ of an arbitrary matrix (float32 in and out; entries uniform in [-1, 1))',
+};
+const fmtMs = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const fmtErr = (e) => (e === undefined ? '' : e === 0 ? '0' : e.toExponential(1));
+const mib = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+const lines = [];
+for (const op of ops) {
+  const mine = cases.filter((c) => c.op === op);
+  if (!mine.length) continue;
+  lines.push(`### ${TITLES[op]}`, '');
+  lines.push('| size | contender | median ms | × floor | × posenc | max abs error | runs | wasm memory after call |');
+  lines.push('|---|---|--:|--:|--:|--:|--:|---|');
+  for (const c of mine) {
+    const floor = c.results.find((r) => r.floor);
+    const p = c.results.find((r) => r.name === 'posenc');
+    for (const r of c.results) {
+      if (r.skip) {
+        lines.push(`| ${c.size.join('×')} | ${r.name} | not run: ${r.skip} | | | | | |`);
+        continue;
+      }
+      const mem = r.memory ? `${mib(r.memory.bytes)}, ${r.memory.liveAllocations} live allocations` : '';
+      lines.push(`| ${c.size.join('×')} | ${r.name} | ${fmtMs(r.ms)} | ${floor ? (r.ms / floor.ms).toFixed(2) : ''} | ${p ? (r.ms / p.ms).toFixed(2) : ''} | ${fmtErr(r.maxAbsError)} | ${r.reps} | ${mem} |`);
+    }
+    if (c.extra.highPositions) lines.push(`| ${c.size.join('×')} | posenc, positions ${c.extra.highPositions.offset}..65535 | | | | ${fmtErr(c.extra.highPositions.maxAbsError)} | | |`);
+    if (c.extra.vsBruteForce) lines.push(`| ${c.size.join('×')} | posenc vs its brute-force Gram (relative) | | | | ${fmtErr(c.extra.vsBruteForce.maxRelError)} | | |`);
+  }
+  lines.push('');
+}
+lines.push('### Size of what a user loads (gzip -9 per file, summed)', '');
+lines.push('| file | bytes | gzip |', '|---|--:|--:|');
+for (const f of size.files) lines.push(`| ${f.path} | ${f.bytes} | ${f.gzip} |`);
+lines.push(`| **total** | ${size.bytes} | **${size.gzip}** (budget < ${SIZE_BUDGET_BYTES}) |`);
+if (size.wasm) lines.push(`| (dist/posenc.wasm, for reference) | ${size.wasm.bytes} | ${size.wasm.gzip} |`);
+lines.push('', '### Targets (full size)', '');
+for (const t of targets) lines.push(`- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`);
+const m = { ...machineAtStart, loadAverage1mAtEnd: +loadavg()[0].toFixed(2) };
+lines.push('', `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${m.node} (V8 ${m.v8}), ${m.platform}; ${m.date}; ` +
+  `bench took ${((performance.now() - started) / 1000).toFixed(0)} s; 1-minute load average ${m.loadAverage1m} at the start, ${m.loadAverage1mAtEnd} at the end.`);
+console.log(lines.join('\n'));
+
+const jsonPath = join(root, 'dist/bench.json');
+writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, targets, cases }, null, 1)}\n`);
+log(`wrote ${jsonPath}`);
