@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { init } from '../web/lib/index.js';
 import { loadTf } from './contenders.mjs';
 import { FULL_SIZES, runCase } from './suites.mjs';
-import { evaluateTargets, FULL_THRESHOLDS } from './targets.mjs';
+import { evaluateTargets, pairedTargets } from './targets.mjs';
 import { ciChecks } from './ci.mjs';
 import { measureSize, SIZE_BUDGET_BYTES } from './size.mjs';
 
@@ -76,8 +76,9 @@ for (const op of ops) {
     cases.push(await runCase(op, size, { pe, tfState, only, log }));
   }
 }
+const paired = await pairedTargets(cases, { pe, tfState, log });
 const size = measureSize();
-const targets = evaluateTargets(cases, { table: [8192, 1024], tableGram: [4096, 512], gram: [2048, 512] }, FULL_THRESHOLDS, size);
+const targets = evaluateTargets(cases, paired, size);
 
 // ---- markdown -------------------------------------------------------------------
 const TITLES = {
@@ -125,5 +126,5 @@ lines.push('', `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${
 console.log(lines.join('\n'));
 
 const jsonPath = join(root, 'dist/bench.json');
-writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, targets, cases }, null, 1)}\n`);
+writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, targets, paired, cases }, null, 1)}\n`);
 log(`wrote ${jsonPath}`);
