@@ -1,4 +1,13 @@
 // Timing and error helpers shared by bench/run.mjs and tests/perf.test.js.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+// Each measurement starts from a collected heap, so that no contender pays
+// for the garbage of the one before (outputs here are up to 64 MB each):
+// without it, the same posenc call read 24 ms or 37 ms depending on what ran
+// before it. The flag must be set before the first context is made.
+setFlagsFromString('--expose-gc');
+export const collect = runInNewContext('gc');
 
 /** Median of a list of numbers. */
 export function median(values) {
@@ -16,6 +25,7 @@ export function median(values) {
  * a smaller input, which compiles the same functions at a fraction of the cost.
  */
 export async function measure(fn, { minReps = 3, maxReps = 7, budgetMs = 3000, warmup: warm = fn } = {}) {
+  collect();
   let t = performance.now();
   let result = await warm();
   const warmup = performance.now() - t;
@@ -68,6 +78,7 @@ export function randomMatrix(rows, cols, seed = 12345) {
  * steadier than a ratio of two separately taken medians.
  */
 export async function measureRatio(a, b, pairs = 9) {
+  collect();
   await a();
   await b();
   const ratios = [], ta = [], tb = [];
