@@ -1,13 +1,10 @@
-// Turns the embedded core into an instance. The bytes travel as base64 inside
-// a JS module (dist/posenc-wasm.js), so loading needs no fetch, file system or
-// bundler plugin, in Node, browsers and bundlers alike, under a CSP that
-// allows 'wasm-unsafe-eval'. They are deflated (scripts/embed-wasm.mjs) and
-// inflated here by the standard DecompressionStream; a module that is already
-// plain wasm (it starts with "\0asm") is used as it is.
+// Turns the embedded core into an instance. dist/posenc-wasm.js carries it as
+// base64 of its deflated bytes (scripts/embed-wasm.mjs), so loading needs no
+// fetch, file system or bundler plugin, and gzip on the wire still sees a
+// compressed stream, not base64 noise. A plain "\0asm" module is used as is.
 
-// The core needs nothing from its host. Emscripten's standalone output still
-// imports a growth notification; the debug build's assertions may call the
-// WASI exit and write functions, which must surface as JS errors, not hangs.
+// Emscripten's standalone output imports a growth notification; the debug
+// build's assertions may call WASI exit/write, which must throw, not hang.
 const imports = {
   env: { emscripten_notify_memory_growth() {} },
   wasi_snapshot_preview1: {
