@@ -1,7 +1,8 @@
 // Turns the embedded core into an instance. dist/posenc-wasm.js carries it as
 // base64 of its deflated bytes (scripts/embed-wasm.mjs), so loading needs no
-// fetch, file system or bundler plugin, and gzip on the wire still sees a
-// compressed stream, not base64 noise. A plain "\0asm" module is used as is.
+// fetch, file system or bundler plugin (a CSP needs only 'wasm-unsafe-eval'),
+// and gzip on the wire still sees a compressed stream, not base64 noise. A
+// plain "\0asm" module is used as is.
 
 // Emscripten's standalone output imports a growth notification; the debug
 // build's assertions may call WASI exit/write, which must throw, not hang.
