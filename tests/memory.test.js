@@ -134,18 +134,20 @@ test('memory growth between calls leaves earlier results intact and later ones r
   const saved = Array.from(small.data);
   const toy = api.toyAttention([1, 2, 3], [10, 20, 30]);
   const before = api.memoryStats().bytes;
-  const sizes = [[512, 512], [2048, 1024], [4096, 2048], [8192, 2048]]; // 1, 8, 32, 64 MiB of float32
+  // tableGram's float32 output lives in wasm memory: 1, 8, 32 and 64 MiB.
+  const w = api.frequencies(64);
+  const profile1 = Math.fround(w.reduce((sum, x) => sum + Math.cos(x), 0));
   let grew = 0;
-  for (const [rows, cols] of sizes) {
+  for (const n of [512, 1448, 2896, 4096]) {
     const mem0 = api.memoryStats().bytes;
-    const big = api.table(rows, cols);
+    const big = api.tableGram(n, 64);
     if (api.memoryStats().bytes > mem0) grew++;
     // the result is a copy of the right size, and right at a few places
-    assert.equal(big.data.length, rows * cols);
-    assert.equal(big.data.buffer.byteLength, rows * cols * 4);
-    assert.equal(big.data[0], 0);
-    assert.equal(big.data[1], 1);
-    assert.equal(big.data[(rows - 1) * cols], Math.fround(Math.sin(rows - 1)));
+    assert.equal(big.data.length, n * n);
+    assert.equal(big.data.buffer.byteLength, n * n * 4);
+    assert.equal(big.data[0], 32);
+    assert.equal(big.data[n * n - 1], 32);
+    assert.ok(Math.abs(big.data[1] - profile1) < 1e-5, `gram[0][1] ${big.data[1]} vs ${profile1}`);
     // results taken before the growth are still there, untouched
     assert.deepEqual(Array.from(small.data), saved);
     assert.equal(small.data.buffer.byteLength, saved.length * 8);
@@ -156,6 +158,17 @@ test('memory growth between calls leaves earlier results intact and later ones r
   }
   assert.ok(grew >= 2, `memory grew only ${grew} times`);
   assert.ok(api.memoryStats().bytes >= before + 64 * MiB);
+  assert.equal(api.memoryStats().liveAllocations, 0);
+});
+
+test('a table is made in chunks: wasm memory holds one chunk, never the whole table', async () => {
+  const { api } = await fresh();
+  const before = api.memoryStats().bytes;
+  const t = api.table(8192, 1024); // 32 MiB of float32
+  assert.equal(t.data.length, 8192 * 1024);
+  assert.equal(t.data[8191 * 1024], Math.fround(Math.sin(8191)));
+  const grown = api.memoryStats().bytes - before;
+  assert.ok(grown <= 2 * MiB, `wasm memory grew by ${grown} bytes for a 32 MiB table`);
   assert.equal(api.memoryStats().liveAllocations, 0);
 });
 
@@ -265,4 +278,21 @@ test('running out of WebAssembly memory between two allocations of a call frees 
   // and everything works again, memory being there now
   assert.equal(api.gram({ rows: 2, cols: 2, data: [1, 2, 3, 4] }).data[1], 11);
   assertSeedTable(api.table(5, 6, { dtype: 'float64' }));
+});
+
+test('chunked tables are bit-identical to one call of the core for the whole table', async () => {
+  const { raw, api } = await fresh();
+  for (const [n, d, offset, zero, dtype] of [[1000, 64, 0, -1, 'float32'], [777, 33, 2.5, 300, 'float64'], [600, 512, -100, 5, 'float32']]) {
+    const code = dtype === 'float32' ? 0 : 1;
+    const Type = dtype === 'float32' ? Float32Array : Float64Array;
+    const ptr = raw.pe_malloc(n * d * Type.BYTES_PER_ELEMENT);
+    try {
+      assert.equal(raw.pe_table(ptr, code, n, d, 0, 0, 10000, offset, zero), 0);
+      const whole = new Type(raw.memory.buffer, ptr, n * d).slice();
+      const chunked = api.table(n, d, { offset, dtype, ...(zero >= 0 ? { paddingIdx: zero } : {}) }).data;
+      assert.ok(whole.every((v, i) => Object.is(v, chunked[i])), `${n}x${d} offset ${offset}`);
+    } finally {
+      raw.pe_free(ptr);
+    }
+  }
 });

@@ -1,5 +1,5 @@
 // The public API: validated arguments in, plain { rows, cols, data } copies out.
-import { withFrame, readCString } from './heap.js';
+import { withFrame, readCString, TYPES } from './heap.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
 import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
 import { createVariants } from './variants.js';
@@ -44,16 +44,29 @@ export function createApi(wasm) {
 
   const matrix = (rows, cols, data) => ({ rows, cols, data });
 
+  // Tables are made TABLE_CHUNK_ROWS rows at a time into the caller's array: each
+  // chunk is copied out while it is still in cache, and wasm memory holds one
+  // chunk, not the table. The chunk is the core's anchor period (PE_ANCHOR in
+  // c/oscillator.h), so every chunk starts on an exact anchor, as the rows of
+  // one long call would: the result is bit-identical.
+  const TABLE_CHUNK_ROWS = 256;
+
   function table(maxLen, dModel, options) {
     const check = new Checker('table');
     const a = tableArgs(check, maxLen, dModel, check.options(options, TABLE_KEYS));
-    const count = maxLen * dModel;
-    check.bytes(count * bytesPer(a.dtype));
+    const chunk = Math.min(maxLen, TABLE_CHUNK_ROWS);
+    check.bytes(maxLen * dModel * bytesPer(a.dtype)); // the result, though wasm holds one chunk
+    const data = new TYPES[a.dtype](maxLen * dModel);
     return withFrame(wasm, 'table', (f) => {
-      const out = f.output(a.dtype, count);
-      call(check, wasm.pe_table(out, a.dtype === 'float32' ? 0 : 1, maxLen, dModel,
-        a.layout, a.freq, a.base, a.offset, a.zeroRow));
-      return matrix(maxLen, dModel, f.read(a.dtype, out, count));
+      const out = f.output(a.dtype, chunk * dModel);
+      for (let r0 = 0; r0 < maxLen; r0 += chunk) {
+        const rows = Math.min(chunk, maxLen - r0);
+        const zeroRow = a.zeroRow >= r0 && a.zeroRow < r0 + rows ? a.zeroRow - r0 : -1;
+        call(check, wasm.pe_table(out, a.dtype === 'float32' ? 0 : 1, rows, dModel,
+          a.layout, a.freq, a.base, a.offset + r0, zeroRow));
+        f.readInto(data, r0 * dModel, a.dtype, out, rows * dModel);
+      }
+      return matrix(maxLen, dModel, data);
     });
   }
 

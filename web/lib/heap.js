@@ -5,7 +5,7 @@
 
 import { typedLength } from './validate.js';
 
-const TYPES = { float32: Float32Array, float64: Float64Array };
+export const TYPES = { float32: Float32Array, float64: Float64Array };
 
 export class Frame {
   constructor(wasm, fn) {
@@ -42,6 +42,11 @@ export class Frame {
   /** A fresh buffer for `count` elements of `dtype`. */
   output(dtype, count) {
     return this.alloc(count * TYPES[dtype].BYTES_PER_ELEMENT);
+  }
+
+  /** Copies `count` elements at `ptr` into `target` (a typed array of `dtype`) from index `at`. */
+  readInto(target, at, dtype, ptr, count) {
+    target.set(new TYPES[dtype](this.wasm.memory.buffer, ptr, count), at);
   }
 
   /** A copy, owned by the caller, of `count` elements at `ptr`. */
