@@ -19,7 +19,7 @@ import * as C from './contenders.mjs';
 export const CI = {
   table: { size: [4096, 512], maxVsFloor: 3, minVsHoisted: 2, maxError: 1e-6 },
   tableGram: { size: [2048, 512], maxVsFloor: 4, accuracySize: [1024, 512], maxRel: 1e-4 },
-  gram: { size: [512, 256], minVsTfWasm: 1.5, minVsTfWasmFast: 1, maxRel: 1e-6 },
+  gram: { size: [512, 256], minVsTfWasm: 1.5, minVsTfWasmFast: 1.3, maxRel: 1e-6 }, // Fast: measured 1.63x paired (float32 kernel)
 };
 
 /**
@@ -84,7 +84,7 @@ export function ciChecks(pe, { loadTfState } = {}) {
       },
     },
     {
-      name: `gram ${ar}x${ac}: posenc >= ${a.minVsTfWasm}x faster than tfjs-wasm matMul(x, x, false, true), and faster than matMul(x, transpose(x))`,
+      name: `gram ${ar}x${ac}: posenc >= ${a.minVsTfWasm}x faster than tfjs-wasm matMul(x, x, false, true), and >= ${a.minVsTfWasmFast}x faster than matMul(x, transpose(x))`,
       timing: true,
       run: async () => {
         const tfState = await loadTfState();
@@ -95,7 +95,7 @@ export function ciChecks(pe, { loadTfState } = {}) {
         const obvious = await measureRatio(() => C.tfGram(tf, m), () => pe.gram(m), 5);
         const fast = await measureRatio(() => C.tfGram(tf, m, true), () => pe.gram(m), 9);
         return {
-          ok: obvious.ratio >= a.minVsTfWasm && fast.ratio > a.minVsTfWasmFast,
+          ok: obvious.ratio >= a.minVsTfWasm && fast.ratio >= a.minVsTfWasmFast,
           detail: `${obvious.ratio.toFixed(2)}x (${obvious.aMs.toFixed(2)} ms vs ${obvious.bMs.toFixed(2)} ms); ` +
             `transpose first ${fast.ratio.toFixed(2)}x (${fast.aMs.toFixed(2)} ms vs ${fast.bMs.toFixed(2)} ms)`,
         };

@@ -1,4 +1,5 @@
 /* Dot products, norms and Gram matrices of row-major matrices. */
+#include <float.h>
 #include <math.h>
 #include "internal.h"
 #include "simd.h"
@@ -43,7 +44,8 @@ int pe_dot(double *out, const double *a, const double *b, int32_t n) {
     PE_TRY(pe_check_finite(a, (size_t)n));
     PE_TRY(pe_check_finite(b, (size_t)n));
     *out = dot(a, b, n);
-    return PE_OK;
+    /* Finite inputs whose products or sum overflow: refused, not inf or NaN. */
+    return isfinite(*out) ? PE_OK : PE_ERR_VALUE;
 }
 
 int pe_norms(double *out, const double *x, int32_t rows, int32_t cols) {
@@ -53,7 +55,7 @@ int pe_norms(double *out, const double *x, int32_t rows, int32_t cols) {
         const double *row = x + (size_t)r * cols;
         out[r] = sqrt(dot(row, row, cols));
     }
-    return PE_OK;
+    return pe_check_finite(out, (size_t)rows); /* overflow of finite inputs */
 }
 
 /* Where the Gram entries go: the output, its type, and (for cosine) the norms. */
@@ -64,20 +66,45 @@ typedef struct {
     const double *norm; /* sqrt of each row's squared norm; NULL: plain Gram */
 } gram_sink;
 
-/* Stores G[i][j] and G[j][i]. */
+/* Stores G[i][j]; mirror() later copies the upper triangle onto the lower. */
 static void put(const gram_sink *g, int32_t i, int32_t j, double v) {
     if (g->norm) {
         double nn = g->norm[i] * g->norm[j];
         v = nn > 0 ? v / nn : 0.0; /* a zero row is similar to nothing */
     }
-    size_t ij = (size_t)i * g->rows + j, ji = (size_t)j * g->rows + i;
-    if (g->dtype == PE_F32) {
-        ((float *)g->out)[ij] = (float)v;
-        ((float *)g->out)[ji] = (float)v;
-    } else {
-        ((double *)g->out)[ij] = v;
-        ((double *)g->out)[ji] = v;
-    }
+    size_t ij = (size_t)i * g->rows + j;
+    if (g->dtype == PE_F32) ((float *)g->out)[ij] = (float)v;
+    else ((double *)g->out)[ij] = v;
+}
+
+/*
+ * G[j][i] = G[i][j] for i < j, in 32 x 32 blocks (writing columns one entry
+ * at a time costs more than forming a 2048 x 2048 Gram's products); also
+ * checks the upper triangle and diagonal: 0 if an entry is not finite.
+ */
+#define MIRROR_BLOCK 32
+#define MIRROR(T)                                                                    \
+    do {                                                                             \
+        T *o = g->out;                                                               \
+        for (int32_t ib = 0; ib < n; ib += MIRROR_BLOCK)                             \
+            for (int32_t jb = ib; jb < n; jb += MIRROR_BLOCK) {                      \
+                int32_t iend = n - ib > MIRROR_BLOCK ? ib + MIRROR_BLOCK : n;        \
+                int32_t jend = n - jb > MIRROR_BLOCK ? jb + MIRROR_BLOCK : n;        \
+                for (int32_t i = ib; i < iend; i++)                                  \
+                    for (int32_t j = jb > i ? jb : i; j < jend; j++) {               \
+                        T v = o[(size_t)i * n + j];                                  \
+                        finite &= isfinite(v) != 0;                                  \
+                        o[(size_t)j * n + i] = v;                                    \
+                    }                                                                \
+            }                                                                        \
+    } while (0)
+
+static int mirror(const gram_sink *g) {
+    int32_t n = g->rows;
+    int finite = 1;
+    if (g->dtype == PE_F32) MIRROR(float);
+    else MIRROR(double);
+    return finite;
 }
 
 #if PE_SIMD
@@ -133,13 +160,126 @@ static void tile(const gram_sink *g, const double *x, int32_t cols, int32_t i, i
 }
 #endif
 
+/* ---- float32 input ------------------------------------------------------------
+ *
+ * pe_gram_f32 multiplies and adds in float32, four lanes of an f32x4, within
+ * blocks of F32_BLOCK columns, and adds each block's partial sums into a
+ * double: the error is that of a F32_BLOCK-term float32 sum, not of a
+ * cols-term one. The order is fixed, whichever path forms an entry: per
+ * block, lane l sums the terms k = l (mod 4) in float32; the block's four
+ * lanes are added as doubles, (l0 + l2) + (l1 + l3), to the running double;
+ * the last cols % 4 terms are added afterwards, each product in double.
+ * So, as for float64, G[i][j] == G[j][i] and the cosine's norms match the
+ * diagonal. Inputs whose magnitudes could overflow or underflow in float32
+ * products (see in_f32_range) take the float64 kernel instead.
+ */
+#define F32_BLOCK 128
+
+#if PE_SIMD
+/* (l0 + l2) + (l1 + l3), in double */
+static double hsum32(v128_t v) {
+    v128_t s = wasm_f64x2_add(wasm_f64x2_promote_low_f32x4(v),
+                              wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 0, 1)));
+    return wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1);
+}
+
+static double dot32(const float *a, const float *b, int32_t n) {
+    int32_t n4 = n & ~3, k = 0;
+    double s = 0.0;
+    while (k < n4) {
+        int32_t end = n4 - k > F32_BLOCK ? k + F32_BLOCK : n4;
+        v128_t acc = wasm_f32x4_splat(0.0f);
+        for (; k < end; k += 4)
+            acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load(a + k), wasm_v128_load(b + k)));
+        s += hsum32(acc);
+    }
+    for (; k < n; k++) s += (double)a[k] * b[k];
+    return s;
+}
+
+/* Rows i..i+3 against rows j, j+1, as tile() does for float64. */
+static void tile32(const gram_sink *g, const float *x, int32_t cols, int32_t i, int32_t j) {
+    const float *a0 = x + (size_t)i * cols, *a1 = a0 + cols, *a2 = a1 + cols, *a3 = a2 + cols;
+    const float *b0 = x + (size_t)j * cols, *b1 = b0 + cols;
+    double s00 = 0, s01 = 0, s10 = 0, s11 = 0, s20 = 0, s21 = 0, s30 = 0, s31 = 0;
+    int32_t n4 = cols & ~3, k = 0;
+    while (k < n4) {
+        int32_t end = n4 - k > F32_BLOCK ? k + F32_BLOCK : n4;
+        v128_t z = wasm_f32x4_splat(0.0f);
+        v128_t c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
+        for (; k < end; k += 4) {
+            v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p;
+            p = wasm_v128_load(a0 + k);
+            c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(p, q0));
+            c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(p, q1));
+            p = wasm_v128_load(a1 + k);
+            c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(p, q0));
+            c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(p, q1));
+            p = wasm_v128_load(a2 + k);
+            c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(p, q0));
+            c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(p, q1));
+            p = wasm_v128_load(a3 + k);
+            c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(p, q0));
+            c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(p, q1));
+        }
+        s00 += hsum32(c00); s01 += hsum32(c01);
+        s10 += hsum32(c10); s11 += hsum32(c11);
+        s20 += hsum32(c20); s21 += hsum32(c21);
+        s30 += hsum32(c30); s31 += hsum32(c31);
+    }
+    for (; k < cols; k++) {
+        double q0 = b0[k], q1 = b1[k];
+        s00 += a0[k] * q0; s01 += a0[k] * q1;
+        s10 += a1[k] * q0; s11 += a1[k] * q1;
+        s20 += a2[k] * q0; s21 += a2[k] * q1;
+        s30 += a3[k] * q0; s31 += a3[k] * q1;
+    }
+    put(g, i, j, s00);
+    put(g, i, j + 1, s01);
+    put(g, i + 1, j, s10);
+    put(g, i + 1, j + 1, s11);
+    put(g, i + 2, j, s20);
+    put(g, i + 2, j + 1, s21);
+    put(g, i + 3, j, s30);
+    put(g, i + 3, j + 1, s31);
+}
+#else
+static double dot32(const float *a, const float *b, int32_t n) {
+    int32_t n4 = n & ~3, k = 0;
+    double s = 0.0;
+    while (k < n4) {
+        int32_t end = n4 - k > F32_BLOCK ? k + F32_BLOCK : n4;
+        float l0 = 0, l1 = 0, l2 = 0, l3 = 0;
+        for (; k < end; k += 4) {
+            l0 += a[k] * b[k];
+            l1 += a[k + 1] * b[k + 1];
+            l2 += a[k + 2] * b[k + 2];
+            l3 += a[k + 3] * b[k + 3];
+        }
+        s += ((double)l0 + l2) + ((double)l1 + l3);
+    }
+    for (; k < n; k++) s += (double)a[k] * b[k];
+    return s;
+}
+
+static void tile32(const gram_sink *g, const float *x, int32_t cols, int32_t i, int32_t j) {
+    put(g, i, j, dot32(x + (size_t)i * cols, x + (size_t)j * cols, cols));
+}
+#endif
+
+/* Row a of x against row b, in the precision of x. */
+static double row_dot(const void *x, int f32, int32_t cols, int32_t a, int32_t b) {
+    if (f32) return dot32((const float *)x + (size_t)a * cols, (const float *)x + (size_t)b * cols, cols);
+    return dot((const double *)x + (size_t)a * cols, (const double *)x + (size_t)b * cols, cols);
+}
+
 /*
  * The upper triangle (and its mirror), in column blocks of rows j small
  * enough to stay in the L2 cache (~512 KiB) while every panel of TILE_I rows i
  * above them streams past once.
  */
-static void gram_blocked(const gram_sink *g, const double *x, int32_t rows, int32_t cols) {
-    int32_t block = (int32_t)(65536 / cols);
+static void gram_blocked(const gram_sink *g, const void *x, int f32, int32_t rows, int32_t cols) {
+    int32_t block = (int32_t)((f32 ? 131072 : 65536) / cols);
     if (block < 16) block = 16;
     block &= ~1;
     for (int32_t jb = 0; jb < rows; jb += block) {
@@ -148,18 +288,36 @@ static void gram_blocked(const gram_sink *g, const double *x, int32_t rows, int3
             int32_t j = i > jb ? i : jb;
             if (i + TILE_I <= rows) {
                 /* Entries left of the diagonal in the first tiles are formed
-                 * too; they are stored to the same places as their mirrors. */
-                for (; j + TILE_J <= jend; j += TILE_J) tile(g, x, cols, i, j);
+                 * too; mirror() overwrites them with the same values. */
+                for (; j + TILE_J <= jend; j += TILE_J) {
+                    if (f32) tile32(g, x, cols, i, j);
+                    else tile(g, x, cols, i, j);
+                }
                 for (; j < jend; j++)
-                    for (int32_t a = i; a < i + TILE_I; a++)
-                        put(g, a, j, dot(x + (size_t)a * cols, x + (size_t)j * cols, cols));
+                    for (int32_t a = i; a < i + TILE_I; a++) put(g, a, j, row_dot(x, f32, cols, a, j));
             } else {
                 for (int32_t a = i; a < rows; a++)
-                    for (int32_t b = a > jb ? a : jb; b < jend; b++)
-                        put(g, a, b, dot(x + (size_t)a * cols, x + (size_t)b * cols, cols));
+                    for (int32_t b = a > jb ? a : jb; b < jend; b++) put(g, a, b, row_dot(x, f32, cols, a, b));
             }
         }
     }
+}
+
+/* The Gram of x (float32 when f32), then PE_ERR_VALUE if an entry overflowed. */
+static int gram_of(void *out, int dtype, const void *x, int f32, int32_t rows, int32_t cols, int cosine) {
+    gram_sink g = {out, dtype, rows, NULL};
+    double *norm = NULL;
+    if (cosine) {
+        norm = pe_malloc((size_t)rows * sizeof *norm);
+        if (!norm) return PE_ERR_NOMEM;
+        for (int32_t r = 0; r < rows; r++) norm[r] = sqrt(row_dot(x, f32, cols, r, r));
+        g.norm = norm;
+    }
+    gram_blocked(&g, x, f32, rows, cols);
+    pe_free(norm);
+    /* Finite inputs whose dot products overflow (|x| near 1e155, or 1e19 for a
+     * float32 output) give inf, or NaN where inf meets inf: refused. */
+    return mirror(&g) ? PE_OK : PE_ERR_VALUE;
 }
 
 int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, int cosine) {
@@ -169,18 +327,47 @@ int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, i
     /* The limit of the float64 Gram this once formed; kept so that the sizes
      * accepted do not depend on the output type. */
     PE_TRY(pe_check_bytes((double)rows * rows, 8));
-    gram_sink g = {out, dtype, rows, NULL};
-    double *norm = NULL;
-    if (cosine) {
-        norm = pe_malloc((size_t)rows * sizeof *norm);
-        if (!norm) return PE_ERR_NOMEM;
-        for (int32_t r = 0; r < rows; r++) {
-            const double *row = x + (size_t)r * cols;
-            norm[r] = sqrt(dot(row, row, cols));
+    return gram_of(out, dtype, x, 0, rows, cols, cosine);
+}
+
+/*
+ * Whether every row's largest magnitude is 0 or in [2^-32, 2^32]: then no
+ * float32 product or block sum can overflow (cols * 2^64 < 2^128), and the
+ * products of a row's largest entries are far from float32's underflow
+ * (2^-64 against 2^-126), so float32 keeps its ~1e-7 relative accuracy.
+ * Also refuses NaN and infinity (PE_ERR_VALUE).
+ */
+static int in_f32_range(const float *x, int32_t rows, int32_t cols, int *ok) {
+    *ok = 1;
+    for (int32_t r = 0; r < rows; r++) {
+        const float *row = x + (size_t)r * cols;
+        float m = 0.0f;
+        for (int32_t k = 0; k < cols; k++) {
+            float v = fabsf(row[k]);
+            if (!(v <= FLT_MAX)) return PE_ERR_VALUE;
+            if (v > m) m = v;
         }
-        g.norm = norm;
+        if (m != 0.0f && (m < 0x1p-32f || m > 0x1p32f)) *ok = 0;
     }
-    gram_blocked(&g, x, rows, cols);
-    pe_free(norm);
     return PE_OK;
+}
+
+int pe_gram_f32(void *out, int dtype, const float *x, int32_t rows, int32_t cols, int cosine) {
+    if (!out || !x) return PE_ERR_NULL;
+    PE_TRY(pe_check_dtype(dtype));
+    PE_TRY(pe_check_dim(rows));
+    PE_TRY(pe_check_dim(cols));
+    PE_TRY(pe_check_bytes((double)rows * cols, 4));
+    int ok;
+    PE_TRY(in_f32_range(x, rows, cols, &ok));
+    PE_TRY(pe_check_bytes((double)rows * rows, 8)); /* as pe_gram */
+    if (ok) return gram_of(out, dtype, x, 1, rows, cols, cosine);
+    /* Huge or tiny magnitudes: the float64 kernel, on a float64 copy. */
+    size_t n = (size_t)rows * cols;
+    double *x64 = pe_malloc(n * sizeof *x64);
+    if (!x64) return PE_ERR_NOMEM;
+    for (size_t k = 0; k < n; k++) x64[k] = x[k];
+    int status = gram_of(out, dtype, x64, 0, rows, cols, cosine);
+    pe_free(x64);
+    return status;
 }

@@ -91,10 +91,15 @@ PE_API int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model,
                          int32_t zero_row, int cosine);
 
 /* ---- dot products (dot.c) --------------------------------------------------- */
+/* Finite inputs whose results overflow give PE_ERR_VALUE (in the output type). */
 PE_API int pe_dot(double *out, const double *a, const double *b, int32_t n);
 PE_API int pe_norms(double *out, const double *x, int32_t rows, int32_t cols);
 /* out = X X^T (rows x rows); cosine != 0 divides by the norms (a zero row gives 0). */
 PE_API int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, int cosine);
+/* The same from float32 input, in float32 arithmetic within blocks of 128
+ * columns whose sums add up in double (~1e-7 relative to the largest entry);
+ * rows with magnitudes past 2^+-32 make it use the float64 kernel. */
+PE_API int pe_gram_f32(void *out, int dtype, const float *x, int32_t rows, int32_t cols, int cosine);
 
 /* ---- relative position (rotation.c) ------------------------------------------ */
 /* d x d matrix M_k with PE[pos + k] = M_k PE[pos] for every pos; d must be even. */

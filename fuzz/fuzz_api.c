@@ -2,7 +2,7 @@
  * libFuzzer harness over the C API of posenc (c/posenc.h).
  *
  * One input is decoded into: a flag byte (optionally making the k-th malloc of
- * the call fail), the entry point, its size/enum/number parameters and the
+ * the call fail; for pe_gram, 0x40 calls pe_gram_f32 instead), the entry point, its size/enum/number parameters and the
  * contents of its input matrices. Sizes are mostly small (1..12) so that an
  * input runs in microseconds, with some invalid (0, -1, INT32_MIN, 2^24 + 1,
  * INT32_MAX) and some at the limits (2^24, 2^14 + 1, 11586); numbers come from
@@ -313,35 +313,45 @@ static int fuzz_dot(src *s, long fail_at) {
     begin(&c, fail_at);
     int st = pe_dot(&out, a, b, n);
     end(&c, st);
-    if (st == PE_OK && big <= 1e150) REQUIRE(isfinite(out)); /* see fuzz/README.md: overflow */
-    if (st == PE_OK) REQUIRE(!isnan(out) || big > 1e150);
+    if (st == PE_OK) REQUIRE(isfinite(out)); /* overflow of finite inputs is PE_ERR_VALUE */
     free(a);
     free(b);
     return 1;
 }
 
+/* gram: 0 pe_norms, 1 pe_gram, 2 pe_gram_f32 (the same values rounded to float32) */
 static int fuzz_norms_gram(src *s, long fail_at, int gram) {
     int32_t rows = size_arg(s), cols = size_arg(s);
     int dtype = enum_arg(s, 2), cosine = byte(s) % 2;
     call_state c = {0};
-    double in = (double)rows * cols;
-    c.refused = !dim_ok(rows) || !dim_ok(cols) || in * 8 > PE_MAX_BYTES ||
+    double in = (double)rows * cols, in_bytes = gram == 2 ? 4 : 8;
+    c.refused = !dim_ok(rows) || !dim_ok(cols) || in * in_bytes > PE_MAX_BYTES ||
                 (gram && (double)rows * rows * 8 > PE_MAX_BYTES);
     if (!c.refused && too_big(gram ? in + (double)rows * rows * cols / 8 : in)) return 0;
-    double nx = in_count(dim_ok(rows) && dim_ok(cols) && in * 8 <= PE_MAX_BYTES, in);
+    double nx = in_count(dim_ok(rows) && dim_ok(cols) && in * in_bytes <= PE_MAX_BYTES, in);
     if (nx < 0) return 0;
     double big = 0;
     double *x = in_buf(s, nx, &big);
+    float *x32 = NULL;
+    if (gram == 2) {
+        size_t count = (size_t)(nx < 1 ? 1 : nx);
+        x32 = __real_malloc(count * sizeof *x32);
+        REQUIRE(x32 != NULL);
+        for (size_t i = 0; i < count; i++) x32[i] = (float)x[i];
+    }
     size_t n_out = gram ? (size_t)rows * rows : (size_t)rows;
     void *out = out_buf(c.refused ? TINY : (double)n_out, gram ? (dtype == PE_F32 ? 4 : 8) : 8);
     DESCRIBE("%s(dtype=%d, rows=%d, cols=%d, cosine=%d) max|x|=%g fail_at=%ld", current, dtype, rows, cols, cosine, big, fail_at);
     begin(&c, fail_at);
-    int st = gram ? pe_gram(out, dtype, x, rows, cols, cosine) : pe_norms(out, x, rows, cols);
+    int st = gram == 2 ? pe_gram_f32(out, dtype, x32, rows, cols, cosine)
+             : gram ? pe_gram(out, dtype, x, rows, cols, cosine) : pe_norms(out, x, rows, cols);
     end(&c, st);
-    /* Overflow is not checked for (see fuzz/README.md): bound the inputs so that
-     * the results are finite, in float32 too. */
+    /* Finite inputs whose results overflow (in the output type) must give
+     * PE_ERR_VALUE: on PE_OK every result is finite. */
     int dt = gram ? dtype : PE_F64;
-    if (st == PE_OK && big <= (dt == PE_F32 ? 1e18 : 1e150)) {
+    /* float32 arithmetic rounds at 2^-24 (pe_gram_f32 sums blocks of at most 128 terms) */
+    double eps = gram == 2 ? FLT_EPSILON : DBL_EPSILON;
+    if (st == PE_OK) {
         REQUIRE(all_finite(out, dt, n_out));
         if (!gram)
             for (size_t i = 0; i < n_out; i++) REQUIRE(get(out, dt, i) >= 0.0);
@@ -350,11 +360,12 @@ static int fuzz_norms_gram(src *s, long fail_at, int gram) {
                 for (int32_t j = 0; j < rows; j++) {
                     double g = get(out, dt, (size_t)i * rows + j);
                     REQUIRE(g == get(out, dt, (size_t)j * rows + i));
-                    if (cosine) REQUIRE(fabs(g) <= 1.0 + 2 * DBL_EPSILON * cols + 1e-12); /* rounding of a cols-term sum */
+                    if (cosine) REQUIRE(fabs(g) <= 1.0 + 2 * eps * cols + 1e-12); /* rounding of a cols-term sum */
                     if (i == j) REQUIRE(g >= 0.0);
                 }
     }
     free(x);
+    free(x32);
     free(out);
     return 1;
 }
@@ -912,7 +923,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2: fuzz_frequencies(&s, fail_at); break;
     case 3: fuzz_dot(&s, fail_at); break;
     case 4: fuzz_norms_gram(&s, fail_at, 0); break;
-    case 5: fuzz_norms_gram(&s, fail_at, 1); break;
+    case 5: /* flag 0x40: the float32-input Gram */
+        if (flags & 0x40) current = "pe_gram_f32";
+        fuzz_norms_gram(&s, fail_at, flags & 0x40 ? 2 : 1);
+        break;
     case 6: fuzz_rotation(&s, fail_at); break;
     case 7: fuzz_toy(&s, fail_at); break;
     case 8: fuzz_attention(&s, fail_at); break;

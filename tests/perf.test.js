@@ -16,9 +16,10 @@ const checks = ciChecks(pe, { loadTfState: () => (tf ??= loadTf()) });
 
 for (const check of checks) {
   const skip = check.timing && build === 'debug' ? 'timing targets apply to the optimised build' : false;
-  test(check.name, { skip, timeout: 60_000 }, async () => {
+  test(check.name, { skip, timeout: 60_000 }, async (t) => {
     const before = pe.memoryStats().liveAllocations;
     const r = await check.run();
+    t.diagnostic(`measured ${r.detail}`); // the ratios and errors, also when they pass
     assert.ok(r.ok, `${check.name}: measured ${r.detail}`);
     assert.equal(pe.memoryStats().liveAllocations, before, 'the checks leave nothing allocated');
   });

@@ -156,3 +156,62 @@ test('sinusoidal position codes change what 我 becomes but not the sum head', (
   const b = pe.toyAttention([3, 2, 1], sin);
   assert.notEqual(a.y[0], b.y[2]); // 我 at position 0 vs position 2
 });
+
+// ---- dot products: overflow, and the float32 Gram kernel ----
+
+test('dot, norms and gram refuse finite inputs whose results overflow (RangeError, status 7), and keep working', () => {
+  const before = pe.memoryStats().liveAllocations;
+  const status7 = (e) => e instanceof RangeError && /status 7/.test(e.message);
+  assert.throws(() => pe.dot([1e200, 1e200], [1e200, -1e200]), status7);
+  assert.throws(() => pe.dot([1e200], [1e200]), status7);
+  assert.throws(() => pe.norms({ rows: 2, cols: 2, data: [1, 1, 1e200, 1e200] }), status7);
+  const big = { rows: 2, cols: 2, data: [1e200, 1e200, 1e200, -1e200] };
+  for (const cosine of [false, true]) {
+    for (const dtype of ['float32', 'float64']) {
+      assert.throws(() => pe.gram(big, { cosine, dtype }), status7);
+    }
+  }
+  // 1e40 fits a float64 Gram but not a float32 one
+  assert.throws(() => pe.gram({ rows: 1, cols: 1, data: [1e20] }, { dtype: 'float32' }), status7);
+  assert.equal(pe.gram({ rows: 1, cols: 1, data: [1e20] }).data[0], 1e40);
+  // float32 input past 2^32 takes the float64 kernel: no float32 overflow
+  const f = pe.gram({ rows: 1, cols: 2, data: Float32Array.of(3e38, 3e38) }, { dtype: 'float64' });
+  assert.equal(f.data[0], 2 * Math.fround(3e38) ** 2);
+  assert.throws(() => pe.gram({ rows: 1, cols: 2, data: Float32Array.of(3e38, 3e38) }), status7);
+  assert.equal(pe.dot([1, 2, 3], [4, 5, 6]), 32);
+  assert.deepEqual(Array.from(pe.gram({ rows: 2, cols: 2, data: [1, 2, 3, 4] }).data), [5, 11, 11, 25]);
+  assert.equal(pe.memoryStats().liveAllocations, before);
+});
+
+function xorshiftMatrix(rows, cols, seed) {
+  const data = new Float32Array(rows * cols);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < data.length; i++) {
+    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+    data[i] = (x / 2 ** 32) * 2 - 1;
+  }
+  return { rows, cols, data };
+}
+
+test('gram of a Float32Array (float32 kernel) agrees with the float64 kernel within 1e-5 relative, exactly symmetric', () => {
+  const sizes = [[1, 1], [3, 5], [7, 4], [9, 129], [37, 261], [70, 3], [130, 512]];
+  sizes.forEach(([rows, cols], n) => {
+    const m = xorshiftMatrix(rows, cols, 7 + n);
+    const m64 = { rows, cols, data: Float64Array.from(m.data) };
+    for (const cosine of [false, true]) {
+      const want = pe.gram(m64, { cosine }).data;
+      const scale = want.reduce((s, v) => Math.max(s, Math.abs(v)), 0);
+      for (const dtype of ['float32', 'float64']) {
+        const got = pe.gram(m, { cosine, dtype });
+        assert.equal(got.data instanceof Float64Array, dtype === 'float64');
+        assert.ok(maxAbsDiff(got.data, want) <= 1e-5 * scale, `${rows}x${cols} cosine=${cosine} ${dtype}: ${maxAbsDiff(got.data, want) / scale}`);
+        for (let i = 0; i < rows; i++) {
+          for (let j = 0; j < i; j++) assert.equal(got.data[i * rows + j], got.data[j * rows + i]);
+          if (cosine) assert.ok(Math.abs(got.data[i * rows + i] - 1) < 1e-6);
+        }
+      }
+    }
+  });
+  // the default output of a Float32Array is float32
+  assert.ok(pe.gram(xorshiftMatrix(2, 3, 1)).data instanceof Float32Array);
+});

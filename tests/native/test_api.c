@@ -429,6 +429,10 @@ static void test_dot(void) {
     double c[] = {0.5, -1.25, 2.0, 0.1}, e[] = {4.0, 0.1, -3.0, 0.7};
     EXPECT_STATUS(pe_dot(&out, c, e, 4), PE_OK);
     EXPECT_NEAR(out, -4.055, 1e-15);
+    /* finite inputs whose products overflow: inf + -inf would be NaN */
+    double big[] = {1e200, 1e200}, mixed[] = {1e200, -1e200};
+    EXPECT_STATUS(pe_dot(&out, big, mixed, 2), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_dot(&out, big, big, 2), PE_ERR_VALUE);
 }
 
 static void test_norms(void) {
@@ -451,6 +455,8 @@ static void test_norms(void) {
     EXPECT(out[0] == 5.0 && out[1] == 0.0);
     EXPECT_NEAR(out[2], 1.4142135623730951, 0);
     EXPECT_NEAR(out[3], 2.0615528128088303, 0);
+    double big[] = {1, 1, 1e200, 1e200};
+    EXPECT_STATUS(pe_norms(out, big, 2, 2), PE_ERR_VALUE);
 }
 
 static void test_gram(void) {
@@ -494,6 +500,95 @@ static void test_gram(void) {
             for (int c = 0; c < C; c++) s += m[i * C + c] * m[j * C + c];
             EXPECT(gg[i * R + j] == s);
         }
+    /* finite inputs whose dot products overflow, also only in the float32 output */
+    double big[] = {1e200, 1e200, 1e200, -1e200}, mid[] = {1e20, 0, 0, 1};
+    for (int cosine = 0; cosine < 2; cosine++) {
+        EXPECT_STATUS(pe_gram(g, PE_F64, big, 2, 2, cosine), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_gram(gf, PE_F32, big, 2, 2, cosine), PE_ERR_VALUE);
+    }
+    EXPECT_STATUS(pe_gram(gf, PE_F32, mid, 2, 2, 0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_gram(g, PE_F64, mid, 2, 2, 0), PE_OK);
+    EXPECT_STATUS(pe_gram(gf, PE_F32, mid, 2, 2, 1), PE_OK);
+}
+
+/* The float32-input Gram against pe_gram of the same values (as doubles). */
+static void gram_f32_agrees(const float *x, int32_t rows, int32_t cols, int cosine) {
+    size_t n = (size_t)rows * cols, nn = (size_t)rows * rows;
+    double *x64 = malloc(n * sizeof *x64), *want = malloc(nn * sizeof *want), *got = malloc(nn * sizeof *got);
+    float *got32 = malloc(nn * sizeof *got32);
+    EXPECT(x64 && want && got && got32);
+    if (!(x64 && want && got && got32)) return;
+    for (size_t k = 0; k < n; k++) x64[k] = x[k];
+    double scale = 0;
+    EXPECT_STATUS(pe_gram(want, PE_F64, x64, rows, cols, cosine), PE_OK);
+    for (size_t k = 0; k < nn; k++) if (fabs(want[k]) > scale) scale = fabs(want[k]);
+    EXPECT_STATUS(pe_gram_f32(got, PE_F64, x, rows, cols, cosine), PE_OK);
+    EXPECT_STATUS(pe_gram_f32(got32, PE_F32, x, rows, cols, cosine), PE_OK);
+    for (int32_t i = 0; i < rows; i++)
+        for (int32_t j = 0; j < rows; j++) {
+            size_t ij = (size_t)i * rows + j, ji = (size_t)j * rows + i;
+            EXPECT(got[ij] == got[ji] && got32[ij] == got32[ji]);
+            EXPECT(fabs(got[ij] - want[ij]) <= 1e-6 * scale);
+            EXPECT(got32[ij] == (float)got[ij]);
+        }
+    free(x64); free(want); free(got); free(got32);
+}
+
+static void test_gram_f32(void) {
+    float x[] = {1, 2, 3, 4}, gf[4];
+    double g[4];
+    EXPECT_STATUS(pe_gram_f32(NULL, PE_F64, x, 2, 2, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, NULL, 2, 2, 0), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_gram_f32(g, BAD_DTYPES[i], x, 2, 2, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, BAD_SIZES[i], 2, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, 2, BAD_SIZES[i], 1), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, PE_MAX_DIM, PE_MAX_DIM, 0), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        float y[] = {1, 2, (float)nonfinite[i], 4};
+        EXPECT_STATUS(pe_gram_f32(g, PE_F64, y, 2, 2, 0), PE_ERR_VALUE);
+    }
+    int32_t rows = 11586; /* 11586^2 * 8 > 2^30, as pe_gram */
+    float *tall = calloc((size_t)rows, sizeof *tall);
+    EXPECT(tall != NULL);
+    inject_failure(0);
+    if (tall) EXPECT_STATUS(pe_gram_f32(g, PE_F64, tall, rows, 1, 0), PE_ERR_SIZE);
+    inject_failure(-1);
+    free(tall);
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, 2, 2, 0), PE_OK);
+    EXPECT(g[0] == 5 && g[1] == 11 && g[2] == 11 && g[3] == 25);
+    EXPECT_STATUS(pe_gram_f32(gf, PE_F32, x, 2, 2, 1), PE_OK);
+    EXPECT(gf[0] == 1.0f && gf[3] == 1.0f && gf[1] == gf[2]);
+    float z[] = {0, 0, 3, 4};
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, z, 2, 2, 1), PE_OK);
+    EXPECT(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 1);
+    /* huge and tiny magnitudes take the float64 kernel: exact here, and overflow refused */
+    float huge[] = {1e30f, 0, 0, 1e-30f};
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, huge, 2, 2, 0), PE_OK);
+    EXPECT(g[0] == (double)1e30f * 1e30f && g[1] == 0 && g[3] == (double)1e-30f * 1e-30f);
+    EXPECT_STATUS(pe_gram_f32(gf, PE_F32, huge, 2, 2, 0), PE_ERR_VALUE); /* 1e60 is past FLT_MAX */
+    EXPECT_STATUS(pe_gram_f32(gf, PE_F32, huge, 2, 2, 1), PE_OK);
+    EXPECT(gf[0] == 1 && gf[3] == 1 && gf[1] == 0);
+    float over[] = {3e38f, 3e38f};
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, over, 1, 2, 0), PE_OK); /* 1.8e77 fits a double */
+    inject_failure(0); /* the float64 copy cannot be allocated */
+    EXPECT_STATUS(pe_gram_f32(g, PE_F64, huge, 2, 2, 0), PE_ERR_NOMEM);
+    inject_failure(-1);
+    /* against the float64 kernel: several column blocks, odd tails, edge rows */
+    enum { R = 37, C = 261 };
+    static float m[R * C];
+    uint32_t state = 12345;
+    for (int i = 0; i < R * C; i++) {
+        state ^= state << 13; state ^= state >> 17; state ^= state << 5;
+        m[i] = (float)((state >> 8) / 8388608.0 - 1.0);
+    }
+    for (int cosine = 0; cosine < 2; cosine++) {
+        gram_f32_agrees(m, R, C, cosine);
+        gram_f32_agrees(m, 9, 7, cosine);
+        gram_f32_agrees(m, 70, 3, cosine);
+        gram_f32_agrees(m, 1, 1, cosine);
+    }
 }
 
 /* ---- rotation ---------------------------------------------------------------------------------- */
@@ -1069,6 +1164,7 @@ int main(void) {
         {"pe_dot: errors and values", test_dot},
         {"pe_norms: errors and values", test_norms},
         {"pe_gram: errors, byte limit, values", test_gram},
+        {"pe_gram_f32: errors, float64 fallback, agrees with pe_gram", test_gram_f32},
         {"pe_rotation: errors, odd d, golden, M_k PE[p] = PE[p + k]", test_rotation},
         {"pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy},
         {"pe_attention: errors, overflow, golden, causal", test_attention},

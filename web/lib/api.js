@@ -128,10 +128,16 @@ export function createApi(wasm) {
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m) ? 'float32' : 'float64'), DTYPES);
     const count = m.rows * m.rows;
-    check.bytes(m.rows * m.cols * 8 + count * bytesPer(dtype) + count * 8);
+    // A Float32Array goes in as float32 and takes the float32 kernel (c/dot.c).
+    const f32 = isF32(m);
+    check.bytes(m.rows * m.cols * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8);
     return withFrame(wasm, 'gram', (f) => {
       const out = f.output(dtype, count);
-      call(check, wasm.pe_gram(out, dtype === 'float32' ? 0 : 1, f.float64(m.data, m.rows * m.cols), m.rows, m.cols, cosine ? 1 : 0));
+      const n = m.rows * m.cols;
+      const code = dtype === 'float32' ? 0 : 1;
+      call(check, f32
+        ? wasm.pe_gram_f32(out, code, f.float32(m.data, n), m.rows, m.cols, cosine ? 1 : 0)
+        : wasm.pe_gram(out, code, f.float64(m.data, n), m.rows, m.cols, cosine ? 1 : 0));
       return matrix(m.rows, m.rows, f.read(dtype, out, count));
     });
   }

@@ -31,11 +31,20 @@ export class Frame {
    * is refused rather than leaving part of the buffer unwritten.
    */
   float64(values, count) {
+    return this.copy(Float64Array, values, count);
+  }
+
+  /** As float64(), into a float32 buffer (values rounded to float32). */
+  float32(values, count) {
+    return this.copy(Float32Array, values, count);
+  }
+
+  copy(Type, values, count) {
     if (typedLength(values) !== count) {
       throw new TypeError(`posenc.${this.fn}: an input array changed while it was being read (expected ${count} elements)`);
     }
-    const ptr = this.alloc(Math.max(count, 1) * 8);
-    new Float64Array(this.wasm.memory.buffer, ptr, count).set(values);
+    const ptr = this.alloc(Math.max(count, 1) * Type.BYTES_PER_ELEMENT);
+    new Type(this.wasm.memory.buffer, ptr, count).set(values);
     return ptr;
   }
 
