@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 export const SIZE_TARGET_BYTES = 15000;
-export const SIZE_BUDGET_BYTES = 41000;
+export const SIZE_BUDGET_BYTES = 42000;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
