@@ -1,5 +1,6 @@
 /* Every buffer the core or its callers allocate goes through here, so that a
  * single counter can prove that a sequence of calls left nothing behind. */
+#include <assert.h>
 #include <stdlib.h>
 #include "posenc.h"
 
@@ -14,6 +15,9 @@ void *pe_malloc(size_t bytes) {
 
 void pe_free(void *ptr) {
     if (!ptr) return;
+    /* More frees than mallocs means a double free or a foreign pointer:
+     * the debug build stops here instead of corrupting the heap. */
+    assert(live_allocations > 0);
     live_allocations--;
     free(ptr);
 }

@@ -1,4 +1,5 @@
 /* Frequencies and column placement: the only place that knows the conventions. */
+#include <assert.h>
 #include <math.h>
 #include "internal.h"
 
@@ -57,10 +58,12 @@ void pe_spec_free(pe_spec *s) {
 }
 
 int32_t pe_sin_col(const pe_spec *s, int32_t i) {
+    assert(i >= 0 && i < s->nf);
     return s->layout == PE_LAYOUT_INTERLEAVED ? 2 * i : i;
 }
 
 int32_t pe_cos_col(const pe_spec *s, int32_t i) {
+    assert(i >= 0 && i < s->nf);
     if (i >= s->h) return -1; /* the lone sine of an odd width */
     switch (s->layout) {
     case PE_LAYOUT_INTERLEAVED: return 2 * i + 1;

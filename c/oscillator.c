@@ -1,3 +1,4 @@
+#include <assert.h>
 #include <math.h>
 #include "oscillator.h"
 #include "simd.h"
@@ -66,6 +67,9 @@ void pe_osc_step(pe_osc *o) {
 int32_t pe_osc_room(const pe_osc *o) { return PE_ANCHOR - o->since; }
 
 void pe_osc_advance(pe_osc *o, int32_t steps) {
+    /* Callers step in blocks that divide PE_ANCHOR; overshooting an anchor
+     * would let rounding accumulate past the documented bound. */
+    assert(steps > 0 && steps <= PE_ANCHOR - o->since);
     o->p += steps;
     o->since += steps;
     if (o->since >= PE_ANCHOR) anchor(o);

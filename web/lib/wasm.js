@@ -4,17 +4,34 @@
 // and gzip on the wire still sees a compressed stream, not base64 noise. A
 // plain "\0asm" module is used as is.
 
-// Emscripten's standalone output imports a growth notification; the debug
-// build's assertions may call WASI exit/write, which must throw, not hang.
-const imports = {
-  env: { emscripten_notify_memory_growth() {} },
-  wasi_snapshot_preview1: {
-    proc_exit(code) { throw new Error(`posenc: WebAssembly core aborted (exit ${code})`); },
-    fd_write() { return 0; },
-    fd_close() { return 0; },
-    fd_seek() { return 0; },
-  },
-};
+// Emscripten's standalone output imports a growth notification. The debug
+// build's C assertions print through WASI fd_write and stop through
+// proc_exit: the text is kept (fd_write must report it written, or C's stdio
+// retries forever) and the exit becomes a thrown Error that carries it.
+function hostImports(memory) {
+  let text = '';
+  return {
+    env: { emscripten_notify_memory_growth() {} },
+    wasi_snapshot_preview1: {
+      fd_write(fd, iovs, count, written) {
+        const view = new DataView(memory().buffer);
+        let total = 0;
+        for (let i = 0; i < count; i++) {
+          const len = view.getUint32(iovs + 8 * i + 4, true);
+          text += new TextDecoder().decode(new Uint8Array(memory().buffer, view.getUint32(iovs + 8 * i, true), len));
+          total += len;
+        }
+        view.setUint32(written, total, true);
+        return 0;
+      },
+      proc_exit(code) {
+        throw new Error(`posenc: WebAssembly core aborted (exit ${code})${text ? `: ${text.trim()}` : ''}`);
+      },
+      fd_close() { return 0; },
+      fd_seek() { return 0; },
+    },
+  };
+}
 
 async function decode(base64) {
   const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
@@ -28,8 +45,9 @@ async function decode(base64) {
 
 /** Compiles and starts the core; resolves to its raw exports. */
 export async function instantiate(base64) {
-  const { instance } = await WebAssembly.instantiate(await decode(base64), imports);
-  const exports = instance.exports;
+  let exports;
+  const { instance } = await WebAssembly.instantiate(await decode(base64), hostImports(() => exports.memory));
+  exports = instance.exports;
   if (typeof exports._initialize === 'function') exports._initialize();
   return exports;
 }
