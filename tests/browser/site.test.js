@@ -85,6 +85,11 @@ test('changing a control redraws the charts in place', async () => {
     await page.locator('#c-base').fill('0.5');
     await page.waitForFunction(() => document.getElementById('controls-msg').textContent.includes('base'));
     assert.equal(await page.evaluate((i) => document.getElementById(i).dataset.state, id), 'ready');
+    // The message follows the language toggle like the rest of the page.
+    const english = await page.locator('#controls-msg').textContent();
+    await page.locator('#lang-toggle').click();
+    await page.waitForFunction((t) => document.getElementById('controls-msg').textContent !== t, english);
+    assert.match(await page.locator('#controls-msg').textContent(), /[\u4e00-\u9fff]/, 'the message is now in Chinese');
   });
 });
 

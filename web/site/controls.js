@@ -29,5 +29,6 @@ export function setupControls(form = document.getElementById('controls')) {
   form.addEventListener('input', update);
   form.addEventListener('change', update);
   form.addEventListener('submit', (e) => e.preventDefault());
+  document.addEventListener('pe-langchange', update);
   update();
 }

@@ -54,6 +54,8 @@ export function applyLanguage(lang) {
   }
   const toggle = document.getElementById('lang-toggle');
   toggle?.setAttribute('aria-label', tr(lang, 'toggle'));
+  // Text the page builds at run time (the settings' message) listens for this.
+  document.dispatchEvent(new CustomEvent('pe-langchange', { detail: lang }));
 }
 
 export function setupLanguage() {
