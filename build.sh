@@ -17,17 +17,7 @@ for arg in "$@"; do
   esac
 done
 
-apt_updated=0
-install_package() { # install_package DEBIAN_PACKAGE WHAT_IS_MISSING
-  if [ "$(id -u)" != 0 ]; then
-    echo "build.sh: $2 is missing. Install Debian's package '$1' (sudo apt-get install $1) and run again." >&2
-    exit 1
-  fi
-  echo "build.sh: installing $1 from Debian's packages..."
-  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
-}
-have() { command -v "$1" >/dev/null 2>&1; }
+. scripts/install.sh
 
 have emcc || install_package emscripten emcc
 have python3 || install_package python3 python3

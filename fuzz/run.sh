@@ -16,17 +16,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_updated=0
-install_package() { # install_package DEBIAN_PACKAGE
-  if [ "$(id -u)" != 0 ]; then
-    echo "fuzz/run.sh: Debian's package '$1' is missing. Install it (sudo apt-get install $1) and run again." >&2
-    exit 1
-  fi
-  echo "fuzz/run.sh: installing $1 from Debian's packages..."
-  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
-}
-command -v clang >/dev/null 2>&1 || install_package clang
+. scripts/install.sh
+have clang || install_package clang
 
 out=dist/native
 mkdir -p "$out"

@@ -13,18 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-apt_updated=0
-install_package() { # install_package DEBIAN_PACKAGE
-  if [ "$(id -u)" != 0 ]; then
-    echo "tests/native/run.sh: Debian's package '$1' is missing. Install it (sudo apt-get install $1) and run again." >&2
-    exit 1
-  fi
-  echo "tests/native/run.sh: installing $1 from Debian's packages..."
-  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
-}
-command -v clang >/dev/null 2>&1 || install_package clang
-command -v gcc >/dev/null 2>&1 || install_package gcc
+. scripts/install.sh
+have clang || install_package clang
+have gcc || install_package gcc
 
 out=dist/native
 mkdir -p "$out"
