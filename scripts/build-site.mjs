@@ -5,7 +5,7 @@
 //   embed.js           embed.html?view=...
 //   posenc-widgets.js  the one file a blog includes to get every <pe-*> element
 // Run by build.sh after the WASM build; prints each output's size.
-import { build } from 'esbuild';
+import { build } from './bundle.mjs';
 import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -31,9 +31,6 @@ await build({
     'posenc-widgets': 'web/widgets/index.js',
   },
   outdir: OUT,
-  bundle: true,
-  format: 'esm',
-  minify: true,
   target: ['chrome110', 'firefox115', 'safari16.4'],
   legalComments: 'eof',
   logLevel: 'warning',

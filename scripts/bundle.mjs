@@ -1,6 +1,5 @@
 // One esbuild configuration for everything posenc bundles: ES modules, no
-// eval, minified, for browsers. Used by the package test and available to the
-// site build.
+// eval, minified, for browsers. Used by the site build and the package test.
 import * as esbuild from 'esbuild';
 
 export function build(options) {
