@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "mathlib.h"
 
 static int32_t power_of_two_below(int32_t n) { /* largest power of two <= n */
     int32_t p = 1;
@@ -23,9 +24,9 @@ static int32_t power_of_two_below(int32_t n) { /* largest power of two <= n */
 
 static void press_slopes(double *out, int32_t n, double max_bias) {
     int32_t p = power_of_two_below(n);
-    for (int32_t h = 1; h <= p; h++) out[h - 1] = pow(2.0, -max_bias * h / p);
+    for (int32_t h = 1; h <= p; h++) out[h - 1] = pe_pow(2.0, -max_bias * h / p);
     /* slopes(2p) = 2^(-max_bias k / 2p), k = 1..2p; [0::2] keeps k = 1, 3, 5, ... */
-    for (int32_t t = 0; t < n - p; t++) out[p + t] = pow(2.0, -max_bias * (2 * t + 1) / (2.0 * p));
+    for (int32_t t = 0; t < n - p; t++) out[p + t] = pe_pow(2.0, -max_bias * (2 * t + 1) / (2.0 * p));
 }
 
 static void mpt_slopes(double *out, int32_t n, double max_bias) {
@@ -33,11 +34,11 @@ static void mpt_slopes(double *out, int32_t n, double max_bias) {
     if (big < n) big *= 2;
     int32_t t = 0;
     if (big != n) { /* m[1::2] (k = 2, 4, ...), then m[::2] (k = 1, 3, ...) */
-        for (int32_t k = 2; k <= big && t < n; k += 2) out[t++] = pow(2.0, -max_bias * k / big);
-        for (int32_t k = 1; k <= big && t < n; k += 2) out[t++] = pow(2.0, -max_bias * k / big);
+        for (int32_t k = 2; k <= big && t < n; k += 2) out[t++] = pe_pow(2.0, -max_bias * k / big);
+        for (int32_t k = 1; k <= big && t < n; k += 2) out[t++] = pe_pow(2.0, -max_bias * k / big);
         return;
     }
-    for (int32_t k = 1; k <= n; k++) out[k - 1] = pow(2.0, -max_bias * k / n);
+    for (int32_t k = 1; k <= n; k++) out[k - 1] = pe_pow(2.0, -max_bias * k / n);
 }
 
 static int check_slopes(int32_t heads, int variant, double max_bias) {

@@ -1,6 +1,7 @@
 /* Scaled dot-product attention, softmax(scale Q K^T) V, with an optional causal mask. */
 #include <math.h>
 #include "internal.h"
+#include "mathlib.h"
 
 static int check_attention(int32_t n, int32_t m, int32_t dk, int32_t dv, double scale) {
     PE_TRY(pe_check_dim(n));
@@ -30,7 +31,7 @@ static int attend_row(double *wrow, double *orow, const double *qrow, const doub
         if (wrow[j] > mx) mx = wrow[j];
     }
     double total = 0.0;
-    for (int32_t j = 0; j < visible; j++) total += (wrow[j] = exp(wrow[j] - mx));
+    for (int32_t j = 0; j < visible; j++) total += (wrow[j] = pe_exp(wrow[j] - mx));
     for (int32_t j = 0; j < visible; j++) wrow[j] /= total;
     for (int32_t j = visible; j < m; j++) wrow[j] = 0.0; /* exp(-inf) */
     for (int32_t c = 0; c < dv; c++) orow[c] = 0.0;

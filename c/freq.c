@@ -2,6 +2,7 @@
 #include <assert.h>
 #include <math.h>
 #include "internal.h"
+#include "mathlib.h"
 
 int32_t pe_pair_count(int32_t d_model, int layout) {
     /* 0 for anything invalid, so that a caller sizing a buffer with it never gets a guess. */
@@ -21,14 +22,14 @@ static int check_spec_args(int32_t d_model, int layout, int freq, double base) {
 
 static void fill_frequencies(double *w, int32_t nf, int32_t d_model, int freq, double base) {
     if (freq == PE_FREQ_PAPER) {
-        for (int32_t i = 0; i < nf; i++) w[i] = pow(base, -2.0 * i / d_model);
+        for (int32_t i = 0; i < nf; i++) w[i] = pe_pow(base, -2.0 * i / d_model);
         return;
     }
     /* tensor2tensor spaces h timescales geometrically between 1 and base; the
      * max() keeps d_model 2 and 3 finite (fairseq itself divides by zero there). */
     int32_t h = d_model / 2;
-    double step = log(base) / (h - 1 > 1 ? h - 1 : 1);
-    for (int32_t i = 0; i < nf; i++) w[i] = exp(-step * i);
+    double step = pe_log(base) / (h - 1 > 1 ? h - 1 : 1);
+    for (int32_t i = 0; i < nf; i++) w[i] = pe_exp(-step * i);
 }
 
 int pe_frequencies(double *out, int32_t d_model, int layout, int freq, double base) {

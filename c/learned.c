@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "mathlib.h"
 
 static uint64_t mix(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -24,7 +25,7 @@ static double uniform(uint64_t seed, uint64_t k) {
 static double element(uint64_t seed, uint64_t index, int dist, double scale) {
     double u1 = uniform(seed, 2 * index), u2 = uniform(seed, 2 * index + 1);
     if (dist == PE_DIST_UNIFORM) return scale * (2 * u1 - 1);
-    return scale * sqrt(-2 * log(1 - u1)) * cos(6.283185307179586 * u2);
+    return scale * sqrt(-2 * pe_log(1 - u1)) * pe_cos(6.283185307179586 * u2);
 }
 
 static int check_learned(const void *out, int dtype, int32_t trained_len, int32_t d_model,

@@ -1,13 +1,12 @@
 #include <assert.h>
 #include <math.h>
 #include "oscillator.h"
+#include "mathlib.h"
 #include "simd.h"
 
 static void anchor(pe_osc *o) {
     for (int32_t i = 0; i < o->n; i++) {
-        double a = o->p * o->w[i];
-        o->s[i] = sin(a);
-        o->c[i] = cos(a);
+        pe_sincos(o->p * o->w[i], &o->s[i], &o->c[i]);
     }
     o->since = 0;
 }
@@ -28,8 +27,7 @@ int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p) {
     o->sw = o->c + n2;
     o->cw = o->sw + n2;
     for (int32_t i = 0; i < n; i++) {
-        o->sw[i] = sin(w[i]);
-        o->cw[i] = cos(w[i]);
+        pe_sincos(w[i], &o->sw[i], &o->cw[i]);
     }
     if ((size_t)n < n2) {
         o->s[n] = o->sw[n] = 0.0;

@@ -16,6 +16,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "mathlib.h"
 
 static int check_t5(int bidirectional, int32_t num_buckets, int32_t max_distance) {
     int32_t n = bidirectional ? num_buckets / 2 : num_buckets;
@@ -40,13 +41,13 @@ static int32_t t5_one(int32_t rel, int bidirectional, int32_t num_buckets, int32
     double v;
     if (f32) {
         float q = (float)r / (float)max_exact;
-        float lg = (float)log((double)q);   /* correctly rounded float32 log, but for ties */
-        float den = (float)log((double)max_distance / max_exact);
+        float lg = (float)pe_log((double)q);   /* correctly rounded float32 log, but for ties */
+        float den = (float)pe_log((double)max_distance / max_exact);
         float t = lg / den;
         t = t * (float)(n - max_exact);
         v = t;
     } else {
-        v = log((double)r / max_exact) / log((double)max_distance / max_exact) * (n - max_exact);
+        v = pe_log((double)r / max_exact) / pe_log((double)max_distance / max_exact) * (n - max_exact);
     }
     /* .to(torch.long) truncates; v >= 0 here and capped below, so no overflow. */
     double big = max_exact + (v < (double)n ? trunc(v) : (double)n);

@@ -18,6 +18,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "mathlib.h"
 
 static const double TWO_PI = 6.283185307179586476925286766559;
 
@@ -53,20 +54,20 @@ static int read_params(rope_params *p, int scaling, const double *params, int32_
                  && (params[6] == 0 || in_range(params[6]));
         if (!ok) return PE_ERR_VALUE;
         /* HF's get_mscale: 1 for factor <= 1, else 0.1 ln(factor) + 1. */
-        p->attention = params[6] > 0 ? params[6] : (p->factor <= 1 ? 1.0 : 0.1 * log(p->factor) + 1.0);
+        p->attention = params[6] > 0 ? params[6] : (p->factor <= 1 ? 1.0 : 0.1 * pe_log(p->factor) + 1.0);
     }
     return PE_OK;
 }
 
 /* HF find_correction_dim: the dimension whose wavelength turns num_rotations times in orig. */
 static double correction_dim(double rotations, int32_t dim, double base, double orig) {
-    return (dim * log(orig / (rotations * TWO_PI))) / (2 * log(base));
+    return (dim * pe_log(orig / (rotations * TWO_PI))) / (2 * pe_log(base));
 }
 
 static void fill_frequencies(double *w, int32_t dim, double base, int scaling, const rope_params *p) {
     int32_t h = dim / 2;
-    if (scaling == PE_ROPE_NTK) base *= pow(p->factor, (double)dim / (dim - 2));
-    for (int32_t i = 0; i < h; i++) w[i] = pow(base, -2.0 * i / dim);
+    if (scaling == PE_ROPE_NTK) base *= pe_pow(p->factor, (double)dim / (dim - 2));
+    for (int32_t i = 0; i < h; i++) w[i] = pe_pow(base, -2.0 * i / dim);
     switch (scaling) {
     case PE_ROPE_LINEAR:
         for (int32_t i = 0; i < h; i++) w[i] /= p->factor;
@@ -151,7 +152,7 @@ int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int3
         double pos = offset + r;
         size_t row = (size_t)r * cols;
         for (int32_t i = 0; i < h; i++) {
-            double angle = pos * w[i], c = cos(angle) * a, s = sin(angle) * a;
+            double angle = pos * w[i], c = pe_cos(angle) * a, s = pe_sin(angle) * a;
             size_t c0, c1;
             switch (layout) {
             case PE_ROPE_CACHE_PAIRS: c0 = c1 = (size_t)i; break;
@@ -193,7 +194,7 @@ int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int3
         const double *xr = x + (size_t)r * cols;
         double *yr = out + (size_t)r * cols;
         for (int32_t i = 0; i < h; i++) {
-            double angle = pos * w[i], c = cos(angle) * a, s = sin(angle) * a;
+            double angle = pos * w[i], c = pe_cos(angle) * a, s = pe_sin(angle) * a;
             for (int32_t b = 0; b < cols; b += head_dim) {
                 int32_t i0 = pairing == PE_ROPE_INTERLEAVED ? b + 2 * i : b + i;
                 int32_t i1 = pairing == PE_ROPE_INTERLEAVED ? i0 + 1 : i0 + h;

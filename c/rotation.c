@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 #include "internal.h"
+#include "mathlib.h"
 
 int pe_rotation(double *out, int32_t d_model, int layout, int freq, double base, double k) {
     if (!out) return PE_ERR_NULL;
@@ -16,7 +17,7 @@ int pe_rotation(double *out, int32_t d_model, int layout, int freq, double base,
     memset(out, 0, d * d * sizeof *out);
     /* sin(a + b) = sin a cos b + cos a sin b, cos(a + b) = cos a cos b - sin a sin b */
     for (int32_t f = 0; f < sp.h; f++) {
-        double a = k * sp.w[f], c = cos(a), s = sin(a);
+        double a = k * sp.w[f], c = pe_cos(a), s = pe_sin(a);
         size_t si = (size_t)pe_sin_col(&sp, f), ci = (size_t)pe_cos_col(&sp, f);
         out[si * d + si] = c;
         out[si * d + ci] = s;

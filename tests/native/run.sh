@@ -4,7 +4,9 @@
 #   1. tests/native/test_api.c under clang's AddressSanitizer + UndefinedBehavior-
 #      Sanitizer (-fno-sanitize-recover: the first report aborts the run);
 #   2. the same tests built by gcc with -Wall -Wextra -Werror -pedantic -O2;
-#   3. every committed fuzz input (fuzz/corpus/, fuzz/regressions/) replayed
+#   3. c/trig.c and c/explog.c within one ulp (tests/native/test_math.c)
+#      against tests/golden/math.txt and long double;
+#   4. every committed fuzz input (fuzz/corpus/, fuzz/regressions/) replayed
 #      through the fuzz harness's invariants under ASan + UBSan.
 # Binaries go to dist/native/. Prints each case, then one closing line
 # "native: N passed, M failed"; exits non-zero on any failure.
@@ -101,6 +103,21 @@ fi
 if build "test_api (gcc -Werror)" gcc "${gcc_flags[@]}" c/*.c tests/native/test_api.c \
   "${wrap[@]}" -lm -o "$out/test_api_gcc"; then
   run "C API tests, gcc -O2 -Wall -Wextra -Werror" "$out/test_api_gcc"
+fi
+
+# The elementary functions against exact values and long double (c/mathlib.h).
+math_golden() {
+  if python3 tests/golden/gen_math.py --check; then
+    echo "1 passed, 0 failed"
+  else
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+}
+run "tests/golden/math.txt is what gen_math.py writes" math_golden
+if build "test_math (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" tests/native/test_math.c \
+  c/trig.c c/explog.c -lm -o "$out/test_math"; then
+  run "elementary functions within one ulp, ASan + UBSan" "$out/test_math" tests/golden/math.txt
 fi
 
 if [ -f fuzz/fuzz_api.c ]; then

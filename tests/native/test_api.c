@@ -923,6 +923,10 @@ static void test_alibi(void) {
     EXPECT(m[0] == 0.25 && m[1] == 0.0625 && m[2] == 0.015625 && m[3] == 0.00390625);
     EXPECT_STATUS(pe_alibi_slopes(m, 3, PE_ALIBI_PRESS, 8), PE_OK);
     EXPECT(m[0] == 0.0625 && m[1] == 0.00390625 && m[2] == 0.25);
+    /* fuzz regression alibi-max-bias-times-head-overflows: -max_bias * k is
+     * -inf, and 2^-inf is 0, not an assertion in pe_pow */
+    EXPECT_STATUS(pe_alibi_slopes(m, 6, PE_ALIBI_MPT, 1e308), PE_OK);
+    EXPECT(m[0] == 0.0 && m[5] == 0.0 && !signbit(m[0]));
 
     EXPECT_STATUS(pe_alibi_bias(NULL, PE_F64, 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_alibi_bias(b, BAD_DTYPES[i], 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_OPTION);
