@@ -43,7 +43,7 @@ exports=$(sed -e '/^\s*$/d' -e 's/^/_/' c/exports.txt | paste -sd, -)
 # row copies run ~1.5x faster). Both are in Node >= 16.4 and current browsers.
 common=(c/*.c -std=c99 -Wall -Wextra -Werror --no-entry -sSTANDALONE_WASM
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
-  -sMALLOC=emmalloc -sEXPORTED_FUNCTIONS="$exports" -msimd128 -mbulk-memory)
+  -sMALLOC=none -sEXPORTED_FUNCTIONS="$exports" -msimd128 -mbulk-memory)
 
 mkdir -p dist/debug
 # -Os, not -O3: the hot loops are written with explicit SIMD, so -O3's

@@ -1,14 +1,124 @@
 /* Every buffer the core or its callers allocate goes through here, so that a
- * single counter can prove that a sequence of calls left nothing behind. */
+ * single counter can prove that a sequence of calls left nothing behind.
+ *
+ * In WebAssembly the core brings its own allocator instead of Emscripten's
+ * (emmalloc was 1.9 kB of the module): a first-fit list of free chunks in
+ * address order, merged with their neighbours when freed, over linear memory
+ * grown a page at a time. Calls allocate a few buffers and free them all, so
+ * a short list and first fit keep every call in the lowest, already-touched
+ * pages. Native builds use malloc, where the sanitizers can watch it. */
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "posenc.h"
 
 static int32_t live_allocations;
 
+#ifdef __wasm__
+
+#define CHUNK_ALIGN 16u            /* SIMD loads, and any C type */
+#define PAGE 65536u
+#define IN_USE ((struct chunk *)0x0be5eau) /* the `next` of a chunk handed out */
+#define MAX_REQUEST 0x7fff0000u    /* larger than any linear memory can hold */
+
+/* Header of every chunk; the caller's bytes start right after it. `size`
+ * counts the header and is a multiple of CHUNK_ALIGN. */
+struct chunk {
+    size_t size;
+    struct chunk *next;
+    size_t pad[(CHUNK_ALIGN - sizeof(size_t) - sizeof(void *)) / sizeof(size_t)];
+};
+
+extern unsigned char __heap_base; /* end of the stack and static data (wasm-ld) */
+static struct chunk *free_list;
+static uintptr_t heap_end;       /* end of the memory the list manages; 0 before the first call */
+
+static uintptr_t align_up(uintptr_t x) { return (x + CHUNK_ALIGN - 1) & ~(uintptr_t)(CHUNK_ALIGN - 1); }
+
+/* Puts [c, c + c->size) back in the list, merged with any free neighbour. */
+static void release(struct chunk *c) {
+    struct chunk *prev = NULL, *next = free_list;
+    while (next && next < c) {
+        prev = next;
+        next = next->next;
+    }
+    c->next = next;
+    if (next && (uintptr_t)c + c->size == (uintptr_t)next) {
+        c->size += next->size;
+        c->next = next->next;
+    }
+    if (prev && (uintptr_t)prev + prev->size == (uintptr_t)c) {
+        prev->size += c->size;
+        prev->next = c->next;
+    } else if (prev) {
+        prev->next = c;
+    } else {
+        free_list = c;
+    }
+}
+
+/* Adds [start, end) to the list: the memory above __heap_base on the first
+ * call, then each page range memory.grow hands out. */
+static void add_region(uintptr_t start, uintptr_t end) {
+    start = align_up(start);
+    if (end <= start || end - start < sizeof(struct chunk)) return;
+    struct chunk *c = (struct chunk *)start;
+    c->size = (end - start) & ~(uintptr_t)(CHUNK_ALIGN - 1);
+    heap_end = start + c->size;
+    release(c);
+}
+
+/* Grows linear memory so that a free chunk of `need` bytes exists; 0 on failure. */
+static int grow(size_t need) {
+    size_t have = 0;
+    for (struct chunk *c = free_list; c; c = c->next) /* a free chunk that ends the heap counts */
+        if ((uintptr_t)c + c->size == heap_end) have = c->size;
+    size_t pages = (need - have + PAGE - 1) / PAGE;
+    size_t old = __builtin_wasm_memory_grow(0, pages);
+    if (old == (size_t)-1) return 0;
+    add_region(old * PAGE > heap_end ? old * PAGE : heap_end, (old + pages) * PAGE);
+    return 1;
+}
+
+static void *heap_alloc(size_t bytes) {
+    if (!heap_end) add_region((uintptr_t)&__heap_base, __builtin_wasm_memory_size(0) * PAGE);
+    if (bytes > MAX_REQUEST) return NULL;
+    size_t need = align_up(bytes) + sizeof(struct chunk);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        for (struct chunk **link = &free_list; *link; link = &(*link)->next) {
+            struct chunk *c = *link;
+            if (c->size < need) continue;
+            if (c->size - need >= 2 * sizeof(struct chunk)) { /* keep the rest free */
+                struct chunk *rest = (struct chunk *)((uintptr_t)c + need);
+                rest->size = c->size - need;
+                rest->next = c->next;
+                *link = rest;
+                c->size = need;
+            } else {
+                *link = c->next;
+            }
+            c->next = IN_USE;
+            return c + 1;
+        }
+        if (attempt == 0 && !grow(need)) return NULL;
+    }
+    return NULL;
+}
+
+static void heap_free(void *ptr) {
+    struct chunk *c = (struct chunk *)ptr - 1;
+    assert(c->next == IN_USE); /* not a chunk handed out, or freed twice */
+    release(c);
+}
+
+#else
+#define heap_alloc malloc
+#define heap_free free
+#endif
+
 void *pe_malloc(size_t bytes) {
     if (bytes == 0) return NULL;
-    void *p = malloc(bytes);
+    void *p = heap_alloc(bytes);
     if (p) live_allocations++;
     return p;
 }
@@ -19,7 +129,7 @@ void pe_free(void *ptr) {
      * the debug build stops here instead of corrupting the heap. */
     assert(live_allocations > 0);
     live_allocations--;
-    free(ptr);
+    heap_free(ptr);
 }
 
 int32_t pe_live_allocations(void) { return live_allocations; }

