@@ -24,34 +24,43 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the tarball holds the entry, the types and the embedded wasm, and nothing else of the repo', () => {
-  for (const f of ['web/lib/index.js', 'web/lib/index.d.ts', 'dist/posenc-wasm.js', 'package.json', 'README.md']) {
+test('the tarball holds both entries, their types and embedded wasm, and nothing else of the repo', () => {
+  const entries = ['web/lib/index.js', 'web/lib/variants/index.js', 'dist/posenc-wasm.js', 'dist/variants-wasm.js'];
+  for (const f of [...entries, 'web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'package.json', 'README.md']) {
     assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
   }
   for (const f of files) assert.ok(!/^(c|tests|scripts|web\/site|web\/widgets)\//.test(f) && !f.endsWith('.wasm'), `${f} should not ship`);
 });
 
 const PROGRAM = `import { init } from 'posenc';
+import initVariants from 'posenc/variants';
 const pe = await init();
+const pv = await initVariants();
 const t = pe.table(2, 6, { dtype: 'float64' });
-console.log(JSON.stringify({ same: (await init()) === pe, row1: Array.from(t.data.slice(6)), live: pe.memoryStats().liveAllocations }));
+console.log(JSON.stringify({
+  same: (await init()) === pe && (await initVariants()) === pv,
+  row1: Array.from(t.data.slice(6)),
+  slopes: Array.from(pv.alibiSlopes(2)),
+  live: pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations,
+}));
 `;
 
 function checkOutput(stdout) {
-  const { same, row1, live } = JSON.parse(stdout);
+  const { same, row1, slopes, live } = JSON.parse(stdout);
   assert.equal(same, true);
   assert.equal(live, 0);
+  assert.deepEqual(slopes, [2 ** -4, 2 ** -8]);
   const w = [1, 10000 ** (-2 / 6), 10000 ** (-4 / 6)];
   const want = w.flatMap((x) => [Math.sin(x), Math.cos(x)]);
   row1.forEach((v, i) => assert.ok(Math.abs(v - want[i]) < 1e-15, `col ${i}: ${v} vs ${want[i]}`));
 }
 
-test('Node ESM: import from the installed package and call it', () => {
+test('Node ESM: import both entries from the installed package and call them', () => {
   writeFileSync(join(dir, 'main.mjs'), PROGRAM);
   checkOutput(run(process.execPath, ['main.mjs']));
 });
 
-test('bundlers: esbuild bundles it for the browser without Node built-ins, and the bundle runs', async () => {
+test('bundlers: esbuild bundles both entries for the browser without Node built-ins, and the bundle runs', async () => {
   writeFileSync(join(dir, 'entry.mjs'), PROGRAM);
   const outfile = join(dir, 'bundle.mjs');
   await build({ entryPoints: [join(dir, 'entry.mjs')], outfile, platform: 'browser', absWorkingDir: dir });
@@ -59,7 +68,7 @@ test('bundlers: esbuild bundles it for the browser without Node built-ins, and t
   checkOutput(run(process.execPath, [outfile]));
 });
 
-test('TypeScript: the declarations resolve through "exports" and type a real program', () => {
+test('TypeScript: the declarations of both entries resolve through "exports" and type a real program', () => {
   copyFileSync(join(root, 'tests/fixtures/consumer/use.ts'), join(dir, 'use.ts'));
   const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', target: 'es2022', skipLibCheck: false }, files: ['use.ts'] };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
