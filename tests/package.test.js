@@ -83,3 +83,14 @@ test('TypeScript: misuse is rejected (every @ts-expect-error line really is an e
   // compile proves each misuse was caught.
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
 });
+
+test('the CLI runs from the installed package: table on posenc, rope and alibi on posenc/variants', () => {
+  const cli = (...args) => JSON.parse(run(join(dir, 'node_modules/.bin/posenc'), [...args, '--format', 'json', '--dtype', 'float64', '--out', '-']));
+  const near = (got, want) => {
+    assert.equal(got.length, want.length);
+    got.forEach((v, i) => assert.ok(v === want[i] || Math.abs(v - want[i]) < 1e-15, `[${i}]: ${v} vs ${want[i]}`));
+  };
+  near(cli('table', '--d-model', '2', '--max-len', '2').data.flat(), [0, 1, Math.sin(1), Math.cos(1)]);
+  near(cli('rope', '--dim', '2', '--max-len', '2', '--part', 'sin').data.flat(), [0, 0, Math.sin(1), Math.sin(1)]);
+  near(cli('alibi', '--heads', '1', '--q-len', '2').data.flat(2), [0, null, -(2 ** -8), 0]);
+});
