@@ -63,6 +63,7 @@ for module in core variants; do
   node scripts/embed-wasm.mjs "dist/$out.wasm" "dist/$out-wasm.js"
   node scripts/embed-wasm.mjs "dist/debug/$out.wasm" "dist/debug/$out-wasm.js"
 done
+node scripts/bundle-lib.mjs # the package's entries: dist/lib/posenc.js, dist/lib/variants.js
 
 if [ -f scripts/build-site.mjs ]; then node scripts/build-site.mjs; fi
 node scripts/sizes.mjs

@@ -24,12 +24,12 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the tarball holds both entries, their types and embedded wasm, and nothing else of the repo', () => {
-  const entries = ['web/lib/index.js', 'web/lib/variants/index.js', 'dist/posenc-wasm.js', 'dist/variants-wasm.js'];
-  for (const f of [...entries, 'web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'package.json', 'README.md']) {
-    assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
-  }
-  for (const f of files) assert.ok(!/^(c|tests|scripts|web\/site|web\/widgets)\//.test(f) && !f.endsWith('.wasm'), `${f} should not ship`);
+test('the tarball holds both bundled entries, their maps and types, the CLI, and nothing else of the repo', () => {
+  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js'];
+  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts'];
+  const cli = ['bin/posenc.js', 'bin/npy.js'];
+  const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, 'package.json', 'README.md', 'LICENSE'];
+  assert.deepEqual([...files].sort(), want.sort());
 });
 
 const PROGRAM = `import { init } from 'posenc';

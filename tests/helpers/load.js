@@ -1,5 +1,6 @@
 // Loads the APIs from the build the test run asks for: POSENC_BUILD=debug picks
-// the -O0 modules with C assertions, anything else the optimised ones that ship.
+// the -O0 modules with C assertions under the sources of web/lib, anything else
+// the package's entries as they ship (dist/lib, minified, by scripts/bundle-lib.mjs).
 // loadApi() is `posenc` (the core), loadVariants() `posenc/variants`.
 import { instantiate } from '../../web/lib/wasm.js';
 import { createApi } from '../../web/lib/api.js';
@@ -15,5 +16,5 @@ function loader(entry, module, create) {
     .then(create));
 }
 
-export const loadApi = loader('../../web/lib/index.js', 'posenc', createApi);
-export const loadVariants = loader('../../web/lib/variants/index.js', 'variants', createVariants);
+export const loadApi = loader('../../dist/lib/posenc.js', 'posenc', createApi);
+export const loadVariants = loader('../../dist/lib/variants.js', 'variants', createVariants);
