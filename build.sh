@@ -34,29 +34,39 @@ fi
 # Debian's emcc runs its JS optimiser with the system Node, which finds
 # Debian's acorn only through NODE_PATH.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
-exports=$(sed -e '/^\s*$/d' -e 's/^/_/' c/exports.txt | paste -sd, -)
+# Two modules, so that `import 'posenc'` does not carry the variants: the
+# core (sinusoidal tables, Gram, attention) and the variants (RoPE, ALiBi,
+# relative, learned, binary, precision). Each links all of c/ and keeps only
+# what its export list reaches (c/exports/common.txt + core.txt or variants.txt).
+exports_of() {
+  cat c/exports/common.txt "c/exports/$1.txt" | sed -e '/^\s*$/d' -e 's/^/_/' | paste -sd, -
+}
 
 # No JS glue: a standalone module that imports nothing of note, so one small
 # loader (web/lib/wasm.js) serves Node, browsers and bundlers alike.
 # -msimd128: the table, Gram and oscillator kernels use f64x2 (c/simd.h);
 # -mbulk-memory: memcpy/memset become memory.copy/fill (the Toeplitz Gram's
 # row copies run ~1.5x faster). Both are in Node >= 16.4 and current browsers.
+# -sMALLOC=none: the core has its own allocator (c/alloc.c), as it has its own
+# sin/cos/exp/log/pow (c/trig.c, c/explog.c); musl's and emmalloc were more
+# than half of each module.
 common=(c/*.c -std=c99 -Wall -Wextra -Werror --no-entry -sSTANDALONE_WASM
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
-  -sMALLOC=none -sEXPORTED_FUNCTIONS="$exports" -msimd128 -mbulk-memory)
+  -sMALLOC=none -msimd128 -mbulk-memory)
 
 mkdir -p dist/debug
-# -Os, not -O3: the hot loops are written with explicit SIMD, so -O3's
-# unrolling and inlining bought nothing measurable, at +27% gzipped. Not -Oz:
-# it links Emscripten's libc-optz, whose smaller pow/log round differently
-# (10000^-0.2 comes out 1 ulp below the correctly rounded value), so results
-# would differ from the debug build's. docs/performance.md has the numbers.
-emcc "${common[@]}" -Os -DNDEBUG -o dist/posenc.wasm
-# The debug build keeps C assertions and symbols; the test suite runs against it too.
-emcc "${common[@]}" -O0 -g -o dist/debug/posenc.wasm
-
-node scripts/embed-wasm.mjs dist/posenc.wasm dist/posenc-wasm.js
-node scripts/embed-wasm.mjs dist/debug/posenc.wasm dist/debug/posenc-wasm.js
+for module in core variants; do
+  out=$([ "$module" = core ] && echo posenc || echo variants)
+  flags=("${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")")
+  # -Os, not -O3: the hot loops are written with explicit SIMD, so -O3's
+  # unrolling and inlining bought nothing measurable, at +27% gzipped.
+  emcc "${flags[@]}" -Os -DNDEBUG -o "dist/$out.wasm"
+  # The debug build keeps C assertions and symbols; the test suite runs against it too.
+  emcc "${flags[@]}" -O0 -g -o "dist/debug/$out.wasm"
+  node scripts/embed-wasm.mjs "dist/$out.wasm" "dist/$out-wasm.js"
+  node scripts/embed-wasm.mjs "dist/debug/$out.wasm" "dist/debug/$out-wasm.js"
+done
+node scripts/bundle-lib.mjs # the package's entries: dist/lib/posenc.js, dist/lib/variants.js
 
 if [ -f scripts/build-site.mjs ]; then node scripts/build-site.mjs; fi
 node scripts/sizes.mjs

@@ -13,7 +13,7 @@ import { loadTf } from './contenders.mjs';
 import { FULL_SIZES, runCase } from './suites.mjs';
 import { evaluateTargets, pairedTargets } from './targets.mjs';
 import { ciChecks } from './ci.mjs';
-import { measureSize, SIZE_BUDGET_BYTES, SIZE_TARGET_BYTES } from './size.mjs';
+import { measureSize, SIZE_TARGET_BYTES } from './size.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
@@ -56,10 +56,13 @@ if (ci) {
     console.log(`${r.ok ? 'ok  ' : 'MISS'} ${check.name}: ${r.detail}`);
   }
   const size = measureSize();
-  // CI enforces the regression budget; the issue's 15 kB target is reported, not yet met.
-  const sizeOk = size.gzip < SIZE_BUDGET_BYTES;
-  checks.push({ name: `size < ${SIZE_BUDGET_BYTES} bytes gzipped (regression budget)`, ok: sizeOk, detail: `${size.gzip} bytes` });
-  console.log(`${sizeOk ? 'ok  ' : 'MISS'} size: wasm + JS API ${size.gzip} bytes gzipped (budget < ${SIZE_BUDGET_BYTES}; target < ${SIZE_TARGET_BYTES} ${size.gzip < SIZE_TARGET_BYTES ? 'met' : 'not met'})`);
+  // The issue's target applies to each entry, as tests/size.test.js enforces it.
+  for (const e of size.entries) {
+    const ok = e.gzip < SIZE_TARGET_BYTES;
+    checks.push({ name: `size: import '${e.name}' < ${SIZE_TARGET_BYTES} bytes gzipped`, ok, detail: `${e.gzip} bytes` });
+    console.log(`${ok ? 'ok  ' : 'MISS'} size: import '${e.name}' loads ${e.path}, ${e.gzip} bytes gzipped (target < ${SIZE_TARGET_BYTES} ${ok ? 'met' : 'not met'})`);
+  }
+  console.log(`     size: both entries ${size.both.gzip} bytes gzipped`);
   writeFileSync(join(root, 'dist/bench-ci.json'), `${JSON.stringify({ mode: 'ci', machine: m, checks, size }, null, 1)}\n`);
   process.exit(checks.every((c) => c.ok) ? 0 : 1);
 }
@@ -113,11 +116,13 @@ for (const op of ops) {
   }
   lines.push('');
 }
-lines.push('### Size of what a user loads (gzip -9 per file, summed)', '');
-lines.push('| file | bytes | gzip |', '|---|--:|--:|');
-for (const f of size.files) lines.push(`| ${f.path} | ${f.bytes} | ${f.gzip} |`);
-lines.push(`| **total** | ${size.bytes} | **${size.gzip}** (target < ${SIZE_TARGET_BYTES}) |`);
-if (size.wasm) lines.push(`| (dist/posenc.wasm, for reference) | ${size.wasm.bytes} | ${size.wasm.gzip} |`);
+lines.push('### Size of what a user loads, per entry (gzip -9 of its bundle)', '');
+lines.push('| entry | file | bytes | gzip | target met? | its .wasm alone, gzip (for reference) |', '|---|---|--:|--:|---|--:|');
+for (const e of size.entries) {
+  const met = e.gzip < SIZE_TARGET_BYTES ? 'yes' : 'no';
+  lines.push(`| \`${e.name}\` | ${e.path} | ${e.bytes} | **${e.gzip}** | ${met} (< ${SIZE_TARGET_BYTES}) | ${e.wasm?.gzip ?? ''} |`);
+}
+lines.push(`| both | | ${size.both.bytes} | ${size.both.gzip} | | |`);
 lines.push('', '### Targets (full size)', '');
 for (const t of targets) lines.push(`- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`);
 const m = { ...machineAtStart, loadAverage1mAtEnd: +loadavg()[0].toFixed(2) };

@@ -5,12 +5,13 @@
 //   npx posenc rope  --dim 128 --max-len 8192 --base 500000 --scaling llama3 --out rope.npy
 //   npx posenc alibi --heads 12 --q-len 1024 --mode causal --out alibi.npy
 //
-// Everything is computed by the public API (web/lib/index.js). Exit status:
-// 0 written, 2 bad command line (unknown flag, bad value), 1 anything else.
+// Everything is computed by the public API, the package's own entries:
+// `table` by posenc, `rope` and `alibi` by posenc/variants; a command loads
+// only its own. Exit status: 0 written, 2 bad command line (unknown flag, bad
+// value), 1 anything else.
 import { openSync, writeSync, closeSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
-import { init } from '../web/lib/index.js';
 import { npyHeader } from './npy.js';
 
 const FORMATS = ['npy', 'csv', 'json'];
@@ -24,6 +25,7 @@ const COMMON = {
 
 const COMMANDS = {
   table: {
+    entry: 'posenc',
     summary: 'the sinusoidal table, max-len × d-model',
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
@@ -36,6 +38,7 @@ const COMMANDS = {
     },
   },
   rope: {
+    entry: 'posenc/variants',
     summary: 'the RoPE cos and sin cache: shape (2, max-len, cols), cos first; or one of them with --part',
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
@@ -55,6 +58,7 @@ const COMMANDS = {
     },
   },
   alibi: {
+    entry: 'posenc/variants',
     summary: 'ALiBi biases: shape (heads, q-len, k-len); or one head with --head',
     flags: {
       heads: { type: 'int', required: true, help: 'number of heads' },
@@ -318,8 +322,8 @@ async function main(argv) {
     process.stderr.write('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
     return 1;
   }
-  const pe = await init();
   const { cmd, values } = parsed;
+  const pe = await (await import(COMMANDS[cmd].entry)).init();
   // Size estimate for the progress line (elements × bytes).
   const bytesPer = parsed.dtype === 'float32' ? 4 : 8;
   const elems = cmd === 'table' ? values['max-len'] * values['d-model']

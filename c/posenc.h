@@ -18,11 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __EMSCRIPTEN__
-#define PE_API __attribute__((used, visibility("default")))
-#else
+/* Marks the public entry points. What each wasm module exports is chosen by
+ * the lists in c/exports/, not here: the core module and the variants module
+ * keep only what their own list reaches. */
 #define PE_API
-#endif
 
 /* ---- status codes -------------------------------------------------------- */
 enum {

@@ -1,6 +1,7 @@
 // Writes the static site to dist/web: index.html, embed.html, examples/blog.html,
-// CSS, and three self-contained ES module bundles (the WASM is inside
-// dist/posenc-wasm.js as base64, so no bundle fetches anything):
+// CSS, and three self-contained ES module bundles (both WASM modules are inside
+// dist/posenc-wasm.js and dist/variants-wasm.js as base64, so no bundle fetches
+// anything; the variants' is compiled only when a widget needs it):
 //   tutorial.js        the tutorial page
 //   embed.js           embed.html?view=...
 //   posenc-widgets.js  the one file a blog includes to get every <pe-*> element

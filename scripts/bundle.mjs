@@ -1,5 +1,6 @@
 // One esbuild configuration for everything posenc bundles: ES modules, no
-// eval, minified, for browsers. Used by the site build and the package test.
+// eval, minified, for browsers. Used by the site build, the package entries
+// (bundle-lib.mjs) and the package test.
 import * as esbuild from 'esbuild';
 
 export function build(options) {

@@ -4,23 +4,40 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { init } from '../web/lib/index.js';
-import { loadApi } from './helpers/load.js';
+import { init as initVariants } from '../web/lib/variants/index.js';
+import { cachedInit } from '../web/lib/wasm.js';
+import { loadApi, loadVariants } from './helpers/load.js';
 
 const pe = await loadApi();
+const pv = await loadVariants();
 
-test('init() returns one cached promise', async () => {
-  const p = init();
-  assert.equal(init(), p);
-  assert.equal(await p, await init());
+test('each entry\'s init() returns one cached promise, its own', async () => {
+  for (const entry of [init, initVariants]) {
+    const p = entry();
+    assert.equal(entry(), p);
+    assert.equal(await p, await entry());
+  }
+  assert.notEqual(await init(), await initVariants());
 });
 
-test('every method declared in index.d.ts exists, and no undeclared one does', () => {
-  const dts = readFileSync(new URL('../web/lib/index.d.ts', import.meta.url), 'utf8');
-  const body = dts.slice(dts.indexOf('export interface Posenc {'));
-  const declared = [...body.slice(0, body.indexOf('\n}')).matchAll(/^ {2}(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]).sort();
-  assert.deepEqual(Object.keys(pe).sort(), declared);
-  assert.ok(Object.isFrozen(pe));
+test('a failed load is not cached: the next init() tries again (cachedInit, shared by both entries)', async () => {
+  const broken = cachedInit('AAAA', () => assert.fail('nothing loaded to make an API of'));
+  const first = broken();
+  await assert.rejects(first);
+  const second = broken();
+  assert.notEqual(second, first);
+  await assert.rejects(second);
 });
+
+for (const [dtsPath, name, api] of [['index.d.ts', 'Posenc', pe], ['variants/index.d.ts', 'PosencVariants', pv]]) {
+  test(`every method declared in ${dtsPath} exists, and no undeclared one does`, () => {
+    const dts = readFileSync(new URL(`../web/lib/${dtsPath}`, import.meta.url), 'utf8');
+    const body = dts.slice(dts.indexOf(`export interface ${name} {`));
+    const declared = [...body.slice(0, body.indexOf('\n}')).matchAll(/^ {2}(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]).sort();
+    assert.deepEqual(Object.keys(api).sort(), declared);
+    assert.ok(Object.isFrozen(api));
+  });
+}
 
 test('results are fresh copies that own their buffers', () => {
   const a = pe.table(8, 8);

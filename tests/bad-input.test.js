@@ -10,9 +10,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadApi } from './helpers/load.js';
+import { loadApi, loadVariants } from './helpers/load.js';
 
 const pe = await loadApi();
+const pv = await loadVariants();
+/** The API that has `fn`: posenc's or posenc/variants'. */
+const apiOf = (fn) => (fn in pe ? pe : pv);
 const G = JSON.parse(readFileSync(new URL('./golden/golden.json', import.meta.url), 'utf8'));
 const V = JSON.parse(readFileSync(new URL('./golden/golden_variants.json', import.meta.url), 'utf8'));
 
@@ -563,7 +566,7 @@ const HUGE = [
 // ---- the tests -------------------------------------------------------------------------------
 
 test('the matrix covers every public function', () => {
-  const functions = Object.keys(pe).filter((k) => typeof pe[k] === 'function' && k !== 'memoryStats').sort();
+  const functions = [pe, pv].flatMap((api) => Object.keys(api).filter((k) => typeof api[k] === 'function' && k !== 'memoryStats')).sort();
   assert.deepEqual(Object.keys(VALID).sort(), functions,
     'a public function without a valid golden call here: add it to VALID and give it bad inputs');
   const covered = new Set(cases.map((c) => c.fn));
@@ -572,8 +575,8 @@ test('the matrix covers every public function', () => {
 
 for (const fn of Object.keys(VALID)) {
   test(`${fn}: the valid call returns the golden values`, () => {
-    VALID[fn].check(pe[fn](...VALID[fn].args()));
-    assert.equal(pe.memoryStats().liveAllocations, 0);
+    VALID[fn].check(apiOf(fn)[fn](...VALID[fn].args()));
+    assert.equal(apiOf(fn).memoryStats().liveAllocations, 0);
   });
 }
 
@@ -587,10 +590,11 @@ for (const c of cases) {
 for (const [key, group] of groups) {
   test(`${key}: ${group.length} bad value${group.length > 1 ? 's' : ''} refused, then the golden call works`, () => {
     for (const c of group) {
-      const before = pe.memoryStats();
+      const api = apiOf(c.fn);
+      const before = api.memoryStats();
       let error;
       try {
-        pe[c.fn](...c.args);
+        api[c.fn](...c.args);
       } catch (e) {
         error = e;
       }
@@ -599,25 +603,26 @@ for (const [key, group] of groups) {
       assert.ok(error instanceof c.type, `${where}: threw ${error?.constructor?.name} (${error?.message}), expected ${c.type.name}`);
       assert.ok(error.message.startsWith(`posenc.${c.fn}: `), `${where}: message does not name the function: ${error.message}`);
       assert.ok(error.message.includes(c.name), `${where}: message does not name ${c.name}: ${error.message}`);
-      const after = pe.memoryStats();
+      const after = api.memoryStats();
       assert.equal(after.liveAllocations, 0, `${where}: allocations left behind`);
       assert.equal(after.bytes, before.bytes, `${where}: memory grew for a refused call`);
-      VALID[c.fn].check(pe[c.fn](...VALID[c.fn].args()));
+      VALID[c.fn].check(api[c.fn](...VALID[c.fn].args()));
     }
   });
 }
 
 test('sizes past 1 GiB per call are refused before allocating, with the limit in the message', () => {
   for (const [fn, args] of HUGE) {
-    const before = pe.memoryStats();
-    assert.throws(() => pe[fn](...args), (e) => {
+    const api = apiOf(fn);
+    const before = api.memoryStats();
+    assert.throws(() => api[fn](...args), (e) => {
       assert.ok(e instanceof RangeError, `${fn}: ${e}`);
       assert.match(e.message, new RegExp(`^posenc\\.${fn}: `));
       assert.match(e.message, /would need [\d.]+ MiB of WebAssembly memory; one call may use at most 1024 MiB/, `${fn}: ${e.message}`);
       return true;
     }, `${fn}(${args.map(show).join(', ')})`);
-    assert.deepEqual(pe.memoryStats(), before, `${fn}: memory changed for a refused call`);
-    VALID[fn].check(pe[fn](...VALID[fn].args()));
+    assert.deepEqual(api.memoryStats(), before, `${fn}: memory changed for a refused call`);
+    VALID[fn].check(api[fn](...VALID[fn].args()));
   }
 });
 

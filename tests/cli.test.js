@@ -8,13 +8,14 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadApi } from './helpers/load.js';
+import { loadApi, loadVariants } from './helpers/load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bin', 'posenc.js');
 const dir = mkdtempSync(path.join(tmpdir(), 'posenc-cli-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 const pe = await loadApi();
+const pv = await loadVariants();
 
 function run(...args) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -142,13 +143,13 @@ test('rope → .npy (2, maxLen, dim) cos then sin, llama3 scaling; --part sin �
   assert.equal(r.status, 0, r.stderr);
   const npy = readNpy(file);
   assert.deepEqual(npy.shape, [2, 9, 16]);
-  const c = pe.ropeCache(9, 16, { base: 500000, scaling: { type: 'llama3', originalMaxPosition: 64 } });
+  const c = pv.ropeCache(9, 16, { base: 500000, scaling: { type: 'llama3', originalMaxPosition: 64 } });
   assert.deepEqual(npy.data.subarray(0, 9 * 16), c.cos.data);
   assert.deepEqual(npy.data.subarray(9 * 16), c.sin.data);
   const csv = out('rope-sin.csv');
   assert.equal(run('rope', '--dim', '8', '--max-len', '4', '--part', 'sin', '--layout', 'pairs', '--dtype', 'float64',
     '--scaling', 'yarn', '--factor', '4', '--original-max-position', '32', '--out', csv).status, 0);
-  const want = pe.ropeCache(4, 8, { layout: 'pairs', dtype: 'float64', scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } });
+  const want = pv.ropeCache(4, 8, { layout: 'pairs', dtype: 'float64', scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } });
   assert.deepEqual(readCsv(csv).flat(), Array.from(want.sin.data));
 });
 
@@ -157,22 +158,22 @@ test('alibi → .npy (heads, q, k) with -inf masks; --head → .csv; .json with 
   assert.equal(run('alibi', '--heads', '3', '--q-len', '4', '--k-len', '5', '--query-offset', '1', '--out', file).status, 0);
   const npy = readNpy(file);
   assert.deepEqual(npy.shape, [3, 4, 5]);
-  const b = pe.alibiBias(3, 4, { kLen: 5, queryOffset: 1 });
+  const b = pv.alibiBias(3, 4, { kLen: 5, queryOffset: 1 });
   assert.deepEqual(npy.data, b.data);
   assert.ok(npy.data.includes(-Infinity));
   const csv = out('alibi-1.csv');
   assert.equal(run('alibi', '--heads', '3', '--q-len', '4', '--head', '1', '--mask-value', '-inf', '--out', csv).status, 0);
-  const one = pe.alibiBias(3, 4);
+  const one = pv.alibiBias(3, 4);
   assert.deepEqual(readCsv(csv).flat(), Array.from(one.data.subarray(16, 32)));
   const json = out('alibi.json');
   assert.equal(run('alibi', '--heads', '2', '--q-len', '3', '--mode', 'causal', '--variant', 'mpt', '--out', json).status, 0);
   const j = JSON.parse(readFileSync(json, 'utf8'));
   assert.deepEqual(j.shape, [2, 3, 3]);
-  const ref = pe.alibiBias(2, 3, { variant: 'mpt' });
+  const ref = pv.alibiBias(2, 3, { variant: 'mpt' });
   assert.deepEqual(j.data.flat(2).map((v) => (v === null ? -Infinity : v)), Array.from(ref.data));
   const sym = out('alibi-sym.npy');
   assert.equal(run('alibi', '--heads', '2', '--q-len', '3', '--mode', 'symmetric', '--mask-value', '0', '--dtype', 'float64', '--out', sym).status, 0);
-  assert.deepEqual(readNpy(sym).data, pe.alibiBias(2, 3, { mode: 'symmetric', dtype: 'float64' }).data);
+  assert.deepEqual(readNpy(sym).data, pv.alibiBias(2, 3, { mode: 'symmetric', dtype: 'float64' }).data);
 });
 
 test('large outputs report progress on stderr (and --quiet silences it); the data is still exact', () => {

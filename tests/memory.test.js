@@ -2,7 +2,7 @@
 // a call that fails half way (in C after JS allocated its buffers, or when
 // WebAssembly memory runs out between two allocations) frees what it took;
 // growing memory between and during calls never leaves a stale view.
-// Every test uses a fresh instance of the same build (POSENC_BUILD), so the
+// Every test uses fresh instances of the same build (POSENC_BUILD), so the
 // numbers do not depend on what other tests did before.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,15 +10,22 @@ import { readFileSync } from 'node:fs';
 import { build } from './helpers/load.js';
 import { instantiate } from '../web/lib/wasm.js';
 import { createApi } from '../web/lib/api.js';
+import { createVariants } from '../web/lib/variants/api.js';
 
-const { WASM_BASE64 } = await import(build === 'debug' ? '../dist/debug/posenc-wasm.js' : '../dist/posenc-wasm.js');
+const dist = build === 'debug' ? '../dist/debug' : '../dist';
+const MODULES = {
+  posenc: [(await import(`${dist}/posenc-wasm.js`)).WASM_BASE64, createApi],
+  variants: [(await import(`${dist}/variants-wasm.js`)).WASM_BASE64, createVariants],
+};
 const G = JSON.parse(readFileSync(new URL('./golden/golden.json', import.meta.url), 'utf8'));
 const PAGE = 65536;
 const MiB = 2 ** 20;
 
-async function fresh() {
-  const raw = await instantiate(WASM_BASE64);
-  return { raw, api: createApi(raw) };
+/** A new instance of the core (posenc) or of the variants' module, and its API. */
+async function fresh(module = 'posenc') {
+  const [base64, create] = MODULES[module];
+  const raw = await instantiate(base64);
+  return { raw, api: create(raw) };
 }
 
 /** Deterministic integers in [0, n). */
@@ -45,7 +52,7 @@ function assertToy(r) {
 
 // ---- a mix of valid and invalid calls, all small ------------------------------------
 
-function mixedCalls(api) {
+function mixedCalls(api, variants) {
   const vec = (r, n) => Array.from({ length: n }, () => r(17) - 8);
   const mat = (r, rows, cols) => ({ rows, cols, data: Float64Array.from({ length: rows * cols }, () => (r(33) - 16) / 8) });
   const presets = ['vaswani', 'tensor2tensor', 'fairseq', 'marian'];
@@ -59,22 +66,22 @@ function mixedCalls(api) {
     (r) => api.rotation(r(50) - 25, 2 + 2 * r(8), { layout: ['interleaved', 'concat', 'split'][r(3)] }),
     (r) => api.toyAttention([1, 2, 3], r(2) ? [10, 20, 30] : null, { threshold: r(60) }),
     (r) => { const n = 1 + r(6), m = 1 + r(6), dk = 1 + r(6); return api.attention(mat(r, n, dk), mat(r, m, dk), mat(r, m, 1 + r(4)), { causal: r(2) === 1 }); },
-    (r) => api.ropeFrequencies(2 + 2 * r(16), r(2) ? { scaling: { type: 'linear', factor: 2 } } : {}),
-    (r) => api.ropeCache(1 + r(12), 2 + 2 * r(8), { layout: ['pairs', 'half', 'interleaved'][r(3)] }),
-    (r) => api.ropeApply(mat(r, 1 + r(4), 8), { headDim: r(2) ? 4 : 8, pairing: r(2) ? 'half' : 'interleaved' }),
-    (r) => api.ropePermutation(2 + 2 * r(8), { heads: 1 + r(3), inverse: r(2) === 1 }),
-    (r) => api.ropePermute(mat(r, 8, 1 + r(3)), { headDim: r(2) ? 4 : 8 }),
-    (r) => api.alibiSlopes(1 + r(16), { variant: r(2) ? 'press' : 'mpt' }),
-    (r) => api.alibiBias(1 + r(4), 1 + r(6), { kLen: 1 + r(6), mode: r(2) ? 'causal' : 'symmetric' }),
-    (r) => api.t5Bucket(vec(r, 1 + r(20)).map((x) => x * 13)),
-    (r) => api.t5BucketMatrix(1 + r(8), { kLen: 1 + r(8), bidirectional: r(2) === 1 }),
-    (r) => api.shawClip(1 + r(8), { kLen: 1 + r(8), maxRelativePosition: r(4) }),
-    (r) => api.learnedTable(1 + r(8), 1 + r(8), { seed: r(100) }),
-    (r) => api.learnedRows([0, r(4)], 4, 1 + r(8)),
-    (r) => api.binaryTable(1 + r(16), 1 + r(12), { signed: r(2) === 1 }),
-    (r) => api.roundTo(vec(r, 1 + r(8)).map((x) => x / 3), ['float16', 'bfloat16', 'float32'][r(3)]),
-    (r) => api.formatBits(vec(r, 1 + r(8)), ['float16', 'bfloat16', 'float32'][r(3)]),
-    (r) => api.precisionError(1 + r(16), { count: 1 + r(4) }),
+    (r) => variants.ropeFrequencies(2 + 2 * r(16), r(2) ? { scaling: { type: 'linear', factor: 2 } } : {}),
+    (r) => variants.ropeCache(1 + r(12), 2 + 2 * r(8), { layout: ['pairs', 'half', 'interleaved'][r(3)] }),
+    (r) => variants.ropeApply(mat(r, 1 + r(4), 8), { headDim: r(2) ? 4 : 8, pairing: r(2) ? 'half' : 'interleaved' }),
+    (r) => variants.ropePermutation(2 + 2 * r(8), { heads: 1 + r(3), inverse: r(2) === 1 }),
+    (r) => variants.ropePermute(mat(r, 8, 1 + r(3)), { headDim: r(2) ? 4 : 8 }),
+    (r) => variants.alibiSlopes(1 + r(16), { variant: r(2) ? 'press' : 'mpt' }),
+    (r) => variants.alibiBias(1 + r(4), 1 + r(6), { kLen: 1 + r(6), mode: r(2) ? 'causal' : 'symmetric' }),
+    (r) => variants.t5Bucket(vec(r, 1 + r(20)).map((x) => x * 13)),
+    (r) => variants.t5BucketMatrix(1 + r(8), { kLen: 1 + r(8), bidirectional: r(2) === 1 }),
+    (r) => variants.shawClip(1 + r(8), { kLen: 1 + r(8), maxRelativePosition: r(4) }),
+    (r) => variants.learnedTable(1 + r(8), 1 + r(8), { seed: r(100) }),
+    (r) => variants.learnedRows([0, r(4)], 4, 1 + r(8)),
+    (r) => variants.binaryTable(1 + r(16), 1 + r(12), { signed: r(2) === 1 }),
+    (r) => variants.roundTo(vec(r, 1 + r(8)).map((x) => x / 3), ['float16', 'bfloat16', 'float32'][r(3)]),
+    (r) => variants.formatBits(vec(r, 1 + r(8)), ['float16', 'bfloat16', 'float32'][r(3)]),
+    (r) => variants.precisionError(1 + r(16), { count: 1 + r(4) }),
   ];
   // Each must throw; some only in C, after JS allocated every buffer.
   const invalid = [
@@ -87,18 +94,19 @@ function mixedCalls(api) {
     () => api.rotation(1, 7),
     () => api.toyAttention([1e308, 1e308, -1e308]), // C: the sum overflows
     () => api.attention({ rows: 1, cols: 1, data: [1e200] }, { rows: 2, cols: 1, data: [1e200, -1e200] }, { rows: 2, cols: 1, data: [1, 2] }), // C: scores overflow
-    () => api.ropeCache(4, 7),
-    () => api.alibiBias(2, 2, { maskValue: NaN }),
-    () => api.learnedRows([0, 9], 4, 2),
-    () => api.roundTo([1], 'float8'),
-    () => api.precisionError(8, { positions: [0, NaN] }),
+    () => variants.ropeCache(4, 7),
+    () => variants.alibiBias(2, 2, { maskValue: NaN }),
+    () => variants.learnedRows([0, 9], 4, 2),
+    () => variants.roundTo([1], 'float8'),
+    () => variants.precisionError(8, { positions: [0, NaN] }),
   ];
   return { valid, invalid };
 }
 
 test('100 000 mixed calls, valid and failing, leave the heap where it was and nothing allocated', async () => {
   const { api } = await fresh();
-  const { valid, invalid } = mixedCalls(api);
+  const { api: variants } = await fresh('variants');
+  const { valid, invalid } = mixedCalls(api, variants);
   const r = rng(7);
   let thrown = 0;
   const one = (i) => {
@@ -115,15 +123,18 @@ test('100 000 mixed calls, valid and failing, leave the heap where it was and no
     valid.forEach((f) => f(r));
     invalid.forEach((f) => assert.throws(f));
   }
-  const start = api.memoryStats();
-  assert.equal(start.liveAllocations, 0);
+  const both = [api, variants];
+  const start = both.map((a) => a.memoryStats());
+  start.forEach((s) => assert.equal(s.liveAllocations, 0));
   for (let i = 0; i < 100000; i++) {
     one(i);
-    if (i % 997 === 0) assert.equal(api.memoryStats().liveAllocations, 0, `after call ${i}`);
+    if (i % 997 === 0) both.forEach((a) => assert.equal(a.memoryStats().liveAllocations, 0, `after call ${i}`));
   }
-  const end = api.memoryStats();
-  assert.equal(end.liveAllocations, 0);
-  assert.ok(end.bytes - start.bytes <= PAGE, `heap grew from ${start.bytes} to ${end.bytes} bytes`);
+  both.forEach((a, k) => {
+    const end = a.memoryStats();
+    assert.equal(end.liveAllocations, 0);
+    assert.ok(end.bytes - start[k].bytes <= PAGE, `heap grew from ${start[k].bytes} to ${end.bytes} bytes`);
+  });
   assert.equal(thrown, 25000);
   assertSeedTable(api.table(5, 6, { dtype: 'float64' }));
 });

@@ -24,34 +24,43 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the tarball holds the entry, the types and the embedded wasm, and nothing else of the repo', () => {
-  for (const f of ['web/lib/index.js', 'web/lib/index.d.ts', 'dist/posenc-wasm.js', 'package.json', 'README.md']) {
-    assert.ok(files.includes(f), `${f} missing from ${files.join(', ')}`);
-  }
-  for (const f of files) assert.ok(!/^(c|tests|scripts|web\/site|web\/widgets)\//.test(f) && !f.endsWith('.wasm'), `${f} should not ship`);
+test('the tarball holds both bundled entries, their maps and types, the CLI, and nothing else of the repo', () => {
+  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js'];
+  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts'];
+  const cli = ['bin/posenc.js', 'bin/npy.js'];
+  const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, 'package.json', 'README.md', 'LICENSE'];
+  assert.deepEqual([...files].sort(), want.sort());
 });
 
 const PROGRAM = `import { init } from 'posenc';
+import initVariants from 'posenc/variants';
 const pe = await init();
+const pv = await initVariants();
 const t = pe.table(2, 6, { dtype: 'float64' });
-console.log(JSON.stringify({ same: (await init()) === pe, row1: Array.from(t.data.slice(6)), live: pe.memoryStats().liveAllocations }));
+console.log(JSON.stringify({
+  same: (await init()) === pe && (await initVariants()) === pv,
+  row1: Array.from(t.data.slice(6)),
+  slopes: Array.from(pv.alibiSlopes(2)),
+  live: pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations,
+}));
 `;
 
 function checkOutput(stdout) {
-  const { same, row1, live } = JSON.parse(stdout);
+  const { same, row1, slopes, live } = JSON.parse(stdout);
   assert.equal(same, true);
   assert.equal(live, 0);
+  assert.deepEqual(slopes, [2 ** -4, 2 ** -8]);
   const w = [1, 10000 ** (-2 / 6), 10000 ** (-4 / 6)];
   const want = w.flatMap((x) => [Math.sin(x), Math.cos(x)]);
   row1.forEach((v, i) => assert.ok(Math.abs(v - want[i]) < 1e-15, `col ${i}: ${v} vs ${want[i]}`));
 }
 
-test('Node ESM: import from the installed package and call it', () => {
+test('Node ESM: import both entries from the installed package and call them', () => {
   writeFileSync(join(dir, 'main.mjs'), PROGRAM);
   checkOutput(run(process.execPath, ['main.mjs']));
 });
 
-test('bundlers: esbuild bundles it for the browser without Node built-ins, and the bundle runs', async () => {
+test('bundlers: esbuild bundles both entries for the browser without Node built-ins, and the bundle runs', async () => {
   writeFileSync(join(dir, 'entry.mjs'), PROGRAM);
   const outfile = join(dir, 'bundle.mjs');
   await build({ entryPoints: [join(dir, 'entry.mjs')], outfile, platform: 'browser', absWorkingDir: dir });
@@ -59,7 +68,7 @@ test('bundlers: esbuild bundles it for the browser without Node built-ins, and t
   checkOutput(run(process.execPath, [outfile]));
 });
 
-test('TypeScript: the declarations resolve through "exports" and type a real program', () => {
+test('TypeScript: the declarations of both entries resolve through "exports" and type a real program', () => {
   copyFileSync(join(root, 'tests/fixtures/consumer/use.ts'), join(dir, 'use.ts'));
   const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', target: 'es2022', skipLibCheck: false }, files: ['use.ts'] };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));
@@ -73,4 +82,15 @@ test('TypeScript: misuse is rejected (every @ts-expect-error line really is an e
   // Unused @ts-expect-error directives are errors themselves, so a passing
   // compile proves each misuse was caught.
   run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+});
+
+test('the CLI runs from the installed package: table on posenc, rope and alibi on posenc/variants', () => {
+  const cli = (...args) => JSON.parse(run(join(dir, 'node_modules/.bin/posenc'), [...args, '--format', 'json', '--dtype', 'float64', '--out', '-']));
+  const near = (got, want) => {
+    assert.equal(got.length, want.length);
+    got.forEach((v, i) => assert.ok(v === want[i] || Math.abs(v - want[i]) < 1e-15, `[${i}]: ${v} vs ${want[i]}`));
+  };
+  near(cli('table', '--d-model', '2', '--max-len', '2').data.flat(), [0, 1, Math.sin(1), Math.cos(1)]);
+  near(cli('rope', '--dim', '2', '--max-len', '2', '--part', 'sin').data.flat(), [0, 0, Math.sin(1), Math.sin(1)]);
+  near(cli('alibi', '--heads', '1', '--q-len', '2').data.flat(2), [0, null, -(2 ** -8), 0]);
 });

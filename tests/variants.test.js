@@ -16,12 +16,12 @@ import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadApi } from './helpers/load.js';
+import { loadVariants } from './helpers/load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const generator = path.join(here, 'golden', 'gen_variants.py');
 const golden = JSON.parse(readFileSync(path.join(here, 'golden', 'golden_variants.json'), 'utf8'));
-const pe = await loadApi();
+const pe = await loadVariants();
 
 const EPS = 2 ** -52;
 

@@ -1,10 +1,11 @@
 // Determinism: the same calls give byte-identical results in Node and in
 // Chromium. A tiny node:http server (127.0.0.1, random port) serves the repo
 // root and a test page under the strict CSP; the page's module script imports
-// /web/lib/index.js as a native ES module (no bundler: this also proves the
-// unbundled package loads in a browser), runs a set of configurations and
-// reports the SHA-256 (crypto.subtle) of each result's bytes. Node computes
-// the same digests with node:crypto; they must be equal.
+// /web/lib/index.js and /web/lib/variants/index.js as native ES modules (no
+// bundler: this also proves the unbundled sources load in a browser), runs a
+// set of configurations and reports the SHA-256 (crypto.subtle) of each
+// result's bytes. Node computes the same digests with node:crypto; they must
+// be equal.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -14,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { init } from '../../web/lib/index.js';
+import { init as initVariants } from '../../web/lib/variants/index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
@@ -21,6 +23,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
   '--disable-component-update', '--no-first-run'];
 
 // One module, run by Node (from a data: URL) and by the page (served below).
+// Each configuration gets the core API (pe) and the variants' (pv).
 // Inputs are exact rationals, never Math.sin and friends: JS engines do not
 // agree on those (Node 20 and Chromium 156 differ in the last bit of
 // Math.sin(n) for 22 of the integers below 703), and the point here is the
@@ -39,12 +42,12 @@ export const configs = [
   ['gram 37x19', (pe) => pe.gram(mk(37, 19, (i) => wave(i, 7)), { cosine: true })],
   ['rotation k=3.5 d=16', (pe) => pe.rotation(3.5, 16)],
   ['attention 9x11 causal', (pe) => pe.attention(mk(9, 5, (i) => wave(i, 3)), mk(11, 5, (i) => wave(i, 11)), mk(11, 4, (i) => i % 5), { causal: true })],
-  ['ropeCache yarn', (pe) => pe.ropeCache(32, 64, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 2048 }, dtype: 'float64' })],
-  ['ropeApply llama3', (pe) => pe.ropeApply(mk(6, 16, (i) => (i % 9) - 4), { headDim: 8, scaling: 'llama3', offset: 100 })],
-  ['alibiBias 8x16', (pe) => pe.alibiBias(8, 16, { mode: 'symmetric', dtype: 'float64' })],
-  ['t5BucketMatrix 24x24', (pe) => pe.t5BucketMatrix(24)],
-  ['learnedTable 16x32 seed 42', (pe) => pe.learnedTable(16, 32, { seed: 42, dtype: 'float64' })],
-  ['precisionError 64 bfloat16', (pe) => pe.precisionError(64, { count: 64, format: 'bfloat16', mode: 'both' })],
+  ['ropeCache yarn', (pe, pv) => pv.ropeCache(32, 64, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 2048 }, dtype: 'float64' })],
+  ['ropeApply llama3', (pe, pv) => pv.ropeApply(mk(6, 16, (i) => (i % 9) - 4), { headDim: 8, scaling: 'llama3', offset: 100 })],
+  ['alibiBias 8x16', (pe, pv) => pv.alibiBias(8, 16, { mode: 'symmetric', dtype: 'float64' })],
+  ['t5BucketMatrix 24x24', (pe, pv) => pv.t5BucketMatrix(24)],
+  ['learnedTable 16x32 seed 42', (pe, pv) => pv.learnedTable(16, 32, { seed: 42, dtype: 'float64' })],
+  ['precisionError 64 bfloat16', (pe, pv) => pv.precisionError(64, { count: 64, format: 'bfloat16', mode: 'both' })],
 ];
 
 /** The bytes of a result: its typed arrays, in a fixed order. */
@@ -64,12 +67,13 @@ export function bytesOf(result) {
 
 const PAGE_JS = `
 import init from '/web/lib/index.js';
+import initVariants from '/web/lib/variants/index.js';
 import { configs, bytesOf } from '/__determinism__/configs.js';
 const hex = (buf) => Array.from(new Uint8Array(buf), (b) => b.toString(16).padStart(2, '0')).join('');
 try {
-  const pe = await init();
+  const [pe, pv] = await Promise.all([init(), initVariants()]);
   const digests = {};
-  for (const [name, run] of configs) digests[name] = hex(await crypto.subtle.digest('SHA-256', bytesOf(run(pe))));
+  for (const [name, run] of configs) digests[name] = hex(await crypto.subtle.digest('SHA-256', bytesOf(run(pe, pv))));
   window.__determinism = { ok: true, digests };
 } catch (e) {
   window.__determinism = { ok: false, error: String((e && e.stack) || e) };
@@ -84,7 +88,8 @@ const CSP_JS = `
 const blocked = [];
 document.addEventListener('securitypolicyviolation', (e) => blocked.push(e.blockedURI));
 import init from '/web/lib/index.js';
-const pe = await init();
+import initVariants from '/web/lib/variants/index.js';
+const [pe, pv] = await Promise.all([init(), initVariants()]);
 let evalRan = false;
 try { evalRan = (0, eval)('true'); } catch { /* refused by the CSP */ }
 let functionRan = false;
@@ -93,7 +98,7 @@ const s = document.createElement('script');
 s.textContent = 'window.__inlineRan = true';
 document.head.append(s);
 await new Promise((resolve) => setTimeout(resolve, 50)); // violation events are queued
-window.__csp = { loaded: pe.table(2, 2).data[1] === 1, evalRan, functionRan, inlineRan: window.__inlineRan === true, blocked };
+window.__csp = { loaded: pe.table(2, 2).data[1] === 1 && pv.binaryTable(2, 1).data[1] === 1, evalRan, functionRan, inlineRan: window.__inlineRan === true, blocked };
 `;
 const CSP_HTML = `<!doctype html><meta charset="utf-8"><title>posenc CSP</title>
 <script>window.__inlineRan = true</script>
@@ -141,9 +146,9 @@ after(async () => {
 
 async function nodeDigests() {
   const { configs, bytesOf } = await import(`data:text/javascript;base64,${Buffer.from(CONFIGS).toString('base64')}`);
-  const pe = await init();
+  const [pe, pv] = await Promise.all([init(), initVariants()]);
   const digests = {};
-  for (const [name, run] of configs) digests[name] = createHash('sha256').update(bytesOf(run(pe))).digest('hex');
+  for (const [name, run] of configs) digests[name] = createHash('sha256').update(bytesOf(run(pe, pv))).digest('hex');
   return digests;
 }
 
@@ -174,7 +179,7 @@ test('Chromium and Node produce byte-identical results (SHA-256 of the result by
   }
 });
 
-test('under that CSP posenc loads and runs, while eval, new Function and inline scripts are refused', async () => {
+test('under that CSP both entries load and run, while eval, new Function and inline scripts are refused', async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   const violations = [];

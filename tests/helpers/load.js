@@ -1,15 +1,20 @@
-// Loads the API from the build the test run asks for: POSENC_BUILD=debug picks
-// the -O0 build with C assertions, anything else the optimised one that ships.
+// Loads the APIs from the build the test run asks for: POSENC_BUILD=debug picks
+// the -O0 modules with C assertions under the sources of web/lib, anything else
+// the package's entries as they ship (dist/lib, minified, by scripts/bundle-lib.mjs).
+// loadApi() is `posenc` (the core), loadVariants() `posenc/variants`.
 import { instantiate } from '../../web/lib/wasm.js';
 import { createApi } from '../../web/lib/api.js';
+import { createVariants } from '../../web/lib/variants/api.js';
 
 export const build = process.env.POSENC_BUILD === 'debug' ? 'debug' : 'release';
 
-let cached;
-export function loadApi() {
-  if (build !== 'debug') return import('../../web/lib/index.js').then((m) => m.init());
-  cached ??= import('../../dist/debug/posenc-wasm.js')
+function loader(entry, module, create) {
+  if (build !== 'debug') return () => import(entry).then((m) => m.init());
+  let cached;
+  return () => (cached ??= import(`../../dist/debug/${module}-wasm.js`)
     .then((m) => instantiate(m.WASM_BASE64))
-    .then(createApi);
-  return cached;
+    .then(create));
 }
+
+export const loadApi = loader('../../dist/lib/posenc.js', 'posenc', createApi);
+export const loadVariants = loader('../../dist/lib/variants.js', 'variants', createVariants);

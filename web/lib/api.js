@@ -1,26 +1,11 @@
-// The public API: validated arguments in, plain { rows, cols, data } copies out.
-import { withFrame, readCString, TYPES } from './heap.js';
+// The public API of `posenc`: validated arguments in, plain { rows, cols, data }
+// copies out. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
+import { withFrame, statusCall, matrix, memoryStats, TYPES } from './heap.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
-import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
-import { createVariants } from './variants.js';
+import { PRESETS, encodingArgs } from './presets.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype'];
-
-// C status codes (c/posenc.h) that mean "wrong type or unknown option".
-const TYPE_STATUSES = new Set([1, 4]);
-
-/** Resolves preset + overrides into the C core's arguments. */
-function encodingArgs(check, dModel, opts) {
-  const preset = PRESETS[check.oneOf('preset', opts.preset ?? 'vaswani', PRESET_NAMES)];
-  const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(LAYOUTS));
-  const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(FREQUENCY_RULES));
-  const base = check.finite('base', opts.base ?? preset.base, { above: 1 });
-  if (preset.evenOnly && dModel % 2) {
-    throw check.fail(RangeError, `preset ${JSON.stringify(opts.preset)} needs an even dModel`, dModel);
-  }
-  return { layout: LAYOUTS[layout], freq: FREQUENCY_RULES[frequencies], base, preset };
-}
 
 function tableArgs(check, maxLen, dModel, opts) {
   check.size('maxLen', maxLen);
@@ -36,13 +21,7 @@ function tableArgs(check, maxLen, dModel, opts) {
 const isF32 = (m) => m.data instanceof Float32Array;
 
 export function createApi(wasm) {
-  function call(check, status) {
-    if (status === 0) return;
-    const text = readCString(wasm, wasm.pe_strerror(status));
-    throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
-  }
-
-  const matrix = (rows, cols, data) => ({ rows, cols, data });
+  const call = statusCall(wasm);
 
   // Tables are made TABLE_CHUNK_ROWS rows at a time into the caller's array: each
   // chunk is copied out while it is still in cache, and wasm memory holds one
@@ -215,13 +194,9 @@ export function createApi(wasm) {
     });
   }
 
-  function memoryStats() {
-    return { bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() };
-  }
-
   return Object.freeze({
-    table, frequencies, tableGram, dot, norms, gram, rotation, toyAttention, attention, memoryStats,
-    ...createVariants(wasm), // RoPE, ALiBi, T5/Shaw, learned, binary, precision (variants.js)
+    table, frequencies, tableGram, dot, norms, gram, rotation, toyAttention, attention,
+    memoryStats: () => memoryStats(wasm),
     presets: PRESETS,
     maxBytes: MAX_BYTES,
   });

@@ -80,9 +80,33 @@ export function withFrame(wasm, fn, body) {
 }
 
 /** The NUL-terminated string at `ptr`. */
-export function readCString(wasm, ptr) {
+function readCString(wasm, ptr) {
   const bytes = new Uint8Array(wasm.memory.buffer, ptr);
   let end = 0;
   while (bytes[end] !== 0) end++;
   return new TextDecoder().decode(bytes.subarray(0, end));
+}
+
+// C status codes (c/posenc.h) that mean "wrong type or unknown option".
+const TYPE_STATUSES = new Set([1, 4]);
+
+/**
+ * call(check, status) for the module `wasm`: nothing for status 0, otherwise
+ * throws the core's message for the status (a TypeError for a wrong type or
+ * unknown option, a RangeError for anything else), named by `check`.
+ */
+export function statusCall(wasm) {
+  return (check, status) => {
+    if (status === 0) return;
+    const text = readCString(wasm, wasm.pe_strerror(status));
+    throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
+  };
+}
+
+/** A result matrix: element (r, c) is data[r * cols + c]. */
+export const matrix = (rows, cols, data) => ({ rows, cols, data });
+
+/** The memoryStats() of every entry: its module's memory and live allocations. */
+export function memoryStats(wasm) {
+  return { bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() };
 }

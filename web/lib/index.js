@@ -1,17 +1,10 @@
 // posenc: the package entry. `init()` loads the WebAssembly core once and
-// resolves to the API; every call returns the same promise.
+// resolves to the API; every call returns the same promise. The variants
+// (RoPE, ALiBi, ...) have an entry and a module of their own: posenc/variants.
 import { WASM_BASE64 } from '../../dist/posenc-wasm.js';
-import { instantiate } from './wasm.js';
+import { cachedInit } from './wasm.js';
 import { createApi } from './api.js';
 
-let ready;
-
-export function init() {
-  ready ??= instantiate(WASM_BASE64).then(createApi, (error) => {
-    ready = undefined; // let a later call try again
-    throw error;
-  });
-  return ready;
-}
+export const init = cachedInit(WASM_BASE64, createApi);
 
 export default init;

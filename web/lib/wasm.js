@@ -1,8 +1,9 @@
-// Turns the embedded core into an instance. dist/posenc-wasm.js carries it as
-// base64 of its deflated bytes (scripts/embed-wasm.mjs), so loading needs no
-// fetch, file system or bundler plugin (a CSP needs only 'wasm-unsafe-eval'),
-// and gzip on the wire still sees a compressed stream, not base64 noise. A
-// plain "\0asm" module is used as is.
+// Turns an embedded module into an instance. dist/posenc-wasm.js (the core)
+// and dist/variants-wasm.js each carry one as base64 of its deflated bytes
+// (scripts/embed-wasm.mjs), so loading needs no fetch, file system or bundler
+// plugin (a CSP needs only 'wasm-unsafe-eval'), and gzip on the wire still
+// sees a compressed stream, not base64 noise. A plain "\0asm" module is used
+// as is.
 
 // Emscripten's standalone output imports a growth notification. The debug
 // build's C assertions print through WASI fd_write and stop through
@@ -50,4 +51,21 @@ export async function instantiate(base64) {
   exports = instance.exports;
   if (typeof exports._initialize === 'function') exports._initialize();
   return exports;
+}
+
+/**
+ * The init() of an entry: instantiates the embedded module on the first call
+ * and resolves to create(exports), the entry's API. Every call returns that
+ * same promise, except after a failure to load, which is forgotten so that a
+ * later call tries again.
+ */
+export function cachedInit(base64, create) {
+  let ready;
+  return function init() {
+    ready ??= instantiate(base64).then(create, (error) => {
+      ready = undefined; // let a later call try again
+      throw error;
+    });
+    return ready;
+  };
 }

@@ -40,9 +40,10 @@ export class PeAlibi extends PeWidget {
     head: int(1, 64, 1),
     mode: oneOf(['causal', 'symmetric'], 'causal'),
   };
+  static variants = true;
   static titleKey = 'alibiTitle';
 
-  render(api, v) {
+  render(_api, v, variants) {
     const heads = v.heads;
     const len = v['max-len'];
     const head = Math.min(v.head, heads);
@@ -50,7 +51,7 @@ export class PeAlibi extends PeWidget {
     this.control('heads', 'headsLabel', heads, { kind: 'number', min: 1, max: 64, step: 1 });
     this.control('head', 'headLabel', head, { kind: 'range', min: 1, max: heads, step: 1 });
     this.control('mode', 'modeLabel', v.mode, { kind: 'select', options: [['causal', 'mode_causal'], ['symmetric', 'mode_symmetric']] });
-    const bias = api.alibiBias(heads, len, { mode: v.mode, dtype: 'float64' });
+    const bias = variants.alibiBias(heads, len, { mode: v.mode, dtype: 'float64' });
     const { slopes } = bias;
     const at = (h, i, j) => bias.data[(h * len + i) * len + j];
     const one = bias.data.subarray((head - 1) * len * len, head * len * len);

@@ -1,5 +1,6 @@
 // The base of every <pe-*> element: reads and validates its attributes, loads
-// the posenc API once, renders in a shadow root, shows notes and errors in place
+// the posenc API once (and posenc/variants, the first time a widget that needs
+// it renders), renders in a shadow root, shows notes and errors in place
 // (an impossible attribute never breaks the rest of the page), offers the export
 // buttons, and re-renders when an attribute changes.
 import { init } from '../lib/index.js';
@@ -8,6 +9,9 @@ import { translate } from './strings.js';
 import { adoptStyles } from './styles.js';
 import { el } from './dom.js';
 import { exportBar } from './export.js';
+
+/** The variants' API (RoPE, ALiBi, ...): its entry is imported and its module loaded on first use. */
+const variants = () => import('../lib/variants/index.js').then((m) => m.init());
 
 const lazily = new IntersectionObserver(
   (entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)),
@@ -19,6 +23,8 @@ export class PeWidget extends HTMLElement {
   static spec = {};
   /** strings.js key of the widget's title. */
   static titleKey = '';
+  /** true: render() also gets the variants' API (posenc/variants) as its third argument. */
+  static variants = false;
 
   static get observedAttributes() {
     return [...Object.keys(this.spec), 'lang'];
@@ -104,9 +110,9 @@ export class PeWidget extends HTMLElement {
   }
 
   async refresh() {
-    let api;
+    let apis;
     try {
-      api = await init();
+      apis = await Promise.all(this.constructor.variants ? [init(), variants()] : [init()]);
     } catch (e) {
       return this.fail(`${e.name}: ${e.message}`);
     }
@@ -121,7 +127,7 @@ export class PeWidget extends HTMLElement {
     // Shown before drawing: a chart created inside a display:none box would get size 0.
     this.main.classList.remove('hidden');
     try {
-      this.render(api, values);
+      this.render(apis[0], values, apis[1]);
     } catch (e) {
       return this.fail(`${this.t('apiError')} ${e.name}: ${e.message}`);
     }
@@ -191,7 +197,7 @@ export class PeWidget extends HTMLElement {
     return canvas;
   }
 
-  /** Subclass hook: draw everything for validated `values`; may throw API errors. */
+  /** Subclass hook: draw everything for validated `values` with the core `api` (and `variants`); may throw API errors. */
   render() {}
 
   exportData() {

@@ -23,16 +23,17 @@ export class PeBinary extends PeWidget {
     'd-model': int(2, 256, 16),
     base: num(1, 1e12, 10000),
   };
+  static variants = true;
   static titleKey = 'binaryTitle';
 
-  render(api, v) {
+  render(api, v, variants) {
     const len = v['max-len'];
     const { bits } = v;
     const d = v['d-model'];
     if (len > 2 ** bits) this.note('binaryWraps', { len, bits, period: 2 ** bits });
     this.control('bits', 'bitsLabel', bits, { kind: 'number', min: 1, max: 24, step: 1 });
     this.control('max-len', 'maxLenLabel', len, { kind: 'number', min: 2, max: 1024, step: 1 });
-    const bin = api.binaryTable(len, bits, { dtype: 'float64' });
+    const bin = variants.binaryTable(len, bits, { dtype: 'float64' });
     const sin = api.table(len, d, { base: v.base, dtype: 'float64' });
     this.heats ??= [new Heatmap(this.chartsEl, { aspect: 1.1 }), new Heatmap(this.chartsEl, { aspect: 1.1 })];
     this.heats[0].update({

@@ -19,9 +19,10 @@ export class PeRelative extends PeWidget {
     bidirectional: bool(true),
     k: int(0, 1e6, 4),
   };
+  static variants = true;
   static titleKey = 'relativeTitle';
 
-  render(api, v) {
+  render(_api, v, variants) {
     const len = v['max-len'];
     const t5 = v.kind === 't5';
     this.titleEl.textContent = this.t(t5 ? 't5Title' : 'shawTitle');
@@ -31,16 +32,16 @@ export class PeRelative extends PeWidget {
     let profile;
     if (t5) {
       const opts = { numBuckets: v['num-buckets'], maxDistance: v['max-distance'], bidirectional: v.bidirectional };
-      m = api.t5BucketMatrix(len, opts);
+      m = variants.t5BucketMatrix(len, opts);
       reach = Math.min(2 * v['max-distance'], 4096);
       const rel = Int32Array.from({ length: 2 * reach + 1 }, (_, r) => r - reach);
-      const b = api.t5Bucket(rel, opts);
+      const b = variants.t5Bucket(rel, opts);
       profile = Array.from(rel, (r, i) => ({ x: r, y: b[i] }));
     } else {
-      m = api.shawClip(len, { maxRelativePosition: v.k });
+      m = variants.shawClip(len, { maxRelativePosition: v.k });
       reach = Math.min(Math.max(2 * v.k, 8), 4096);
       // Row `reach` of a (reach + 1) × (2·reach + 1) matrix holds j − i for j − i = −reach .. reach.
-      const row = api.shawClip(reach + 1, { kLen: 2 * reach + 1, maxRelativePosition: v.k }).data.subarray(reach * (2 * reach + 1));
+      const row = variants.shawClip(reach + 1, { kLen: 2 * reach + 1, maxRelativePosition: v.k }).data.subarray(reach * (2 * reach + 1));
       profile = Array.from(row, (y, j) => ({ x: j - reach, y }));
     }
     // Shaw's signed offsets centre on white; T5's bucket numbers span the whole colour map.

@@ -15,16 +15,17 @@ export class PeLearned extends PeWidget {
     seed: int(0, Number.MAX_SAFE_INTEGER, 0),
     lookup: int(0, 1e9, null),
   };
+  static variants = true;
   static titleKey = 'learnedTitle';
 
-  render(api, v) {
+  render(_api, v, variants) {
     const len = v['trained-len'];
     const d = v['d-model'];
     const lookup = v.lookup ?? len; // by default ask for the first row that does not exist
     this.control('trained-len', 'trainedLenLabel', len, { kind: 'number', min: 1, max: 4096, step: 1 });
     this.control('lookup', 'lookupLabel', lookup, { kind: 'number', min: 0, step: 1 });
     const opts = { seed: v.seed, dtype: 'float64' };
-    const table = api.learnedTable(len, d, opts);
+    const table = variants.learnedTable(len, d, opts);
     const top = table.data.reduce((m, x) => Math.max(m, Math.abs(x)), 0) || 1;
     const caption = this.t('learnedCaption', { len, d, last: len - 1, seed: v.seed });
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.6 });
@@ -34,7 +35,7 @@ export class PeLearned extends PeWidget {
     });
     this.answer ??= this.extraEl.appendChild(el('p', { class: 'verdict', role: 'status' }));
     try {
-      const row = api.learnedRows([lookup], len, d, opts).data;
+      const row = variants.learnedRows([lookup], len, d, opts).data;
       this.answer.className = 'verdict good';
       this.answer.textContent = this.t('learnedRow', { p: lookup, values: Array.from(row.subarray(0, 4), (x) => fmt(x, 3)).join(', ') });
     } catch (e) {

@@ -31,9 +31,10 @@ export class PePrecision extends PeWidget {
     'max-pos': int(16, 1e7, 100000),
     base: num(1, 1e12, 10000),
   };
+  static variants = true;
   static titleKey = 'precisionTitle';
 
-  render(api, v) {
+  render(_api, v, variants) {
     const d = v['d-model'];
     this.control('d-model', 'dModelLabel', d, { kind: 'number', min: 2, max: 4096, step: 2 });
     this.control('max-pos', 'maxPosLabel', v['max-pos'], { kind: 'number', min: 16, step: 1 });
@@ -41,14 +42,14 @@ export class PePrecision extends PeWidget {
     const positions = logPositions(v['max-pos']);
     const enc = { base: v.base };
     const series = FORMATS.flatMap((format) => MODES.map((mode) => ({
-      format, mode, err: api.precisionError(d, { ...enc, positions, format, mode }),
+      format, mode, err: variants.precisionError(d, { ...enc, positions, format, mode }),
     })));
     this.chart ??= lineChart(this.newCanvas(), { aspect: 1.8, xExtra: LOG, yExtra: LOG });
     setSeries(this.chart, series.map((s, i) => lineSet(this.t(`prec_${s.mode}`, { format: s.format }),
       Array.from(positions, (p, k) => ({ x: p, y: logValue(s.err[k]) })), Math.floor(i / 2),
       { borderDash: s.mode === 'result' ? [5, 4] : undefined, borderWidth: s.mode === 'result' ? 1.5 : 2 })),
     { x: this.t('position'), y: this.t('maxError') });
-    const caption = this.caption(api, positions, series);
+    const caption = this.caption(variants, positions, series);
     this.chart.canvas.setAttribute('aria-label', caption);
     this.captionEl.textContent = caption;
     this.data = () => ({
@@ -57,13 +58,13 @@ export class PePrecision extends PeWidget {
     });
   }
 
-  caption(api, positions, series) {
+  caption(variants, positions, series) {
     const of = (format, mode) => series.find((s) => s.format === format && s.mode === mode).err;
     // The largest sampled position up to 10000, where float32 angles already go wrong.
     let k = positions.length - 1;
     while (k > 0 && positions[k] > 10000) k--;
     const overflow = positions.find((p, i) => of('float16', 'angle')[i] === Infinity);
-    const [r1, r2, r3] = api.roundTo([65519, 65520, 40001], 'float16');
+    const [r1, r2, r3] = variants.roundTo([65519, 65520, 40001], 'float16');
     return this.t('precisionCaption', {
       pos: positions[k],
       a32: fmt(of('float32', 'angle')[k], 2), r32: fmt(of('float32', 'result')[k], 2),

@@ -45,21 +45,22 @@ export class PeRope extends PeWidget {
     pairing: oneOf(PAIRINGS, 'half'),
     pos: int(0, 1e6, 5),
   };
+  static variants = true;
   static titleKey = 'ropeTitle';
 
-  render(api, v) {
+  render(api, v, variants) {
     const d = v['d-model'];
     const len = v['max-len'];
     const pos = Math.min(v.pos, len - 1);
     if (pos < v.pos) this.note('clamped', { raw: v.pos, max: pos }, 'pos');
     this.controls(v, pos, len);
     const rope = { base: v.base, scaling: scalingOption(v) };
-    const freqs = api.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
-    const plain = api.ropeFrequencies(d, { base: v.base });
+    const freqs = variants.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
+    const plain = variants.ropeFrequencies(d, { base: v.base });
     const q = embed('q', d);
     const k = embed('k', d);
-    const Q = api.ropeApply(repeat(q, len), { ...rope, pairing: v.pairing });
-    const K = api.ropeApply(repeat(k, len), { ...rope, pairing: v.pairing });
+    const Q = variants.ropeApply(repeat(q, len), { ...rope, pairing: v.pairing });
+    const K = variants.ropeApply(repeat(k, len), { ...rope, pairing: v.pairing });
     // One Gram matrix of [Q; K] holds every q_m · k_n in its upper-right block.
     const both = new Float64Array(2 * len * d);
     both.set(Q.data);
@@ -71,7 +72,7 @@ export class PeRope extends PeWidget {
     this.drawPairs(Q, pos, v.pairing, freqs.invFreq);
     const freqText = this.drawFrequencies(plain.invFreq, freqs, v);
     const scoreText = this.t('ropeCaption', { len, d, base: v.base, spread: fmt(spread, 2), pairing: this.t(`pairing_${v.pairing}`) });
-    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(api, q, len, rope)}`;
+    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, rope)}`;
     this.data = () => matrixRows({ rows: len, cols: len, data: scores }, 'm', 'n');
   }
 
@@ -135,13 +136,13 @@ export class PeRope extends PeWidget {
   }
 
   /** The two pairings agree once q's dimensions are permuted (ropePermutation), and only then. */
-  pairingCheck(api, q, len, rope) {
+  pairingCheck(variants, q, len, rope) {
     const x = repeat(q, len);
-    const inter = api.ropeApply(x, { ...rope, pairing: 'interleaved' });
-    const moved = api.ropePermute(inter, { axis: 'cols' }).data;
-    const half = api.ropeApply(api.ropePermute(x, { axis: 'cols' }), { ...rope, pairing: 'half' }).data;
-    const unpermuted = api.ropeApply(x, { ...rope, pairing: 'half' }).data;
-    const perm = Array.from(api.ropePermutation(q.length));
+    const inter = variants.ropeApply(x, { ...rope, pairing: 'interleaved' });
+    const moved = variants.ropePermute(inter, { axis: 'cols' }).data;
+    const half = variants.ropeApply(variants.ropePermute(x, { axis: 'cols' }), { ...rope, pairing: 'half' }).data;
+    const unpermuted = variants.ropeApply(x, { ...rope, pairing: 'half' }).data;
+    const perm = Array.from(variants.ropePermutation(q.length));
     const shown = perm.length > 8 ? `${perm.slice(0, 4).join(', ')}, …, ${perm.slice(-2).join(', ')}` : perm.join(', ');
     return this.t('ropePermCaption', { perm: shown, same: fmt(maxAbsDiff(moved, half), 2), raw: fmt(maxAbsDiff(inter.data, unpermuted), 3) });
   }

@@ -1,12 +1,12 @@
-// The encodings that followed the 2017 sinusoid: RoPE, ALiBi, T5 buckets and
-// Shaw clipping, a learned table, the binary counter, and the precision of the
-// sinusoidal table in float32 / float16 / bfloat16. Each function validates
-// everything with a Checker before allocating, calls one C function of the
-// core (c/rope.c, alibi.c, relative.c, learned.c, binary.c, precision.c) and
-// returns fresh copies. api.js spreads createVariants(wasm) into the API.
-import { withFrame, readCString } from './heap.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer, typedLength } from './validate.js';
-import { PRESETS, PRESET_NAMES, LAYOUTS, FREQUENCY_RULES } from './presets.js';
+// The API of `posenc/variants`: the encodings that followed the 2017 sinusoid,
+// RoPE, ALiBi, T5 buckets and Shaw clipping, a learned table, the binary
+// counter, and the precision of the sinusoidal table in float32 / float16 /
+// bfloat16. Each function validates everything with a Checker before
+// allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
+// alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
+import { withFrame, statusCall, matrix, memoryStats } from '../heap.js';
+import { Checker, DTYPES, MAX_POSITION, bytesPer, typedLength } from '../validate.js';
+import { encodingArgs } from '../presets.js';
 
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = 2 ** 25;
@@ -31,9 +31,6 @@ const SCALING_DEFAULTS = {
   llama3: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 },
 };
 
-// C status codes that mean "wrong type or unknown option" (as in api.js).
-const TYPE_STATUSES = new Set([1, 4]);
-
 const isF32 = (data) => data instanceof Float32Array;
 const dtypeCode = (dtype) => (dtype === 'float32' ? 0 : 1);
 
@@ -55,24 +52,8 @@ function numbersArg(check, name, value) {
   return out;
 }
 
-/** Preset + overrides of the sinusoidal table, resolved as api.js does. */
-function encodingArgs(check, dModel, opts) {
-  const preset = PRESETS[check.oneOf('preset', opts.preset ?? 'vaswani', PRESET_NAMES)];
-  const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(LAYOUTS));
-  const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(FREQUENCY_RULES));
-  const base = check.finite('base', opts.base ?? preset.base, { above: 1 });
-  if (preset.evenOnly && dModel % 2) throw check.fail(RangeError, `preset ${JSON.stringify(opts.preset)} needs an even dModel`, dModel);
-  return { layout: LAYOUTS[layout], freq: FREQUENCY_RULES[frequencies], base };
-}
-
 export function createVariants(wasm) {
-  function call(check, status) {
-    if (status === 0) return;
-    const text = readCString(wasm, wasm.pe_strerror(status));
-    throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
-  }
-
-  const matrix = (rows, cols, data) => ({ rows, cols, data });
+  const call = statusCall(wasm);
 
   /** Int32 buffers: a copy of `values`, or room for `count`. */
   function int32In(f, values) {
@@ -481,12 +462,13 @@ export function createVariants(wasm) {
     });
   }
 
-  return {
+  return Object.freeze({
     ropeFrequencies, ropeCache, ropeApply, ropePermutation, ropePermute,
     alibiSlopes, alibiBias,
     t5Bucket, t5BucketMatrix, shawClip,
     learnedTable, learnedRows,
     binaryTable,
     roundTo, formatBits, precisionError,
-  };
+    memoryStats: () => memoryStats(wasm),
+  });
 }

@@ -1,0 +1,32 @@
+// Writes the package's runtime entries, which package.json "exports" names:
+//   dist/lib/posenc.js     `import 'posenc'`           (web/lib/index.js)
+//   dist/lib/variants.js   `import 'posenc/variants'`  (web/lib/variants/index.js)
+// Each is one minified ES module with its WebAssembly embedded (the release
+// dist/*-wasm.js), and a linked source map beside it that carries the sources.
+// Run by build.sh after the WASM build; bench/size.mjs measures these files.
+import { build } from './bundle.mjs';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist/lib');
+
+for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js']) {
+  if (!existsSync(join(ROOT, f))) {
+    console.error(`bundle-lib: ${f} is missing; build the WASM first (bash build.sh).`);
+    process.exit(1);
+  }
+}
+
+await rm(OUT, { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: { posenc: 'web/lib/index.js', variants: 'web/lib/variants/index.js' },
+  outdir: OUT,
+  // Neither Node nor a browser is assumed: the entries run on both as they are.
+  platform: 'neutral',
+  sourcemap: true,
+  logLevel: 'warning',
+});

@@ -1,0 +1,219 @@
+// posenc/variants: the encodings that followed the 2017 sinusoid, in a
+// WebAssembly module of their own (web/lib/variants/; docs/variants.md).
+// Every array a function returns is a fresh copy owned by the caller.
+import type { DType, EncodingOptions, Matrix, MatrixInput, MemoryStats } from '../index.js';
+
+export type { DType, EncodingOptions, Matrix, MatrixInput, MemoryStats } from '../index.js';
+
+export interface PosencVariants {
+  /** RoPE frequencies theta_i = base^(−2i/dim), scaled, and the attention factor; dim even. */
+  ropeFrequencies(dim: number, options?: RopeOptions): RopeFrequencies;
+  /** RoPE cos and sin tables, maxLen × (dim/2 or dim). */
+  ropeCache(maxLen: number, dim: number, options?: RopeCacheOptions): RopeCache;
+  /** Rotates every head of each row of x (q or k) by its position. */
+  ropeApply(x: MatrixInput, options?: RopeApplyOptions): Matrix;
+  /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
+  ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
+  /** Converts weights (rows) or vectors (cols) between the two pairings. */
+  ropePermute(weights: MatrixInput, options?: RopePermuteOptions): Matrix;
+  /** ALiBi slope of each head. */
+  alibiSlopes(heads: number, options?: AlibiSlopeOptions): Float64Array;
+  /** ALiBi bias added to the attention scores of each head. */
+  alibiBias(heads: number, qLen: number, options?: AlibiBiasOptions): AlibiBias;
+  /** T5 bucket of each relative position (memory − query), as HF _relative_position_bucket. */
+  t5Bucket(relativePositions: ArrayLike<number>, options?: T5BucketOptions): Int32Array;
+  /** qLen × kLen T5 buckets of j − (i + queryOffset). */
+  t5BucketMatrix(qLen: number, options?: T5BucketMatrixOptions): Matrix<Int32Array>;
+  /** qLen × kLen Shaw relative positions clip(j − i, −k, k) (+ k when shift). */
+  shawClip(qLen: number, options?: ShawOptions): Matrix<Int32Array>;
+  /** A seeded random learned table with rows for positions 0 .. trainedLen − 1 only. */
+  learnedTable(trainedLen: number, dModel: number, options?: LearnedOptions): Matrix;
+  /** Rows of that table; a RangeError for any position ≥ trainedLen (no such row exists). */
+  learnedRows(positions: ArrayLike<number>, trainedLen: number, dModel: number, options?: LearnedOptions): Matrix;
+  /** maxLen × bits: bit b (LSB first) of each position, 0/1 or ±1. */
+  binaryTable(maxLen: number, bits: number, options?: BinaryOptions): Matrix;
+  /** Values rounded to the format (round to nearest, ties to even), as doubles. */
+  roundTo(values: ArrayLike<number>, format: NumberFormat): Float64Array;
+  /** Bit patterns in the format (float16 / bfloat16 in the low 16 bits). */
+  formatBits(values: ArrayLike<number>, format: 'float32' | 'float16' | 'bfloat16'): Uint32Array;
+  /** Per position: max over the sinusoidal table's columns of |value − float64 value|; Infinity where the angle overflows. */
+  precisionError(dModel: number, options?: PrecisionOptions): Float64Array;
+  /** WebAssembly memory of the variants' module in use; for leak checks and benchmarks. */
+  memoryStats(): MemoryStats;
+}
+
+/** Loads the variants' WebAssembly module once; every call returns the same promise. */
+export function init(): Promise<PosencVariants>;
+
+export default init;
+
+// ---- RoPE, ALiBi ------------------------------------------------------------------------
+
+/**
+ * RoPE frequency scaling, as Hugging Face `rope_scaling` (modeling_rope_utils.py).
+ * A bare type name uses the defaults; 'linear', 'ntk' and 'yarn' need `factor`,
+ * 'yarn' also `originalMaxPosition`. 'llama3' defaults to Llama 3.1's values.
+ */
+export type RopeScaling =
+  | 'default' | 'llama3'
+  | { type: 'default' }
+  /** theta_i / factor (position interpolation). */
+  | { type: 'linear'; factor: number }
+  /** base' = base · factor^(dim/(dim−2)). */
+  | { type: 'ntk'; factor: number }
+  /** HF _compute_yarn_parameters; cos and sin are multiplied by attentionFactor (default 0.1 ln(factor) + 1). */
+  | { type: 'yarn'; factor: number; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number }
+  /** HF _compute_llama3_parameters; defaults factor 8, lowFreqFactor 1, highFreqFactor 4, originalMaxPosition 8192. */
+  | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number };
+
+/** 'interleaved': pairs (x_2i, x_2i+1), Meta LLaMA / GPT-J. 'half': (x_i, x_i+d/2), rotate_half, GPT-NeoX / HF. */
+export type RopePairing = 'interleaved' | 'half';
+/** Cache columns: 'pairs' d/2 (one per frequency); 'half' d as HF [f | f]; 'interleaved' d as f0 f0 f1 f1 … */
+export type RopeCacheLayout = 'pairs' | 'half' | 'interleaved';
+
+export interface RopeOptions {
+  /** Default 10000. */
+  base?: number;
+  /** Default none. */
+  scaling?: RopeScaling;
+}
+
+export interface RopeFrequencies {
+  /** theta_i for i < dim/2 (HF inv_freq), after scaling. */
+  invFreq: Float64Array;
+  /** Multiplies cos and sin: 1 except for YaRN. */
+  attentionFactor: number;
+}
+
+export interface RopeCacheOptions extends RopeOptions {
+  /** Position of row 0. Default 0. */
+  offset?: number;
+  /** Default 'half' (HF's cos/sin of shape maxLen × dim). */
+  layout?: RopeCacheLayout;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+export interface RopeCache {
+  cos: Matrix;
+  sin: Matrix;
+  attentionFactor: number;
+  layout: RopeCacheLayout;
+}
+
+export interface RopeApplyOptions extends RopeOptions {
+  /** Default 'half'. */
+  pairing?: RopePairing;
+  /** Width of one head; x.cols must be a multiple. Default x.cols. */
+  headDim?: number;
+  /** Position of each row (any finite numbers). Default offset + row. */
+  positions?: ArrayLike<number>;
+  /** Position of row 0 when positions is not given. Default 0. */
+  offset?: number;
+  /** Default: float32 for Float32Array input, float64 otherwise. */
+  dtype?: DType;
+}
+
+export interface RopePermuteOptions {
+  /** Default: the whole axis is one head. */
+  headDim?: number;
+  /** false: interleaved → half (HF's LLaMA conversion); true: half → interleaved. */
+  inverse?: boolean;
+  /** 'rows' for projection weights (out × in), 'cols' for q/k vectors in rows. Default 'rows'. */
+  axis?: 'rows' | 'cols';
+  dtype?: DType;
+}
+
+/** 'press': Press et al. get_slopes (also BLOOM). 'mpt': MosaicML gen_slopes (equal to 'press' at maxBias 8). */
+export type AlibiVariant = 'press' | 'mpt';
+
+export interface AlibiSlopeOptions {
+  /** Default 'press'. */
+  variant?: AlibiVariant;
+  /** The 8 of 2^(−8h/n) (MPT alibi_bias_max). Default 8. */
+  maxBias?: number;
+}
+
+export interface AlibiBiasOptions extends AlibiSlopeOptions {
+  /** Keys. Default qLen. */
+  kLen?: number;
+  /** 'causal': −m(i − j) for j ≤ i, maskValue above; 'symmetric': −m|i − j|. Default 'causal'. */
+  mode?: 'causal' | 'symmetric';
+  /** Written where a causal key lies in the future. Default −Infinity. */
+  maskValue?: number;
+  /** Query i sits at position i + queryOffset (e.g. kLen − qLen when decoding). Default 0. */
+  queryOffset?: number;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+/** heads × rows × cols biases, data[(h·rows + i)·cols + j]. */
+export interface AlibiBias {
+  heads: number;
+  rows: number;
+  cols: number;
+  slopes: Float64Array;
+  data: Float32Array | Float64Array;
+}
+
+// ---- relative positions, learned, binary, precision -------------------------------------
+
+export interface T5BucketOptions {
+  /** Encoder (true, default) or decoder (false: only the past is bucketed). */
+  bidirectional?: boolean;
+  /** Default 32. */
+  numBuckets?: number;
+  /** Default 128. */
+  maxDistance?: number;
+  /** 'float32' (default) evaluates the log branch as PyTorch does; 'float64' in double. */
+  precision?: 'float32' | 'float64';
+}
+
+export interface T5BucketMatrixOptions extends T5BucketOptions {
+  /** Default qLen. */
+  kLen?: number;
+  /** Query i sits at position i + queryOffset. Default 0. */
+  queryOffset?: number;
+}
+
+export interface ShawOptions {
+  /** Default qLen. */
+  kLen?: number;
+  /** Shaw's k: relative positions are clipped to [−k, k]. Default 16. */
+  maxRelativePosition?: number;
+  /** Add k, giving indices 0..2k into the relative embeddings. Default false. */
+  shift?: boolean;
+}
+
+export interface LearnedOptions {
+  /** Integer 0 .. 2^53 − 1. Default 0. */
+  seed?: number;
+  /** 'normal' N(0, scale²) (default) or 'uniform' U[−scale, scale). */
+  distribution?: 'normal' | 'uniform';
+  /** Default 0.02 (GPT-2's initialiser). */
+  scale?: number;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+export interface BinaryOptions {
+  /** Position of row 0; a whole number ≥ 0. Default 0. */
+  offset?: number;
+  /** −1/+1 instead of 0/1. Default false. */
+  signed?: boolean;
+  /** Default 'float32'. */
+  dtype?: DType;
+}
+
+export type NumberFormat = 'float32' | 'float64' | 'float16' | 'bfloat16';
+
+export interface PrecisionOptions extends EncodingOptions {
+  /** Positions to measure. Default 0 .. count − 1. */
+  positions?: ArrayLike<number>;
+  /** Default 65536 (with positions absent). */
+  count?: number;
+  /** Default 'float16'. */
+  format?: NumberFormat;
+  /** 'angle' (position, frequency and product rounded; default), 'result' (sin/cos rounded), or 'both'. */
+  mode?: 'angle' | 'result' | 'both';
+}
