@@ -59,15 +59,21 @@ status=$?
 set -e
 
 # The last status line and the final statistics.
-grep -E '^#[0-9]+' "$log" | tail -n 1 || true
-grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
-execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
-cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
-if [ "$status" = 0 ]; then
+grep -aE '^#[0-9]+' "$log" | tail -n 1 || true
+grep -aE '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
+execs=$(grep -aE '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+cov=$(grep -aoE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)
+# The log holds raw input bytes, hence grep -a. No statistics means libFuzzer
+# never got going, which is a failure too.
+if [ "$status" = 0 ] && [ -z "$execs" ]; then
+  echo "not ok - libFuzzer exited without its final statistics (log: $log)"
+  echo "fuzz: 0 passed, 1 failed"
+  exit 1
+elif [ "$status" = 0 ]; then
   echo "ok - libFuzzer ran ${execs:-?} inputs in ${seconds} s (${cov:-no coverage line}) with no crash, sanitizer report or broken invariant"
   echo "fuzz: 1 passed, 0 failed"
 else
-  grep -E 'invariant failed|  call:|ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -n 20 || true
+  grep -aE 'invariant failed|  call:|ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -n 20 || true
   echo "not ok - libFuzzer found a failure (exit $status); reproduce with: bash fuzz/run.sh $artifacts/<file>"
   echo "fuzz: 0 passed, 1 failed"
   exit 1

@@ -32,6 +32,13 @@ for (const entry of ENTRIES) {
   });
 }
 
+test('the release modules import nothing: no libc, allocator or host hooks left to provide', () => {
+  for (const entry of ENTRIES) {
+    const imports = WebAssembly.Module.imports(new WebAssembly.Module(read(entry.wasm)));
+    assert.deepEqual(imports, [], `${entry.wasm} imports ${JSON.stringify(imports)}`);
+  }
+});
+
 test('the core bundle holds no variants code, the variants bundle no core API', () => {
   const [core, variants] = ENTRIES.map((e) => read(e.bundle).toString());
   for (const name of ['ropeCache', 'alibiBias', 't5Bucket', 'precisionError', 'pe_rope_cache']) {

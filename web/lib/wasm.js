@@ -5,14 +5,13 @@
 // sees a compressed stream, not base64 noise. A plain "\0asm" module is used
 // as is.
 
-// Emscripten's standalone output imports a growth notification. The debug
-// build's C assertions print through WASI fd_write and stop through
+// The release modules import nothing (the core grows its own memory). The
+// debug build's C assertions print through WASI fd_write and stop through
 // proc_exit: the text is kept (fd_write must report it written, or C's stdio
 // retries forever) and the exit becomes a thrown Error that carries it.
 function hostImports(memory) {
   let text = '';
   return {
-    env: { emscripten_notify_memory_growth() {} },
     wasi_snapshot_preview1: {
       fd_write(fd, iovs, count, written) {
         const view = new DataView(memory().buffer);
