@@ -28,19 +28,20 @@ static const double E[] = { 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
 static const double L[] = { 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13,
                             1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23, 1.0 / 25 };
 
+/* log is taken once per table, not per element: a plain loop is enough. */
 static double horner(const double *c, int n, double z) {
     double p = c[n - 1];
     for (int i = n - 2; i >= 0; i--) p = p * z + c[i];
     return p;
 }
 
-static double from_bits(uint64_t b) {
+PE_INLINE double from_bits(uint64_t b) {
     double d;
     memcpy(&d, &b, sizeof d);
     return d;
 }
 
-static uint64_t to_bits(double d) {
+PE_INLINE uint64_t to_bits(double d) {
     uint64_t b;
     memcpy(&b, &d, sizeof b);
     return b;
@@ -48,7 +49,7 @@ static uint64_t to_bits(double d) {
 
 /* y * 2^k for |k| <= 1100, as two exact steps through normal powers of two,
  * so that only the last one rounds (into the subnormals, if it must). */
-static double scale2(double y, int k) {
+PE_INLINE double scale2(double y, int k) {
     int k1 = k / 2, k2 = k - k1;
     return y * from_bits((uint64_t)(k1 + 1023) << 52) * from_bits((uint64_t)(k2 + 1023) << 52);
 }
@@ -67,7 +68,7 @@ double pe_exp_dd(pe_dd a) {
     pe_dd s = pe_two_sum(1.0, rh);
     pe_dd q = pe_two_prod(rh, rh);     /* r^2, halved below */
     pe_dd t = pe_two_sum(s.hi, 0.5 * q.hi);
-    double small = rh * q.hi * horner(E, 11, rh) + rl * (1 + rh);
+    double small = rh * q.hi * pe_poly(E, 11, rh) + rl * (1 + rh);
     double y = t.hi + (((s.lo + t.lo) + 0.5 * q.lo) + small);
     return scale2(y, (int)k);
 }
@@ -110,7 +111,10 @@ double pe_log(double x) {
 double pe_pow(double x, double y) {
     assert(x > 0 && isfinite(x)); /* y may be infinite (ALiBi with a huge max_bias): exp takes it */
     if (y == 0 || x == 1) return 1.0;
-    pe_dd l = pe_log_dd(x);
+    return pe_exp_mul(y, pe_log_dd(x));
+}
+
+double pe_exp_mul(double y, pe_dd l) {
     double p = y * l.hi;
     /* Far outside exp's range (or with |y| too large to split exactly) the
      * double product already decides the result: overflow or underflow. */

@@ -22,7 +22,8 @@ static int check_spec_args(int32_t d_model, int layout, int freq, double base) {
 
 static void fill_frequencies(double *w, int32_t nf, int32_t d_model, int freq, double base) {
     if (freq == PE_FREQ_PAPER) {
-        for (int32_t i = 0; i < nf; i++) w[i] = pe_pow(base, -2.0 * i / d_model);
+        pe_dd ln_base = pe_log_dd(base); /* pe_pow(base, y), with the log taken once */
+        for (int32_t i = 0; i < nf; i++) w[i] = pe_exp_mul(-2.0 * i / d_model, ln_base);
         return;
     }
     /* tensor2tensor spaces h timescales geometrically between 1 and base; the

@@ -25,15 +25,9 @@ static const double S[] = { -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0
 static const double C[] = { 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600,
                             -1.0 / 87178291200, 1.0 / 20922789888000 };
 
-static double horner(const double *c, int n, double z) {
-    double p = c[n - 1];
-    for (int i = n - 2; i >= 0; i--) p = p * z + c[i];
-    return p;
-}
-
 /* x - k pi/2 as a double-double. k * PIO2_1 is within a factor 2 of x (or
  * zero), so x minus its high part is exact (Sterbenz); the rest is small. */
-static pe_dd reduce(double x, double k) {
+PE_INLINE pe_dd reduce(double x, double k) {
     pe_dd p1 = pe_two_prod(k, PIO2_1), p2 = pe_two_prod(k, PIO2_2);
     pe_dd r = pe_two_sum(x - p1.hi, -p1.lo);
     pe_dd u = pe_two_sum(r.hi, -p2.hi);
@@ -41,18 +35,18 @@ static pe_dd reduce(double x, double k) {
 }
 
 /* sin(r.hi + r.lo); r.lo only needs its first-order term. */
-static double sin_kernel(pe_dd r) {
+PE_INLINE double sin_kernel(pe_dd r) {
     double x = r.hi, z = x * x;
-    return x + (x * z * horner(S, 8, z) + r.lo * (1 - 0.5 * z));
+    return x + (x * z * pe_poly(S, 8, z) + r.lo * (1 - 0.5 * z));
 }
 
 /* cos(r.hi + r.lo). 1 - x^2/2 is where the last bit is decided: x^2 is
  * formed exactly and the rounding of 1 - hz is recovered. */
-static double cos_kernel(pe_dd r) {
+PE_INLINE double cos_kernel(pe_dd r) {
     double x = r.hi;
     pe_dd z = pe_two_prod(x, x);
     double hz = 0.5 * z.hi, w = 1 - hz;
-    double small = z.hi * z.hi * horner(C, 7, z.hi) - 0.5 * z.lo - x * r.lo;
+    double small = z.hi * z.hi * pe_poly(C, 7, z.hi) - 0.5 * z.lo - x * r.lo;
     return w + (((1 - w) - hz) + small);
 }
 
