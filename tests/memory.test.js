@@ -180,7 +180,8 @@ test('a table is made in chunks: wasm memory holds one chunk, never the whole ta
   assert.equal(t.data.length, 8192 * 1024);
   assert.equal(t.data[8191 * 1024], Math.fround(Math.sin(8191)));
   const grown = api.memoryStats().bytes - before;
-  assert.ok(grown <= 2 * MiB, `wasm memory grew by ${grown} bytes for a 32 MiB table`);
+  // one chunk of about 2 MiB (api.js, CHUNK_BYTES), and the core's frequencies
+  assert.ok(grown <= 3 * MiB, `wasm memory grew by ${grown} bytes for a 32 MiB table`);
   assert.equal(api.memoryStats().liveAllocations, 0);
 });
 
@@ -294,7 +295,9 @@ test('running out of WebAssembly memory between two allocations of a call frees 
 
 test('chunked tables are bit-identical to one call of the core for the whole table', async () => {
   const { raw, api } = await fresh();
-  for (const [n, d, offset, zero, dtype] of [[1000, 64, 0, -1, 'float32'], [777, 33, 2.5, 300, 'float64'], [600, 512, -100, 5, 'float32']]) {
+  // Each is made in two or more chunks (of 512, 256 and 512 rows), the padding
+  // row in the middle one or the first.
+  for (const [n, d, offset, zero, dtype] of [[1300, 1024, 0, -1, 'float32'], [777, 1033, 2.5, 300, 'float64'], [1100, 1000, -100, 5, 'float32']]) {
     const code = dtype === 'float32' ? 0 : 1;
     const Type = dtype === 'float32' ? Float32Array : Float64Array;
     const ptr = raw.pe_malloc(n * d * Type.BYTES_PER_ELEMENT);

@@ -23,17 +23,22 @@ const isF32 = (m) => m.data instanceof Float32Array;
 export function createApi(wasm) {
   const call = statusCall(wasm);
 
-  // Tables are made TABLE_CHUNK_ROWS rows at a time into the caller's array: each
+  // Tables are made a chunk of rows at a time into the caller's array: each
   // chunk is copied out while it is still in cache, and wasm memory holds one
-  // chunk, not the table. The chunk is the core's anchor period (PE_ANCHOR in
-  // c/oscillator.h), so every chunk starts on an exact anchor, as the rows of
-  // one long call would: the result is bit-identical.
-  const TABLE_CHUNK_ROWS = 256;
+  // chunk, not the table. A chunk is a whole number of the core's anchor
+  // periods (PE_ANCHOR in c/oscillator.h), so every chunk starts on an exact
+  // anchor, as the rows of one long call would: the result is bit-identical.
+  // Chunks of about 2 MiB: each call forms the frequencies and their sines
+  // and cosines again, which 256 rows of a 1024-wide table paid for 32 times.
+  const ANCHOR_ROWS = 256;
+  const CHUNK_BYTES = 2 ** 21;
+  const chunkRows = (dModel, dtype) =>
+    ANCHOR_ROWS * Math.max(1, Math.floor(CHUNK_BYTES / (ANCHOR_ROWS * dModel * bytesPer(dtype))));
 
   function table(maxLen, dModel, options) {
     const check = new Checker('table');
     const a = tableArgs(check, maxLen, dModel, check.options(options, TABLE_KEYS));
-    const chunk = Math.min(maxLen, TABLE_CHUNK_ROWS);
+    const chunk = Math.min(maxLen, chunkRows(dModel, a.dtype));
     check.bytes(maxLen * dModel * bytesPer(a.dtype)); // the result, though wasm holds one chunk
     const data = new TYPES[a.dtype](maxLen * dModel);
     return withFrame(wasm, 'table', (f) => {
