@@ -71,17 +71,23 @@ static void add_region(uintptr_t start, uintptr_t end) {
 /* Grows linear memory so that a free chunk of `need` bytes exists; 0 on failure. */
 static int grow(size_t need) {
     size_t have = 0;
-    for (struct chunk *c = free_list; c; c = c->next) /* a free chunk that ends the heap counts */
-        if ((uintptr_t)c + c->size == heap_end) have = c->size;
+    /* A free chunk that ends the heap counts, if the new pages will follow it
+     * (memory is exported: a host could have grown it behind our back). */
+    if ((uint64_t)__builtin_wasm_memory_size(0) * PAGE == heap_end)
+        for (struct chunk *c = free_list; c; c = c->next)
+            if ((uintptr_t)c + c->size == heap_end) have = c->size;
     size_t pages = (need - have + PAGE - 1) / PAGE;
     size_t old = __builtin_wasm_memory_grow(0, pages);
     if (old == (size_t)-1) return 0;
-    add_region(old * PAGE > heap_end ? old * PAGE : heap_end, (old + pages) * PAGE);
+    /* The 2 GiB cap (build.sh) keeps these below 2^32. */
+    uint64_t start = (uint64_t)old * PAGE, end = start + (uint64_t)pages * PAGE;
+    if (end > UINTPTR_MAX) return 0;
+    add_region(start > heap_end ? (uintptr_t)start : heap_end, (uintptr_t)end);
     return 1;
 }
 
 static void *heap_alloc(size_t bytes) {
-    if (!heap_end) add_region((uintptr_t)&__heap_base, __builtin_wasm_memory_size(0) * PAGE);
+    if (!heap_end) add_region((uintptr_t)&__heap_base, (uintptr_t)((uint64_t)__builtin_wasm_memory_size(0) * PAGE));
     if (bytes > MAX_REQUEST) return NULL;
     size_t need = align_up(bytes) + sizeof(struct chunk);
     for (int attempt = 0; attempt < 2; attempt++) {
@@ -107,7 +113,10 @@ static void *heap_alloc(size_t bytes) {
 
 static void heap_free(void *ptr) {
     struct chunk *c = (struct chunk *)ptr - 1;
-    assert(c->next == IN_USE); /* not a chunk handed out, or freed twice */
+    /* Not a chunk handed out, or freed twice: linking it again would make
+     * the list a loop. Stop (a trap, a JS exception) before touching it. */
+    assert(c->next == IN_USE);
+    if (c->next != IN_USE) __builtin_trap();
     release(c);
 }
 
@@ -128,8 +137,8 @@ void pe_free(void *ptr) {
     /* More frees than mallocs means a double free or a foreign pointer:
      * the debug build stops here instead of corrupting the heap. */
     assert(live_allocations > 0);
+    heap_free(ptr); /* first: a bad pointer stops there, the count still right */
     live_allocations--;
-    heap_free(ptr);
 }
 
 int32_t pe_live_allocations(void) { return live_allocations; }

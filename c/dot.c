@@ -81,10 +81,12 @@ static void put(const gram_sink *g, int32_t i, int32_t j, double v) {
     size_t ij = (size_t)i * g->rows + j, ji = (size_t)j * g->rows + i;
     if (g->dtype == PE_F32) {
         float f = (float)v;
-        ((float *)g->out)[ij] = ((float *)g->out)[ji] = f;
+        ((float *)g->out)[ij] = f;
+        ((float *)g->out)[ji] = f;
         if (!isfinite(f)) *g->finite = 0;
     } else {
-        ((double *)g->out)[ij] = ((double *)g->out)[ji] = v;
+        ((double *)g->out)[ij] = v;
+        ((double *)g->out)[ji] = v;
         if (!isfinite(v)) *g->finite = 0;
     }
 }

@@ -7,7 +7,10 @@
  *   pe_sin, pe_cos, pe_sincos   |x| <= 2^50, or not finite (NaN out); the core's angles stay below 2^42
  *   pe_exp                      any double
  *   pe_log                      any double (x < 0 gives NaN, 0 gives -inf)
- *   pe_pow                      x > 0 finite, y any (y = +-inf or NaN as in C)
+ *   pe_pow                      x > 0 finite; within one ulp for |y| <= 16 (the core's
+ *                               exponents are <= 2) or x a power of two (ALiBi's 2^y):
+ *                               log x carries ~2^-58 absolute error, which y scales
+ *                               (y = +-inf or NaN as in C)
  */
 #ifndef POSENC_MATHLIB_H
 #define POSENC_MATHLIB_H

@@ -4,8 +4,8 @@
  * pi/2 is carried as three doubles (159 bits) and each k * piece is formed
  * exactly, so r is right to ~2^-110 absolute even for k near 2^50, where one
  * double of pi/2 would leave no correct bit. The kernels are Taylor series
- * (exact rational coefficients) long enough that truncation is 1000x below
- * half an ulp on |r| <= pi/4. */
+ * (exact rational coefficients) long enough that on |r| <= pi/4 truncation
+ * stays 25x (cos) and 700x (sin) below half an ulp. */
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
@@ -15,6 +15,7 @@ static const double INV_PIO2 = 0x1.45f306dc9c883p-1;
 static const double PIO2_1 = 0x1.921fb54442d18p+0;   /* pi/2 = PIO2_1 + PIO2_2 + PIO2_3 + O(2^-163) */
 static const double PIO2_2 = 0x1.1a62633145c07p-54;
 static const double PIO2_3 = -0x1.f1976b7ed8fbcp-110;
+static const double PIO4 = 0x1.921fb54442d18p-1;
 /* Adding and subtracting 1.5 * 2^52 rounds |t| < 2^51 to the nearest integer. */
 static const double ROUNDER = 0x1.8p52;
 
@@ -63,6 +64,12 @@ void pe_sincos(double x, double *sn, double *cs) {
     }
     double k = (x * INV_PIO2 + ROUNDER) - ROUNDER;
     pe_dd r = reduce(x, k);
+    /* Near 2^50 the rounded x * 2/pi can pick the neighbouring k, which
+     * leaves |r| near pi/2, too long for the series: take the right one. */
+    if (fabs(r.hi) > PIO4) {
+        k += r.hi > 0 ? 1 : -1;
+        r = reduce(x, k);
+    }
     double s = sin_kernel(r), c = cos_kernel(r);
     switch ((int)((int64_t)k & 3)) { /* two's complement: also right for k < 0 */
     case 0: *sn = s; *cs = c; break;

@@ -94,3 +94,44 @@ test('calls reuse the same low memory: a repeated call does not grow the heap', 
   for (let i = 0; i < 100; i++) assert.equal(cycle(), first);
   assert.equal(raw.memory.buffer.byteLength, size);
 });
+
+test('growing extends the free chunk at the end of the heap instead of starting after it', async () => {
+  const raw = await fresh();
+  const before = raw.memory.buffer.byteLength; // 1 MiB, almost all of it free
+  const p = raw.pe_malloc(2 * MiB);
+  assert.ok(p > 0);
+  const grown = raw.memory.buffer.byteLength - before;
+  assert.ok(grown <= 1.25 * MiB, `a 2 MiB chunk grew memory by ${grown / MiB} MiB: the free tail was not used`);
+  raw.pe_free(p);
+});
+
+test('memory grown by someone else is used, not mistaken for the end of the heap', async () => {
+  const raw = await fresh();
+  const a = raw.pe_malloc(64);
+  raw.memory.grow(1); // the host grows the exported memory behind the allocator's back
+  const size = 1200 * 1024; // more than the free tail, less than the tail and the new page
+  const big = raw.pe_malloc(size);
+  assert.ok(big > 0, 'allocation after an outside memory.grow failed');
+  new Uint8Array(raw.memory.buffer, big, size).fill(7);
+  raw.pe_free(big);
+  raw.pe_free(a);
+  assert.equal(raw.pe_live_allocations(), 0);
+});
+
+test('a chunk freed twice stops the call before the free list can become a loop', async () => {
+  const raw = await fresh();
+  const a = raw.pe_malloc(100), b = raw.pe_malloc(100);
+  raw.pe_free(a);
+  if (build === 'debug') {
+    assert.throws(() => raw.pe_free(a), /Assertion failed: c->next == IN_USE/);
+    return; // the debug build stops through abort(); the release build traps
+  }
+  assert.throws(() => raw.pe_free(a), WebAssembly.RuntimeError);
+  // nothing was changed: the count and the list are as before, and they work
+  assert.equal(raw.pe_live_allocations(), 1);
+  const c = raw.pe_malloc(5000);
+  assert.ok(c > 0);
+  raw.pe_free(c);
+  raw.pe_free(b);
+  assert.equal(raw.pe_live_allocations(), 0);
+});
