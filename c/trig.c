@@ -15,7 +15,7 @@ static const double INV_PIO2 = 0x1.45f306dc9c883p-1;
 static const double PIO2_1 = 0x1.921fb54442d18p+0;   /* pi/2 = PIO2_1 + PIO2_2 + PIO2_3 + O(2^-163) */
 static const double PIO2_2 = 0x1.1a62633145c07p-54;
 static const double PIO2_3 = -0x1.f1976b7ed8fbcp-110;
-static const double PIO4 = 0x1.921fb54442d18p-1;
+static const double R_MAX = 0.8; /* the kernels are within one ulp to |r| = 0.8 */
 /* Adding and subtracting 1.5 * 2^52 rounds |t| < 2^51 to the nearest integer. */
 static const double ROUNDER = 0x1.8p52;
 
@@ -63,12 +63,14 @@ void pe_sincos(double x, double *sn, double *cs) {
         return;
     }
     double k = (x * INV_PIO2 + ROUNDER) - ROUNDER;
-    pe_dd r = reduce(x, k);
+    pe_dd r;
     /* Near 2^50 the rounded x * 2/pi can pick the neighbouring k, which
-     * leaves |r| near pi/2, too long for the series: take the right one. */
-    if (fabs(r.hi) > PIO4) {
-        k += r.hi > 0 ? 1 : -1;
+     * leaves |r| up to ~0.95, too long for the series: then take the right
+     * one. (0.8, not pi/4: of two neighbours, only one can be above it.) */
+    for (int pass = 0;; pass++) {
         r = reduce(x, k);
+        if (pass || fabs(r.hi) <= R_MAX) break;
+        k += r.hi > 0 ? 1 : -1;
     }
     double s = sin_kernel(r), c = cos_kernel(r);
     switch ((int)((int64_t)k & 3)) { /* two's complement: also right for k < 0 */
