@@ -5,7 +5,7 @@
 // bytes, merge when freed, and fail cleanly when memory cannot grow.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { instantiate } from '../web/lib/wasm.js';
+import { instantiateForTests as instantiate } from './helpers/wasi.js';
 import { build } from './helpers/load.js';
 
 const MiB = 1 << 20;

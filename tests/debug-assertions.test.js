@@ -3,7 +3,7 @@
 // whichever build the rest of the run uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { instantiate } from '../web/lib/wasm.js';
+import { instantiateForTests as instantiate } from './helpers/wasi.js';
 import { WASM_BASE64 as DEBUG } from '../dist/debug/posenc-wasm.js';
 
 test('debug build: freeing more than was allocated trips an assertion and throws', async () => {

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { build } from './helpers/load.js';
-import { instantiate } from '../web/lib/wasm.js';
+import { instantiateForTests as instantiate } from './helpers/wasi.js';
 import { createApi } from '../web/lib/api.js';
 import { createVariants } from '../web/lib/variants/api.js';
 

@@ -2,7 +2,7 @@
 // the -O0 modules with C assertions under the sources of web/lib, anything else
 // the package's entries as they ship (dist/lib, minified, by scripts/bundle-lib.mjs).
 // loadApi() is `posenc` (the core), loadVariants() `posenc/variants`.
-import { instantiate } from '../../web/lib/wasm.js';
+import { instantiateForTests as instantiate } from './wasi.js';
 import { createApi } from '../../web/lib/api.js';
 import { createVariants } from '../../web/lib/variants/api.js';
 
