@@ -151,7 +151,9 @@ static void tile(const gram_sink *g, const double *x, int32_t cols, int32_t i, i
  * double: the error is that of a F32_BLOCK-term float32 sum, not of a
  * cols-term one. The order is fixed, whichever path forms an entry: per
  * block, lane l sums the terms k = l (mod 4) in float32; the block's four
- * lanes are added as doubles, (l0 + l2) + (l1 + l3), to the running double;
+ * lanes are added in float32, (l0 + l2) + (l1 + l3), and that to the running
+ * double (the tile does this for four entries at once with shuffles: as
+ * eight scalar sums it cost a fifth of a 2048 x 512 Gram);
  * the last cols % 4 terms are added afterwards, each product in double.
  * So, as for float64, G[i][j] == G[j][i] and the cosine's norms match the
  * diagonal. Inputs whose magnitudes could overflow or underflow in float32
@@ -160,11 +162,18 @@ static void tile(const gram_sink *g, const double *x, int32_t cols, int32_t i, i
 #define F32_BLOCK 128
 
 #if PE_SIMD
-/* (l0 + l2) + (l1 + l3), in double */
+/* (l0 + l2) + (l1 + l3), in float32 */
 static double hsum32(v128_t v) {
-    v128_t s = wasm_f64x2_add(wasm_f64x2_promote_low_f32x4(v),
-                              wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(v, v, 2, 3, 0, 1)));
-    return wasm_f64x2_extract_lane(s, 0) + wasm_f64x2_extract_lane(s, 1);
+    v128_t h = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1)); /* l0 + l2, l1 + l3 */
+    return (double)(wasm_f32x4_extract_lane(h, 0) + wasm_f32x4_extract_lane(h, 1));
+}
+
+/* The same for four accumulators at once: lane r of the result is
+ * (c_r0 + c_r2) + (c_r1 + c_r3), in the same order and precision as hsum32. */
+static v128_t hsum32x4(v128_t a, v128_t b, v128_t c, v128_t d) {
+    v128_t ab = wasm_f32x4_add(wasm_i32x4_shuffle(a, b, 0, 1, 4, 5), wasm_i32x4_shuffle(a, b, 2, 3, 6, 7));
+    v128_t cd = wasm_f32x4_add(wasm_i32x4_shuffle(c, d, 0, 1, 4, 5), wasm_i32x4_shuffle(c, d, 2, 3, 6, 7));
+    return wasm_f32x4_add(wasm_i32x4_shuffle(ab, cd, 0, 2, 4, 6), wasm_i32x4_shuffle(ab, cd, 1, 3, 5, 7));
 }
 
 static double dot32(const float *a, const float *b, int32_t n) {
@@ -185,11 +194,11 @@ static double dot32(const float *a, const float *b, int32_t n) {
 static void tile32(const gram_sink *g, const float *x, int32_t cols, int32_t i, int32_t j) {
     const float *a0 = x + (size_t)i * cols, *a1 = a0 + cols, *a2 = a1 + cols, *a3 = a2 + cols;
     const float *b0 = x + (size_t)j * cols, *b1 = b0 + cols;
-    double s00 = 0, s01 = 0, s10 = 0, s11 = 0, s20 = 0, s21 = 0, s30 = 0, s31 = 0;
+    /* running sums in double: rows i, i+1 | i+2, i+3 against j, then j + 1 */
+    v128_t z = wasm_f32x4_splat(0.0f), s0a = z, s0b = z, s1a = z, s1b = z;
     int32_t n4 = cols & ~3, k = 0;
     while (k < n4) {
         int32_t end = n4 - k > F32_BLOCK ? k + F32_BLOCK : n4;
-        v128_t z = wasm_f32x4_splat(0.0f);
         v128_t c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
         for (; k < end; k += 4) {
             v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p;
@@ -206,11 +215,16 @@ static void tile32(const gram_sink *g, const float *x, int32_t cols, int32_t i, 
             c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(p, q0));
             c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(p, q1));
         }
-        s00 += hsum32(c00); s01 += hsum32(c01);
-        s10 += hsum32(c10); s11 += hsum32(c11);
-        s20 += hsum32(c20); s21 += hsum32(c21);
-        s30 += hsum32(c30); s31 += hsum32(c31);
+        v128_t h0 = hsum32x4(c00, c10, c20, c30), h1 = hsum32x4(c01, c11, c21, c31);
+        s0a = wasm_f64x2_add(s0a, wasm_f64x2_promote_low_f32x4(h0));
+        s0b = wasm_f64x2_add(s0b, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(h0, h0, 2, 3, 0, 1)));
+        s1a = wasm_f64x2_add(s1a, wasm_f64x2_promote_low_f32x4(h1));
+        s1b = wasm_f64x2_add(s1b, wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(h1, h1, 2, 3, 0, 1)));
     }
+    double s00 = wasm_f64x2_extract_lane(s0a, 0), s10 = wasm_f64x2_extract_lane(s0a, 1);
+    double s20 = wasm_f64x2_extract_lane(s0b, 0), s30 = wasm_f64x2_extract_lane(s0b, 1);
+    double s01 = wasm_f64x2_extract_lane(s1a, 0), s11 = wasm_f64x2_extract_lane(s1a, 1);
+    double s21 = wasm_f64x2_extract_lane(s1b, 0), s31 = wasm_f64x2_extract_lane(s1b, 1);
     for (; k < cols; k++) {
         double q0 = b0[k], q1 = b1[k];
         s00 += a0[k] * q0; s01 += a0[k] * q1;
@@ -240,7 +254,7 @@ static double dot32(const float *a, const float *b, int32_t n) {
             l2 += a[k + 2] * b[k + 2];
             l3 += a[k + 3] * b[k + 3];
         }
-        s += ((double)l0 + l2) + ((double)l1 + l3);
+        s += (double)((l0 + l2) + (l1 + l3)); /* in float32, as hsum32 */
     }
     for (; k < n; k++) s += (double)a[k] * b[k];
     return s;
