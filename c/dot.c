@@ -92,6 +92,26 @@ static void put(const gram_sink *g, int32_t i, int32_t j, double v) {
 }
 
 #if PE_SIMD
+/* One step of a 4x2 tile, in the lane type of `add` and `mul` (float64 or
+ * float32): one vector of rows a0..a3 at column k against rows b0 and b1,
+ * added into the accumulators c00..c31. tile() and tile32() share it. */
+#define TILE_4X2_STEP(add, mul)                                                      \
+    do {                                                                             \
+        v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p;          \
+        p = wasm_v128_load(a0 + k);                                                  \
+        c00 = add(c00, mul(p, q0));                                                  \
+        c01 = add(c01, mul(p, q1));                                                  \
+        p = wasm_v128_load(a1 + k);                                                  \
+        c10 = add(c10, mul(p, q0));                                                  \
+        c11 = add(c11, mul(p, q1));                                                  \
+        p = wasm_v128_load(a2 + k);                                                  \
+        c20 = add(c20, mul(p, q0));                                                  \
+        c21 = add(c21, mul(p, q1));                                                  \
+        p = wasm_v128_load(a3 + k);                                                  \
+        c30 = add(c30, mul(p, q0));                                                  \
+        c31 = add(c31, mul(p, q1));                                                  \
+    } while (0)
+
 /* The sum of both lanes, plus the odd last term: the order dot() uses. */
 static double finish(v128_t acc, const double *a, const double *b, int32_t k, int32_t n) {
     double s = wasm_f64x2_extract_lane(acc, 0) + wasm_f64x2_extract_lane(acc, 1);
@@ -111,19 +131,7 @@ static void tile(const gram_sink *g, const double *x, int32_t cols, int32_t i, i
     v128_t c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
     int32_t k = 0;
     for (; k + 2 <= cols; k += 2) {
-        v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p;
-        p = wasm_v128_load(a0 + k);
-        c00 = wasm_f64x2_add(c00, wasm_f64x2_mul(p, q0));
-        c01 = wasm_f64x2_add(c01, wasm_f64x2_mul(p, q1));
-        p = wasm_v128_load(a1 + k);
-        c10 = wasm_f64x2_add(c10, wasm_f64x2_mul(p, q0));
-        c11 = wasm_f64x2_add(c11, wasm_f64x2_mul(p, q1));
-        p = wasm_v128_load(a2 + k);
-        c20 = wasm_f64x2_add(c20, wasm_f64x2_mul(p, q0));
-        c21 = wasm_f64x2_add(c21, wasm_f64x2_mul(p, q1));
-        p = wasm_v128_load(a3 + k);
-        c30 = wasm_f64x2_add(c30, wasm_f64x2_mul(p, q0));
-        c31 = wasm_f64x2_add(c31, wasm_f64x2_mul(p, q1));
+        TILE_4X2_STEP(wasm_f64x2_add, wasm_f64x2_mul);
     }
     put(g, i, j, finish(c00, a0, b0, k, cols));
     put(g, i, j + 1, finish(c01, a0, b1, k, cols));
@@ -201,19 +209,7 @@ static void tile32(const gram_sink *g, const float *x, int32_t cols, int32_t i, 
         int32_t end = n4 - k > F32_BLOCK ? k + F32_BLOCK : n4;
         v128_t c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z, c30 = z, c31 = z;
         for (; k < end; k += 4) {
-            v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p;
-            p = wasm_v128_load(a0 + k);
-            c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(p, q0));
-            c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(p, q1));
-            p = wasm_v128_load(a1 + k);
-            c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(p, q0));
-            c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(p, q1));
-            p = wasm_v128_load(a2 + k);
-            c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(p, q0));
-            c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(p, q1));
-            p = wasm_v128_load(a3 + k);
-            c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(p, q0));
-            c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(p, q1));
+            TILE_4X2_STEP(wasm_f32x4_add, wasm_f32x4_mul);
         }
         v128_t h0 = hsum32x4(c00, c10, c20, c30), h1 = hsum32x4(c01, c11, c21, c31);
         s0a = wasm_f64x2_add(s0a, wasm_f64x2_promote_low_f32x4(h0));
