@@ -89,7 +89,7 @@ PE_API int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model,
                          int layout, int freq, double base, double offset,
                          int32_t zero_row, int cosine);
 
-/* ---- dot products (dot.c) --------------------------------------------------- */
+/* ---- dot products (gram.c) --------------------------------------------------- */
 /* Finite inputs whose results overflow give PE_ERR_VALUE (in the output type). */
 PE_API int pe_dot(double *out, const double *a, const double *b, int32_t n);
 PE_API int pe_norms(double *out, const double *x, int32_t rows, int32_t cols);

@@ -112,7 +112,7 @@ export function createApi(wasm) {
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m) ? 'float32' : 'float64'), DTYPES);
     const count = m.rows * m.rows;
-    // A Float32Array goes in as float32 and takes the float32 kernel (c/dot.c).
+    // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
     const f32 = isF32(m);
     check.bytes(m.rows * m.cols * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8);
     return withFrame(wasm, 'gram', (f) => {
