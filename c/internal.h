@@ -7,6 +7,7 @@
 /* Evaluate a status expression and return it from the caller if it failed. */
 #define PE_TRY(expr) do { int pe_try_status_ = (expr); if (pe_try_status_ != PE_OK) return pe_try_status_; } while (0)
 
+/* Argument checks and status text: checks.c. */
 /* 1 <= n <= PE_MAX_DIM */
 int pe_check_dim(int32_t n);
 /* elems * elem_bytes (as a real number, so it cannot wrap) <= PE_MAX_BYTES */

@@ -65,7 +65,7 @@ PE_API void pe_free(void *ptr);         /* counted free; NULL is ignored */
 PE_API int32_t pe_live_allocations(void);
 
 /* ---- status text ------------------------------------------------------------- */
-PE_API const char *pe_strerror(int status);
+PE_API const char *pe_strerror(int status); /* checks.c */
 
 /* ---- sinusoidal encodings (pe_table.c, freq.c) ------------------------------- */
 /* Number of (sin, cos) pairs a row of width d_model holds under a layout. */
