@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_variants.h"
 #include "mathlib.h"
 
 static int32_t power_of_two_below(int32_t n) { /* largest power of two <= n */

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_variants.h"
 
 int pe_binary_table(void *out, int dtype, int32_t max_len, int32_t bits, double offset, int signed_) {
     if (!out) return PE_ERR_NULL;

@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_variants.h"
 #include "mathlib.h"
 
 static uint64_t mix(uint64_t z) {

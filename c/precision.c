@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include "internal.h"
+#include "posenc_variants.h"
 #include "mathlib.h"
 
 typedef struct { int ebits, mbits; } pe_format;

@@ -16,6 +16,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_variants.h"
 #include "mathlib.h"
 
 static int check_t5(int bidirectional, int32_t num_buckets, int32_t max_distance) {

@@ -18,6 +18,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_variants.h"
 #include "mathlib.h"
 
 static const double TWO_PI = 6.283185307179586476925286766559;

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "posenc.h"
+#include "posenc_variants.h"
 
 /* ---- malloc fault injection (linked with -Wl,--wrap=malloc) ------------------- */
 void *__real_malloc(size_t bytes);

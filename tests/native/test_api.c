@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "posenc.h"
+#include "posenc_variants.h"
 
 /* ---- malloc fault injection ------------------------------------------------- */
 void *__real_malloc(size_t bytes);

@@ -11,7 +11,7 @@ import { encodingArgs } from '../presets.js';
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = 2 ** 25;
 
-// C enum values (c/posenc.h, section "variants").
+// C enum values (c/posenc_variants.h).
 const PAIRINGS = { interleaved: 0, half: 1 };
 const SCALINGS = { default: 0, linear: 1, ntk: 2, yarn: 3, llama3: 4 };
 const CACHE_LAYOUTS = { pairs: 0, half: 1, interleaved: 2 };

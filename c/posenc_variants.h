@@ -1,0 +1,117 @@
+/*
+ * posenc variants: RoPE, ALiBi, relative buckets, learned, binary, precision
+ * (rope.c, alibi.c, relative.c, learned.c, binary.c, precision.c).
+ *
+ * The second wasm module's interface (its export list is c/exports/variants.txt).
+ * Status codes, limits, dtypes and the sinusoidal layouts it shares with the
+ * core come from posenc.h. See docs/variants.md for the conventions followed.
+ */
+#ifndef POSENC_VARIANTS_H
+#define POSENC_VARIANTS_H
+
+#include "posenc.h"
+
+/* ---- RoPE (rope.c) -------------------------------------------------------- */
+/* Which coordinates form a rotated pair within one head of width dim (even). */
+enum {
+    PE_ROPE_INTERLEAVED = 0, /* (x_2i, x_2i+1): Meta LLaMA, GPT-J */
+    PE_ROPE_HALF = 1         /* (x_i, x_i+dim/2), rotate_half: GPT-NeoX, Hugging Face */
+};
+/* Frequency scaling (Hugging Face rope_type). */
+enum {
+    PE_ROPE_DEFAULT = 0, /* theta_i = base^(-2i/dim) */
+    PE_ROPE_LINEAR = 1,  /* theta_i / factor (position interpolation) */
+    PE_ROPE_NTK = 2,     /* base' = base * factor^(dim/(dim-2)) */
+    PE_ROPE_YARN = 3,    /* HF _compute_yarn_parameters */
+    PE_ROPE_LLAMA3 = 4   /* HF _compute_llama3_parameters (Llama 3.1) */
+};
+/* Layout of a cos/sin cache row. */
+enum {
+    PE_ROPE_CACHE_PAIRS = 0,      /* dim/2 columns: column i is frequency i */
+    PE_ROPE_CACHE_HALF = 1,       /* dim columns [f | f] (HF: emb = cat(freqs, freqs)) */
+    PE_ROPE_CACHE_INTERLEAVED = 2 /* dim columns f0 f0 f1 f1 ... (GPT-J repeat_interleave) */
+};
+/* params (PE_ROPE_PARAMS doubles; may be NULL for PE_ROPE_DEFAULT):
+ * [0] factor, [1] low_freq_factor, [2] high_freq_factor,
+ * [3] original_max_position (YaRN, llama3), [4] beta_fast, [5] beta_slow,
+ * [6] attention_factor (YaRN; 0 = the default 0.1 ln(factor) + 1).
+ * Each factor, beta and attention factor lies in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX],
+ * original_max_position in [1, PE_MAX_POSITION]; otherwise PE_ERR_VALUE. */
+#define PE_ROPE_PARAMS 7
+#define PE_ROPE_PARAM_MIN 1e-3
+#define PE_ROPE_PARAM_MAX 1e6
+
+/* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN). */
+PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base,
+                               int scaling, const double *params);
+/* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */
+PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim,
+                         double base, int scaling, const double *params, double offset, int layout);
+/* Rotates x (rows x cols, cols a multiple of head_dim: one block per head). Row r is at
+ * positions[r], or offset + r when positions is NULL. */
+PE_API int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
+                         int pairing, const double *positions, double offset,
+                         double base, int scaling, const double *params);
+/* out[new] = old index, for heads blocks of head_dim: interleaved -> half (HF's LLaMA
+ * conversion permute: even coordinates first, then odd); inverse != 0: half -> interleaved. */
+PE_API int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, int inverse);
+/* Applies that permutation to the rows (axis 0, weights) or columns (axis 1, vectors) of w. */
+PE_API int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols,
+                           int32_t head_dim, int inverse, int axis);
+
+/* ---- ALiBi (alibi.c) ------------------------------------------------------ */
+enum {
+    PE_ALIBI_PRESS = 0, /* Press et al. get_slopes (also BLOOM): 2^(-max_bias h/n), non-powers of two interleaved */
+    PE_ALIBI_MPT = 1    /* MosaicML MPT gen_slopes(n_heads, alibi_bias_max) */
+};
+enum { PE_ALIBI_CAUSAL = 0, PE_ALIBI_SYMMETRIC = 1 };
+PE_API int pe_alibi_slopes(double *out, int32_t heads, int variant, double max_bias);
+/* heads x q_len x k_len; query i sits at position i + query_offset. Symmetric: -m |i - j|;
+ * causal: -m (i - j) for j <= i and mask_value (e.g. -inf) for j > i. */
+PE_API int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len,
+                         int variant, double max_bias, int mode, double mask_value,
+                         int32_t query_offset);
+/* ---- relative positions (relative.c) ---------------------------------------- */
+/* T5 / Hugging Face _relative_position_bucket of each relative position
+ * (memory_position - query_position). f32 != 0 forms the log branch in float32
+ * as PyTorch does; 0 evaluates it in double. */
+PE_API int pe_t5_bucket(int32_t *out, const int32_t *relative, int32_t n, int bidirectional,
+                        int32_t num_buckets, int32_t max_distance, int f32);
+/* q_len x k_len buckets of j - (i + query_offset). */
+PE_API int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t query_offset,
+                               int bidirectional, int32_t num_buckets, int32_t max_distance, int f32);
+/* Shaw et al.: clip(j - i, -k, k), plus k when shift != 0 (an index into 2k + 1 embeddings). */
+PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k, int shift);
+
+/* ---- learned absolute table (learned.c) --------------------------------------- */
+enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };
+/* Element (p, c) comes from splitmix64 draws number 2(p d + c) and 2(p d + c) + 1 of seed
+ * (0 <= seed < 2^53): normal = scale * Box-Muller, uniform = scale * (2u - 1). Rows
+ * exist only for positions 0 .. trained_len - 1: any other gives PE_ERR_POSITION. */
+PE_API int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n,
+                           int32_t trained_len, int32_t d_model, double seed, int dist, double scale);
+PE_API int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model,
+                            double seed, int dist, double scale);
+
+/* ---- binary encoding (binary.c) ------------------------------------------------ */
+/* max_len x bits: column b is bit b (LSB first) of position offset + r, as 0/1 or, when
+ * signed_ != 0, -1/+1. offset is a whole number >= 0. */
+PE_API int pe_binary_table(void *out, int dtype, int32_t max_len, int32_t bits, double offset,
+                           int signed_);
+
+/* ---- precision (precision.c) ---------------------------------------------------- */
+/* Number formats for rounding: PE_F32 and PE_F64 as above, and: */
+enum { PE_F16 = 2, PE_BF16 = 3 };
+enum { PE_PREC_ANGLE = 0, PE_PREC_RESULT = 1, PE_PREC_BOTH = 2 };
+/* x rounded to the format, round to nearest even, as a double (PE_F64: unchanged). */
+PE_API int pe_round(double *out, const double *x, int32_t n, int format);
+/* The bit pattern of x in the format (float16/bfloat16 in the low 16 bits; not PE_F64). */
+PE_API int pe_format_bits(uint32_t *out, const double *x, int32_t n, int format);
+/* out[k] = max over the columns of the sinusoidal table row at positions[k] of
+ * |value - float64 value|, where value has its angle (position, frequency and their
+ * product each rounded), its result, or both held in the format. +inf when the
+ * rounded angle is not finite (float16 positions >= 65520). */
+PE_API int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model,
+                              int layout, int freq, double base, int format, int mode);
+
+#endif
