@@ -6,15 +6,10 @@
 #ifndef POSENC_DD_H
 #define POSENC_DD_H
 
+#include "inline.h"
+
 typedef struct { double hi, lo; } pe_dd;
 
-/* Always inlined: at -Os these would stay calls that pass pe_dd through
- * memory, which made sin/cos twice as slow as musl's. */
-#if defined(__GNUC__)
-#define PE_INLINE static inline __attribute__((always_inline))
-#else
-#define PE_INLINE static inline
-#endif
 
 /* a + b exactly, for any a, b. */
 PE_INLINE pe_dd pe_two_sum(double a, double b) {

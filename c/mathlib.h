@@ -16,6 +16,7 @@
 #define POSENC_MATHLIB_H
 
 #include "dd.h"
+#include "inline.h"
 
 void pe_sincos(double x, double *s, double *c);
 double pe_sin(double x);
