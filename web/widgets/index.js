@@ -12,7 +12,7 @@ import { PeConventions } from './conventions.js';
 import { PeRope } from './rope.js';
 import { PeAlibi } from './alibi.js';
 import { PePrecision } from './precision.js';
-import { PeRelative } from './buckets.js';
+import { PeRelative } from './relative.js';
 import { PeBinary } from './binary.js';
 import { PeLearned } from './learned.js';
 
