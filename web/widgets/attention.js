@@ -5,24 +5,11 @@
 import { PeWidget } from './base.js';
 import { encodingSpec, text, oneOf, bool } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
-import { tokenize } from './toy-attention.js';
+import { tokenize, embed } from './tokens.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
 
 const MAX_TOKENS = 48;
-
-/** A deterministic vector per word (FNV-1a seed, mulberry32 stream), mean 0, variance 1. */
-export function embed(word, d) {
-  let h = 2166136261;
-  for (const ch of word) h = Math.imul(h ^ ch.codePointAt(0), 16777619);
-  let s = h >>> 0;
-  return Array.from({ length: d }, () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
-    return ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1) * Math.sqrt(3);
-  });
-}
 
 export class PeAttention extends PeWidget {
   static spec = {

@@ -7,6 +7,7 @@ import { Heatmap, extent } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
+import { diagonalSpread } from './diagonals.js';
 
 const MAX_LEN = 2048;
 
@@ -41,18 +42,3 @@ export class PeDotHeatmap extends PeWidget {
   }
 }
 
-/** Largest (max − min) along any diagonal i − j = const: 0 when the Gram matrix is Toeplitz. */
-export function diagonalSpread(g, n) {
-  let worst = 0;
-  for (let k = -(n - 1); k < n; k++) {
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (let i = Math.max(0, k); i < Math.min(n, n + k); i++) {
-      const x = g[i * n + (i - k)];
-      if (x < lo) lo = x;
-      if (x > hi) hi = x;
-    }
-    worst = Math.max(worst, hi - lo);
-  }
-  return worst;
-}

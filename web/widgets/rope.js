@@ -9,8 +9,8 @@ import { int, num, oneOf } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { LOG } from './log-scale.js';
-import { embed } from './attention.js';
-import { diagonalSpread } from './dot-heatmap.js';
+import { embed } from './tokens.js';
+import { diagonalSpread } from './diagonals.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
 

@@ -2,6 +2,7 @@
 // x = code + position code, y_i = x_i · Σ_j x_j. The sum head says "happy" when
 // Σy > 30; since Σy = (Σx)², no reordering can change it. A head that weights
 // positions (Σ i·y_i) can. Token text is user input: it is only ever textContent.
+import { tokenize } from './tokens.js';
 import { PeWidget } from './base.js';
 import { text, oneOf } from './attrs.js';
 import { barChart, PALETTE, setSeries } from './charts.js';
@@ -10,12 +11,6 @@ import { el, fillTable, fmt } from './dom.js';
 const MAX_TOKENS = 12;
 const MODES = ['none', 'absolute', 'sinusoidal', 'scaled', 'custom'];
 const DEFAULT_CODES = '{"我":1,"打":2,"你":3}';
-
-/** Words if the text has spaces, otherwise characters (so 我打你 is three tokens). */
-export function tokenize(s) {
-  const t = s.trim();
-  return /\s/.test(t) ? t.split(/\s+/) : Array.from(t);
-}
 
 export class PeToyAttention extends PeWidget {
   static spec = {
