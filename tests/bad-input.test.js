@@ -284,7 +284,7 @@ function vectorArg(fn, i, name, { length = 3, finiteOnly = true, nullable = fals
   delete hole[1];
   const bad = [
     ['abc', TypeError, name], [{}, TypeError, name], [5, TypeError, name],
-    [{ length, 0: 1, 1: 1, 2: 1 }, TypeError, name],
+    [{ length: '3', 0: 1, 1: 1, 2: 1 }, TypeError, name], // array-likes are accepted, with a numeric length
     [new DataView(new ArrayBuffer(8 * length)), TypeError, name], [new BigInt64Array(length), TypeError, name],
     [withElement(1n), TypeError, name], [withElement('2'), TypeError, `${name}[1]`],
     [withElement(null), TypeError, `${name}[1]`], [hole, TypeError, `${name}[1]`], [withElement({}), TypeError, `${name}[1]`],
@@ -654,11 +654,12 @@ test('arguments are read once: getters and proxies cannot make C see other sizes
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
-test('a typed array whose buffer is detached by a later getter is refused, not read as garbage', () => {
+test('a typed array whose buffer is detached by a later getter was already copied: the call uses the copy', () => {
   const a = new Float64Array([1, 2, 3]);
   const b = [4, 5, 6];
   Object.defineProperty(b, 0, { get() { structuredClone(a.buffer, { transfer: [a.buffer] }); return 4; } });
-  assert.throws(() => pe.dot(a, b), (e) => e instanceof TypeError && /posenc\.dot: /.test(e.message));
+  assert.equal(pe.dot(a, b), 1 * 4 + 2 * 5 + 3 * 6);
+  assert.equal(a.length, 0, 'the getter did detach a');
   assert.equal(pe.memoryStats().liveAllocations, 0);
   VALID.dot.check(pe.dot(...VALID.dot.args()));
 });

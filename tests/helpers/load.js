@@ -18,3 +18,17 @@ function loader(entry, module, create) {
 
 export const loadApi = loader('../../dist/lib/posenc.js', 'posenc', createApi);
 export const loadVariants = loader('../../dist/lib/variants.js', 'variants', createVariants);
+
+/**
+ * A new instance of each module, never shared with loadApi()/loadVariants():
+ * the reference a test compares with after it has tried to damage the shared
+ * one. Same build (release or debug) as the rest of the run.
+ */
+export async function freshModules() {
+  const dir = build === 'debug' ? '../../dist/debug' : '../../dist';
+  const [core, variants] = await Promise.all([
+    import(`${dir}/posenc-wasm.js`).then((m) => instantiate(m.WASM_BASE64)),
+    import(`${dir}/variants-wasm.js`).then((m) => instantiate(m.WASM_BASE64)),
+  ]);
+  return { pe: createApi(core), pv: createVariants(variants) };
+}

@@ -3,7 +3,7 @@
 // throws. Views of wasm memory are made only for an instant and never kept:
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
-import { typedLength } from './validate.js';
+import { typedLength, copyTyped } from './validate.js';
 
 export const TYPES = { float32: Float32Array, float64: Float64Array };
 
@@ -39,12 +39,17 @@ export class Frame {
     return this.copy(Float32Array, values, count);
   }
 
+  /** As float64(), into an int32 buffer (values already checked to be int32). */
+  int32(values, count) {
+    return this.copy(Int32Array, values, count);
+  }
+
   copy(Type, values, count) {
     if (typedLength(values) !== count) {
       throw new TypeError(`posenc.${this.fn}: an input array changed while it was being read (expected ${count} elements)`);
     }
     const ptr = this.alloc(Math.max(count, 1) * Type.BYTES_PER_ELEMENT);
-    new Type(this.wasm.memory.buffer, ptr, count).set(values);
+    copyTyped(new Type(this.wasm.memory.buffer, ptr, count), values);
     return ptr;
   }
 

@@ -13,10 +13,14 @@ export const MAX_POSITION = 2 ** 31;
 export const MAX_BYTES = 2 ** 30;
 export const DTYPES = ['float32', 'float64'];
 
-// The real element count of a typed array (throws for anything else), read
-// without running any getter a caller may have put on the object.
-const typedArrayLength = Object.getOwnPropertyDescriptor(
-  Object.getPrototypeOf(Uint8Array.prototype), 'length').get;
+// The typed array intrinsics, taken once at load: the real element count and
+// element type of a typed array (both throw for anything else) and its bulk
+// copy. None of them runs a getter a caller may have put on the object, and
+// none of them reads a property that could answer differently later.
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
+const typedArrayName = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+const typedArraySet = TypedArrayPrototype.set;
 
 /** The element count of a (non-DataView) typed array, or -1 for anything else. */
 export function typedLength(value) {
@@ -28,12 +32,24 @@ export function typedLength(value) {
   }
 }
 
+/** Copies the typed array `source` into the typed array `target` (same length), by internal slots. */
+export function copyTyped(target, source) {
+  typedArraySet.call(target, source);
+  return target;
+}
+
+/** The describing word of an error message; never throws, whatever `value` is. */
 function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${value}n`;
-  if (Array.isArray(value)) return 'an array';
-  if (value === null || typeof value !== 'object') return String(value);
-  return value.constructor?.name ?? 'an object';
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  try {
+    if (Array.isArray(value)) return 'an array';
+    const name = value.constructor?.name;
+    return typeof name === 'string' && name ? name : 'an object';
+  } catch {
+    return 'an object'; // a revoked proxy, a constructor getter that throws
+  }
 }
 
 export class Checker {
@@ -93,49 +109,95 @@ export class Checker {
   }
 
   /**
-   * An options object (or undefined) holding only the keys this function
-   * knows; returns a plain snapshot with each known key read once.
+   * Runs `read`, which reads something a caller gave (a getter, a proxy trap,
+   * a length), and turns anything it throws into this function's TypeError,
+   * so that a revoked proxy or a throwing getter gives a posenc message.
    */
-  options(value, known) {
-    if (value === undefined || value === null) return {};
-    if (typeof value !== 'object' || Array.isArray(value)) throw this.fail(TypeError, 'options must be an object', value);
-    for (const key of Object.keys(value)) {
+  read(name, read) {
+    try {
+      return read();
+    } catch (error) {
+      throw new TypeError(`posenc.${this.fn}: could not read ${name}: ${error?.message ?? String(error)}`, { cause: error });
+    }
+  }
+
+  /**
+   * An options object (or undefined) holding only the keys this function
+   * knows; returns a snapshot with each known key read once. Only the
+   * object's own properties count: a key set on Object.prototype (or any
+   * prototype) is not an option, so prototype pollution elsewhere in an app
+   * cannot change a result here. The snapshot has no prototype either.
+   */
+  options(value, known, name = 'options') {
+    const snapshot = Object.create(null);
+    if (value === undefined || value === null) return snapshot;
+    if (typeof value !== 'object' || this.read(name, () => Array.isArray(value))) {
+      throw this.fail(TypeError, `${name} must be an object`, value);
+    }
+    const keys = this.read(name, () => Object.keys(value));
+    for (const key of keys) {
       if (!known.includes(key)) {
         throw this.fail(TypeError, `unknown option ${JSON.stringify(key)}; known options are ${known.join(', ')}`);
       }
     }
-    const snapshot = {};
-    for (const key of known) snapshot[key] = value[key];
+    for (const key of known) {
+      snapshot[key] = this.read(`${name}.${key}`, () => (Object.hasOwn(value, key) ? value[key] : undefined));
+    }
     return snapshot;
   }
 
   /**
-   * An array-like of finite numbers of a given length (or any length from 1).
-   * Returns a typed array of exactly that length holding the values checked:
-   * a typed array argument itself (reading it runs no caller code), anything
-   * else copied element by element into a new Float64Array.
+   * A snapshot of an array, typed array or array-like (an object with a
+   * numeric `length`) of numbers: its length is read once and each element
+   * once, into a new array that only this call holds: a Float32Array for a
+   * Float32Array argument (so float32 data can stay float32), a Float64Array
+   * for anything else. Everything after this uses the snapshot only, so a
+   * `length` getter, a proxy, or a worker writing into a SharedArrayBuffer
+   * meanwhile cannot make the sizes checked differ from the sizes copied, or
+   * the values checked differ from the values used. Elements may be any
+   * number here, NaN included; vector() adds the finiteness check.
+   */
+  numbers(name, value, length) {
+    const typedCount = typedLength(value);
+    if (typedCount >= 0) return this.typedSnapshot(name, value, typedCount, length);
+    const n = value !== null && typeof value === 'object' ? this.read(`${name}.length`, () => value.length) : undefined;
+    if (typeof n !== 'number') {
+      throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
+    }
+    this.count(name, n, length);
+    const copy = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const x = this.read(`${name}[${i}]`, () => value[i]);
+      if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
+      if (typeof x !== 'number') throw this.fail(TypeError, `${name}[${i}] must be a finite number`, x);
+      copy[i] = x;
+    }
+    return copy;
+  }
+
+  typedSnapshot(name, value, count, length) {
+    const type = typedArrayName.call(value);
+    if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
+    this.count(name, count, length);
+    return copyTyped(type === 'Float32Array' ? new Float32Array(count) : new Float64Array(count), value);
+  }
+
+  /** An element count: `length` exactly when given, otherwise from 1 to MAX_DIM. */
+  count(name, count, length) {
+    if (length === undefined) this.size(`${name}.length`, count);
+    else if (count !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, count);
+  }
+
+  /**
+   * An array-like of finite numbers of a given length (or any length from 1):
+   * numbers()'s snapshot, each element checked after the copy was taken.
    */
   vector(name, value, length) {
-    const typedCount = typedLength(value);
-    if (typedCount < 0 && !Array.isArray(value)) {
-      throw this.fail(TypeError, `${name} must be an array or typed array of numbers`, value);
+    const copy = this.numbers(name, value, length);
+    for (let i = 0; i < copy.length; i++) {
+      if (!Number.isFinite(copy[i])) throw this.fail(RangeError, `${name}[${i}] must be a finite number`, copy[i]);
     }
-    const count = typedCount >= 0 ? typedCount : value.length;
-    if (length === undefined) this.size(`${name}.length`, count);
-    else if (count !== length) {
-      throw this.fail(RangeError, `${name} must have ${length} elements to match`, count);
-    }
-    const copy = typedCount >= 0 ? null : new Float64Array(count);
-    for (let i = 0; i < count; i++) {
-      const x = value[i];
-      if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
-      if (typeof x !== 'number' || !Number.isFinite(x)) {
-        throw this.fail(typeof x === 'number' ? RangeError : TypeError,
-          `${name}[${i}] must be a finite number`, x);
-      }
-      if (copy) copy[i] = x;
-    }
-    return copy ?? value;
+    return copy;
   }
 
   /**
@@ -146,7 +208,7 @@ export class Checker {
     if (value === null || typeof value !== 'object') {
       throw this.fail(TypeError, `${name} must be a matrix { rows, cols, data }`, value);
     }
-    const { rows, cols, data } = value;
+    const { rows, cols, data } = this.read(name, () => ({ rows: value.rows, cols: value.cols, data: value.data }));
     this.size(`${name}.rows`, rows);
     this.size(`${name}.cols`, cols);
     this.bytes(rows * cols * 8);
@@ -156,7 +218,8 @@ export class Checker {
   /** Refuses, before allocating, a call whose buffers would not fit. */
   bytes(total) {
     if (total > MAX_BYTES) {
-      const mib = (total / 2 ** 20).toFixed(1);
+      // Rounded up: a call just over the limit must not read as "1024.0 MiB".
+      const mib = (Math.ceil((total / 2 ** 20) * 10) / 10).toFixed(1);
       throw this.fail(RangeError, `this call would need ${mib} MiB of WebAssembly memory; one call may use at most 1024 MiB (wasm memory is capped at 2 GiB)`);
     }
     return total;

@@ -5,7 +5,7 @@
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, matrix, memoryStats } from '../heap.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer, typedLength } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
@@ -34,33 +34,10 @@ const SCALING_DEFAULTS = {
 const isF32 = (data) => data instanceof Float32Array;
 const dtypeCode = (dtype) => (dtype === 'float32' ? 0 : 1);
 
-/**
- * Numbers to round: like Checker.vector, but NaN and ±Infinity are allowed
- * (they have bit patterns too). Returns a Float64Array copy, read once.
- */
-function numbersArg(check, name, value) {
-  const typed = typedLength(value);
-  if (typed < 0 && !Array.isArray(value)) throw check.fail(TypeError, `${name} must be an array or typed array of numbers`, value);
-  const n = typed >= 0 ? typed : value.length;
-  check.size(`${name}.length`, n);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const x = value[i];
-    if (typeof x !== 'number') throw check.fail(TypeError, `${name}[${i}] must be a number`, x);
-    out[i] = x;
-  }
-  return out;
-}
-
 export function createVariants(wasm) {
   const call = statusCall(wasm);
 
-  /** Int32 buffers: a copy of `values`, or room for `count`. */
-  function int32In(f, values) {
-    const ptr = f.alloc(Math.max(values.length, 1) * 4);
-    new Int32Array(wasm.memory.buffer, ptr, values.length).set(values);
-    return ptr;
-  }
+  /** Int32 buffers: room for `count`. */
   const int32Out = (f, count) => f.alloc(Math.max(count, 1) * 4);
   const readInt32 = (ptr, count) => new Int32Array(wasm.memory.buffer, ptr, count).slice();
 
@@ -76,14 +53,22 @@ export function createVariants(wasm) {
   function scalingArgs(check, scaling, dim) {
     if (scaling === undefined || scaling === null || scaling === 'default') return { code: 0, params: null };
     const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
-    if (typeof spec !== 'object' || Array.isArray(spec)) {
+    if (typeof spec !== 'object' || check.read('scaling', () => Array.isArray(spec))) {
       throw check.fail(TypeError, 'scaling must be a type name or an object { type, factor, ... }', scaling);
     }
-    const type = check.oneOf('scaling.type', spec.type, Object.keys(SCALINGS));
+    // Every key any type knows, each read once (own properties only); the
+    // keys this type does not know are refused below.
+    const all = check.options(spec, ['type', ...new Set(Object.values(SCALING_DEFAULTS).flatMap(Object.keys))], 'scaling');
+    const type = check.oneOf('scaling.type', all.type, Object.keys(SCALINGS));
     if (type === 'default') return { code: 0, params: null };
     const defaults = SCALING_DEFAULTS[type];
     const known = ['type', ...Object.keys(defaults)];
-    const opts = check.options(spec, known);
+    for (const key in all) {
+      if (all[key] !== undefined && !known.includes(key)) {
+        throw check.fail(TypeError, `unknown option ${JSON.stringify(key)}; known options are ${known.join(', ')}`);
+      }
+    }
+    const opts = all;
     const value = (key) => {
       const v = opts[key] ?? defaults[key];
       if (v === null) throw check.fail(TypeError, `scaling.${key} is required for scaling type ${JSON.stringify(type)}`);
@@ -298,7 +283,7 @@ export function createVariants(wasm) {
     check.bytes(n * 8);
     return withFrame(wasm, 't5Bucket', (f) => {
       const out = int32Out(f, n);
-      call(check, wasm.pe_t5_bucket(out, int32In(f, rel), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
+      call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return readInt32(out, n);
     });
   }
@@ -376,7 +361,7 @@ export function createVariants(wasm) {
     check.bytes(count * bytesPer(a.dtype) + n * 4);
     return withFrame(wasm, 'learnedRows', (f) => {
       const out = f.output(a.dtype, count);
-      call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), int32In(f, pos), n, trainedLen, dModel, a.seed, a.dist, a.scale));
+      call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(n, dModel, f.read(a.dtype, out, count));
     });
   }
@@ -405,7 +390,7 @@ export function createVariants(wasm) {
   function roundTo(values, format) {
     const check = new Checker('roundTo');
     const fmt = check.oneOf('format', format, Object.keys(FORMATS));
-    const v = numbersArg(check, 'values', values);
+    const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 16);
     return withFrame(wasm, 'roundTo', (f) => {
@@ -418,7 +403,7 @@ export function createVariants(wasm) {
   function formatBits(values, format) {
     const check = new Checker('formatBits');
     const fmt = check.oneOf('format', format, ['float32', 'float16', 'bfloat16']);
-    const v = numbersArg(check, 'values', values);
+    const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 12);
     return withFrame(wasm, 'formatBits', (f) => {
