@@ -38,8 +38,11 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 # core (sinusoidal tables, Gram, attention) and the variants (RoPE, ALiBi,
 # relative, learned, binary, precision). Each links all of c/ and keeps only
 # what its export list reaches (c/exports/common.txt + core.txt or variants.txt).
+# exports_of LIST...: the -sEXPORTED_FUNCTIONS value of common.txt plus LIST.txt each.
 exports_of() {
-  cat c/exports/common.txt "c/exports/$1.txt" | sed -e '/^\s*$/d' -e 's/^/_/' | paste -sd, -
+  local lists=(c/exports/common.txt) list
+  for list in "$@"; do lists+=("c/exports/$list.txt"); done
+  cat "${lists[@]}" | sed -e '/^\s*$/d' -e 's/^/_/' | paste -sd, -
 }
 
 # No JS glue: a standalone module that imports nothing of note, so one small
@@ -57,13 +60,13 @@ common=(c/*.c -std=c99 -Wall -Wextra -Werror --no-entry -sSTANDALONE_WASM
 mkdir -p dist/debug
 for module in core variants; do
   out=$([ "$module" = core ] && echo posenc || echo variants)
-  flags=("${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")")
   # -Os, not -O3: the hot loops are written with explicit SIMD, so -O3's
   # unrolling and inlining bought nothing measurable, at +27% gzipped. (-Oz
   # is no smaller now that the math and the allocator are our own.)
-  emcc "${flags[@]}" -Os -DNDEBUG -o "dist/$out.wasm"
-  # The debug build keeps C assertions and symbols; the test suite runs against it too.
-  emcc "${flags[@]}" -O0 -g -o "dist/debug/$out.wasm"
+  emcc "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")" -Os -DNDEBUG -o "dist/$out.wasm"
+  # The debug build keeps C assertions and symbols, and exports the work
+  # counters of c/work.h (c/exports/debug.txt); the test suite runs against it too.
+  emcc "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module" debug)" -O0 -g -o "dist/debug/$out.wasm"
   node scripts/embed-wasm.mjs "dist/$out.wasm" "dist/$out-wasm.js"
   node scripts/embed-wasm.mjs "dist/debug/$out.wasm" "dist/debug/$out-wasm.js"
 done

@@ -1,6 +1,8 @@
 // The CI mode of the benchmark: the issue's targets at reduced sizes, with
-// margins for a noisy shared 2-core machine. tests/perf.test.js runs each
-// check as a test; `node bench/run.mjs --ci` runs them and exits 1 on a miss.
+// margins for a noisy shared 2-core machine. `node bench/run.mjs --ci` runs
+// them all and reports each (exit 1 on a miss only with --fail-on-miss);
+// tests/bench-accuracy.test.js runs the accuracy checks (timing: false) as
+// tests, since timings on a shared machine cannot be a test that never flakes.
 //
 // Full-size targets: table 8192x1024 <= 2x floor and >= 3x faster than
 // hoisted JS; table Gram 4096x512 <= 3x floor; gram 2048x512 >= 1.5x faster

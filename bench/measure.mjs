@@ -1,4 +1,4 @@
-// Timing and error helpers shared by bench/run.mjs and tests/perf.test.js.
+// Timing and error helpers shared by bench/run.mjs and tests/bench-accuracy.test.js.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

@@ -2,7 +2,9 @@
 // floor, prints a markdown table and writes everything to dist/bench.json.
 //
 //   node bench/run.mjs              full sizes; reports which targets are met
-//   node bench/run.mjs --ci         the CI checks (bench/ci.mjs) at reduced sizes; exits 1 on a miss
+//   node bench/run.mjs --ci         the CI checks (bench/ci.mjs) at reduced sizes
+//   --fail-on-miss                  exit 1 when a target or check is missed (for a
+//                                   quiet machine; `npm test` and CI never time anything)
 //   node bench/run.mjs --ops=table,gram --only=posenc|floor   subsets, for development
 import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
@@ -21,6 +23,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
   return [k, v ?? true];
 }));
 const ci = Boolean(args.ci);
+const failOnMiss = Boolean(args['fail-on-miss']);
 const ops = args.ops ? String(args.ops).split(',') : ['table', 'tableGram', 'gram'];
 const onlyRe = args.only ? new RegExp(String(args.only), 'i') : null;
 const only = onlyRe ? (name) => onlyRe.test(name) : null;
@@ -64,7 +67,9 @@ if (ci) {
   }
   console.log(`     size: both entries ${size.both.gzip} bytes gzipped`);
   writeFileSync(join(root, 'dist/bench-ci.json'), `${JSON.stringify({ mode: 'ci', machine: m, checks, size }, null, 1)}\n`);
-  process.exit(checks.every((c) => c.ok) ? 0 : 1);
+  const missed = checks.filter((c) => !c.ok).length;
+  console.log(`${checks.length - missed} of ${checks.length} checks met`);
+  process.exit(failOnMiss && missed ? 1 : 0);
 }
 
 const tfState = await loadTf();
@@ -133,3 +138,6 @@ console.log(lines.join('\n'));
 const jsonPath = join(root, 'dist/bench.json');
 writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, targets, paired, cases }, null, 1)}\n`);
 log(`wrote ${jsonPath}`);
+const missed = targets.filter((t) => !t.met).length;
+log(`${targets.length - missed} of ${targets.length} targets met`);
+if (failOnMiss && missed) process.exit(1);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include "internal.h"
 #include "simd.h"
+#include "work.h"
 
 /*
  * Every dot product here sums in one fixed order, whichever path computes it:
@@ -74,6 +75,7 @@ typedef struct {
  * separate transposing pass took 10 ms of the 101 of a 2048 x 512 Gram).
  */
 static void put(const gram_sink *g, int32_t i, int32_t j, double v) {
+    PE_WORK(PE_WORK_GRAM_DOTS, 1);
     if (g->norm) {
         double nn = g->norm[i] * g->norm[j];
         v = nn > 0 ? v / nn : 0.0; /* a zero row is similar to nothing */

@@ -3,6 +3,7 @@
 #include "oscillator.h"
 #include "mathlib.h"
 #include "simd.h"
+#include "work.h"
 
 static void anchor(pe_osc *o) {
     for (int32_t i = 0; i < o->n; i++) {
@@ -39,6 +40,7 @@ int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p) {
 
 void pe_osc_step(pe_osc *o) {
     o->p += 1.0;
+    PE_WORK(PE_WORK_ROTATIONS, o->n);
     if (++o->since == PE_ANCHOR) {
         anchor(o);
         return;

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "oscillator.h"
 #include "simd.h"
+#include "work.h"
 
 /*
  * Rows are formed in blocks of BLOCK_ROWS. For each run of four frequencies
@@ -88,6 +89,8 @@ static void quad_rows(const block_dst *b, int32_t rows, int32_t i, pe_osc *o) {
             ROTATE(s1, c1, sw1, cw1);
         }
     }
+    PE_WORK(PE_WORK_TABLE_ELEMS, 8 * rows);
+    PE_WORK(PE_WORK_ROTATIONS, 4 * rows);
     wasm_v128_store(o->s + i, s0);
     wasm_v128_store(o->s + i + 2, s1);
     wasm_v128_store(o->c + i, c0);
@@ -119,10 +122,13 @@ static void fill_block(const block_dst *b, int32_t rows, const pe_spec *sp, pe_o
         }
         o->s[i] = s;
         o->c[i] = c;
+        PE_WORK(PE_WORK_TABLE_ELEMS, (cc >= 0 ? 2 : 1) * rows);
+        PE_WORK(PE_WORK_ROTATIONS, rows);
     }
     if (sp->layout == PE_LAYOUT_CONCAT && sp->d % 2) { /* the zero column */
         char *row = b->out;
         for (int32_t r = 0; r < rows; r++, row += b->stride) put(b, row, sp->d - 1, 0.0);
+        PE_WORK(PE_WORK_TABLE_ELEMS, rows);
     }
     pe_osc_advance(o, rows);
 }
@@ -153,7 +159,10 @@ static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp,
         if (rows > pe_osc_room(&o)) rows = pe_osc_room(&o);
         b.out = (char *)out + (size_t)r * b.stride;
         fill_block(&b, rows, sp, &o);
-        if (zero_row >= r && zero_row < r + rows) memset((char *)out + (size_t)zero_row * b.stride, 0, b.stride);
+        if (zero_row >= r && zero_row < r + rows) {
+            memset((char *)out + (size_t)zero_row * b.stride, 0, b.stride);
+            PE_WORK(PE_WORK_TABLE_ELEMS, sp->d);
+        }
         r += rows;
     }
     pe_osc_free(&o);

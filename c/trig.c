@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "mathlib.h"
+#include "work.h"
 
 static const double INV_PIO2 = 0x1.45f306dc9c883p-1;
 static const double PIO2_1 = 0x1.921fb54442d18p+0;   /* pi/2 = PIO2_1 + PIO2_2 + PIO2_3 + O(2^-163) */
@@ -52,6 +53,7 @@ PE_INLINE double cos_kernel(pe_dd r) {
 }
 
 void pe_sincos(double x, double *sn, double *cs) {
+    PE_WORK(PE_WORK_SINCOS, 1);
     assert(!isfinite(x) || fabs(x) <= 0x1p50);
     if (!isfinite(x)) {
         *sn = *cs = x - x; /* NaN */
