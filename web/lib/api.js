@@ -12,7 +12,7 @@ function tableArgs(check, maxLen, dModel, opts) {
   check.size('dModel', dModel);
   const enc = encodingArgs(check, dModel, opts);
   const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
-  const padding = opts.paddingIdx !== undefined ? opts.paddingIdx : enc.preset.paddingIdx;
+  const padding = opts.paddingIdx !== undefined ? opts.paddingIdx : Object.hasOwn(enc.preset, 'paddingIdx') ? enc.preset.paddingIdx : undefined;
   const zeroRow = padding === undefined || padding === null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
   const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
   return { ...enc, offset, zeroRow: zeroRow < maxLen ? zeroRow : -1, dtype };

@@ -1,0 +1,166 @@
+// Inputs from code posenc does not control (issue 16, points 4, 6 and 8):
+// keys planted on Object.prototype, arrays in a SharedArrayBuffer that another
+// thread writes during the call, and objects that make error messages hard to
+// write (revoked proxies, throwing `constructor` getters, array-likes).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import { loadApi, loadVariants } from './helpers/load.js';
+
+const pe = await loadApi();
+const pv = await loadVariants();
+const apiOf = (fn) => (fn in pe ? pe : pv);
+const m = (rows, cols, data) => ({ rows, cols, data });
+
+/** { value } or { error: 'Type: message' }: comparable with deepEqual. */
+function outcome(fn, args) {
+  try {
+    return { value: apiOf(fn)[fn](...args) };
+  } catch (error) {
+    return { error: `${error.constructor.name}: ${error.message}` };
+  }
+}
+
+// ---- point 4: prototype pollution -------------------------------------------------
+
+// Every option key of every function, with a valid value that differs from its default.
+const POLLUTION = {
+  offset: 1000, paddingIdx: 0, dtype: 'float64', causal: true, scale: 3, base: 500, preset: 'marian',
+  layout: 'split', frequencies: 'geometric', cosine: true, heads: 2, inverse: true, axis: 'cols', headDim: 2,
+  pairing: 'interleaved', positions: [3, 4], kLen: 3, variant: 'mpt', maxBias: 4, mode: 'symmetric',
+  maskValue: -5, queryOffset: 1, bidirectional: false, numBuckets: 8, maxDistance: 20, precision: 'float64',
+  maxRelativePosition: 1, shift: true, seed: 7, distribution: 'uniform', threshold: 1, weights: [2, 2, 2],
+  count: 5, format: 'bfloat16', signed: true, scaling: { type: 'linear', factor: 2 }, type: 'linear',
+  factor: 3, lowFreqFactor: 2, highFreqFactor: 3, originalMaxPosition: 64, betaFast: 8, betaSlow: 2,
+  attentionFactor: 2,
+};
+
+const q = () => m(2, 2, [1, 0, 0, 1]);
+const CALLS = [
+  ['table', [4, 6]], ['frequencies', [6]], ['tableGram', [5, 6]], ['gram', [m(3, 2, [1, 2, 3, 4, 5, 6])]],
+  ['rotation', [1, 4]], ['toyAttention', [[1, 2, 3]]], ['attention', [q(), m(2, 2, [1, 2, 3, 4]), m(2, 2, [5, 6, 7, 8])]],
+  ['ropeFrequencies', [8]], ['ropeFrequencies', [8, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } }]],
+  ['ropeFrequencies', [8, { scaling: 'llama3' }]], ['ropeCache', [4, 8]],
+  ['ropeApply', [m(2, 4, [1, 2, 3, 4, 5, 6, 7, 8])]], ['ropePermutation', [8]], ['ropePermute', [m(4, 2, [1, 2, 3, 4, 5, 6, 7, 8])]],
+  ['alibiSlopes', [4]], ['alibiBias', [2, 3]], ['t5Bucket', [[-40, -1, 0, 1, 40]]], ['t5BucketMatrix', [4]],
+  ['shawClip', [4]], ['learnedTable', [4, 4]], ['learnedRows', [[1], 4, 4]], ['binaryTable', [4, 4]],
+  ['roundTo', [[1.1, 2.2], 'float16']], ['formatBits', [[1.1, 2.2], 'float16']], ['precisionError', [8, { count: 16 }]],
+];
+
+test('keys planted on Object.prototype change no result, with or without an options object', () => {
+  const calls = CALLS.flatMap(([fn, args]) => [[fn, args], [fn, [...args, ...(args.length < 3 ? [undefined] : []), {}].slice(0, args.length + 1)]]);
+  const clean = calls.map(([fn, args]) => outcome(fn, args));
+  const polluted = [];
+  try {
+    for (const [key, value] of Object.entries(POLLUTION)) Object.prototype[key] = value; // eslint-disable-line no-extend-native
+    for (const [fn, args] of calls) polluted.push(outcome(fn, args));
+  } finally {
+    for (const key of Object.keys(POLLUTION)) delete Object.prototype[key];
+  }
+  assert.ok(clean.every((o) => 'value' in o), 'every clean call succeeds');
+  for (let i = 0; i < calls.length; i++) {
+    assert.deepEqual(polluted[i], clean[i], `${calls[i][0]} with Object.prototype polluted`);
+  }
+});
+
+// ---- point 6: a SharedArrayBuffer written by another thread -----------------------
+
+test('an input in a SharedArrayBuffer toggled to NaN by a worker: copied, then checked; never NaN out', async () => {
+  const shared = new SharedArrayBuffer(8 * 8 + 4);
+  const data = new Float64Array(shared, 0, 8);
+  const stop = new Int32Array(shared, 64, 1);
+  data.set([10, 11, 12, 13, 14, 15, 16, 17]);
+  const worker = new Worker(`
+    const { workerData } = require('node:worker_threads');
+    const data = new Float64Array(workerData, 0, 8);
+    const stop = new Int32Array(workerData, 64, 1);
+    const spin = (n) => { for (let i = 0; i < n; i++); };
+    while (Atomics.load(stop, 0) === 0) { data[1] = NaN; spin(200); data[1] = 11; spin(200); }
+  `, { eval: true, workerData: shared });
+  await new Promise((resolve, reject) => { worker.once('online', resolve); worker.once('error', reject); });
+  const want = Array.from(pv.ropePermute(m(8, 1, [10, 11, 12, 13, 14, 15, 16, 17]), { headDim: 8 }).data);
+  let refused = 0;
+  let nan = 0;
+  try {
+    for (let i = 0; i < 3000; i++) {
+      let out;
+      try {
+        out = pv.ropePermute(m(8, 1, data), { headDim: 8 });
+      } catch (error) {
+        assert.ok(error instanceof RangeError && /^posenc\.ropePermute: weights\.data\[1\] must be a finite number \(got NaN\)$/.test(error.message), error.message);
+        refused++;
+        continue;
+      }
+      if (out.data.some(Number.isNaN)) nan++;
+      else assert.deepEqual(Array.from(out.data), want);
+    }
+  } finally {
+    Atomics.store(stop, 0, 1);
+    await worker.terminate();
+  }
+  assert.equal(nan, 0, `${nan} of 3000 results held a NaN (${refused} calls refused)`);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+});
+
+// ---- point 8: messages ---------------------------------------------------------------
+
+const revoked = () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+};
+const revokedArray = () => {
+  const { proxy, revoke } = Proxy.revocable([1, 2, 3], {});
+  revoke();
+  return proxy;
+};
+
+test('a revoked proxy anywhere gives a posenc TypeError naming what could not be read', () => {
+  for (const [fn, args, name] of [
+    ['table', [4, 6, revoked()], 'options'],
+    ['dot', [revoked(), [1, 2, 3]], 'a'],
+    ['dot', [revokedArray(), [1, 2, 3]], 'a'],
+    ['dot', [[1, 2, 3], [1, revoked(), 3]], 'b\\[1\\]'],
+    ['norms', [revoked()], 'matrix'],
+    ['norms', [m(1, 3, revokedArray())], 'matrix.data'],
+    ['ropeFrequencies', [8, { scaling: revoked() }], 'scaling'],
+    ['ropeApply', [m(1, 2, [1, 2]), { positions: revokedArray() }], 'positions'],
+    ['roundTo', [revokedArray(), 'float32'], 'values'],
+  ]) {
+    assert.throws(() => apiOf(fn)[fn](...args), (e) => {
+      assert.ok(e instanceof TypeError, `${fn}: ${e}`);
+      assert.match(e.message, new RegExp(`^posenc\\.${fn}: (could not read )?${name}`), `${fn}: ${e.message}`);
+      return true;
+    });
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+});
+
+test('an argument whose constructor getter throws is still described, not rethrown', () => {
+  const hostile = Object.create({ get constructor() { throw new Error('boom'); } });
+  for (const [fn, args] of [['dot', [hostile, [1]]], ['table', [hostile, 4]], ['norms', [m(1, 1, [hostile])]], ['gram', [m(1, 1, [1]), { dtype: hostile }]]]) {
+    assert.throws(() => apiOf(fn)[fn](...args), (e) => {
+      assert.ok(e instanceof TypeError, `${fn}: ${e}`);
+      assert.match(e.message, new RegExp(`^posenc\\.${fn}: .*\\(got an object\\)$`), e.message);
+      return true;
+    });
+  }
+});
+
+test('array-likes are accepted wherever index.d.ts says ArrayLike<number>', () => {
+  const like = (values) => ({ ...values, length: values.length });
+  assert.equal(pe.dot(like([1, 2]), like([3, 4])), 11);
+  assert.deepEqual(pe.norms(m(1, 2, like([3, 4]))), pe.norms(m(1, 2, [3, 4])));
+  assert.deepEqual(pe.toyAttention(like([1, 2, 3]), like([10, 20, 30])), pe.toyAttention([1, 2, 3], [10, 20, 30]));
+  assert.deepEqual(pv.t5Bucket(like([-5, 5])), pv.t5Bucket([-5, 5]));
+  assert.deepEqual(pv.roundTo(like([1.1]), 'float16'), pv.roundTo([1.1], 'float16'));
+  assert.throws(() => pe.dot({ length: '2', 0: 1, 1: 2 }, [1, 2]), /posenc\.dot: a must be an array, typed array or array-like of numbers/);
+});
+
+test('a call just over 1 GiB does not read as exactly 1024 MiB', () => {
+  // 24 × 11184811 int32 buckets: 2^30 + 32 bytes.
+  assert.equal(24 * 11184811 * 4, 2 ** 30 + 32);
+  assert.throws(() => pv.t5BucketMatrix(24, { kLen: 11184811 }),
+    /^RangeError: posenc\.t5BucketMatrix: this call would need 1024\.1 MiB of WebAssembly memory; one call may use at most 1024 MiB/);
+});
