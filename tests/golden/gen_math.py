@@ -10,8 +10,9 @@ X and Y are doubles in C99 hex notation; EXACT is the true value of the
 function at that double, to 30 significant digits (far more than the 0.01 ulp
 tests/native/test_math.c needs to measure errors in ulps).
 
-Independent of the C code: sin and cos come from gen.py's 320-bit fixed-point
-series, exp, log and pow from Python's decimal module at 60 digits. The
+Independent of the C code: sin, cos, exp, log and pow come from hp.py's
+320-bit fixed-point series (shared by every golden generator), rounded to the
+60 digits of the decimal context. The
 inputs come from a seeded generator, so the file is reproducible:
 
     python3 tests/golden/gen_math.py            # rewrite math.txt
@@ -25,34 +26,28 @@ import sys
 from decimal import Decimal as D
 from fractions import Fraction
 
-import gen
+import hp
 
 decimal.getcontext().prec = 60
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, 'math.txt')
 
 
-def exact_trig(name, x):
-    s, c = gen.sincos_fx(gen.fx(x))
-    v = s if name == 'sin' else c
-    return D(v) / D(gen.ONE)
-
-
 def exact(name, x, y=None):
     if name in ('sin', 'cos'):
-        return exact_trig(name, x)
+        return hp.sin_cos_dec(D(x))[name == 'cos']
     if name == 'exp':
-        return D(x).exp()
+        return hp.exp_dec(D(x))
     if name == 'log':
-        return D(x).ln()
-    return (D(y) * D(x).ln()).exp()
+        return hp.ln_dec(D(x))
+    return hp.exp_dec(D(y) * hp.ln_dec(D(x)))
 
 
 def near_multiples_of_half_pi():
     """Doubles x = p 2^E within a hair of q pi/2, from the continued fraction
     of (pi/2) / 2^E: the inputs whose reduction cancels the most bits (|x mod
     pi/2| down to ~1e-19), for every binade up to 2^50."""
-    half_pi = Fraction(gen.HALF_PI, gen.ONE)
+    half_pi = Fraction(hp.HALF_PI, hp.ONE)
     for e in range(-52, -2):
         c = half_pi / Fraction(2) ** e
         h0, h1, k0, k1, rest = 0, 1, 1, 0, c    # convergents h/k of c

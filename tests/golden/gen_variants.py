@@ -7,10 +7,10 @@ It never reads or runs the C core. It implements each convention from its
 definition (the library each follows is named in the docstrings below) with
 the Python standard library only:
 
-* Transcendentals are evaluated with the decimal module at 70 significant
-  digits (exp and ln are decimal's own, correctly rounded; sin and cos are
-  Taylor series after reduction by a 70-digit pi), and converted to a double
-  once at the end: float(Decimal) is correctly rounded. So values are the
+* Arithmetic is done with the decimal module at 70 significant digits and
+  exact fractions; sin, cos, exp, ln and pi come from hp.py, the 320-bit
+  fixed-point series every golden generator shares, and each value is
+  converted to a double once at the end: float(Decimal) is correctly rounded. So values are the
   exact mathematical ones and do not depend on the platform's libm, and the
   JSON text is byte-for-byte reproducible, which --check relies on.
 * float32 / float16 / bfloat16 rounding is done on exact fractions
@@ -28,6 +28,7 @@ import struct
 import sys
 
 import golden_cli
+import hp
 from decimal import Decimal as D
 from fractions import Fraction as F
 
@@ -36,27 +37,10 @@ decimal.setcontext(CTX)
 
 
 # ---------------------------------------------------------------------------
-# High-precision elementary functions.
+# High-precision elementary functions: hp.py's fixed-point series (the ones
+# gen.py uses), carried to and from this file's 70-digit decimals.
 # ---------------------------------------------------------------------------
-def _pi():
-    """pi by Machin's formula, to the context precision plus guard digits."""
-    with decimal.localcontext() as c:
-        c.prec += 10
-
-        def arctan_inv(n):
-            x = D(1) / n
-            n2 = n * n
-            total, term, k, sign = x, x, 1, -1
-            eps = D(10) ** -(c.prec + 2)
-            while abs(term) > eps:
-                term /= n2
-                total += sign * term / (2 * k + 1)
-                sign, k = -sign, k + 1
-            return total
-        return +(16 * arctan_inv(5) - 4 * arctan_inv(239))
-
-
-PI = _pi()
+PI = hp.pi_dec()
 TWO_PI = 2 * PI
 
 
@@ -67,32 +51,15 @@ def dec(x):
     return D(x)
 
 
-def sin_cos(x):
-    """(sin x, cos x) of a Decimal."""
-    with decimal.localcontext() as c:
-        c.prec += 20
-        k = (x / TWO_PI).to_integral_value(rounding=decimal.ROUND_HALF_EVEN)
-        r = x - k * TWO_PI
-        eps = D(10) ** -(c.prec + 2)
-        s, term, n = r, r, 1
-        while abs(term) > eps:
-            term = -term * r * r / ((n + 1) * (n + 2))
-            s += term
-            n += 2
-        co, term, n = D(1), D(1), 0
-        while abs(term) > eps:
-            term = -term * r * r / ((n + 1) * (n + 2))
-            co += term
-            n += 2
-    return +s, +co
+sin_cos = hp.sin_cos_dec
 
 
 def ln(x):
-    return dec(x).ln()
+    return hp.ln_dec(dec(x))
 
 
 def exp(x):
-    return dec(x).exp()
+    return hp.exp_dec(dec(x))
 
 
 def pow_(base, e):
