@@ -2,8 +2,9 @@
  * libFuzzer harness over the C API of posenc (c/posenc.h).
  *
  * One input is decoded into: a flag byte (optionally making the k-th malloc of
- * the call fail; for pe_gram, 0x40 calls pe_gram_f32 instead), the entry point, its size/enum/number parameters and the
- * contents of its input matrices. Sizes are mostly small (1..12) so that an
+ * the call fail; for pe_gram, FUZZ_F32 calls pe_gram_f32 instead), the entry
+ * point, its size/enum/number parameters and the contents of its input
+ * matrices; input_format.h describes the format (fuzz/seeds.py reads it too). Sizes are mostly small (1..12) so that an
  * input runs in microseconds, with some invalid (0, -1, INT32_MIN, 2^24 + 1,
  * INT32_MAX) and some at the limits (2^24, 2^14 + 1, 11586); numbers come from
  * a palette of awkward doubles (NaN, +-inf, DBL_MAX, denormals, +-2^31, ...)
@@ -37,6 +38,12 @@
 
 #include "posenc.h"
 #include "posenc_variants.h"
+#include "input_format.h"
+
+/* The thresholds input_format.h promises seeds.py. */
+typedef char plain_bytes_are_plain[FUZZ_PLAIN_BELOW <= FUZZ_SIZE_PLAIN_BELOW && FUZZ_PLAIN_BELOW <= FUZZ_NUM_PLAIN_BELOW
+    && FUZZ_PLAIN_BELOW <= FUZZ_ELEM_PLAIN_BELOW && FUZZ_PLAIN_BELOW <= FUZZ_ENUM_PLAIN_BELOW
+    && FUZZ_AWKWARD == FUZZ_SIZE_PLAIN_BELOW + 1 ? 1 : -1];
 
 /* ---- malloc fault injection (linked with -Wl,--wrap=malloc) ------------------- */
 void *__real_malloc(size_t bytes);
@@ -77,8 +84,8 @@ static uint8_t byte(src *s) { return s->i < s->n ? s->d[s->i++] : 0; }
 
 static int32_t size_arg(src *s) {
     uint8_t b = byte(s);
-    if (b < 208) return 1 + b % 12;
-    switch (b - 208) {
+    if (b < FUZZ_SIZE_PLAIN_BELOW) return 1 + b % 12;
+    switch (b - FUZZ_SIZE_PLAIN_BELOW) {
     case 0: return 0;
     case 1: return -1;
     case 2: return INT32_MIN;
@@ -105,7 +112,7 @@ static int32_t shifted(int32_t n, int32_t by) { return n >= INT32_MIN + by ? n -
 /* an enum with `valid` members 0..valid-1, sometimes out of range */
 static int enum_arg(src *s, int valid) {
     uint8_t b = byte(s);
-    if (b < 232) return b % valid;
+    if (b < FUZZ_ENUM_PLAIN_BELOW) return b % valid;
     static const int bad[] = {-1, INT_MIN, INT_MAX, 99};
     return b % 2 ? valid : bad[b % 4];
 }
@@ -154,14 +161,14 @@ static double palette(uint8_t b, src *s) {
 /* a scalar parameter: small integers and halves mostly, awkward values often */
 static double num_arg(src *s) {
     uint8_t b = byte(s);
-    if (b < 96) return (b - 48) / 2.0;
+    if (b < FUZZ_NUM_PLAIN_BELOW) return (b - 48) / 2.0;
     return palette(b, s);
 }
 
 /* a matrix element: mostly moderate, sometimes awkward */
 static double elem(src *s) {
     uint8_t b = byte(s);
-    if (b < 216) return (b - 108) / 16.0;
+    if (b < FUZZ_ELEM_PLAIN_BELOW) return (b - 108) / 16.0;
     return palette(b, s);
 }
 
@@ -902,43 +909,50 @@ static int fuzz_precision(src *s, long fail_at, int which) {
 }
 
 /* ---- entry ------------------------------------------------------------------------------------ */
+/* E_pe_table, E_pe_table_gram, ...: the index of each entry point in the input. */
+#define INDEX(name, allocates) E_##name,
+enum { FUZZ_ENTRIES(INDEX) E_COUNT_ };
+#undef INDEX
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     src s = {data, size, 0};
     uint8_t flags = byte(&s);
-    long fail_at = flags & 0x80 ? (long)(flags & 0x07) : -1;
-    static const char *const names[] = {
-        "pe_table", "pe_table_gram", "pe_frequencies", "pe_dot", "pe_norms", "pe_gram",
-        "pe_rotation", "pe_toy_attention", "pe_attention", "pe_strerror/pe_malloc",
-        "pe_rope_frequencies", "pe_rope_cache", "pe_rope_apply", "pe_rope_permutation",
-        "pe_rope_permute", "pe_alibi_slopes", "pe_alibi_bias",
-        "pe_t5_bucket", "pe_t5_bucket_matrix", "pe_shaw_matrix", "pe_learned_table", "pe_learned_rows",
-        "pe_binary_table", "pe_round", "pe_format_bits", "pe_precision_error",
-    };
+    long fail_at = flags & FUZZ_FAIL ? (long)(flags & FUZZ_FAIL_AT) : -1;
+#define NAME(name, allocates) #name,
+    static const char *const names[] = {FUZZ_ENTRIES(NAME)};
+#undef NAME
     int which = byte(&s) % (int)(sizeof names / sizeof names[0]);
     current = names[which];
     snprintf(described, sizeof described, "%s (no call made yet)", current);
     switch (which) {
-    case 0: fuzz_table(&s, fail_at, 0); break;
-    case 1: fuzz_table(&s, fail_at, 1); break;
-    case 2: fuzz_frequencies(&s, fail_at); break;
-    case 3: fuzz_dot(&s, fail_at); break;
-    case 4: fuzz_norms_gram(&s, fail_at, 0); break;
-    case 5: /* flag 0x40: the float32-input Gram */
-        if (flags & 0x40) current = "pe_gram_f32";
-        fuzz_norms_gram(&s, fail_at, flags & 0x40 ? 2 : 1);
+    case E_pe_table: fuzz_table(&s, fail_at, 0); break;
+    case E_pe_table_gram: fuzz_table(&s, fail_at, 1); break;
+    case E_pe_frequencies: fuzz_frequencies(&s, fail_at); break;
+    case E_pe_dot: fuzz_dot(&s, fail_at); break;
+    case E_pe_norms: fuzz_norms_gram(&s, fail_at, 0); break;
+    case E_pe_gram:
+        if (flags & FUZZ_F32) current = "pe_gram_f32";
+        fuzz_norms_gram(&s, fail_at, flags & FUZZ_F32 ? 2 : 1);
         break;
-    case 6: fuzz_rotation(&s, fail_at); break;
-    case 7: fuzz_toy(&s, fail_at); break;
-    case 8: fuzz_attention(&s, fail_at); break;
-    case 9: fuzz_strerror(&s); break;
-    case 10: case 11: case 12: case 13: case 14: fuzz_rope(&s, fail_at, which - 10); break;
-    case 15: fuzz_alibi(&s, fail_at, 0); break;
-    case 16: fuzz_alibi(&s, fail_at, 1); break;
-    case 17: case 18: case 19: fuzz_t5(&s, fail_at, which - 17); break;
-    case 20: case 21: fuzz_learned(&s, fail_at, which - 20); break;
-    case 22: fuzz_binary(&s, fail_at); break;
-    default: fuzz_precision(&s, fail_at, which - 23); break;
+    case E_pe_rotation: fuzz_rotation(&s, fail_at); break;
+    case E_pe_toy_attention: fuzz_toy(&s, fail_at); break;
+    case E_pe_attention: fuzz_attention(&s, fail_at); break;
+    case E_pe_strerror: fuzz_strerror(&s); break; /* and pe_malloc/pe_free */
+    case E_pe_rope_frequencies: case E_pe_rope_cache: case E_pe_rope_apply:
+    case E_pe_rope_permutation: case E_pe_rope_permute:
+        fuzz_rope(&s, fail_at, which - E_pe_rope_frequencies);
+        break;
+    case E_pe_alibi_slopes: fuzz_alibi(&s, fail_at, 0); break;
+    case E_pe_alibi_bias: fuzz_alibi(&s, fail_at, 1); break;
+    case E_pe_t5_bucket: case E_pe_t5_bucket_matrix: case E_pe_shaw_matrix:
+        fuzz_t5(&s, fail_at, which - E_pe_t5_bucket);
+        break;
+    case E_pe_learned_table: case E_pe_learned_rows: fuzz_learned(&s, fail_at, which - E_pe_learned_table); break;
+    case E_pe_binary_table: fuzz_binary(&s, fail_at); break;
+    case E_pe_round: case E_pe_format_bits: case E_pe_precision_error:
+        fuzz_precision(&s, fail_at, which - E_pe_round);
+        break;
     }
     REQUIRE(pe_live_allocations() == 0);
     return 0;
