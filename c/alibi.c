@@ -56,9 +56,8 @@ int pe_alibi_slopes(double *out, int32_t heads, int variant, double max_bias) {
     return PE_OK;
 }
 
-int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len,
-                  int variant, double max_bias, int mode, double mask_value,
-                  int32_t query_offset) {
+int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len, int variant,
+                  double max_bias, int mode, double mask_value, int32_t query_offset) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(check_slopes(heads, variant, max_bias));

@@ -16,10 +16,10 @@ static int32_t live_allocations;
 
 #ifdef __wasm__
 
-#define CHUNK_ALIGN 16u            /* SIMD loads, and any C type */
+#define CHUNK_ALIGN 16u /* SIMD loads, and any C type */
 #define PAGE 65536u
 #define IN_USE ((struct chunk *)0x0be5eau) /* the `next` of a chunk handed out */
-#define MAX_REQUEST 0x7fff0000u    /* larger than any linear memory can hold */
+#define MAX_REQUEST 0x7fff0000u            /* larger than any linear memory can hold */
 
 /* Header of every chunk; the caller's bytes start right after it. `size`
  * counts the header and is a multiple of CHUNK_ALIGN. */
@@ -31,7 +31,7 @@ struct chunk {
 
 extern unsigned char __heap_base; /* end of the stack and static data (wasm-ld) */
 static struct chunk *free_list;
-static uintptr_t heap_end;       /* end of the memory the list manages; 0 before the first call */
+static uintptr_t heap_end; /* end of the memory the list manages; 0 before the first call */
 
 static uintptr_t align_up(uintptr_t x) { return (x + CHUNK_ALIGN - 1) & ~(uintptr_t)(CHUNK_ALIGN - 1); }
 
@@ -87,7 +87,8 @@ static int grow(size_t need) {
 }
 
 static void *heap_alloc(size_t bytes) {
-    if (!heap_end) add_region((uintptr_t)&__heap_base, (uintptr_t)((uint64_t)__builtin_wasm_memory_size(0) * PAGE));
+    if (!heap_end)
+        add_region((uintptr_t)&__heap_base, (uintptr_t)((uint64_t)__builtin_wasm_memory_size(0) * PAGE));
     if (bytes > MAX_REQUEST) return NULL;
     size_t need = align_up(bytes) + sizeof(struct chunk);
     for (int attempt = 0; attempt < 2; attempt++) {

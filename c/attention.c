@@ -18,9 +18,8 @@ static int check_attention(int32_t n, int32_t m, int32_t dk, int32_t dv, double 
  * Finite inputs can still give a score that overflows (1e200 * 1e200) or is
  * inf - inf; the softmax of such a row would be NaN, so the row fails instead.
  */
-static int attend_row(double *wrow, double *orow, const double *qrow, const double *k,
-                       const double *v, int32_t m, int32_t dk, int32_t dv,
-                       int32_t visible, double scale) {
+static int attend_row(double *wrow, double *orow, const double *qrow, const double *k, const double *v,
+                      int32_t m, int32_t dk, int32_t dv, int32_t visible, double scale) {
     double mx = -INFINITY;
     for (int32_t j = 0; j < visible; j++) {
         const double *krow = k + (size_t)j * dk;
@@ -43,10 +42,8 @@ static int attend_row(double *wrow, double *orow, const double *qrow, const doub
     return pe_check_finite(orow, (size_t)dv);
 }
 
-int pe_attention(double *weights, double *out,
-                 const double *q, const double *k, const double *v,
-                 int32_t n, int32_t m, int32_t dk, int32_t dv,
-                 int causal, double scale) {
+int pe_attention(double *weights, double *out, const double *q, const double *k, const double *v, int32_t n,
+                 int32_t m, int32_t dk, int32_t dv, int causal, double scale) {
     if (!weights || !out || !q || !k || !v) return PE_ERR_NULL;
     PE_TRY(check_attention(n, m, dk, dv, scale));
     PE_TRY(pe_check_finite(q, (size_t)n * dk));
@@ -55,8 +52,8 @@ int pe_attention(double *weights, double *out,
     for (int32_t i = 0; i < n; i++) {
         /* Causal: query i sees keys 0..i, so no row is ever fully masked. */
         int32_t visible = causal ? (i + 1 < m ? i + 1 : m) : m;
-        PE_TRY(attend_row(weights + (size_t)i * m, out + (size_t)i * dv, q + (size_t)i * dk,
-                          k, v, m, dk, dv, visible, scale));
+        PE_TRY(attend_row(weights + (size_t)i * m, out + (size_t)i * dv, q + (size_t)i * dk, k, v, m, dk, dv,
+                          visible, scale));
     }
     return PE_OK;
 }

@@ -19,21 +19,15 @@ const char *pe_strerror(int status) {
     return messages[status];
 }
 
-int pe_check_dim(int32_t n) {
-    return (n >= 1 && n <= PE_MAX_DIM) ? PE_OK : PE_ERR_SIZE;
-}
+int pe_check_dim(int32_t n) { return (n >= 1 && n <= PE_MAX_DIM) ? PE_OK : PE_ERR_SIZE; }
 
 int pe_check_bytes(double elems, double elem_bytes) {
     return elems * elem_bytes <= PE_MAX_BYTES ? PE_OK : PE_ERR_SIZE;
 }
 
-int pe_check_dtype(int dtype) {
-    return (dtype == PE_F32 || dtype == PE_F64) ? PE_OK : PE_ERR_OPTION;
-}
+int pe_check_dtype(int dtype) { return (dtype == PE_F32 || dtype == PE_F64) ? PE_OK : PE_ERR_OPTION; }
 
-int pe_check_base(double base) {
-    return (isfinite(base) && base > 1.0) ? PE_OK : PE_ERR_BASE;
-}
+int pe_check_base(double base) { return (isfinite(base) && base > 1.0) ? PE_OK : PE_ERR_BASE; }
 
 int pe_check_position(double pos) {
     return (isfinite(pos) && fabs(pos) <= PE_MAX_POSITION) ? PE_OK : PE_ERR_POSITION;

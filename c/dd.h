@@ -8,8 +8,9 @@
 
 #include "inline.h"
 
-typedef struct { double hi, lo; } pe_dd;
-
+typedef struct {
+    double hi, lo;
+} pe_dd;
 
 /* a + b exactly, for any a, b. */
 PE_INLINE pe_dd pe_two_sum(double a, double b) {

@@ -18,15 +18,15 @@ static const double LN2_LO = -0x1.718432a1b0e26p-35;
 static const double INV_LN2 = 0x1.71547652b82fep+0;
 static const double SQRT2 = 0x1.6a09e667f3bcdp+0;
 static const double ROUNDER = 0x1.8p52;
-static const double EXP_MAX = 709.782712893384;      /* log(DBL_MAX), rounded down */
-static const double EXP_MIN = -745.1332191019412;    /* below: under half the least subnormal */
+static const double EXP_MAX = 709.782712893384;   /* log(DBL_MAX), rounded down */
+static const double EXP_MIN = -745.1332191019412; /* below: under half the least subnormal */
 
 /* e^r - 1 - r - r^2/2 = r^3 (E[0] + r E[1] + ...): through r^13/13!. */
-static const double E[] = { 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320,
-                            1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
-                            1.0 / 6227020800 };
+static const double E[] = { 1.0 / 6,        1.0 / 24,        1.0 / 120,       1.0 / 720,
+                            1.0 / 5040,     1.0 / 40320,     1.0 / 362880,    1.0 / 3628800,
+                            1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800 };
 /* 2 atanh s - 2s = 2s z (L[0] + z L[1] + ...), z = s^2: through s^25/25. */
-static const double L[] = { 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13,
+static const double L[] = { 1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11, 1.0 / 13,
                             1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23, 1.0 / 25 };
 
 /* log is taken once per table, not per element: a plain loop is enough. */
@@ -67,16 +67,14 @@ double pe_exp_dd(pe_dd a) {
     pe_dd r = pe_two_sum(x - k * LN2_HI, a.lo - k * LN2_LO);
     double rh = r.hi, rl = r.lo;
     pe_dd s = pe_two_sum(1.0, rh);
-    pe_dd q = pe_two_prod(rh, rh);     /* r^2, halved below */
+    pe_dd q = pe_two_prod(rh, rh); /* r^2, halved below */
     pe_dd t = pe_two_sum(s.hi, 0.5 * q.hi);
     double small = rh * q.hi * pe_poly(E, 11, rh) + rl * (1 + rh);
     double y = t.hi + (((s.lo + t.lo) + 0.5 * q.lo) + small);
     return scale2(y, (int)k);
 }
 
-double pe_exp(double x) {
-    return pe_exp_dd((pe_dd){ x, 0.0 });
-}
+double pe_exp(double x) { return pe_exp_dd((pe_dd){ x, 0.0 }); }
 
 pe_dd pe_log_dd(double x) {
     if (isnan(x) || x < 0) return (pe_dd){ NAN, 0.0 };
@@ -94,20 +92,18 @@ pe_dd pe_log_dd(double x) {
         m *= 0.5;
         e++;
     }
-    double f = m - 1;                              /* exact */
-    pe_dd d = pe_fast_two_sum(2.0, f);             /* m + 1, exactly */
+    double f = m - 1;                  /* exact */
+    pe_dd d = pe_fast_two_sum(2.0, f); /* m + 1, exactly */
     double s = f / d.hi;
     pe_dd sd = pe_two_prod(s, d.hi);
     double sl = (((f - sd.hi) - sd.lo) - s * d.lo) / d.hi; /* s + sl = f / (m + 1) to ~2^-106 */
     double z = s * s;
     double tail = 2 * s * z * horner(L, 12, z);
-    pe_dd a = pe_two_sum(e * LN2_HI, 2 * s);       /* e * LN2_HI is exact */
+    pe_dd a = pe_two_sum(e * LN2_HI, 2 * s); /* e * LN2_HI is exact */
     return pe_fast_two_sum(a.hi, a.lo + (e * LN2_LO + (2 * sl + tail)));
 }
 
-double pe_log(double x) {
-    return pe_log_dd(x).hi;
-}
+double pe_log(double x) { return pe_log_dd(x).hi; }
 
 double pe_pow(double x, double y) {
     assert(x > 0 && isfinite(x)); /* y may be infinite (ALiBi with a huge max_bias): exp takes it */

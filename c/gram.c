@@ -97,21 +97,21 @@ static void put(const gram_sink *g, int32_t i, int32_t j, double v) {
 /* One step of a 4x2 tile, in the lane type of `add` and `mul` (float64 or
  * float32): one vector of rows a0..a3 at column k against rows b0 and b1,
  * added into the accumulators c00..c31. tile() and tile32() share it. */
-#define TILE_4X2_STEP(add, mul)                                                      \
-    do {                                                                             \
-        v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p;          \
-        p = wasm_v128_load(a0 + k);                                                  \
-        c00 = add(c00, mul(p, q0));                                                  \
-        c01 = add(c01, mul(p, q1));                                                  \
-        p = wasm_v128_load(a1 + k);                                                  \
-        c10 = add(c10, mul(p, q0));                                                  \
-        c11 = add(c11, mul(p, q1));                                                  \
-        p = wasm_v128_load(a2 + k);                                                  \
-        c20 = add(c20, mul(p, q0));                                                  \
-        c21 = add(c21, mul(p, q1));                                                  \
-        p = wasm_v128_load(a3 + k);                                                  \
-        c30 = add(c30, mul(p, q0));                                                  \
-        c31 = add(c31, mul(p, q1));                                                  \
+#define TILE_4X2_STEP(add, mul)                                             \
+    do {                                                                    \
+        v128_t q0 = wasm_v128_load(b0 + k), q1 = wasm_v128_load(b1 + k), p; \
+        p = wasm_v128_load(a0 + k);                                         \
+        c00 = add(c00, mul(p, q0));                                         \
+        c01 = add(c01, mul(p, q1));                                         \
+        p = wasm_v128_load(a1 + k);                                         \
+        c10 = add(c10, mul(p, q0));                                         \
+        c11 = add(c11, mul(p, q1));                                         \
+        p = wasm_v128_load(a2 + k);                                         \
+        c20 = add(c20, mul(p, q0));                                         \
+        c21 = add(c21, mul(p, q1));                                         \
+        p = wasm_v128_load(a3 + k);                                         \
+        c30 = add(c30, mul(p, q0));                                         \
+        c31 = add(c31, mul(p, q1));                                         \
     } while (0)
 
 /* The sum of both lanes, plus the odd last term: the order dot() uses. */
@@ -225,10 +225,14 @@ static void tile32(const gram_sink *g, const float *x, int32_t cols, int32_t i, 
     double s21 = wasm_f64x2_extract_lane(s1b, 0), s31 = wasm_f64x2_extract_lane(s1b, 1);
     for (; k < cols; k++) {
         double q0 = b0[k], q1 = b1[k];
-        s00 += a0[k] * q0; s01 += a0[k] * q1;
-        s10 += a1[k] * q0; s11 += a1[k] * q1;
-        s20 += a2[k] * q0; s21 += a2[k] * q1;
-        s30 += a3[k] * q0; s31 += a3[k] * q1;
+        s00 += a0[k] * q0;
+        s01 += a0[k] * q1;
+        s10 += a1[k] * q0;
+        s11 += a1[k] * q1;
+        s20 += a2[k] * q0;
+        s21 += a2[k] * q1;
+        s30 += a3[k] * q0;
+        s31 += a3[k] * q1;
     }
     put(g, i, j, s00);
     put(g, i, j + 1, s01);
@@ -293,7 +297,8 @@ static void gram_blocked(const gram_sink *g, const void *x, int f32, int32_t row
                     for (int32_t a = i; a < i + TILE_I; a++) put(g, a, j, row_dot(x, f32, cols, a, j));
             } else {
                 for (int32_t a = i; a < rows; a++)
-                    for (int32_t b = a > jb ? a : jb; b < jend; b++) put(g, a, b, row_dot(x, f32, cols, a, b));
+                    for (int32_t b = a > jb ? a : jb; b < jend; b++)
+                        put(g, a, b, row_dot(x, f32, cols, a, b));
             }
         }
     }
@@ -302,7 +307,7 @@ static void gram_blocked(const gram_sink *g, const void *x, int f32, int32_t row
 /* The Gram of x (float32 when f32), then PE_ERR_VALUE if an entry overflowed. */
 static int gram_of(void *out, int dtype, const void *x, int f32, int32_t rows, int32_t cols, int cosine) {
     int finite = 1;
-    gram_sink g = {out, dtype, rows, NULL, &finite};
+    gram_sink g = { out, dtype, rows, NULL, &finite };
     double *norm = NULL;
     if (cosine) {
         norm = pe_malloc((size_t)rows * sizeof *norm);

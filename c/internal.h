@@ -5,7 +5,11 @@
 #include "posenc.h"
 
 /* Evaluate a status expression and return it from the caller if it failed. */
-#define PE_TRY(expr) do { int pe_try_status_ = (expr); if (pe_try_status_ != PE_OK) return pe_try_status_; } while (0)
+#define PE_TRY(expr)                                        \
+    do {                                                    \
+        int pe_try_status_ = (expr);                        \
+        if (pe_try_status_ != PE_OK) return pe_try_status_; \
+    } while (0)
 
 /* Argument checks and status text: checks.c. */
 /* 1 <= n <= PE_MAX_DIM */
@@ -29,11 +33,11 @@ static inline void pe_store(void *out, int dtype, size_t i, double v) {
  * and where each frequency's sin and cos land in a row.
  */
 typedef struct {
-    int32_t d;      /* d_model */
+    int32_t d; /* d_model */
     int layout;
-    int32_t nf;     /* number of frequencies */
-    int32_t h;      /* number of complete (sin, cos) pairs */
-    double *w;      /* nf angular frequencies, owned */
+    int32_t nf; /* number of frequencies */
+    int32_t h;  /* number of complete (sin, cos) pairs */
+    double *w;  /* nf angular frequencies, owned */
 } pe_spec;
 
 int pe_spec_init(pe_spec *s, int32_t d_model, int layout, int freq, double base);

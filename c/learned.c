@@ -29,8 +29,8 @@ static double element(uint64_t seed, uint64_t index, int dist, double scale) {
     return scale * sqrt(-2 * pe_log(1 - u1)) * pe_cos(6.283185307179586 * u2);
 }
 
-static int check_learned(const void *out, int dtype, int32_t trained_len, int32_t d_model,
-                         double seed, int dist, double scale) {
+static int check_learned(const void *out, int dtype, int32_t trained_len, int32_t d_model, double seed,
+                         int dist, double scale) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(pe_check_dim(trained_len));
@@ -40,8 +40,8 @@ static int check_learned(const void *out, int dtype, int32_t trained_len, int32_
     return (isfinite(scale) && scale >= 0) ? PE_OK : PE_ERR_VALUE;
 }
 
-int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n,
-                    int32_t trained_len, int32_t d_model, double seed, int dist, double scale) {
+int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n, int32_t trained_len,
+                    int32_t d_model, double seed, int dist, double scale) {
     PE_TRY(check_learned(out, dtype, trained_len, d_model, seed, dist, scale));
     if (!positions) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(n));
@@ -57,8 +57,8 @@ int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n,
     return PE_OK;
 }
 
-int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model,
-                     double seed, int dist, double scale) {
+int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model, double seed, int dist,
+                     double scale) {
     PE_TRY(check_learned(out, dtype, trained_len, d_model, seed, dist, scale));
     PE_TRY(pe_check_bytes((double)trained_len * d_model, dtype == PE_F32 ? 4 : 8));
     uint64_t s = (uint64_t)seed;

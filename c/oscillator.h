@@ -22,10 +22,10 @@
 typedef struct {
     int32_t n;
     const double *w;
-    double *s, *c;    /* sin and cos at the current position (n each, padded to even) */
-    double *sw, *cw;  /* sin and cos of one step */
-    double p;         /* current position */
-    int32_t since;    /* steps since the last exact anchor */
+    double *s, *c;   /* sin and cos at the current position (n each, padded to even) */
+    double *sw, *cw; /* sin and cos of one step */
+    double p;        /* current position */
+    int32_t since;   /* steps since the last exact anchor */
 } pe_osc;
 
 int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p);

@@ -21,24 +21,26 @@
 enum { INTERLEAVED_F32, INTERLEAVED_F64, BLOCKS_F32, BLOCKS_F64 };
 
 typedef struct {
-    char *out;      /* first row of the block */
-    size_t stride;  /* bytes per row */
+    char *out;     /* first row of the block */
+    size_t stride; /* bytes per row */
     int kind;
-    int32_t cos0;   /* first cosine column of the block layouts */
+    int32_t cos0; /* first cosine column of the block layouts */
 } block_dst;
 
 #if PE_SIMD
 /* One rotation step of the sines s and cosines c of two frequencies. */
-#define ROTATE(s, c, sw, cw)                                                            \
-    do {                                                                                \
-        v128_t next_ = wasm_f64x2_add(wasm_f64x2_mul(s, cw), wasm_f64x2_mul(c, sw));    \
-        c = wasm_f64x2_sub(wasm_f64x2_mul(c, cw), wasm_f64x2_mul(s, sw));               \
-        s = next_;                                                                      \
+#define ROTATE(s, c, sw, cw)                                                         \
+    do {                                                                             \
+        v128_t next_ = wasm_f64x2_add(wasm_f64x2_mul(s, cw), wasm_f64x2_mul(c, sw)); \
+        c = wasm_f64x2_sub(wasm_f64x2_mul(c, cw), wasm_f64x2_mul(s, sw));            \
+        s = next_;                                                                   \
     } while (0)
 
 /* Float32 of two f64x2 vectors: [a0, a1, b0, b1] or, interleaved, [a0, b0, a1, b1]. */
-#define F32_CAT(a, b) wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 1, 4, 5)
-#define F32_ZIP(a, b) wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 4, 1, 5)
+#define F32_CAT(a, b) \
+    wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 1, 4, 5)
+#define F32_ZIP(a, b) \
+    wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 4, 1, 5)
 
 /*
  * Frequencies i..i+3 (two f64x2 each of sines s0, s1 and cosines c0, c1)
@@ -50,7 +52,8 @@ static void quad_rows(const block_dst *b, int32_t rows, int32_t i, pe_osc *o) {
     v128_t c0 = wasm_v128_load(o->c + i), c1 = wasm_v128_load(o->c + i + 2);
     v128_t sw0 = wasm_v128_load(o->sw + i), sw1 = wasm_v128_load(o->sw + i + 2);
     v128_t cw0 = wasm_v128_load(o->cw + i), cw1 = wasm_v128_load(o->cw + i + 2);
-    size_t st = b->stride, n = (size_t)rows * st, c32 = (size_t)b->cos0 * 4; /* sine to cosine block, float32 */
+    size_t st = b->stride, n = (size_t)rows * st,
+           c32 = (size_t)b->cos0 * 4; /* sine to cosine block, float32 */
     char *row;
     switch (b->kind) {
     case INTERLEAVED_F32:
@@ -133,8 +136,7 @@ static void fill_block(const block_dst *b, int32_t rows, const pe_spec *sp, pe_o
     pe_osc_advance(o, rows);
 }
 
-static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t d_model,
-                            double offset) {
+static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t d_model, double offset) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(pe_check_dim(max_len));
@@ -145,8 +147,8 @@ static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t
 
 /* Fills the table for an initialised spec; each element is written once
  * (the padding row, if any, twice: formed, then zeroed). */
-static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp,
-                      double offset, int32_t zero_row) {
+static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp, double offset,
+                      int32_t zero_row) {
     pe_osc o;
     PE_TRY(pe_osc_init(&o, sp->w, sp->nf, offset));
     int f32 = dtype == PE_F32, inter = sp->layout == PE_LAYOUT_INTERLEAVED;
@@ -169,8 +171,8 @@ static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp,
     return PE_OK;
 }
 
-int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model,
-             int layout, int freq, double base, double offset, int32_t zero_row) {
+int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model, int layout, int freq, double base,
+             double offset, int32_t zero_row) {
     PE_TRY(check_table_args(out, dtype, max_len, d_model, offset));
     PE_TRY(pe_check_bytes((double)max_len * d_model, dtype == PE_F32 ? 4 : 8));
     pe_spec sp;
@@ -214,8 +216,8 @@ static int toeplitz_gram(void *out, int dtype, int32_t n, const pe_spec *sp, int
 }
 
 /* A lone sine column or a zeroed row breaks the i - j symmetry: form the table. */
-static int direct_gram(void *out, int dtype, int32_t n, const pe_spec *sp,
-                       double offset, int32_t zero_row, int cosine) {
+static int direct_gram(void *out, int dtype, int32_t n, const pe_spec *sp, double offset, int32_t zero_row,
+                       int cosine) {
     PE_TRY(pe_check_bytes((double)n * sp->d, 8));
     double *table = pe_malloc((size_t)n * sp->d * sizeof(double));
     if (!table) return PE_ERR_NOMEM;
@@ -225,9 +227,8 @@ static int direct_gram(void *out, int dtype, int32_t n, const pe_spec *sp,
     return status;
 }
 
-int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model,
-                  int layout, int freq, double base, double offset,
-                  int32_t zero_row, int cosine) {
+int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model, int layout, int freq, double base,
+                  double offset, int32_t zero_row, int cosine) {
     PE_TRY(check_table_args(out, dtype, max_len, d_model, offset));
     PE_TRY(pe_check_bytes((double)max_len * max_len, dtype == PE_F32 ? 4 : 8));
     pe_spec sp;

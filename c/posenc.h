@@ -42,9 +42,9 @@ enum {
 };
 
 /* ---- limits ---------------------------------------------------------------- */
-#define PE_MAX_DIM 16777216                 /* 2^24: any one dimension */
-#define PE_MAX_BYTES 1073741824.0           /* 2^30: bytes one call may allocate or write */
-#define PE_MAX_POSITION 2147483648.0        /* 2^31: |position| after offset and shift */
+#define PE_MAX_DIM 16777216          /* 2^24: any one dimension */
+#define PE_MAX_BYTES 1073741824.0    /* 2^30: bytes one call may allocate or write */
+#define PE_MAX_POSITION 2147483648.0 /* 2^31: |position| after offset and shift */
 
 /* ---- enumerations ------------------------------------------------------------ */
 enum { PE_F32 = 0, PE_F64 = 1 };
@@ -63,8 +63,8 @@ enum {
 };
 
 /* ---- memory ------------------------------------------------------------------ */
-PE_API void *pe_malloc(size_t bytes);   /* counted malloc; NULL for 0 bytes or failure */
-PE_API void pe_free(void *ptr);         /* counted free; NULL is ignored */
+PE_API void *pe_malloc(size_t bytes); /* counted malloc; NULL for 0 bytes or failure */
+PE_API void pe_free(void *ptr);       /* counted free; NULL is ignored */
 PE_API int32_t pe_live_allocations(void);
 
 /* ---- status text ------------------------------------------------------------- */
@@ -81,16 +81,15 @@ PE_API int pe_frequencies(double *out, int32_t d_model, int layout, int freq, do
  * The max_len x d_model table. Row r encodes position offset + r.
  * zero_row >= 0 sets that row to zero (fairseq's padding row); < 0 means none.
  */
-PE_API int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model,
-                    int layout, int freq, double base, double offset, int32_t zero_row);
+PE_API int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model, int layout, int freq, double base,
+                    double offset, int32_t zero_row);
 
 /*
  * The max_len x max_len Gram matrix of that table (cosine != 0: cosine
  * similarity), without forming the table when PE_i . PE_j depends only on i - j.
  */
-PE_API int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model,
-                         int layout, int freq, double base, double offset,
-                         int32_t zero_row, int cosine);
+PE_API int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model, int layout, int freq,
+                         double base, double offset, int32_t zero_row, int cosine);
 
 /* ---- dot products (gram.c) --------------------------------------------------- */
 /* Finite inputs whose results overflow give PE_ERR_VALUE (in the output type). */
@@ -114,8 +113,8 @@ PE_API int pe_rotation(double *out, int32_t d_model, int layout, int freq, doubl
  * (w may be NULL: w_i = i + 1).
  */
 PE_API int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, double *weighted,
-                            const double *codes, const double *pos, const double *w,
-                            int32_t n, double threshold);
+                            const double *codes, const double *pos, const double *w, int32_t n,
+                            double threshold);
 
 /* ---- scaled dot-product attention (attention.c) ------------------------------ */
 /*
@@ -123,9 +122,7 @@ PE_API int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, d
  * row by row, out (n x dv) = weights V. causal != 0 masks j > i (top-left
  * aligned, as PyTorch's is_causal) with -inf before the softmax.
  */
-PE_API int pe_attention(double *weights, double *out,
-                        const double *q, const double *k, const double *v,
-                        int32_t n, int32_t m, int32_t dk, int32_t dv,
-                        int causal, double scale);
+PE_API int pe_attention(double *weights, double *out, const double *q, const double *k, const double *v,
+                        int32_t n, int32_t m, int32_t dk, int32_t dv, int causal, double scale);
 
 #endif

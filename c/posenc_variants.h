@@ -42,35 +42,35 @@ enum {
 #define PE_ROPE_PARAM_MAX 1e6
 
 /* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN). */
-PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base,
-                               int scaling, const double *params);
+PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,
+                               const double *params);
 /* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */
-PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim,
-                         double base, int scaling, const double *params, double offset, int layout);
+PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
+                         int scaling, const double *params, double offset, int layout);
 /* Rotates x (rows x cols, cols a multiple of head_dim: one block per head). Row r is at
  * positions[r], or offset + r when positions is NULL. */
 PE_API int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
-                         int pairing, const double *positions, double offset,
-                         double base, int scaling, const double *params);
+                         int pairing, const double *positions, double offset, double base, int scaling,
+                         const double *params);
 /* out[new] = old index, for heads blocks of head_dim: interleaved -> half (HF's LLaMA
  * conversion permute: even coordinates first, then odd); inverse != 0: half -> interleaved. */
 PE_API int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, int inverse);
 /* Applies that permutation to the rows (axis 0, weights) or columns (axis 1, vectors) of w. */
-PE_API int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols,
-                           int32_t head_dim, int inverse, int axis);
+PE_API int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols, int32_t head_dim,
+                           int inverse, int axis);
 
 /* ---- ALiBi (alibi.c) ------------------------------------------------------ */
 enum {
-    PE_ALIBI_PRESS = 0, /* Press et al. get_slopes (also BLOOM): 2^(-max_bias h/n), non-powers of two interleaved */
-    PE_ALIBI_MPT = 1    /* MosaicML MPT gen_slopes(n_heads, alibi_bias_max) */
+    PE_ALIBI_PRESS =
+        0, /* Press et al. get_slopes (also BLOOM): 2^(-max_bias h/n), non-powers of two interleaved */
+    PE_ALIBI_MPT = 1 /* MosaicML MPT gen_slopes(n_heads, alibi_bias_max) */
 };
 enum { PE_ALIBI_CAUSAL = 0, PE_ALIBI_SYMMETRIC = 1 };
 PE_API int pe_alibi_slopes(double *out, int32_t heads, int variant, double max_bias);
 /* heads x q_len x k_len; query i sits at position i + query_offset. Symmetric: -m |i - j|;
  * causal: -m (i - j) for j <= i and mask_value (e.g. -inf) for j > i. */
-PE_API int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len,
-                         int variant, double max_bias, int mode, double mask_value,
-                         int32_t query_offset);
+PE_API int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len, int variant,
+                         double max_bias, int mode, double mask_value, int32_t query_offset);
 /* ---- relative positions (relative.c) ---------------------------------------- */
 /* T5 / Hugging Face _relative_position_bucket of each relative position
  * (memory_position - query_position). f32 != 0 forms the log branch in float32
@@ -88,16 +88,15 @@ enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };
 /* Element (p, c) comes from splitmix64 draws number 2(p d + c) and 2(p d + c) + 1 of seed
  * (0 <= seed < 2^53): normal = scale * Box-Muller, uniform = scale * (2u - 1). Rows
  * exist only for positions 0 .. trained_len - 1: any other gives PE_ERR_POSITION. */
-PE_API int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n,
-                           int32_t trained_len, int32_t d_model, double seed, int dist, double scale);
-PE_API int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model,
-                            double seed, int dist, double scale);
+PE_API int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n, int32_t trained_len,
+                           int32_t d_model, double seed, int dist, double scale);
+PE_API int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model, double seed, int dist,
+                            double scale);
 
 /* ---- binary encoding (binary.c) ------------------------------------------------ */
 /* max_len x bits: column b is bit b (LSB first) of position offset + r, as 0/1 or, when
  * signed_ != 0, -1/+1. offset is a whole number >= 0. */
-PE_API int pe_binary_table(void *out, int dtype, int32_t max_len, int32_t bits, double offset,
-                           int signed_);
+PE_API int pe_binary_table(void *out, int dtype, int32_t max_len, int32_t bits, double offset, int signed_);
 
 /* ---- precision (precision.c) ---------------------------------------------------- */
 /* Number formats for rounding: PE_F32 and PE_F64 as above, and: */
@@ -111,7 +110,7 @@ PE_API int pe_format_bits(uint32_t *out, const double *x, int32_t n, int format)
  * |value - float64 value|, where value has its angle (position, frequency and their
  * product each rounded), its result, or both held in the format. +inf when the
  * rounded angle is not finite (float16 positions >= 65520). */
-PE_API int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model,
-                              int layout, int freq, double base, int format, int mode);
+PE_API int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model, int layout,
+                              int freq, double base, int format, int mode);
 
 #endif

@@ -13,13 +13,24 @@
 #include "posenc_variants.h"
 #include "mathlib.h"
 
-typedef struct { int ebits, mbits; } pe_format;
+typedef struct {
+    int ebits, mbits;
+} pe_format;
 
 static int format_of(int format, pe_format *f) {
     switch (format) {
-    case PE_F32: f->ebits = 8; f->mbits = 23; return PE_OK;
-    case PE_F16: f->ebits = 5; f->mbits = 10; return PE_OK;
-    case PE_BF16: f->ebits = 8; f->mbits = 7; return PE_OK;
+    case PE_F32:
+        f->ebits = 8;
+        f->mbits = 23;
+        return PE_OK;
+    case PE_F16:
+        f->ebits = 5;
+        f->mbits = 10;
+        return PE_OK;
+    case PE_BF16:
+        f->ebits = 8;
+        f->mbits = 7;
+        return PE_OK;
     default: return PE_ERR_OPTION;
     }
 }
@@ -85,8 +96,8 @@ int pe_format_bits(uint32_t *out, const double *x, int32_t n, int format) {
     return PE_OK;
 }
 
-int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model,
-                       int layout, int freq, double base, int format, int mode) {
+int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model, int layout, int freq,
+                       double base, int format, int mode) {
     if (!out || !positions) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(n));
     PE_TRY(check_format(format));
@@ -114,7 +125,10 @@ int pe_precision_error(double *out, const double *positions, int32_t n, int32_t 
                 c2 = round_to(c2, format);
             }
             double es = fabs(s2 - s), ec = i < sp.h ? fabs(c2 - c) : 0.0;
-            if (!isfinite(es) || !isfinite(ec)) { worst = INFINITY; break; }
+            if (!isfinite(es) || !isfinite(ec)) {
+                worst = INFINITY;
+                break;
+            }
             if (es > worst) worst = es;
             if (ec > worst) worst = ec;
         }

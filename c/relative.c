@@ -22,8 +22,8 @@
 static int check_t5(int bidirectional, int32_t num_buckets, int32_t max_distance) {
     int32_t n = bidirectional ? num_buckets / 2 : num_buckets;
     if (num_buckets < 1 || num_buckets > PE_MAX_DIM) return PE_ERR_SIZE;
-    if (n / 2 < 1) return PE_ERR_SIZE;               /* needs max_exact >= 1 */
-    if (max_distance <= n / 2) return PE_ERR_VALUE;  /* log(max_distance / max_exact) > 0 */
+    if (n / 2 < 1) return PE_ERR_SIZE;              /* needs max_exact >= 1 */
+    if (max_distance <= n / 2) return PE_ERR_VALUE; /* log(max_distance / max_exact) > 0 */
     return PE_OK;
 }
 
@@ -42,7 +42,7 @@ static int32_t t5_one(int32_t rel, int bidirectional, int32_t num_buckets, int32
     double v;
     if (f32) {
         float q = (float)r / (float)max_exact;
-        float lg = (float)pe_log((double)q);   /* correctly rounded float32 log, but for ties */
+        float lg = (float)pe_log((double)q); /* correctly rounded float32 log, but for ties */
         float den = (float)pe_log((double)max_distance / max_exact);
         float t = lg / den;
         t = t * (float)(n - max_exact);
@@ -55,8 +55,8 @@ static int32_t t5_one(int32_t rel, int bidirectional, int32_t num_buckets, int32
     return ret + (big > n - 1 ? n - 1 : (int32_t)big);
 }
 
-int pe_t5_bucket(int32_t *out, const int32_t *relative, int32_t n, int bidirectional,
-                 int32_t num_buckets, int32_t max_distance, int f32) {
+int pe_t5_bucket(int32_t *out, const int32_t *relative, int32_t n, int bidirectional, int32_t num_buckets,
+                 int32_t max_distance, int f32) {
     if (!out || !relative) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(n));
     PE_TRY(check_t5(bidirectional, num_buckets, max_distance));
@@ -65,8 +65,8 @@ int pe_t5_bucket(int32_t *out, const int32_t *relative, int32_t n, int bidirecti
     return PE_OK;
 }
 
-int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t query_offset,
-                        int bidirectional, int32_t num_buckets, int32_t max_distance, int f32) {
+int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t query_offset, int bidirectional,
+                        int32_t num_buckets, int32_t max_distance, int f32) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(q_len));
     PE_TRY(pe_check_dim(k_len));
@@ -77,8 +77,8 @@ int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t quer
         return PE_ERR_POSITION;
     for (int32_t i = 0; i < q_len; i++)
         for (int32_t j = 0; j < k_len; j++)
-            out[(size_t)i * k_len + j] = t5_one(j - (i + query_offset), bidirectional, num_buckets,
-                                                max_distance, f32);
+            out[(size_t)i * k_len + j] =
+                t5_one(j - (i + query_offset), bidirectional, num_buckets, max_distance, f32);
     return PE_OK;
 }
 

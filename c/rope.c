@@ -48,7 +48,8 @@ static int read_params(rope_params *p, int scaling, const double *params, int32_
     if (!in_range(p->factor)) return PE_ERR_VALUE;
     if (scaling == PE_ROPE_NTK && dim < 4) return PE_ERR_SIZE; /* dim/(dim-2) */
     if (scaling == PE_ROPE_LLAMA3) {
-        if (!(in_range(p->low) && in_range(p->high) && p->high > p->low && orig_ok(p->orig))) return PE_ERR_VALUE;
+        if (!(in_range(p->low) && in_range(p->high) && p->high > p->low && orig_ok(p->orig)))
+            return PE_ERR_VALUE;
     }
     if (scaling == PE_ROPE_YARN) {
         int ok = orig_ok(p->orig) && in_range(p->beta_fast) && in_range(p->beta_slow)
@@ -77,8 +78,11 @@ static void fill_frequencies(double *w, int32_t dim, double base, int scaling, c
         double low_wavelen = p->orig / p->low, high_wavelen = p->orig / p->high;
         for (int32_t i = 0; i < h; i++) {
             double wavelen = TWO_PI / w[i];
-            if (wavelen < high_wavelen) continue;          /* high frequencies: kept */
-            if (wavelen > low_wavelen) { w[i] /= p->factor; continue; } /* low: interpolated */
+            if (wavelen < high_wavelen) continue; /* high frequencies: kept */
+            if (wavelen > low_wavelen) {
+                w[i] /= p->factor;
+                continue;
+            } /* low: interpolated */
             double smooth = (p->orig / wavelen - p->low) / (p->high - p->low);
             w[i] = (1 - smooth) * w[i] / p->factor + smooth * w[i];
         }
@@ -100,8 +104,7 @@ static void fill_frequencies(double *w, int32_t dim, double base, int scaling, c
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -124,8 +127,8 @@ static int make_frequencies(double **w, double *attention, int32_t dim, double b
     return PE_OK;
 }
 
-int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base,
-                        int scaling, const double *params) {
+int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,
+                        const double *params) {
     if (!out || !attention_factor) return PE_ERR_NULL;
     double *w;
     double a;
@@ -136,8 +139,8 @@ int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, doub
     return PE_OK;
 }
 
-int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim,
-                  double base, int scaling, const double *params, double offset, int layout) {
+int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
+                  int scaling, const double *params, double offset, int layout) {
     if (!cos_out || !sin_out) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     if (layout < PE_ROPE_CACHE_PAIRS || layout > PE_ROPE_CACHE_INTERLEAVED) return PE_ERR_OPTION;
@@ -157,8 +160,14 @@ int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int3
             size_t c0, c1;
             switch (layout) {
             case PE_ROPE_CACHE_PAIRS: c0 = c1 = (size_t)i; break;
-            case PE_ROPE_CACHE_HALF: c0 = (size_t)i; c1 = (size_t)(i + h); break;
-            default: c0 = 2 * (size_t)i; c1 = c0 + 1; break;
+            case PE_ROPE_CACHE_HALF:
+                c0 = (size_t)i;
+                c1 = (size_t)(i + h);
+                break;
+            default:
+                c0 = 2 * (size_t)i;
+                c1 = c0 + 1;
+                break;
             }
             pe_store(cos_out, dtype, row + c0, c);
             pe_store(sin_out, dtype, row + c0, s);
@@ -170,9 +179,8 @@ int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int3
     return PE_OK;
 }
 
-int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
-                  int pairing, const double *positions, double offset,
-                  double base, int scaling, const double *params) {
+int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim, int pairing,
+                  const double *positions, double offset, double base, int scaling, const double *params) {
     if (!out || !x) return PE_ERR_NULL;
     if (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF) return PE_ERR_OPTION;
     PE_TRY(pe_check_dim(rows));
@@ -227,8 +235,8 @@ int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, int inver
     return PE_OK;
 }
 
-int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols,
-                    int32_t head_dim, int inverse, int axis) {
+int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols, int32_t head_dim, int inverse,
+                    int axis) {
     if (!out || !w) return PE_ERR_NULL;
     if (axis != 0 && axis != 1) return PE_ERR_OPTION;
     PE_TRY(pe_check_dim(rows));

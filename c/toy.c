@@ -2,9 +2,8 @@
 #include <math.h>
 #include "internal.h"
 
-int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, double *weighted,
-                     const double *codes, const double *pos, const double *w,
-                     int32_t n, double threshold) {
+int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, double *weighted, const double *codes,
+                     const double *pos, const double *w, int32_t n, double threshold) {
     if (!x || !y || !sum || !label || !weighted || !codes) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(n));
     PE_TRY(pe_check_finite(codes, (size_t)n));

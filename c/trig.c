@@ -13,7 +13,7 @@
 #include "work.h"
 
 static const double INV_PIO2 = 0x1.45f306dc9c883p-1;
-static const double PIO2_1 = 0x1.921fb54442d18p+0;   /* pi/2 = PIO2_1 + PIO2_2 + PIO2_3 + O(2^-163) */
+static const double PIO2_1 = 0x1.921fb54442d18p+0; /* pi/2 = PIO2_1 + PIO2_2 + PIO2_3 + O(2^-163) */
 static const double PIO2_2 = 0x1.1a62633145c07p-54;
 static const double PIO2_3 = -0x1.f1976b7ed8fbcp-110;
 static const double R_MAX = 0.8; /* the kernels are within one ulp to |r| = 0.8 */
@@ -21,11 +21,11 @@ static const double R_MAX = 0.8; /* the kernels are within one ulp to |r| = 0.8 
 static const double ROUNDER = 0x1.8p52;
 
 /* sin r = r + r^3 (S[0] + r^2 S[1] + ...): the series through r^17/17!. */
-static const double S[] = { -1.0 / 6, 1.0 / 120, -1.0 / 5040, 1.0 / 362880, -1.0 / 39916800,
-                            1.0 / 6227020800, -1.0 / 1307674368000, 1.0 / 355687428096000 };
+static const double S[] = { -1.0 / 6,        1.0 / 120,        -1.0 / 5040,          1.0 / 362880,
+                            -1.0 / 39916800, 1.0 / 6227020800, -1.0 / 1307674368000, 1.0 / 355687428096000 };
 /* cos r = 1 - r^2/2 + r^4 (C[0] + r^2 C[1] + ...): through r^16/16!. */
-static const double C[] = { 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800, 1.0 / 479001600,
-                            -1.0 / 87178291200, 1.0 / 20922789888000 };
+static const double C[] = { 1.0 / 24,        -1.0 / 720,         1.0 / 40320,         -1.0 / 3628800,
+                            1.0 / 479001600, -1.0 / 87178291200, 1.0 / 20922789888000 };
 
 /* x - k pi/2 as a double-double. k * PIO2_1 is within a factor 2 of x (or
  * zero), so x minus its high part is exact (Sterbenz); the rest is small. */
@@ -76,10 +76,22 @@ void pe_sincos(double x, double *sn, double *cs) {
     }
     double s = sin_kernel(r), c = cos_kernel(r);
     switch ((int)((int64_t)k & 3)) { /* two's complement: also right for k < 0 */
-    case 0: *sn = s; *cs = c; break;
-    case 1: *sn = c; *cs = -s; break;
-    case 2: *sn = -s; *cs = -c; break;
-    default: *sn = -c; *cs = s; break;
+    case 0:
+        *sn = s;
+        *cs = c;
+        break;
+    case 1:
+        *sn = c;
+        *cs = -s;
+        break;
+    case 2:
+        *sn = -s;
+        *cs = -c;
+        break;
+    default:
+        *sn = -c;
+        *cs = s;
+        break;
     }
 }
 
