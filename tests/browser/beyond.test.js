@@ -27,7 +27,6 @@ const shown = async (page, id) => {
   await page.locator(`#${id}`).scrollIntoViewIfNeeded();
   return waitRendered(page, id);
 };
-const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b}`);
 
 /** Clicks a widget's export button and returns the downloaded bytes. */
 async function download(page, id, label) {

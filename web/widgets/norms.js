@@ -4,7 +4,7 @@
 import { PeWidget } from './base.js';
 import { encodingSpec, int } from './attrs.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
-import { el, fmt } from './dom.js';
+import { fmt } from './dom.js';
 
 const MAX_D = 1024;
 
