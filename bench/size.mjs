@@ -17,6 +17,7 @@ export const SIZE_TARGET_BYTES = 15000;
 export const ENTRIES = [
   { name: 'posenc', bundle: 'dist/lib/posenc.js', embedded: 'dist/posenc-wasm.js', wasm: 'dist/posenc.wasm' },
   { name: 'posenc/variants', bundle: 'dist/lib/variants.js', embedded: 'dist/variants-wasm.js', wasm: 'dist/variants.wasm' },
+  { name: 'posenc/fields', bundle: 'dist/lib/fields.js', embedded: 'dist/fields-wasm.js', wasm: 'dist/fields.wasm' },
 ];
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

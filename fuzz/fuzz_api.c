@@ -908,6 +908,52 @@ static int fuzz_precision(src *s, long fail_at, int which) {
     return 1;
 }
 
+/* ---- fields: timesteps, sin-cos grids, Fourier features ------------------------------------- */
+/* Every value a sine or cosine (|v| <= 1 up to a few ulps), or 0, or an input copied. */
+static void require_unit(const void *out, int dtype, size_t from, size_t to) {
+    for (size_t i = from; i < to; i++) REQUIRE(fabs(get(out, dtype, i)) <= 1.0 + 1e-12);
+}
+
+static int fuzz_fields(src *s, long fail_at, int which) {
+    int dtype = enum_arg(s, 2), flag = byte(s) % 2, rule = enum_arg(s, 3);
+    int32_t n = size_arg(s), d = size_arg(s), m = byte(s) % 4 ? 1 + byte(s) % 16 : size_arg(s);
+    double a = num_arg(s), b = byte(s) % 2 ? num_arg(s) : 10000.0;
+    size_t eb = dtype == PE_F32 ? 4 : 8;
+    /* per call: its output count and its inputs' counts (timestep: n, 2-D: n + d positions) */
+    double cols = which == 2 ? (double)m : which == 3 ? (flag ? d : 0) + 2.0 * m * d : which == 4 ? 2.0 * m : d;
+    double rows = which == 2 ? (double)n * d + (m % 3) : n, count = rows * cols;
+    double in1 = which >= 3 ? (double)n * d : n, in2 = which == 2 ? d : which == 4 ? (double)m * d : 0;
+    call_state c = {0};
+    c.refused = !dim_ok(n) || !dim_ok(d) || (which >= 2 && !dim_ok(m)) || count * eb > PE_MAX_BYTES || (which == 3 && m > 1024);
+    if (!c.refused && too_big(count + in1 + in2)) return 0;
+    void *out = out_buf(c.refused ? TINY : count, eb);
+    double *x = in_buf(s, c.refused ? TINY : in1, NULL), *y = in_buf(s, c.refused || !in2 ? TINY : in2, NULL);
+    DESCRIBE("%s(dtype=%d, n=%d, d=%d, m=%d, flag=%d, rule=%d, a=%.17g, b=%.17g) fail_at=%ld", current, dtype, n, d, m, flag, rule, a, b, fail_at);
+    begin(&c, fail_at);
+    int st;
+    switch (which) {
+    case 0: st = pe_timestep_embedding(out, dtype, x, n, d, flag, a, rule ? b : 1.0, b); break;
+    case 1: st = pe_sincos_1d(out, dtype, x, n, d, rule, b); break;
+    case 2: st = pe_sincos_2d(out, dtype, x, n, y, d, m, m % 3, flag, rule, b); break;
+    case 3: st = pe_fourier_features(out, dtype, x, n, d, m, a, rule % 2, flag, rule == 2, flag); break;
+    default: st = pe_fourier_random(out, dtype, x, n, d, y, m); break;
+    }
+    end(&c, st);
+    if (st == PE_OK) {
+        if (which == 3 && flag) {
+            size_t w = (size_t)cols;
+            for (int32_t r = 0; r < n; r++) require_unit(out, dtype, (size_t)r * w + (size_t)d, (size_t)(r + 1) * w);
+        } else {
+            require_unit(out, dtype, 0, (size_t)count);
+        }
+        if (which == 0 && d % 2) REQUIRE(get(out, dtype, (size_t)d - 1) == 0.0);
+    }
+    free(out);
+    free(x);
+    free(y);
+    return 1;
+}
+
 /* ---- entry ------------------------------------------------------------------------------------ */
 /* E_pe_table, E_pe_table_gram, ...: the index of each entry point in the input. */
 #define INDEX(name, allocates) E_##name,
@@ -952,6 +998,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case E_pe_binary_table: fuzz_binary(&s, fail_at); break;
     case E_pe_round: case E_pe_format_bits: case E_pe_precision_error:
         fuzz_precision(&s, fail_at, which - E_pe_round);
+        break;
+    case E_pe_timestep_embedding: case E_pe_sincos_1d: case E_pe_sincos_2d:
+    case E_pe_fourier_features: case E_pe_fourier_random:
+        fuzz_fields(&s, fail_at, which - E_pe_timestep_embedding);
         break;
     }
     REQUIRE(pe_live_allocations() == 0);

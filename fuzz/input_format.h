@@ -58,6 +58,11 @@
     X(pe_binary_table, 0)            \
     X(pe_round, 0)                   \
     X(pe_format_bits, 0)             \
-    X(pe_precision_error, 1)
+    X(pe_precision_error, 1)         \
+    X(pe_timestep_embedding, 1)      \
+    X(pe_sincos_1d, 1)               \
+    X(pe_sincos_2d, 1)               \
+    X(pe_fourier_features, 0)        \
+    X(pe_fourier_random, 0)
 
 #endif

@@ -1,6 +1,7 @@
 // Writes the package's runtime entries, which package.json "exports" names:
 //   dist/lib/posenc.js     `import 'posenc'`           (web/lib/index.js)
 //   dist/lib/variants.js   `import 'posenc/variants'`  (web/lib/variants/index.js)
+//   dist/lib/fields.js     `import 'posenc/fields'`    (web/lib/fields/index.js)
 // Each is one minified ES module with its WebAssembly embedded (the release
 // dist/*-wasm.js), and a linked source map beside it that carries the sources.
 // Run by build.sh after the WASM build; bench/size.mjs measures these files.
@@ -13,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist/lib');
 
-for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js']) {
+for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js', 'dist/fields-wasm.js']) {
   if (!existsSync(join(ROOT, f))) {
     console.error(`bundle-lib: ${f} is missing; build the WASM first (bash build.sh).`);
     process.exit(1);
@@ -23,7 +24,7 @@ for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js']) {
 await rm(OUT, { recursive: true, force: true });
 await build({
   absWorkingDir: ROOT,
-  entryPoints: { posenc: 'web/lib/index.js', variants: 'web/lib/variants/index.js' },
+  entryPoints: { posenc: 'web/lib/index.js', variants: 'web/lib/variants/index.js', fields: 'web/lib/fields/index.js' },
   outdir: OUT,
   // Neither Node nor a browser is assumed: the entries run on both as they are.
   platform: 'neutral',

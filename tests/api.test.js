@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import { init } from '../web/lib/index.js';
 import { init as initVariants } from '../web/lib/variants/index.js';
 import { cachedInit } from '../web/lib/wasm.js';
-import { loadApi, loadVariants } from './helpers/load.js';
+import { loadApi, loadVariants, loadFields } from './helpers/load.js';
 
 const pe = await loadApi();
 const pv = await loadVariants();
+const pf = await loadFields();
 
 test('each entry\'s init() returns one cached promise, its own', async () => {
   for (const entry of [init, initVariants]) {
@@ -29,7 +30,7 @@ test('a failed load is not cached: the next init() tries again (cachedInit, shar
   await assert.rejects(second);
 });
 
-for (const [dtsPath, name, api] of [['index.d.ts', 'Posenc', pe], ['variants/index.d.ts', 'PosencVariants', pv]]) {
+for (const [dtsPath, name, api] of [['index.d.ts', 'Posenc', pe], ['variants/index.d.ts', 'PosencVariants', pv], ['fields/index.d.ts', 'PosencFields', pf]]) {
   test(`every method declared in ${dtsPath} exists, and no undeclared one does`, () => {
     const dts = readFileSync(new URL(`../web/lib/${dtsPath}`, import.meta.url), 'utf8');
     const body = dts.slice(dts.indexOf(`export interface ${name} {`));

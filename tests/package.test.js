@@ -24,9 +24,9 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the tarball holds both bundled entries, their maps and types, the CLI, and nothing else of the repo', () => {
-  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js'];
-  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts'];
+test('the tarball holds the bundled entries, their maps and types, the CLI, and nothing else of the repo', () => {
+  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js'];
+  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts'];
   const cli = ['bin/posenc.js', 'bin/npy.js'];
   const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, 'package.json', 'README.md', 'LICENSE'];
   assert.deepEqual([...files].sort(), want.sort());
@@ -34,19 +34,23 @@ test('the tarball holds both bundled entries, their maps and types, the CLI, and
 
 const PROGRAM = `import { init } from 'posenc';
 import initVariants from 'posenc/variants';
+import initFields from 'posenc/fields';
 const pe = await init();
 const pv = await initVariants();
+const pf = await initFields();
 const t = pe.table(2, 6, { dtype: 'float64' });
 console.log(JSON.stringify({
   same: (await init()) === pe && (await initVariants()) === pv,
   row1: Array.from(t.data.slice(6)),
   slopes: Array.from(pv.alibiSlopes(2)),
-  live: pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations,
+  timestep: Array.from(pf.timestepEmbedding([1], 2, { preset: 'dit', dtype: 'float64' }).data),
+  live: pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations + pf.memoryStats().liveAllocations,
 }));
 `;
 
 function checkOutput(stdout) {
-  const { same, row1, slopes, live } = JSON.parse(stdout);
+  const { same, row1, slopes, timestep, live } = JSON.parse(stdout);
+  assert.deepEqual(timestep, [Math.cos(1), Math.sin(1)]);
   assert.equal(same, true);
   assert.equal(live, 0);
   assert.deepEqual(slopes, [2 ** -4, 2 ** -8]);

@@ -15,7 +15,7 @@ const payload = async (embedded) => (await import(new URL(embedded, root))).WASM
 
 test('the entries measured are the ones package.json exports', () => {
   const { exports } = JSON.parse(read('package.json'));
-  assert.deepEqual(ENTRIES.map((e) => `./${e.bundle}`), [exports['.'].default, exports['./variants'].default]);
+  assert.deepEqual(ENTRIES.map((e) => `./${e.bundle}`), [exports['.'].default, exports['./variants'].default, exports['./fields'].default]);
 });
 
 for (const entry of ENTRIES) {
@@ -51,6 +51,15 @@ test('the core bundle holds no variants code, the variants bundle no core API', 
   }
 });
 
+test('the fields bundle alone holds the timestep, patch-grid and Fourier code', () => {
+  const [core, variants, fields] = ENTRIES.map((e) => read(e.bundle).toString());
+  for (const name of ['timestepEmbedding', 'sincos2d', 'fourierFeatures', 'pe_timestep_embedding']) {
+    assert.ok(fields.includes(name), `dist/lib/fields.js lacks ${name}`);
+    assert.ok(!core.includes(name) && !variants.includes(name), `another bundle contains ${name}`);
+  }
+  for (const name of ['ropeCache', 'tableGram']) assert.ok(!fields.includes(name), `dist/lib/fields.js contains ${name}`);
+});
+
 test('the sizes are gzip -9 of each bundle; "both" is their sum', () => {
   const s = measureSize();
   for (const [i, e] of s.entries.entries()) {
@@ -59,7 +68,7 @@ test('the sizes are gzip -9 of each bundle; "both" is their sum', () => {
     assert.equal(e.bytes, bytes.length, e.path);
     assert.equal(e.gzip, gzipSync(bytes, { level: 9 }).length, e.path);
   }
-  assert.equal(s.both.gzip, s.entries[0].gzip + s.entries[1].gzip);
+  assert.equal(s.both.gzip, s.entries.reduce((sum, e) => sum + e.gzip, 0));
 });
 
 for (const [i, entry] of ENTRIES.entries()) {

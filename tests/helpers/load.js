@@ -1,10 +1,11 @@
 // Loads the APIs from the build the test run asks for: POSENC_BUILD=debug picks
 // the -O0 modules with C assertions under the sources of web/lib, anything else
 // the package's entries as they ship (dist/lib, minified, by scripts/bundle-lib.mjs).
-// loadApi() is `posenc` (the core), loadVariants() `posenc/variants`.
+// loadApi() is `posenc` (the core), loadVariants() `posenc/variants`, loadFields() `posenc/fields`.
 import { instantiateForTests as instantiate } from './wasi.js';
 import { createApi } from '../../web/lib/api.js';
 import { createVariants } from '../../web/lib/variants/api.js';
+import { createFields } from '../../web/lib/fields/api.js';
 
 export const build = process.env.POSENC_BUILD === 'debug' ? 'debug' : 'release';
 
@@ -18,6 +19,7 @@ function loader(entry, module, create) {
 
 export const loadApi = loader('../../dist/lib/posenc.js', 'posenc', createApi);
 export const loadVariants = loader('../../dist/lib/variants.js', 'variants', createVariants);
+export const loadFields = loader('../../dist/lib/fields.js', 'fields', createFields);
 
 /**
  * A new instance of each module, never shared with loadApi()/loadVariants():

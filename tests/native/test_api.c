@@ -1126,6 +1126,76 @@ static int call_precision_error(void) {
     return pe_precision_error(fbuf, p, 3, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 1e4, PE_BF16, PE_PREC_BOTH);
 }
 
+/* ---- fields: timesteps, patch grids, Fourier features -------------------------------------------- */
+static int call_timestep(void) {
+    double t[2] = {0, 3.5}, out[2 * 9];
+    return pe_timestep_embedding(out, PE_F64, t, 2, 9, 1, 0, 1, 10000);
+}
+static int call_sincos_2d(void) {
+    double ph[2] = {0, 1}, pw[3] = {0, 1, 2}, out[7 * 8];
+    return pe_sincos_2d(out, PE_F64, ph, 2, pw, 3, 8, 1, 0, PE_GRID_MAE, 10000);
+}
+
+static void test_fields(void) {
+    double t[3] = {0, 1, 2.5}, out[64] = {0};
+    /* DiT (cos first, shift 0), dim 5: [cos t, cos t/100, sin t, sin t/100, 0] */
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t + 1, 1, 5, 1, 0, 1, 10000), PE_OK);
+    EXPECT_NEAR(out[0], 0.54030230586813977, 1e-16);
+    EXPECT_NEAR(out[3], 0.0099998333341666645, 1e-17);
+    EXPECT(out[4] == 0.0);
+    EXPECT_STATUS(pe_timestep_embedding(NULL, PE_F64, t, 3, 8, 0, 1, 1, 10000), PE_ERR_NULL);
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, NULL, 3, 8, 0, 1, 1, 10000), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_timestep_embedding(out, BAD_DTYPES[i], t, 3, 8, 0, 1, 1, 10000), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, BAD_SIZES[i], 8, 0, 1, 1, 10000), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, BAD_SIZES[i], 0, 1, 1, 10000), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 2, 0, 1, 1, 10000), PE_ERR_VALUE); /* h - shift = 0 */
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, NAN, 1, 10000), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, 1, INFINITY, 10000), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, 1, 1, 0.5), PE_ERR_BASE);
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, 1, 1e10, 10000), PE_ERR_POSITION);
+    double bad_t[1] = {NAN};
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, bad_t, 1, 8, 0, 1, 1, 10000), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 1, 1, 0, 5, 1, 10000), PE_OK); /* no frequency: any shift */
+    EXPECT(out[0] == 0.0);
+
+    EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 3, PE_GRID_MAE, 10000), PE_ERR_ODD);
+    EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 2, PE_GRID_SPACED, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 4, 2, 10000), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 4, PE_GRID_MAE, 1), PE_ERR_BASE);
+    double far[1] = {4294967296.0};
+    EXPECT_STATUS(pe_sincos_1d(out, PE_F64, far, 1, 4, PE_GRID_MAE, 10000), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t + 1, 1, 4, PE_GRID_MAE, 10000), PE_OK);
+    EXPECT_NEAR(out[1], 0.0099998333341666645, 1e-17); /* sin(1 / 100) */
+
+    double ph[2] = {0, 1}, pw[2] = {0, 2};
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 6, 0, 0, PE_GRID_MAE, 10000), PE_ERR_ODD);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, NULL, 2, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_NULL);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, -1, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 4, 0, 0, PE_GRID_SPACED, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, 1, 0, PE_GRID_MAE, 10000), PE_OK);
+    EXPECT(out[0] == 0.0 && out[7] == 0.0);              /* the class-token row */
+    EXPECT_NEAR(out[8 + 3 * 8 + 0], sin(2.0), 1e-16);   /* patch (1, 1): w = 2 first */
+    EXPECT_NEAR(out[8 + 3 * 8 + 4], sin(1.0), 1e-16);   /* then h = 1 */
+
+    double x[2] = {0.5, -0.25}, bm[2] = {1.0, -2.0}, far2[2] = {1e12, 0};
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 0, 0, 1, 1, 0, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 1025, 0, 1, 1, 0, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, 65, 1, 1, 0, 0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, 3, 1, 1, 0, 2), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, far, 1, 1, 4, 12, 1, 1, 1, 0), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 2, 1, 1, 1, 0, PE_FOURIER_BY_FREQUENCY), PE_OK);
+    EXPECT(out[0] == 0.5 && out[1] == -0.25);
+    EXPECT_NEAR(out[2 + 2 + 2], sin(1.0), 1e-16);       /* band 1 (f = 2), coordinate 0 */
+    EXPECT_STATUS(pe_fourier_random(out, PE_F64, x, 1, 2, NULL, 1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_fourier_random(out, PE_F64, x, 1, 2, bm, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_random(out, PE_F64, far, 1, 1, bm, 2), PE_OK);
+    EXPECT_STATUS(pe_fourier_random(out, PE_F64, far2, 1, 2, bm, 1), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_fourier_random(out, PE_F64, x, 1, 2, bm, 1), PE_OK); /* 2 pi (0.5 + 0.5) */
+    EXPECT_NEAR(out[1], 1.0, 1e-15);
+}
+
 static void test_allocation_failures(void) {
     struct { const char *name; call_fn fn; } calls[] = {
         {"pe_table", call_table}, {"pe_table_gram (Toeplitz)", call_gram_toeplitz},
@@ -1134,6 +1204,7 @@ static void test_allocation_failures(void) {
         {"pe_rope_cache", call_rope_cache}, {"pe_rope_apply", call_rope_apply},
         {"pe_rope_frequencies", call_rope_frequencies}, {"pe_alibi_bias", call_alibi_bias},
         {"pe_precision_error", call_precision_error},
+        {"pe_timestep_embedding", call_timestep}, {"pe_sincos_2d", call_sincos_2d},
     };
     for (size_t c = 0; c < LEN(calls); c++) {
         inject_failure(-1);
@@ -1181,6 +1252,7 @@ int main(void) {
         {"pe_t5_bucket / pe_t5_bucket_matrix / pe_shaw_matrix: errors, extremes, golden", test_relative},
         {"pe_learned_table / pe_learned_rows / pe_binary_table: errors, golden", test_learned_binary},
         {"pe_round / pe_format_bits / pe_precision_error: errors, golden", test_precision},
+        {"pe_timestep_embedding / pe_sincos_1d / pe_sincos_2d / pe_fourier_*: errors, values", test_fields},
         {"allocation failure at every allocation frees everything", test_allocation_failures},
     };
     int passed = 0, failed = 0;

@@ -1,0 +1,233 @@
+// posenc/fields (diffusion timesteps, 1-D and patch-grid sin-cos tables, NeRF
+// and random Fourier features) against tests/golden/golden_fields.json, which
+// tests/golden/gen_fields.py computes independently of the C core (70-digit
+// decimal, exact fractions), plus properties that need no golden values, and
+// bad input. Run: node --test tests/fields.test.js
+//
+// Tolerance: the golden values are the exact values rounded once to double;
+// the core forms each angle a = position × frequency in double, so its sine may
+// be off by a few ulps of a. Every value must lie within 1e-14 + 16·ε·A of the
+// golden one, A the largest |angle| of the case (1e-14 alone for angles < 1).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadFields } from './helpers/load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const generator = path.join(here, 'golden', 'gen_fields.py');
+const golden = JSON.parse(readFileSync(path.join(here, 'golden', 'golden_fields.json'), 'utf8'));
+const pe = await loadFields();
+const EPS = 2 ** -52;
+
+function assertTable(label, m, table, maxAngle) {
+  assert.equal(m.rows, table.length, `${label}: rows`);
+  assert.equal(m.cols, table[0].length, `${label}: cols`);
+  const want = table.flat();
+  const tol = 1e-14 + 16 * EPS * maxAngle;
+  let worst = { err: 0 };
+  for (let i = 0; i < want.length; i++) {
+    const err = Math.abs(m.data[i] - want[i]);
+    if (!(err <= worst.err)) worst = { err, i, got: m.data[i], want: want[i] };
+  }
+  assert.ok(worst.err <= tol, `${label}: [${worst.i}] got ${worst.got} want ${worst.want}, |err| ${worst.err} > ${tol}`);
+}
+
+const maxAbs = (xs) => xs.reduce((a, x) => Math.max(a, Math.abs(x)), 0);
+const flatPoints = (pts) => ({ rows: pts.length, cols: pts[0].length, data: pts.flat() });
+
+test('golden_fields.json is exactly what gen_fields.py writes (--check)', () => {
+  const r = spawnSync('python3', [generator, '--check'], { encoding: 'utf8', timeout: 300_000 });
+  assert.equal(r.status, 0, r.stderr || r.stdout);
+});
+
+// ---- goldens -------------------------------------------------------------------------------
+
+test('timestepEmbedding matches diffusers / DDPM / Stable Diffusion / DiT to float64 rounding', () => {
+  assert.ok(golden.timestep.cases.length >= 20);
+  for (const c of golden.timestep.cases) {
+    const m = pe.timestepEmbedding(c.timesteps, c.dim, c.options);
+    assertTable(`timestep ${JSON.stringify(c.options)} dim ${c.dim}`, m, c.table, maxAbs(c.timesteps) * (c.options.scale ?? 1));
+  }
+});
+
+test('sincos1d matches MAE get_1d_sincos_pos_embed_from_grid (and the spaced rule) over arbitrary positions', () => {
+  for (const c of golden.sincos1d.cases) {
+    assertTable(`sincos1d dim ${c.dim} ${JSON.stringify(c.options)}`, pe.sincos1d(c.positions, c.dim, c.options), c.table, maxAbs(c.positions));
+  }
+});
+
+test('sincos2d matches MAE / DiT / diffusers / big_vision patch grids, class-token rows and axis order', () => {
+  for (const c of golden.sincos2d.cases) {
+    const m = pe.sincos2d(c.gridH, c.gridW, c.dim, c.options);
+    assertTable(`sincos2d ${c.gridH}x${c.gridW} ${JSON.stringify(c.options)}`, m, c.table, Math.max(c.gridH, c.gridW));
+    assert.equal(m.gridH, c.gridH);
+    assert.equal(m.extraTokens, m.rows - c.gridH * c.gridW);
+  }
+});
+
+test('fourierFeatures matches the NeRF paper\'s gamma(p) and the nerf-pytorch embedder', () => {
+  for (const c of golden.fourier.cases) {
+    const levels = c.options.levels ?? 10;
+    const top = 2 ** Math.max(0, c.options.maxFreqLog2 ?? levels - 1) * Math.PI;
+    const pts = c.points[0].length === 1 ? c.points.flat() : flatPoints(c.points); // 1-D points as a plain array
+    assertTable(`fourier ${JSON.stringify(c.options)}`, pe.fourierFeatures(pts, c.options), c.table, maxAbs(c.points.flat()) * top);
+  }
+});
+
+test('randomFourierFeatures: the seeded Gaussian B and [sin 2πBx | cos 2πBx] (Tancik et al. 2020)', () => {
+  for (const c of golden.random.cases) {
+    const r = pe.randomFourierFeatures(flatPoints(c.points), c.options);
+    assertTable(`random B ${JSON.stringify(c.options)}`, r.B, c.B, 1);
+    const rowSum = Math.max(...c.B.map((row) => row.reduce((s, b) => s + Math.abs(b), 0)));
+    assertTable(`random ${JSON.stringify(c.options)}`, r, c.table, 2 * Math.PI * rowSum * maxAbs(c.points.flat()));
+  }
+});
+
+// ---- properties ------------------------------------------------------------------------------
+
+const f64 = { dtype: 'float64' };
+
+test('presets that are the same function give the same bits; flipSinToCos swaps the halves exactly', () => {
+  const t = [0, 3.5, 500, 999];
+  const same = (a, b) => assert.deepEqual(pe.timestepEmbedding(t, 10, { ...a, ...f64 }), pe.timestepEmbedding(t, 10, { ...b, ...f64 }));
+  same({ preset: 'dit' }, { preset: 'stable-diffusion' });
+  same({ preset: 'ddpm' }, {});
+  same({ preset: 'dit' }, { flipSinToCos: true, downscaleFreqShift: 0 });
+  const a = pe.timestepEmbedding(t, 10, { flipSinToCos: false, downscaleFreqShift: 0, ...f64 });
+  const b = pe.timestepEmbedding(t, 10, { preset: 'dit', ...f64 });
+  for (let r = 0; r < t.length; r++) {
+    const row = (m) => Array.from(m.data.subarray(r * 10, r * 10 + 10));
+    assert.deepEqual(row(b), [...row(a).slice(5), ...row(a).slice(0, 5)]);
+  }
+  // shift 1 and shift 0 differ wherever a frequency below 1 is used
+  assert.notDeepEqual(pe.timestepEmbedding([7], 8, f64).data, pe.timestepEmbedding([7], 8, { downscaleFreqShift: 0, ...f64 }).data);
+});
+
+test('timesteps may be fractional, a single number, and float32 output is the float64 table rounded', () => {
+  const one = pe.timestepEmbedding(0.5, 9, f64);
+  assert.equal(one.rows, 1);
+  assert.equal(one.data[8], 0); // odd dim: the zero column
+  assert.equal(one.data[0], Math.sin(0.5));
+  const t32 = pe.timestepEmbedding([0.5, 17.25], 9);
+  assert.ok(t32.data instanceof Float32Array);
+  assert.deepEqual(t32.data, Float32Array.from(pe.timestepEmbedding([0.5, 17.25], 9, f64).data));
+});
+
+test('sincos2d is two 1-D tables side by side, w first (MAE\'s meshgrid), h first on request', () => {
+  const [gh, gw, dim] = [3, 4, 16];
+  const m = pe.sincos2d(gh, gw, dim, f64);
+  const hFirst = pe.sincos2d(gh, gw, dim, { firstAxis: 'h', ...f64 });
+  const code = (p) => Array.from(pe.sincos1d([p], dim / 2, f64).data);
+  for (let r = 0; r < gh; r++) {
+    for (let c = 0; c < gw; c++) {
+      const row = Array.from(m.data.subarray((r * gw + c) * dim, (r * gw + c + 1) * dim));
+      assert.deepEqual(row, [...code(c), ...code(r)], `patch (${r}, ${c})`);
+      const swapped = Array.from(hFirst.data.subarray((r * gw + c) * dim, (r * gw + c + 1) * dim));
+      assert.deepEqual(swapped, [...code(r), ...code(c)]);
+    }
+  }
+});
+
+test('class tokens: MAE prepends one zero row, DiT and diffusers only with extraTokens', () => {
+  const plain = pe.sincos2d(2, 2, 8, f64);
+  const mae = pe.sincos2d(2, 2, 8, { clsToken: true, ...f64 });
+  assert.equal(mae.rows, 5);
+  assert.deepEqual(Array.from(mae.data.subarray(0, 8)), new Array(8).fill(0));
+  assert.deepEqual(mae.data.subarray(8), plain.data);
+  assert.equal(pe.sincos2d(2, 2, 8, { preset: 'dit', clsToken: true }).rows, 4);
+  assert.equal(pe.sincos2d(2, 2, 8, { preset: 'dit', clsToken: true, extraTokens: 3 }).rows, 7);
+  // diffusers with baseSize equal to the grid is MAE's table
+  assert.deepEqual(pe.sincos2d(4, 4, 8, { preset: 'diffusers', baseSize: 4, ...f64 }).data, pe.sincos2d(4, 4, 8, f64).data);
+});
+
+test('nerf-paper and nerf-pytorch differ only by π, the input copy and the column order', () => {
+  const x = [0.3, -0.8];
+  const torch = pe.fourierFeatures(x, { levels: 4, ...f64 });
+  assert.equal(torch.cols, 1 + 8);
+  assert.deepEqual(Array.from(torch.data.subarray(0, 1)), [0.3]);
+  const paper = pe.fourierFeatures(x.map((v) => v / Math.PI), { preset: 'nerf-paper', levels: 4, ...f64 });
+  // d = 1: both layouts put sin and cos of each band side by side
+  for (let r = 0; r < 2; r++) {
+    for (let k = 0; k < 8; k++) {
+      assert.ok(Math.abs(paper.data[r * 8 + k] - torch.data[r * 9 + 1 + k]) < 1e-13, `row ${r} col ${k}`);
+    }
+  }
+  // d = 3: band-major vs coordinate-major are permutations of the same numbers
+  const p3 = { rows: 1, cols: 3, data: [0.1, 0.2, 0.3] };
+  const byF = pe.fourierFeatures(p3, { levels: 3, includeInput: false, ...f64 });
+  const byC = pe.fourierFeatures(p3, { levels: 3, includeInput: false, layout: 'coordinate', ...f64 });
+  assert.deepEqual([...byF.data].sort(), [...byC.data].sort());
+  assert.equal(byC.data[1], byF.data[3]); // cos(f0 x0): right after its sine / after the d sines
+});
+
+test('a given B is used as is; a seed gives the same B every time, another seed another B', () => {
+  const pts = { rows: 2, cols: 2, data: [0.1, 0.2, 0.3, 0.4] };
+  const a = pe.randomFourierFeatures(pts, { features: 5, sigma: 2, seed: 9, ...f64 });
+  const b = pe.randomFourierFeatures(pts, { features: 5, sigma: 2, seed: 9, ...f64 });
+  const c = pe.randomFourierFeatures(pts, { features: 5, sigma: 2, seed: 10, ...f64 });
+  assert.deepEqual(a, b);
+  assert.notDeepEqual(a.B.data, c.B.data);
+  assert.deepEqual(pe.randomFourierFeatures(pts, { B: a.B, ...f64 }).data, a.data);
+});
+
+// ---- bad input -------------------------------------------------------------------------------
+
+function throwsNaming(fn, Type, name) {
+  assert.throws(fn, (e) => e instanceof Type && e.message.includes(name), `expected a ${Type.name} naming ${name}`);
+}
+
+test('bad input: a clear error naming the parameter; nothing leaks; the module stays usable', () => {
+  const cases = [
+    [() => pe.timestepEmbedding([1], 0), RangeError, 'dim'],
+    [() => pe.timestepEmbedding([1], 2.5), RangeError, 'dim'],
+    [() => pe.timestepEmbedding([NaN], 4), RangeError, 'timesteps[0]'],
+    [() => pe.timestepEmbedding('1', 4), TypeError, 'timesteps'],
+    [() => pe.timestepEmbedding([], 4), RangeError, 'timesteps.length'],
+    [() => pe.timestepEmbedding([1], 2), RangeError, 'downscaleFreqShift'],
+    [() => pe.timestepEmbedding([1], 8, { downscaleFreqShift: 4 }), RangeError, 'downscaleFreqShift'],
+    [() => pe.timestepEmbedding([1], 8, { maxPeriod: 0.5 }), RangeError, 'maxPeriod'],
+    [() => pe.timestepEmbedding([1], 8, { scale: Infinity }), RangeError, 'scale'],
+    [() => pe.timestepEmbedding([2 ** 31], 8, { scale: 2 }), RangeError, 'timesteps[0]'],
+    [() => pe.timestepEmbedding([1], 8, { preset: 'sd' }), RangeError, 'preset'],
+    [() => pe.timestepEmbedding([1], 8, { flipSinToCos: 1 }), TypeError, 'flipSinToCos'],
+    [() => pe.timestepEmbedding([1], 8, { flip: true }), TypeError, 'unknown option'],
+    [() => pe.timestepEmbedding(new Float64Array(100), 2 ** 24, { dtype: 'float64' }), RangeError, 'MiB'],
+    [() => pe.sincos1d([1], 3), RangeError, 'dim'],
+    [() => pe.sincos1d([1], 2, { frequencies: 'spaced' }), RangeError, 'dim'],
+    [() => pe.sincos1d([Infinity], 4), RangeError, 'positions[0]'],
+    [() => pe.sincos1d([2 ** 32], 4), RangeError, 'positions[0]'],
+    [() => pe.sincos1d([1], 4, { base: 1 }), RangeError, 'base'],
+    [() => pe.sincos2d(0, 2, 8), RangeError, 'gridH'],
+    [() => pe.sincos2d(2, 1.5, 8), RangeError, 'gridW'],
+    [() => pe.sincos2d(2, 2, 6), RangeError, 'dim'],
+    [() => pe.sincos2d(2, 2, 4, { preset: 'big-vision' }), RangeError, 'dim'],
+    [() => pe.sincos2d(2, 2, 8, { clsToken: 'yes' }), TypeError, 'clsToken'],
+    [() => pe.sincos2d(2, 2, 8, { extraTokens: -1 }), RangeError, 'extraTokens'],
+    [() => pe.sincos2d(2, 2, 8, { clsToken: false, extraTokens: 2 }), TypeError, 'extraTokens'],
+    [() => pe.sincos2d(2, 2, 8, { baseSize: 0 }), RangeError, 'baseSize'],
+    [() => pe.sincos2d(2, 2, 8, { interpolationScale: -1 }), RangeError, 'interpolationScale'],
+    [() => pe.sincos2d(4, 4, 8, { interpolationScale: 1e-12 }), RangeError, 'gridH'],
+    [() => pe.sincos2d(2, 2, 8, { firstAxis: 'x' }), RangeError, 'firstAxis'],
+    [() => pe.sincos2d(65537, 2, 8), RangeError, 'gridH'],
+    [() => pe.fourierFeatures([], {}), RangeError, 'points.length'],
+    [() => pe.fourierFeatures([0.5], { levels: 0 }), RangeError, 'levels'],
+    [() => pe.fourierFeatures([0.5], { levels: 100 }), RangeError, 'levels'],
+    [() => pe.fourierFeatures([0.5], { maxFreqLog2: 65 }), RangeError, 'maxFreqLog2'],
+    [() => pe.fourierFeatures([2 ** 40], { levels: 10 }), RangeError, 'points.data[0]'],
+    [() => pe.fourierFeatures({ rows: 1, cols: 2, data: [1] }), RangeError, 'points.data'],
+    [() => pe.fourierFeatures([0.5], { layout: 'rows' }), RangeError, 'layout'],
+    [() => pe.fourierFeatures([0.5], { pi: 'yes' }), TypeError, 'pi'],
+    [() => pe.randomFourierFeatures([0.5], { features: 0 }), RangeError, 'features'],
+    [() => pe.randomFourierFeatures([0.5], { sigma: -1 }), RangeError, 'sigma'],
+    [() => pe.randomFourierFeatures([0.5], { seed: 1.5 }), RangeError, 'seed'],
+    [() => pe.randomFourierFeatures([0.5], { B: { rows: 2, cols: 2, data: [1, 2, 3, 4] } }), RangeError, 'B.cols'],
+    [() => pe.randomFourierFeatures([0.5], { B: { rows: 1, cols: 1, data: [1] }, seed: 3 }), TypeError, 'not both'],
+    [() => pe.randomFourierFeatures([1e9], { B: { rows: 1, cols: 1, data: [1e6] } }), RangeError, '2^42'],
+  ];
+  for (const [fn, Type, name] of cases) throwsNaming(fn, Type, name);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+  assert.equal(pe.timestepEmbedding([1], 4, f64).data[0], Math.sin(1));
+});

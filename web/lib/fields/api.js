@@ -1,0 +1,256 @@
+// The API of `posenc/fields`: sinusoids over diffusion timesteps, patch grids
+// and coordinates, each in the convention of the library named by its preset
+// (docs/fields.md). Every function validates all of its arguments with a
+// Checker before allocating, calls one or two C functions of its module
+// (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
+import { withFrame, statusCall, matrix, memoryStats } from '../heap.js';
+import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+
+/** Largest |angle| the core evaluates (PE_MAX_ANGLE): past it a double angle has no sine left. */
+const MAX_ANGLE = 2 ** 42;
+const MAX_LEVELS = 1024;
+
+// C enum values (c/posenc.h, section "fields").
+const GRID_RULES = { mae: 0, spaced: 1 };
+const FOURIER_LAYOUTS = { frequency: 0, coordinate: 1 };
+
+/** diffusers get_timestep_embedding's arguments, per library. */
+export const TIMESTEP_PRESETS = Object.freeze({
+  // diffusers' defaults, which are Ho et al.'s DDPM (diffusion_tf/nn.py): sin first, frequencies over h - 1.
+  diffusers: { flipSinToCos: false, downscaleFreqShift: 1 },
+  ddpm: { flipSinToCos: false, downscaleFreqShift: 1 },
+  // The Stable Diffusion UNet's time_proj: Timesteps(flip_sin_to_cos=True, downscale_freq_shift=0).
+  'stable-diffusion': { flipSinToCos: true, downscaleFreqShift: 0 },
+  // DiT's TimestepEmbedder.timestep_embedding (from GLIDE / ADM): cos first, frequencies over h.
+  dit: { flipSinToCos: true, downscaleFreqShift: 0 },
+});
+
+/** The 2-D tables' conventions. */
+export const GRID_PRESETS = Object.freeze({
+  // MAE util/pos_embed.py: columns (w) first; clsToken prepends one zero row.
+  mae: { frequencies: 'mae', baseSize: null, clsRows: 1 },
+  // DiT models.py: MAE's table; its cls_token adds rows only with extra_tokens > 0.
+  dit: { frequencies: 'mae', baseSize: null, clsRows: 0 },
+  // diffusers get_2d_sincos_pos_embed: positions i / (gridSize / baseSize) / interpolationScale,
+  // and DiT's rule for the class token.
+  diffusers: { frequencies: 'mae', baseSize: 16, clsRows: 0 },
+  // big_vision posemb_sincos_2d (simple ViT, no class token of its own): frequencies over k - 1.
+  'big-vision': { frequencies: 'spaced', baseSize: null, clsRows: 1 },
+});
+
+/** NeRF positional encodings. */
+export const FOURIER_PRESETS = Object.freeze({
+  // The paper's gamma(p): 2^k pi p, applied to each coordinate, no input copy.
+  'nerf-paper': { pi: true, includeInput: false, layout: 'coordinate', logSampling: true },
+  // bmild/nerf's code and its PyTorch port (yenchenlin/nerf-pytorch get_embedder): no pi,
+  // input first, then band by band the sines and the cosines of every coordinate.
+  'nerf-pytorch': { pi: false, includeInput: true, layout: 'frequency', logSampling: true },
+});
+
+const dtypeCode = (dtype) => (dtype === 'float32' ? 0 : 1);
+
+/** A number or an array of finite numbers, as a typed array. */
+function numbers(check, name, value) {
+  if (typeof value === 'number') return Float64Array.of(check.finite(name, value));
+  return check.vector(name, value);
+}
+
+/** Points as { rows, cols, data } (one point per row) or a plain array of 1-D points. */
+function points(check, value) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    return check.matrix('points', value);
+  }
+  const data = numbers(check, 'points', value);
+  return { rows: data.length, cols: 1, data };
+}
+
+function presetOf(check, opts, table, fallback) {
+  return table[check.oneOf('preset', opts.preset ?? fallback, Object.keys(table))];
+}
+
+export function createFields(wasm) {
+  const call = statusCall(wasm);
+
+  // ---- diffusion timesteps ------------------------------------------------------------
+
+  function timestepEmbedding(timesteps, dim, options) {
+    const check = new Checker('timestepEmbedding');
+    const opts = check.options(options, ['preset', 'flipSinToCos', 'downscaleFreqShift', 'scale', 'maxPeriod', 'dtype']);
+    const preset = presetOf(check, opts, TIMESTEP_PRESETS, 'diffusers');
+    const t = numbers(check, 'timesteps', timesteps);
+    check.size('dim', dim);
+    const half = Math.floor(dim / 2);
+    const flip = check.boolean('flipSinToCos', opts.flipSinToCos ?? preset.flipSinToCos);
+    const shift = check.finite('downscaleFreqShift', opts.downscaleFreqShift ?? preset.downscaleFreqShift);
+    if (half >= 1 && shift >= half) {
+      throw check.fail(RangeError, `downscaleFreqShift must be less than dim / 2 (${half}): the frequencies divide by dim / 2 − shift`, shift);
+    }
+    const scale = check.finite('scale', opts.scale ?? 1);
+    const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: 1 });
+    for (let i = 0; i < t.length; i++) {
+      if (Math.abs(scale * t[i]) > MAX_POSITION) {
+        throw check.fail(RangeError, `scale × timesteps[${i}] must lie within ±2^31`, t[i]);
+      }
+    }
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const n = t.length;
+    check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8);
+    return withFrame(wasm, 'timestepEmbedding', (f) => {
+      const out = f.output(dtype, n * dim);
+      call(check, wasm.pe_timestep_embedding(out, dtypeCode(dtype), f.float64(t, n), n, dim, flip ? 1 : 0,
+        shift, scale, maxPeriod));
+      return matrix(n, dim, f.read(dtype, out, n * dim));
+    });
+  }
+
+  // ---- sin-cos over positions and patch grids -------------------------------------------
+
+  /** perAxis: frequencies per axis; minDim: the dim that gives 2 of them. */
+  function gridRule(check, opts, preset, dim, perAxis, minDim) {
+    const rule = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(GRID_RULES));
+    if (rule === 'spaced' && perAxis < 2) {
+      throw check.fail(RangeError, `frequencies "spaced" divides by (frequencies per axis − 1), so dim must be at least ${minDim}`, dim);
+    }
+    return GRID_RULES[rule];
+  }
+
+  function sincos1d(positions, dim, options) {
+    const check = new Checker('sincos1d');
+    const opts = check.options(options, ['frequencies', 'base', 'dtype']);
+    const pos = numbers(check, 'positions', positions);
+    check.size('dim', dim);
+    if (dim % 2) throw check.fail(RangeError, 'dim must be even: each frequency has a sin and a cos column', dim);
+    for (let i = 0; i < pos.length; i++) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
+    const rule = gridRule(check, opts, { frequencies: 'mae' }, dim, dim / 2, 4);
+    const base = check.finite('base', opts.base ?? 10000, { above: 1 });
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const n = pos.length;
+    check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4);
+    return withFrame(wasm, 'sincos1d', (f) => {
+      const out = f.output(dtype, n * dim);
+      call(check, wasm.pe_sincos_1d(out, dtypeCode(dtype), f.float64(pos, n), n, dim, rule, base));
+      return matrix(n, dim, f.read(dtype, out, n * dim));
+    });
+  }
+
+  /** Coordinates 0 .. size − 1 of one axis, as the preset places them. */
+  function axisPositions(size, baseSize, interpolationScale) {
+    const step = baseSize === null ? 1 : size / baseSize;
+    return Float64Array.from({ length: size }, (_, i) => i / step / interpolationScale);
+  }
+
+  function sincos2d(gridH, gridW, dim, options) {
+    const check = new Checker('sincos2d');
+    const opts = check.options(options, ['preset', 'clsToken', 'extraTokens', 'baseSize', 'interpolationScale',
+      'firstAxis', 'frequencies', 'base', 'dtype']);
+    const preset = presetOf(check, opts, GRID_PRESETS, 'mae');
+    check.size('gridH', gridH, 65536);
+    check.size('gridW', gridW, 65536);
+    check.size('dim', dim);
+    if (dim % 4) throw check.fail(RangeError, 'dim must be a multiple of 4: each axis gets half, as sines and cosines', dim);
+    const rule = gridRule(check, opts, preset, dim, dim / 4, 8);
+    const base = check.finite('base', opts.base ?? 10000, { above: 1 });
+    const cls = check.boolean('clsToken', opts.clsToken ?? false);
+    const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, 65536);
+    if (opts.extraTokens !== undefined && opts.clsToken === false && extra > 0) {
+      throw check.fail(TypeError, 'extraTokens needs clsToken (as in DiT and diffusers); leave clsToken out or set it to true');
+    }
+    const baseSize = opts.baseSize === undefined ? preset.baseSize
+      : opts.baseSize === null ? null : check.finite('baseSize', opts.baseSize, { above: 0, max: MAX_POSITION });
+    const interpolationScale = check.finite('interpolationScale', opts.interpolationScale ?? 1, { above: 0, max: MAX_POSITION });
+    const firstAxis = check.oneOf('firstAxis', opts.firstAxis ?? 'w', ['w', 'h']);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const posH = axisPositions(gridH, baseSize, interpolationScale);
+    const posW = axisPositions(gridW, baseSize, interpolationScale);
+    for (const [name, p] of [['gridH', posH], ['gridW', posW]]) {
+      if (!(Math.abs(p[p.length - 1]) <= MAX_POSITION)) {
+        throw check.fail(RangeError, `baseSize and interpolationScale put the last index of ${name} past ±2^31`, p[p.length - 1]);
+      }
+    }
+    const rows = extra + gridH * gridW;
+    check.bytes(rows * dim * bytesPer(dtype) + (gridH + gridW) * 8 + dim * 2);
+    return withFrame(wasm, 'sincos2d', (f) => {
+      const out = f.output(dtype, rows * dim);
+      call(check, wasm.pe_sincos_2d(out, dtypeCode(dtype), f.float64(posH, gridH), gridH, f.float64(posW, gridW), gridW,
+        dim, extra, firstAxis === 'h' ? 1 : 0, rule, base));
+      return { ...matrix(rows, dim, f.read(dtype, out, rows * dim)), gridH, gridW, extraTokens: extra };
+    });
+  }
+
+  // ---- NeRF and random Fourier features ------------------------------------------------
+
+  function fourierFeatures(pointsArg, options) {
+    const check = new Checker('fourierFeatures');
+    const opts = check.options(options, ['preset', 'levels', 'maxFreqLog2', 'includeInput', 'logSampling', 'pi', 'layout', 'dtype']);
+    const preset = presetOf(check, opts, FOURIER_PRESETS, 'nerf-pytorch');
+    const p = points(check, pointsArg);
+    const levels = check.size('levels', opts.levels ?? 10, MAX_LEVELS);
+    if (opts.maxFreqLog2 === undefined && levels > 65) {
+      throw check.fail(RangeError, 'levels above 65 need an explicit maxFreqLog2 (its default, levels − 1, must be at most 64)', levels);
+    }
+    const maxFreqLog2 = check.finite('maxFreqLog2', opts.maxFreqLog2 ?? levels - 1, { min: -64, max: 64 });
+    const includeInput = check.boolean('includeInput', opts.includeInput ?? preset.includeInput);
+    const logSampling = check.boolean('logSampling', opts.logSampling ?? preset.logSampling);
+    const pi = check.boolean('pi', opts.pi ?? preset.pi);
+    const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(FOURIER_LAYOUTS));
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    // The highest band: either end of the spacing, whichever is larger.
+    const top = Math.max(1, 2 ** maxFreqLog2) * (pi ? Math.PI : 1);
+    for (let i = 0; i < p.data.length; i++) {
+      if (Math.abs(p.data[i]) * top > MAX_ANGLE) {
+        throw check.fail(RangeError, `points.data[${i}] × the highest frequency (${top}) must lie within ±2^42`, p.data[i]);
+      }
+    }
+    const cols = (includeInput ? p.cols : 0) + 2 * levels * p.cols;
+    check.size('the output width (input + 2 × levels × coordinates)', cols);
+    const count = p.rows * cols;
+    check.bytes(count * bytesPer(dtype) + p.data.length * 8);
+    return withFrame(wasm, 'fourierFeatures', (f) => {
+      const out = f.output(dtype, count);
+      call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols,
+        levels, maxFreqLog2, logSampling ? 1 : 0, includeInput ? 1 : 0, pi ? 1 : 0, FOURIER_LAYOUTS[layout]));
+      return matrix(p.rows, cols, f.read(dtype, out, count));
+    });
+  }
+
+  /** B as given (features × coordinates), or null to draw it. */
+  function givenB(check, value, d) {
+    if (value === undefined || value === null) return null;
+    const b = check.matrix('B', value);
+    if (b.cols !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.cols);
+    return b;
+  }
+
+  function randomFourierFeatures(pointsArg, options) {
+    const check = new Checker('randomFourierFeatures');
+    const opts = check.options(options, ['features', 'sigma', 'seed', 'B', 'dtype']);
+    const p = points(check, pointsArg);
+    const given = givenB(check, opts.B, p.cols);
+    if (given && (opts.features !== undefined || opts.sigma !== undefined || opts.seed !== undefined)) {
+      throw check.fail(TypeError, 'give B, or features / sigma / seed to draw it, not both');
+    }
+    const m = given ? given.rows : check.size('features', opts.features ?? 256, 65536);
+    const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: 1e6 });
+    const seed = given ? 0 : check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const count = p.rows * 2 * m;
+    check.bytes(count * bytesPer(dtype) + (m + p.rows) * p.cols * 8);
+    return withFrame(wasm, 'randomFourierFeatures', (f) => {
+      const b = given ? f.float64(given.data, m * p.cols) : f.output('float64', m * p.cols);
+      // B_kj ~ N(0, sigma^2): the learned table's seeded Gaussian stream (c/learned.c), m rows of d.
+      if (!given) call(check, wasm.pe_learned_table(b, 1, m, p.cols, seed, 0, sigma));
+      const out = f.output(dtype, count);
+      const status = wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m);
+      if (status === 8) {
+        throw check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
+      }
+      call(check, status);
+      return { ...matrix(p.rows, 2 * m, f.read(dtype, out, count)), B: matrix(m, p.cols, f.read('float64', b, m * p.cols)) };
+    });
+  }
+
+  return Object.freeze({
+    timestepEmbedding, sincos1d, sincos2d, fourierFeatures, randomFourierFeatures,
+    memoryStats: () => memoryStats(wasm),
+  });
+}
