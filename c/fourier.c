@@ -8,6 +8,8 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_fields.h"
+#include "posenc_variants.h"
 #include "mathlib.h"
 
 #define PI 3.141592653589793
@@ -30,15 +32,16 @@ static int check_points(const double *x, size_t count, double largest_factor) {
     return PE_OK;
 }
 
-static void write_bands(void *out, int dtype, size_t at, const double *x, int32_t d,
-                        const double *f, int32_t levels, int layout) {
+static void write_bands(void *out, int dtype, size_t at, const double *x, int32_t d, const double *f,
+                        int32_t levels, int layout) {
     for (int32_t k = 0; k < levels; k++) {
         for (int32_t j = 0; j < d; j++) {
             double s, c;
             pe_sincos(x[j] * f[k], &s, &c);
             /* by frequency: band k holds d sines then d cosines; by coordinate:
              * coordinate j holds (sin, cos) for each band in turn */
-            size_t si = layout == PE_FOURIER_BY_FREQUENCY ? (size_t)2 * k * d + j : (size_t)2 * (j * levels + k);
+            size_t si =
+                layout == PE_FOURIER_BY_FREQUENCY ? (size_t)2 * k * d + j : (size_t)2 * (j * levels + k);
             size_t ci = layout == PE_FOURIER_BY_FREQUENCY ? si + d : si + 1;
             pe_store(out, dtype, at + si, s);
             pe_store(out, dtype, at + ci, c);
@@ -46,9 +49,8 @@ static void write_bands(void *out, int dtype, size_t at, const double *x, int32_
     }
 }
 
-int pe_fourier_features(void *out, int dtype, const double *x, int32_t n, int32_t d,
-                        int32_t levels, double max_log2, int log_sampling, int include_input,
-                        int use_pi, int layout) {
+int pe_fourier_features(void *out, int dtype, const double *x, int32_t n, int32_t d, int32_t levels,
+                        double max_log2, int log_sampling, int include_input, int use_pi, int layout) {
     if (!out || !x) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(pe_check_dim(n));
@@ -74,8 +76,8 @@ int pe_fourier_features(void *out, int dtype, const double *x, int32_t n, int32_
     return PE_OK;
 }
 
-int pe_fourier_random(void *out, int dtype, const double *x, int32_t n, int32_t d,
-                      const double *b, int32_t m) {
+int pe_fourier_random(void *out, int dtype, const double *x, int32_t n, int32_t d, const double *b,
+                      int32_t m) {
     if (!out || !x || !b) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(pe_check_dim(n));
@@ -104,4 +106,10 @@ int pe_fourier_random(void *out, int dtype, const double *x, int32_t n, int32_t 
         }
     }
     return PE_OK;
+}
+
+int pe_fourier_gaussian(double *b, int32_t m, int32_t d, double seed, double sigma) {
+    /* one stream for every seeded random matrix of posenc, so B is reproducible
+     * from its seed by anything that reproduces the learned table */
+    return pe_learned_table(b, PE_F64, m, d, seed, PE_DIST_NORMAL, sigma);
 }

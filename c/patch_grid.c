@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_fields.h"
 #include "mathlib.h"
 
 void pe_sincos_halves(void *out, int dtype, size_t at, double pos, const double *w, int32_t k,
@@ -41,8 +42,7 @@ static int check_positions(const double *pos, int32_t n) {
     return PE_OK;
 }
 
-int pe_sincos_1d(void *out, int dtype, const double *pos, int32_t n, int32_t dim, int rule,
-                 double base) {
+int pe_sincos_1d(void *out, int dtype, const double *pos, int32_t n, int32_t dim, int rule, double base) {
     if (!out || !pos) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(n));
     PE_TRY(pe_check_dim(dim));
@@ -57,8 +57,8 @@ int pe_sincos_1d(void *out, int dtype, const double *pos, int32_t n, int32_t dim
     return PE_OK;
 }
 
-int pe_sincos_2d(void *out, int dtype, const double *pos_h, int32_t gh, const double *pos_w,
-                 int32_t gw, int32_t dim, int32_t extra, int h_first, int rule, double base) {
+int pe_sincos_2d(void *out, int dtype, const double *pos_h, int32_t gh, const double *pos_w, int32_t gw,
+                 int32_t dim, int32_t extra, int h_first, int rule, double base) {
     if (!out || !pos_h || !pos_w) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(gh));
     PE_TRY(pe_check_dim(gw));

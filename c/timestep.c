@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include "internal.h"
+#include "posenc_fields.h"
 #include "mathlib.h"
 
 static int check_timestep(int32_t dim, int32_t half, double shift, double scale, double max_period) {
@@ -19,8 +20,8 @@ static int check_timestep(int32_t dim, int32_t half, double shift, double scale,
     return PE_OK;
 }
 
-int pe_timestep_embedding(void *out, int dtype, const double *t, int32_t n, int32_t dim,
-                          int cos_first, double shift, double scale, double max_period) {
+int pe_timestep_embedding(void *out, int dtype, const double *t, int32_t n, int32_t dim, int cos_first,
+                          double shift, double scale, double max_period) {
     if (!out || !t) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(pe_check_dim(n));

@@ -38,6 +38,7 @@
 
 #include "posenc.h"
 #include "posenc_variants.h"
+#include "posenc_fields.h"
 #include "input_format.h"
 
 /* The thresholds input_format.h promises seeds.py. */
@@ -936,14 +937,17 @@ static int fuzz_fields(src *s, long fail_at, int which) {
     case 1: st = pe_sincos_1d(out, dtype, x, n, d, rule, b); break;
     case 2: st = pe_sincos_2d(out, dtype, x, n, y, d, m, m % 3, flag, rule, b); break;
     case 3: st = pe_fourier_features(out, dtype, x, n, d, m, a, rule % 2, flag, rule == 2, flag); break;
-    default: st = pe_fourier_random(out, dtype, x, n, d, y, m); break;
+    default: /* B drawn into y, or used from it */
+        if (flag || !dim_ok(n)) st = pe_fourier_random(out, dtype, x, n, d, y, m);
+        else st = pe_fourier_gaussian(y, m, d, floor(fabs(a)), fabs(b));
+        break;
     }
     end(&c, st);
     if (st == PE_OK) {
         if (which == 3 && flag) {
             size_t w = (size_t)cols;
             for (int32_t r = 0; r < n; r++) require_unit(out, dtype, (size_t)r * w + (size_t)d, (size_t)(r + 1) * w);
-        } else {
+        } else if (which != 4 || flag) {
             require_unit(out, dtype, 0, (size_t)count);
         }
         if (which == 0 && d % 2) REQUIRE(get(out, dtype, (size_t)d - 1) == 0.0);

@@ -5,7 +5,7 @@ features.
 
 It never reads or runs the C core. Each convention is written here from its
 source's definition (named in each docstring), with the standard library only:
-the 70-digit decimal functions of gen_variants.py (sin, cos, exp, ln, all
+gen_variants.py's Decimal adapters of hp.py (sin, cos, exp, ln in 320-bit fixed point, all
 rounded once to double at the end) and exact fractions for every position and
 exponent. Inputs are doubles, taken exactly; the angle t * w is formed exactly
 too, so a value differs from the C core's only by the core's own roundings.

@@ -22,6 +22,7 @@
 
 #include "posenc.h"
 #include "posenc_variants.h"
+#include "posenc_fields.h"
 
 /* ---- malloc fault injection ------------------------------------------------- */
 void *__real_malloc(size_t bytes);
@@ -1194,6 +1195,12 @@ static void test_fields(void) {
     EXPECT_STATUS(pe_fourier_random(out, PE_F64, far2, 1, 2, bm, 1), PE_ERR_POSITION);
     EXPECT_STATUS(pe_fourier_random(out, PE_F64, x, 1, 2, bm, 1), PE_OK); /* 2 pi (0.5 + 0.5) */
     EXPECT_NEAR(out[1], 1.0, 1e-15);
+    double g[6], l[6];
+    EXPECT_STATUS(pe_fourier_gaussian(g, 3, 2, 7, 2.5), PE_OK); /* the learned table's stream */
+    EXPECT_STATUS(pe_learned_table(l, PE_F64, 3, 2, 7, PE_DIST_NORMAL, 2.5), PE_OK);
+    EXPECT(memcmp(g, l, sizeof g) == 0);
+    EXPECT_STATUS(pe_fourier_gaussian(NULL, 3, 2, 7, 2.5), PE_ERR_NULL);
+    EXPECT_STATUS(pe_fourier_gaussian(g, 3, 2, 0.5, 2.5), PE_ERR_VALUE);
 }
 
 static void test_allocation_failures(void) {

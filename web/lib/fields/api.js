@@ -238,7 +238,7 @@ export function createFields(wasm) {
     return withFrame(wasm, 'randomFourierFeatures', (f) => {
       const b = given ? f.float64(given.data, m * p.cols) : f.output('float64', m * p.cols);
       // B_kj ~ N(0, sigma^2): the learned table's seeded Gaussian stream (c/learned.c), m rows of d.
-      if (!given) call(check, wasm.pe_learned_table(b, 1, m, p.cols, seed, 0, sigma));
+      if (!given) call(check, wasm.pe_fourier_gaussian(b, m, p.cols, seed, sigma));
       const out = f.output(dtype, count);
       const status = wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m);
       if (status === 8) {
