@@ -49,7 +49,6 @@ int32_t pe_cos_col(const pe_spec *s, int32_t i);
 /* Writes [sin(pos w_0) .. sin(pos w_{k-1}) | cos(pos w_0) .. cos(pos w_{k-1})] (or
  * cos first) to out[at .. at + 2k): the half-and-half row of the diffusion and
  * patch-grid tables (patch_grid.c). */
-void pe_sincos_halves(void *out, int dtype, size_t at, double pos, const double *w, int32_t k,
-                      int cos_first);
+void pe_sincos_halves(void *out, int dtype, size_t at, double pos, const double *w, int32_t k, int cos_first);
 
 #endif
