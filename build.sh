@@ -25,6 +25,8 @@ if [ "$for_tests" = 1 ]; then
   have chromium || install_package chromium chromium
   # Without a CJK font the screenshots the browser tests save show boxes for Chinese text.
   fc-list :lang=zh 2>/dev/null | grep -q . || install_package fonts-wqy-microhei "a Chinese font"
+  # tests/code-blocks.test.js runs the tutorial's NumPy code block with Debian's python3.
+  /usr/bin/python3 -c 'import numpy' 2>/dev/null || install_package python3-numpy "NumPy for python3"
 fi
 if [ ! -d node_modules ]; then
   echo "build.sh: installing npm dev dependencies (npm ci)..."

@@ -1,5 +1,7 @@
-// Writes the static site to dist/web: index.html, embed.html, examples/blog.html,
-// CSS, and three self-contained ES module bundles (both WASM modules are inside
+// Writes the static site to dist/web: the tutorial as index.html (Chinese) and
+// en/index.html (English), embed.html, examples/blog.html, CSS, the tutorial's
+// split modules (tutorial.js plus chunks/, each widget loaded when first
+// needed), and two self-contained ES module bundles (both WASM modules are inside
 // dist/posenc-wasm.js and dist/variants-wasm.js as base64, so no bundle fetches
 // anything; the variants' is compiled only when a widget needs it):
 //   tutorial.js        the tutorial page
@@ -7,7 +9,8 @@
 //   posenc-widgets.js  the one file a blog includes to get every <pe-*> element
 // Run by build.sh after the WASM build; prints each output's size.
 import { build } from './bundle.mjs';
-import { cp, mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { PAGES, languagePage } from './site-pages.mjs';
+import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +30,6 @@ await mkdir(join(OUT, 'examples'), { recursive: true });
 await build({
   absWorkingDir: ROOT,
   entryPoints: {
-    tutorial: 'web/site/main.js',
     embed: 'web/site/embed.js',
     'posenc-widgets': 'web/widgets/index.js',
   },
@@ -37,13 +39,44 @@ await build({
   logLevel: 'warning',
 });
 
-// Pages and styles are copied as they are (no inline scripts or styles to rewrite).
-const copies = ['index.html', 'embed.html', 'favicon.svg', 'css', 'examples/blog.html', 'examples/blog.css'];
+// The tutorial in pieces: the first screen's script is small (no Chart.js), and
+// each widget's code, with Chart.js, comes as a chunk when it first scrolls near.
+const { metafile } = await build({
+  absWorkingDir: ROOT,
+  entryPoints: { tutorial: 'web/site/main.js' },
+  splitting: true,
+  metafile: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  outdir: OUT,
+  target: ['chrome110', 'firefox115', 'safari16.4'],
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+
+// The chunks tutorial.js imports statically are fetched in parallel with it
+// (<link rel="modulepreload">), not one round trip after it.
+const firstScreen = metafile.outputs['dist/web/tutorial.js'].imports
+  .filter((i) => i.kind === 'import-statement')
+  .map((i) => relative(OUT, join(ROOT, i.path)));
+const preloads = firstScreen.map((f) => `<link rel="modulepreload" href="${f}">`).join('\n');
+
+// One page per language, made from the bilingual source.
+const source = (await readFile(join(SITE, 'index.html'), 'utf8'))
+  .replace('<script type="module" src="tutorial.js"></script>', (tag) => `${tag}\n${preloads}`);
+for (const page of PAGES) {
+  await mkdir(dirname(join(OUT, page.path)), { recursive: true });
+  await writeFile(join(OUT, page.path), languagePage(source, page));
+}
+
+// The other pages and styles are copied as they are (no inline scripts or styles to rewrite).
+const copies = ['embed.html', 'favicon.svg', 'css', 'examples/blog.html', 'examples/blog.css'];
 for (const path of copies) await cp(join(SITE, path), join(OUT, path), { recursive: true });
 
 // The CSP forbids eval and new Function; a bundle that needs them would fail in the browser.
-for (const name of ['tutorial.js', 'embed.js', 'posenc-widgets.js']) {
-  const code = await readFile(join(OUT, name), 'utf8');
+const scripts = (await list(OUT)).filter((f) => f.endsWith('.js'));
+for (const file of scripts) {
+  const name = relative(OUT, file);
+  const code = await readFile(file, 'utf8');
   if (/\beval\s*\(|new Function\s*\(/.test(code)) {
     console.error(`build-site: ${name} contains eval or new Function, which the CSP blocks.`);
     process.exit(1);

@@ -2,7 +2,7 @@
 // are validated like any attribute, then written to every widget whose
 // data-follow lists them; each widget then redraws its existing charts in place.
 import { parseAll, encodingSpec } from '../widgets/attrs.js';
-import { tr } from './i18n.js';
+import { tr, pageLanguage } from './i18n.js';
 
 const NAMES = ['d-model', 'max-len', 'base', 'preset'];
 
@@ -11,7 +11,7 @@ export function setupControls(form = document.getElementById('controls')) {
   const msg = document.getElementById('controls-msg');
   const spec = encodingSpec(128, 50);
   const update = () => {
-    const lang = document.documentElement.dataset.lang || 'en';
+    const lang = pageLanguage();
     const { values, notes, errors } = parseAll(spec, (n) => (NAMES.includes(n) ? form.elements[n].value : null));
     msg.textContent = [...errors, ...notes].map(([key, vars, name]) => tr(lang, key, { ...vars, name })).join(' ');
     msg.classList.toggle('bad', errors.length > 0);

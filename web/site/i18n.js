@@ -1,8 +1,8 @@
-// The page language: a toggle that persists in localStorage, ?lang= in the URL,
-// else the browser's language. Prose is written twice in the HTML (.zh / .en,
-// hidden by CSS); widgets get a lang attribute; JS-made text comes from here.
+// Languages. The tutorial is served as one page per language (index.html in
+// Chinese, en/index.html in English; see scripts/site-pages.mjs), so its
+// language is the page's <html lang>. The embed page picks one at run time:
+// ?lang= in the URL, a stored choice, else the browser's language.
 import { translate } from '../widgets/strings.js';
-import { WIDGETS } from '../widgets/index.js';
 
 const KEY = 'posenc-lang';
 
@@ -44,30 +44,14 @@ export function initialLanguage() {
   return (navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en';
 }
 
-/** Shows one language everywhere: prose, widgets, document language. */
+/** The language of the page being shown ('zh' or 'en'). */
+export const pageLanguage = () => (document.documentElement.lang.toLowerCase().startsWith('zh') ? 'zh' : 'en');
+
+/** Sets the document's language (widgets inherit it from <html lang>). */
 export function applyLanguage(lang) {
   const root = document.documentElement;
   root.dataset.lang = lang;
   root.lang = lang === 'zh' ? 'zh-CN' : 'en';
-  for (const w of document.querySelectorAll(Object.keys(WIDGETS).join(','))) {
-    w.setAttribute('lang', lang);
-  }
-  const toggle = document.getElementById('lang-toggle');
-  toggle?.setAttribute('aria-label', tr(lang, 'toggle'));
-  // Text the page builds at run time (the settings' message) listens for this.
+  // Text the page builds at run time listens for this.
   document.dispatchEvent(new CustomEvent('pe-langchange', { detail: lang }));
-}
-
-export function setupLanguage() {
-  let lang = initialLanguage();
-  applyLanguage(lang);
-  document.getElementById('lang-toggle')?.addEventListener('click', () => {
-    lang = lang === 'zh' ? 'en' : 'zh';
-    applyLanguage(lang);
-    try {
-      localStorage.setItem(KEY, lang);
-    } catch {
-      /* not persisted; the page still switches */
-    }
-  });
 }

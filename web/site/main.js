@@ -1,10 +1,14 @@
-// The tutorial page: every chart is a <pe-*> widget (the same ones bloggers
-// embed), driven by the shared settings and the language toggle.
-import { WIDGETS } from '../widgets/index.js';
-import { setupLanguage } from './i18n.js';
+// The tutorial page. The first screen needs only this file, the small posenc
+// core and the hero chart (drawn without Chart.js); every <pe-*> widget and
+// every tutorial module is imported when it first scrolls near (lazy.js).
+import { drawHero } from './hero.js';
 import { setupControls } from './controls.js';
-import { markFirstScreen } from './first-screen.js';
+import { setupSettingsToggle } from './settings-toggle.js';
+import { setupPlace } from './place.js';
+import { loadWhenNear } from './lazy.js';
 
-setupLanguage();
+drawHero(document.getElementById('hero-canvas'));
+setupSettingsToggle();
 setupControls();
-markFirstScreen(Object.keys(WIDGETS).join(','));
+loadWhenNear();
+setupPlace();

@@ -1,0 +1,229 @@
+// The tutorial's reading experience in headless Chromium: each language is its
+// own page before any script runs, the table of contents matches the headings
+// and its links (and the End key) land on their targets at desktop and phone
+// widths, the language link keeps the reader's place, the checklist and tables
+// show real numbers, and the code blocks copy exactly and print the page's numbers.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { open, newPage } from './harness.js';
+
+const SIZES = [{ width: 1366, height: 900 }, { width: 390, height: 844 }];
+const cjk = (s) => (s.match(/[\u4e00-\u9fff]/g) || []).length;
+let h;
+before(async () => {
+  h = await open();
+});
+after(() => h?.close());
+
+async function withPage(path, size, run, options = {}) {
+  const context = await h.browser.newContext({ viewport: size, ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  try {
+    await page.goto(h.url(path));
+    await run(page);
+    assert.deepEqual(errors, [], 'console errors');
+  } finally {
+    await context.close();
+  }
+}
+
+/** Waits until every widget on or near the screen (where they draw) has drawn, then two frames more. */
+async function settle(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('[id^=w-]')].every((w) => {
+    const r = w.getBoundingClientRect();
+    return r.bottom < -250 || r.top > innerHeight + 250 || w.dataset.state;
+  }), null, { timeout: 20000 });
+  await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+}
+
+test('each language is its own page, right before any script runs', async () => {
+  for (const [path, lang] of [['index.html', 'zh-CN'], ['en/index.html', 'en']]) {
+    await withPage(path, SIZES[1], async (page) => {
+      assert.equal(await page.evaluate(() => document.documentElement.lang), lang);
+      const text = await page.evaluate(() => document.body.innerText);
+      const words = (text.match(/[A-Za-z]{3,}/g) || []).length;
+      if (lang === 'en') {
+        // Chinese appears only as quoted examples (我打你) and the seed articles' titles.
+        assert.ok(cjk(text) < 400, `English page shows ${cjk(text)} CJK characters`);
+        assert.ok(words > 3000);
+      } else {
+        assert.ok(cjk(text) > 3000, `Chinese page shows ${cjk(text)} CJK characters`);
+      }
+      const other = lang === 'en' ? '.zh' : '.en';
+      assert.equal(await page.locator(other).count(), 0, 'the other language is not in the page at all');
+      // The first screen already reads in the page's language.
+      const top = await page.locator('.lead').innerText();
+      assert.ok(lang === 'en' ? cjk(top) === 0 : cjk(top) > 20, top);
+    }, { javaScriptEnabled: false });
+  }
+});
+
+test('the table of contents numbers equal the headings', async () => {
+  for (const path of ['index.html', 'en/index.html']) {
+    await withPage(path, SIZES[0], async (page) => {
+      const pairs = await page.evaluate(() => [...document.querySelectorAll('.toc a')].map((a) => {
+        const target = document.querySelector(a.getAttribute('href'));
+        return [a.textContent.trim(), target?.querySelector('h2')?.textContent.trim() ?? null];
+      }));
+      assert.ok(pairs.length >= 20);
+      for (const [link, heading] of pairs) {
+        assert.ok(heading, `${link} points at a section with a heading`);
+        const num = (s) => s.match(/^(\d+)\./)?.[1] ?? null;
+        assert.equal(num(link), num(heading), `"${link}" vs "${heading}"`);
+      }
+    });
+  }
+});
+
+for (const size of SIZES) {
+  test(`table-of-contents links land on their headings at ${size.width} px`, async () => {
+    await withPage('en/index.html', size, async (page) => {
+      for (const id of ['s-precision', 's-dot', 's-refs', 's-toy', 's-rope']) {
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.locator(`.toc a[href="#${id}"]`).click();
+        await page.waitForTimeout(300);
+        await settle(page);
+        const { top, bar, bottom, max } = await page.evaluate((i) => ({
+          top: document.getElementById(i).getBoundingClientRect().top,
+          bar: document.getElementById('controls').getBoundingClientRect().height,
+          bottom: scrollY + innerHeight,
+          max: document.documentElement.scrollHeight,
+        }), id);
+        // The heading sits just under the sticky settings bar, or the page cannot scroll further.
+        const atEnd = bottom >= max - 2;
+        assert.ok((top >= bar - 2 && top <= bar + 40) || (atEnd && top >= 0 && top < size.height), `${id}: top ${top}, bar ${bar}`);
+      }
+    });
+  });
+
+  test(`the End key reaches the end of the page at ${size.width} px`, async () => {
+    await withPage('en/index.html', size, async (page) => {
+      await page.locator('#hero-readout').click(); // focus in the page, not in a control
+      await page.keyboard.press('End');
+      await page.waitForTimeout(500);
+      await settle(page);
+      await page.waitForTimeout(300);
+      const { bottom, max, refs } = await page.evaluate(() => ({
+        bottom: scrollY + innerHeight,
+        max: document.documentElement.scrollHeight,
+        refs: document.getElementById('s-refs').getBoundingClientRect().bottom,
+      }));
+      assert.ok(bottom >= max - 4, `scrolled to ${bottom} of ${max}`);
+      assert.ok(refs <= size.height, 'the references are on screen');
+    });
+  });
+}
+
+test('on a phone the settings bar is one line and opens on demand', async () => {
+  await withPage('en/index.html', SIZES[1], async (page) => {
+    const bar = () => page.evaluate(() => document.getElementById('controls').getBoundingClientRect().height);
+    assert.ok((await bar()) <= 0.08 * SIZES[1].height, `bar is ${await bar()} px`);
+    assert.equal(await page.locator('#c-d-model').isVisible(), false);
+    await page.locator('#controls-toggle').click();
+    assert.equal(await page.locator('#c-d-model').isVisible(), true);
+    assert.match(await page.locator('#controls-toggle').textContent(), /d_model 128/);
+  });
+});
+
+test('a chart is on the first screen at phone and desktop widths', async () => {
+  for (const size of SIZES) {
+    await withPage('index.html', size, async (page) => {
+      await page.waitForFunction(() => document.documentElement.dataset.firstChartMs);
+      const box = await page.locator('#hero-canvas').boundingBox();
+      assert.ok(box.y + box.height <= size.height, `hero chart bottom ${box.y + box.height}`);
+      const ink = await page.evaluate(() => {
+        const c = document.getElementById('hero-canvas');
+        const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0;
+        for (let k = 0; k < px.length; k += 4) if (px[k] !== 255 || px[k + 1] !== 255 || px[k + 2] !== 255) n++;
+        return n;
+      });
+      assert.ok(ink > 10000, `hero chart has ${ink} coloured pixels`);
+    });
+  }
+});
+
+test('the language link keeps the reader\'s place', async () => {
+  await withPage('en/index.html', SIZES[0], async (page) => {
+    await page.locator('#s-alibi p').first().scrollIntoViewIfNeeded();
+    await page.evaluate(() => {
+      const p = document.querySelector('#s-alibi p');
+      window.scrollTo(0, scrollY + p.getBoundingClientRect().top - document.getElementById('controls').offsetHeight - 8);
+    });
+    await Promise.all([page.waitForURL(/index\.html#s-alibi$/), page.locator('#lang-toggle').click()]);
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+    await page.waitForTimeout(300);
+    await settle(page);
+    const top = await page.evaluate(() => document.querySelector('#s-alibi p').getBoundingClientRect().top
+      - document.getElementById('controls').offsetHeight);
+    assert.ok(Math.abs(top - 8) < 60, `the same paragraph is at the top (off by ${top - 8} px)`);
+  });
+});
+
+test('the checklist tests the candidates on real numbers', async () => {
+  await withPage('en/index.html', SIZES[0], async (page) => {
+    await page.locator('#m-checklist').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#m-checklist td[data-state]');
+    const states = () => page.evaluate(() => [...document.querySelectorAll('#m-checklist table.checklist tbody tr')].map((r) => [...r.querySelectorAll('td')].map((td) => td.dataset.state)));
+    // Columns: raw, p/length, binary, learned, sinusoids. Rows: requirements 1-5.
+    assert.deepEqual(await states(), [
+      ['pass', 'pass', 'pass', 'pass', 'pass'],
+      ['fail', 'pass', 'pass', 'pass', 'pass'],
+      ['pass', 'fail', 'fail', 'fail', 'pass'],
+      ['fail', 'fail', 'fail', 'fail', 'part'],
+      ['pass', 'fail', 'pass', 'fail', 'pass'],
+    ]);
+    const text = await page.locator('#m-checklist').innerText();
+    assert.match(text, /largest \|value\|: 31/, 'raw index at position 2N − 1 = 31');
+    assert.match(text, /\[0\.0625\] in a text of 16, \[0\.125\] in one of 8/);
+    assert.match(text, /\[0\.1411, -0\.99, 0\.2955, 0\.9553, 0\.03, 0\.9996, 0\.003, 1\]/, 'PE(3) at d = 8');
+    await page.locator('#checklist-n').fill('8');
+    await page.waitForFunction(() => document.querySelector('#m-checklist').innerText.includes('largest |value|: 15'));
+  });
+});
+
+test('the 5 × 6 table shows the formula with pos and i filled in; errata mark the doubled exponent', async () => {
+  const golden = JSON.parse(await readFile(new URL('../golden/golden.json', import.meta.url), 'utf8')).seedExample;
+  await withPage('en/index.html', SIZES[0], async (page) => {
+    await page.locator('#m-numbers').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#m-numbers td');
+    const cells = await page.evaluate(() => [...document.querySelectorAll('#m-numbers td')].map((td) => Number(td.textContent)));
+    assert.equal(cells.length, 30);
+    cells.forEach((v, k) => assert.ok(Math.abs(v - golden.correct[Math.floor(k / 6)][k % 6]) <= 5.001e-5, `cell ${k}`));
+    await page.locator('#m-numbers tbody tr:nth-child(2) td:nth-child(4)').hover();
+    assert.equal(await page.locator('#m-numbers .formula-readout').textContent(),
+      'PE(1, 2) = sin(1 · 10000^(−2/6)) = sin(0.0464159) = 0.0464');
+    await page.locator('#m-errata').scrollIntoViewIfNeeded();
+    await page.waitForSelector('#m-errata td.differs');
+    const wrong = await page.evaluate(() => [...document.querySelectorAll('#m-errata table:nth-child(2) tbody tr:nth-child(2) td')].map((td) => td.textContent));
+    assert.deepEqual(wrong.map(Number), golden.buggy[1].map((x) => Number(x.toFixed(4))));
+    assert.equal(wrong[2], '0.0022');
+  });
+});
+
+test('the code blocks copy exactly, match between languages, and print the table on the page', async () => {
+  const code = {};
+  for (const path of ['index.html', 'en/index.html']) {
+    await withPage(path, SIZES[0], async (page) => {
+      await page.locator('#m-code').scrollIntoViewIfNeeded();
+      await page.waitForSelector('#m-code button.copy');
+      code[path] = await page.evaluate(() => [...document.querySelectorAll('pre.code')].map((p) => p.textContent));
+      assert.equal(code[path].length, 3);
+      const first = page.locator('#m-code button.copy').first();
+      await first.click();
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), code[path][0]);
+      // The output block shows the numbers of the live table in section 5.
+      const shown = await page.evaluate(() => document.querySelector('pre.output').textContent.match(/-?\d+\.\d*/g).map(Number));
+      await page.locator('#m-numbers').scrollIntoViewIfNeeded();
+      await page.waitForSelector('#m-numbers td');
+      const live = await page.evaluate(() => [...document.querySelectorAll('#m-numbers td')].map((td) => Number(td.textContent)));
+      assert.deepEqual(shown, live);
+    }, { permissions: ['clipboard-read', 'clipboard-write'] });
+  }
+  assert.deepEqual(code['index.html'], code['en/index.html'], 'both languages show the same code');
+});

@@ -1,0 +1,87 @@
+// Landing where the reader asked to go. Charts above a target draw (and may
+// grow) after the jump, so a jump to a heading is held in place while the page
+// settles, until the reader scrolls. The language link carries the reader's
+// place: both pages have the same sections with the same children in the same
+// order (one language removed from each), so "section, child, fraction through
+// it" means the same spot on the other page.
+const KEY = 'posenc-place';
+const HOLD_MS = 4000;
+
+const topOffset = () => (document.getElementById('controls')?.getBoundingClientRect().height ?? 0) + 8;
+
+/** Where the reader is: the section at the top of the screen, its child there, and how far into it. */
+export function currentPlace() {
+  const line = topOffset() + 1;
+  const sections = [...document.querySelectorAll('main > section[id]')];
+  const section = sections.findLast((s) => s.getBoundingClientRect().top <= line) ?? sections[0];
+  if (!section) return null;
+  const kids = [...section.children];
+  const child = Math.max(0, kids.findLastIndex((k) => k.getBoundingClientRect().top <= line));
+  const box = kids[child]?.getBoundingClientRect();
+  const frac = box && box.height > 0 ? Math.min(1, Math.max(0, (line - box.top) / box.height)) : 0;
+  return { section: section.id, child, frac };
+}
+
+function scrollToPlace({ section, child, frac = 0 }) {
+  const node = document.getElementById(section);
+  const target = (child !== undefined && node?.children[child]) || node;
+  if (!target) return false;
+  const box = target.getBoundingClientRect();
+  window.scrollTo(0, window.scrollY + box.top + frac * box.height - topOffset());
+  return true;
+}
+
+/** Scrolls to a place and keeps it there while charts above it draw, until the reader takes over. */
+export function land(place) {
+  if (!scrollToPlace(place)) return;
+  let timer;
+  const watch = new ResizeObserver(() => scrollToPlace(place));
+  const stop = () => {
+    watch.disconnect();
+    clearTimeout(timer);
+    for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) removeEventListener(type, stop, true);
+  };
+  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) addEventListener(type, stop, true);
+  watch.observe(document.body);
+  timer = setTimeout(stop, HOLD_MS);
+}
+
+function readStored() {
+  try {
+    const place = JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
+    sessionStorage.removeItem(KEY);
+    return place;
+  } catch {
+    return null; // storage disabled: the hash alone still lands on the section
+  }
+}
+
+export function setupPlace() {
+  // In-page links (the table of contents, "see section n"): land and hold.
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest('a[href^="#"]');
+    const id = a && decodeURIComponent(a.getAttribute('href').slice(1));
+    if (!id || !document.getElementById(id) || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    history.pushState(null, '', `#${id}`);
+    land({ section: id });
+  });
+  // The other language: remember the place, and put the section in the hash for a shared link.
+  const other = document.getElementById('lang-toggle');
+  other?.addEventListener('click', () => {
+    const place = currentPlace();
+    if (!place) return;
+    try {
+      sessionStorage.setItem(KEY, JSON.stringify(place));
+    } catch { /* the hash still carries the section */ }
+    other.hash = place.section;
+  });
+  const stored = readStored();
+  const hash = decodeURIComponent(location.hash.slice(1));
+  if (stored && stored.section === hash) land(stored);
+  else if (hash && document.getElementById(hash)) land({ section: hash });
+  addEventListener('popstate', () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    if (id && document.getElementById(id)) land({ section: id });
+  });
+}
