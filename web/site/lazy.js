@@ -15,7 +15,7 @@ const WIDGETS = {
   'pe-rope': () => import('../widgets/rope.js').then((m) => m.PeRope),
   'pe-alibi': () => import('../widgets/alibi.js').then((m) => m.PeAlibi),
   'pe-precision': () => import('../widgets/precision.js').then((m) => m.PePrecision),
-  'pe-relative': () => import('../widgets/buckets.js').then((m) => m.PeRelative),
+  'pe-relative': () => import('../widgets/relative.js').then((m) => m.PeRelative),
   'pe-binary': () => import('../widgets/binary.js').then((m) => m.PeBinary),
   'pe-learned': () => import('../widgets/learned.js').then((m) => m.PeLearned),
 };

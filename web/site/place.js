@@ -31,19 +31,34 @@ function scrollToPlace({ section, child, frac = 0 }) {
   return true;
 }
 
-/** Scrolls to a place and keeps it there while charts above it draw, until the reader takes over. */
-export function land(place) {
-  if (!scrollToPlace(place)) return;
+/** Calls `go` now and whenever the page's height changes, until the reader scrolls, clicks or types, or HOLD_MS pass. */
+function hold(go) {
   let timer;
-  const watch = new ResizeObserver(() => scrollToPlace(place));
+  const watch = new ResizeObserver(go);
   const stop = () => {
     watch.disconnect();
     clearTimeout(timer);
     for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) removeEventListener(type, stop, true);
   };
-  for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) addEventListener(type, stop, true);
+  // Registered after the current event, so the key or click that started the hold does not end it.
+  setTimeout(() => {
+    for (const type of ['wheel', 'touchstart', 'keydown', 'mousedown']) addEventListener(type, stop, true);
+  });
   watch.observe(document.body);
   timer = setTimeout(stop, HOLD_MS);
+}
+
+/** Scrolls to a place and keeps it there while charts above it draw, until the reader takes over. */
+export function land(place) {
+  if (scrollToPlace(place)) hold(() => scrollToPlace(place));
+}
+
+const editing = (t) => t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(t.tagName));
+
+/** The End key: stay at the end while the charts that come into view draw. */
+function holdEnd(e) {
+  if (e.key !== 'End' || e.ctrlKey || e.altKey || e.metaKey || e.shiftKey || editing(e.composedPath()[0])) return;
+  hold(() => window.scrollTo(0, document.documentElement.scrollHeight));
 }
 
 function readStored() {
@@ -57,6 +72,7 @@ function readStored() {
 }
 
 export function setupPlace() {
+  addEventListener('keydown', holdEnd);
   // In-page links (the table of contents, "see section n"): land and hold.
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a[href^="#"]');
