@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Builds posenc into dist/: the WebAssembly core (release and debug), each
-# embedded in a JS module, and the static tutorial site. Installs what is
-# missing first: Emscripten (and, for tests, Chromium) from Debian's packages
-# when run as root, and node_modules with `npm ci` when they are absent.
+# Builds posenc into dist/: the WebAssembly modules (release and debug), each
+# embedded in a JS module, the package's bundles and the static tutorial site.
+# Installs what is missing first: Emscripten (and, for tests, Chromium) from
+# Debian's packages when run as root, and node_modules with `npm ci` when they
+# are absent or older than package-lock.json.
 #
-#   bash build.sh              build everything
+# Incremental: each step runs only when one of its inputs is newer than its
+# output, or its command changed. A C file rebuilds the wasm modules (and what
+# embeds them); a file under web/ only the bundles and the site; nothing
+# changed, nothing runs (a few seconds, mostly the checks above).
+#
+#   bash build.sh              build what is out of date
+#   bash build.sh --clean      rebuild everything (removes dist/ first)
 #   bash build.sh --for-tests  also make sure Chromium is there for the browser tests
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,7 +20,8 @@ for_tests=0
 for arg in "$@"; do
   case "$arg" in
     --for-tests) for_tests=1 ;;
-    *) echo "build.sh: unknown argument $arg (known: --for-tests)" >&2; exit 2 ;;
+    --clean) rm -rf dist ;;
+    *) echo "build.sh: unknown argument $arg (known: --for-tests, --clean)" >&2; exit 2 ;;
   esac
 done
 
@@ -28,7 +36,8 @@ if [ "$for_tests" = 1 ]; then
   # tests/code-blocks.test.js runs the tutorial's NumPy code block with Debian's python3.
   /usr/bin/python3 -c 'import numpy' 2>/dev/null || install_package python3-numpy "NumPy for python3"
 fi
-if [ ! -d node_modules ]; then
+# npm ci records what it installed in node_modules/.package-lock.json.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "build.sh: installing npm dev dependencies (npm ci)..."
   npm ci --no-audit --no-fund --loglevel=error
 fi
@@ -36,10 +45,33 @@ fi
 # Debian's emcc runs its JS optimiser with the system Node, which finds
 # Debian's acorn only through NODE_PATH.
 export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
-# Two modules, so that `import 'posenc'` does not carry the variants: the
-# core (sinusoidal tables, Gram, attention) and the variants (RoPE, ALiBi,
-# relative, learned, binary, precision). Each links all of c/ and keeps only
-# what its export list reaches (c/exports/common.txt + core.txt or variants.txt).
+
+# ---- what is out of date ---------------------------------------------------------
+# fresh OUT RECIPE INPUT...: OUT exists, was made by RECIPE (the text of the
+# command, kept in dist/.recipes/) and is newer than every file in INPUT...
+# (files or directories). `made OUT RECIPE` records a success.
+mkdir -p dist/.recipes
+recipe_file() { echo "dist/.recipes/$(echo "$1" | tr / _)"; }
+fresh() {
+  local out=$1 recipe=$2
+  shift 2
+  [ -e "$out" ] && [ "$(cat "$(recipe_file "$out")" 2>/dev/null)" = "$recipe" ] \
+    && [ -z "$(find "$@" -newer "$out" -print -quit 2>/dev/null)" ]
+}
+made() { echo "$2" >"$(recipe_file "$1")"; }
+rebuilt=0
+
+# ---- WebAssembly modules ----------------------------------------------------------
+# One module per export list c/exports/NAME.txt (besides common.txt, which
+# every module exports, and debug.txt, the debug build's work counters), so
+# that `import 'posenc'` does not carry the variants: core (sinusoidal tables,
+# Gram, attention) and variants (RoPE, ALiBi, relative, learned, binary,
+# precision). A new module is a new export list (and its JS entry). Each links
+# sources_of MODULE and keeps only what its export list reaches.
+modules=$(ls c/exports/*.txt | sed 's|.*/||; s|\.txt$||' | grep -vx 'common\|debug')
+sources_of() { find c -name '*.c' | sort; }
+# The file name of a module's outputs: the core is dist/posenc.wasm.
+out_of() { if [ "$1" = core ]; then echo posenc; else echo "$1"; fi; }
 # exports_of LIST...: the -sEXPORTED_FUNCTIONS value of common.txt plus LIST.txt each.
 exports_of() {
   local lists=(c/exports/common.txt) list
@@ -55,24 +87,86 @@ exports_of() {
 # -sMALLOC=none: the core has its own allocator (c/alloc.c), as it has its own
 # sin/cos/exp/log/pow (c/trig.c, c/explog.c); musl's and emmalloc were more
 # than half of each module.
-common=(c/*.c -std=c99 -Wall -Wextra -Werror --no-entry -sSTANDALONE_WASM
+common=(-std=c99 -Wall -Wextra -Werror --no-entry -sSTANDALONE_WASM
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sINITIAL_MEMORY=1MB -sTOTAL_STACK=64KB
   -sMALLOC=none -msimd128 -mbulk-memory)
+# -Os, not -O3: the hot loops are written with explicit SIMD, so -O3's
+# unrolling and inlining bought nothing measurable, at +27% gzipped. (-Oz
+# is no smaller now that the math and the allocator are our own.)
+release=(-Os -DNDEBUG)
+# The debug build keeps C assertions and symbols, and exports the work
+# counters of c/work.h (c/exports/debug.txt); the test suite runs against it too.
+debug=(-O0 -g)
 
 mkdir -p dist/debug
-for module in core variants fields; do
-  out=$([ "$module" = core ] && echo posenc || echo "$module")
-  # -Os, not -O3: the hot loops are written with explicit SIMD, so -O3's
-  # unrolling and inlining bought nothing measurable, at +27% gzipped. (-Oz
-  # is no smaller now that the math and the allocator are our own.)
-  emcc "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")" -Os -DNDEBUG -o "dist/$out.wasm"
-  # The debug build keeps C assertions and symbols, and exports the work
-  # counters of c/work.h (c/exports/debug.txt); the test suite runs against it too.
-  emcc "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module" debug)" -O0 -g -o "dist/debug/$out.wasm"
-  node scripts/embed-wasm.mjs "dist/$out.wasm" "dist/$out-wasm.js"
-  node scripts/embed-wasm.mjs "dist/debug/$out.wasm" "dist/debug/$out-wasm.js"
+# Part of every module's recipe: a new Emscripten rebuilds them. (dpkg is
+# instant; emcc --version starts Python and takes a second or more.)
+emcc_version=$(dpkg-query -W -f='emscripten ${Version}' emscripten 2>/dev/null || emcc --version | sed -n 1p)
+pids=()
+wasm_jobs=()
+for module in $modules; do
+  out=$(out_of "$module")
+  mapfile -t sources < <(sources_of "$module")
+  for flavour in release debug; do
+    if [ "$flavour" = release ]; then
+      wasm=dist/$out.wasm
+      cmd=(emcc "${sources[@]}" "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")" "${release[@]}" -o "$wasm")
+    else
+      wasm=dist/debug/$out.wasm
+      cmd=(emcc "${sources[@]}" "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module" debug)" "${debug[@]}" -o "$wasm")
+    fi
+    recipe="$emcc_version ${cmd[*]}"
+    # Every header and export list counts: which ones a module reads is not worth tracking.
+    if ! fresh "$wasm" "$recipe" c; then
+      echo "build.sh: $wasm"
+      rm -f "$wasm" # a failed build must not leave an old module that looks fresh
+      "${cmd[@]}" &
+      pids+=($!)
+      wasm_jobs+=("$wasm"$'\t'"$recipe")
+    fi
+  done
 done
-node scripts/bundle-lib.mjs # the package's entries: dist/lib/posenc.js, dist/lib/variants.js
+# The emcc runs go in parallel (each is mostly one process); then each success is recorded.
+failed=0
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || failed=1; done
+[ "$failed" = 0 ] || { echo "build.sh: a WebAssembly build failed" >&2; exit 1; }
+for job in "${wasm_jobs[@]}"; do made "${job%%$'\t'*}" "${job#*$'\t'}"; rebuilt=1; done
 
-if [ -f scripts/build-site.mjs ]; then node scripts/build-site.mjs; fi
-node scripts/sizes.mjs
+for module in $modules; do
+  out=$(out_of "$module")
+  for dir in dist dist/debug; do
+    recipe="node scripts/embed-wasm.mjs $dir/$out.wasm $dir/$out-wasm.js"
+    if ! fresh "$dir/$out-wasm.js" "$recipe" "$dir/$out.wasm" scripts/embed-wasm.mjs; then
+      $recipe
+      made "$dir/$out-wasm.js" "$recipe"
+      rebuilt=1
+    fi
+  done
+done
+
+# ---- bundles and site ---------------------------------------------------------------
+# step OUT COMMAND -- INPUT...: runs COMMAND unless OUT is fresh; the stamp is
+# dated from before the command, so an input edited meanwhile is seen next time.
+step() {
+  local out=$1 cmd=() inputs
+  shift
+  while [ "$1" != -- ]; do cmd+=("$1"); shift; done
+  shift
+  if fresh "$out" "${cmd[*]}" "$@"; then return 0; fi
+  local started
+  started=$(mktemp dist/.started.XXXXXX)
+  "${cmd[@]}"
+  touch -r "$started" "$out" 2>/dev/null || touch "$out"
+  rm -f "$started"
+  made "$out" "${cmd[*]}"
+  rebuilt=1
+}
+release_js=(dist/*-wasm.js)
+# The package's entries: dist/lib/posenc.js, dist/lib/variants.js.
+step dist/.recipes/stamp-lib node scripts/bundle-lib.mjs -- \
+  "${release_js[@]}" web/lib scripts/bundle-lib.mjs scripts/bundle.mjs package-lock.json
+if [ -f scripts/build-site.mjs ]; then
+  step dist/.recipes/stamp-site node scripts/build-site.mjs -- \
+    "${release_js[@]}" web scripts/build-site.mjs scripts/bundle.mjs package-lock.json
+fi
+if [ "$rebuilt" = 1 ]; then node scripts/sizes.mjs; else echo "build.sh: dist/ is up to date"; fi
