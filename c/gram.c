@@ -1,6 +1,7 @@
 /* Dot products, norms and Gram matrices of row-major matrices. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 #include "internal.h"
 #include "simd.h"
 #include "work.h"
@@ -49,14 +50,77 @@ int pe_dot(double *out, const double *a, const double *b, int32_t n) {
     return isfinite(*out) ? PE_OK : PE_ERR_VALUE;
 }
 
+/*
+ * Squares underflow below |x| ~ 1e-154 and overflow above 1e154, though the
+ * norm or cosine they lead to is representable ([1e-200, 1e-200] has norm
+ * 1.41e-200, rows of 1e200 have cosine 1). Such rows are scaled first by a
+ * power of two that brings their largest magnitude near 1: exact, except for
+ * entries some 2^1000 times smaller than the largest, which cannot matter.
+ */
+#define SAFE_LO 0x1p-200
+#define SAFE_HI 0x1p200
+
+static double max_abs(const double *row, int32_t cols) {
+    double m = 0;
+    for (int32_t k = 0; k < cols; k++) m = fabs(row[k]) > m ? fabs(row[k]) : m;
+    return m;
+}
+
+static int needs_scaling(double m) { return m != 0 && (m < SAFE_LO || m > SAFE_HI); }
+
+/* 2^k, exactly, for -1022 <= k <= 1023. */
+static double pow2(int k) {
+    uint64_t b = (uint64_t)(k + 1023) << 52;
+    double d;
+    memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/* The two powers of two whose product s makes s * m lie in [1, 2), m > 0 finite. */
+static void unit_scale(double m, double s[2]) {
+    int e = 0;
+    if (m < 0x1p-1000) { m *= 0x1p100; e = -100; } /* subnormal: bring into the normal range */
+    uint64_t b;
+    memcpy(&b, &m, sizeof b);
+    e += (int)(b >> 52) - 1023; /* m in [2^e, 2^(e+1)) */
+    s[0] = pow2(-e / 2);
+    s[1] = pow2(-e - (-e / 2));
+}
+
+/* The norm of one row, scaled first when its squares could under- or overflow. */
+static double row_norm(const double *row, int32_t cols) {
+    double m = max_abs(row, cols);
+    if (!needs_scaling(m)) return sqrt(dot(row, row, cols));
+    double s[2], sum = 0;
+    unit_scale(m, s);
+    for (int32_t k = 0; k < cols; k++) {
+        double v = row[k] * s[0] * s[1];
+        sum += v * v;
+    }
+    return sqrt(sum) / s[0] / s[1]; /* may overflow: the norm itself is too large */
+}
+
+/* Scales each row that needs it (see above) in place: for a cosine Gram. */
+static void scale_rows(double *x, int32_t rows, int32_t cols) {
+    for (int32_t r = 0; r < rows; r++) {
+        double *row = x + (size_t)r * cols, m = max_abs(row, cols), s[2];
+        if (!needs_scaling(m)) continue;
+        unit_scale(m, s);
+        for (int32_t k = 0; k < cols; k++) row[k] = row[k] * s[0] * s[1];
+    }
+}
+
+static int any_row_needs_scaling(const double *x, int32_t rows, int32_t cols) {
+    for (int32_t r = 0; r < rows; r++)
+        if (needs_scaling(max_abs(x + (size_t)r * cols, cols))) return 1;
+    return 0;
+}
+
 int pe_norms(double *out, const double *x, int32_t rows, int32_t cols) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(check_matrix(x, rows, cols));
-    for (int32_t r = 0; r < rows; r++) {
-        const double *row = x + (size_t)r * cols;
-        out[r] = sqrt(dot(row, row, cols));
-    }
-    return pe_check_finite(out, (size_t)rows); /* overflow of finite inputs */
+    for (int32_t r = 0; r < rows; r++) out[r] = row_norm(x + (size_t)r * cols, cols);
+    return pe_check_finite(out, (size_t)rows); /* a norm past DBL_MAX */
 }
 
 /* Where the Gram entries go: the output, its type, and (for cosine) the norms. */
@@ -329,7 +393,16 @@ int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, i
     /* The limit of the float64 Gram this once formed; kept so that the sizes
      * accepted do not depend on the output type. */
     PE_TRY(pe_check_bytes((double)rows * rows, 8));
-    return gram_of(out, dtype, x, 0, rows, cols, cosine);
+    if (!cosine || !any_row_needs_scaling(x, rows, cols)) return gram_of(out, dtype, x, 0, rows, cols, cosine);
+    /* A cosine does not change when a row is scaled: scale a copy. */
+    size_t n = (size_t)rows * cols;
+    double *scaled = pe_malloc(n * sizeof *scaled);
+    if (!scaled) return PE_ERR_NOMEM;
+    memcpy(scaled, x, n * sizeof *scaled);
+    scale_rows(scaled, rows, cols);
+    int status = gram_of(out, dtype, scaled, 0, rows, cols, cosine);
+    pe_free(scaled);
+    return status;
 }
 
 /*
@@ -369,6 +442,7 @@ int pe_gram_f32(void *out, int dtype, const float *x, int32_t rows, int32_t cols
     double *x64 = pe_malloc(n * sizeof *x64);
     if (!x64) return PE_ERR_NOMEM;
     for (size_t k = 0; k < n; k++) x64[k] = x[k];
+    if (cosine) scale_rows(x64, rows, cols);
     int status = gram_of(out, dtype, x64, 0, rows, cols, cosine);
     pe_free(x64);
     return status;

@@ -68,7 +68,6 @@ static double correction_dim(double rotations, int32_t dim, double base, double 
 
 static void fill_frequencies(double *w, int32_t dim, double base, int scaling, const rope_params *p) {
     int32_t h = dim / 2;
-    if (scaling == PE_ROPE_NTK) base *= pe_pow(p->factor, (double)dim / (dim - 2));
     for (int32_t i = 0; i < h; i++) w[i] = pe_pow(base, -2.0 * i / dim);
     switch (scaling) {
     case PE_ROPE_LINEAR:
@@ -120,6 +119,14 @@ static int make_frequencies(double **w, double *attention, int32_t dim, double b
     PE_TRY(pe_check_base(base));
     rope_params p;
     PE_TRY(read_params(&p, scaling, params, dim));
+    if (scaling == PE_ROPE_NTK) {
+        /* HF's NTK base, base * factor^(dim/(dim-2)): a base near DBL_MAX
+         * times a factor > 1 overflows, and every frequency would become 0
+         * (or, through pe_pow's domain, fail an assertion). Refused as a
+         * result that overflowed, before anything is allocated. */
+        base *= pe_pow(p.factor, (double)dim / (dim - 2));
+        if (!isfinite(base)) return PE_ERR_VALUE;
+    }
     *w = pe_malloc((size_t)(dim / 2) * sizeof **w);
     if (!*w) return PE_ERR_NOMEM;
     fill_frequencies(*w, dim, base, scaling, &p);

@@ -8,7 +8,7 @@
  * input runs in microseconds, with some invalid (0, -1, INT32_MIN, 2^24 + 1,
  * INT32_MAX) and some at the limits (2^24, 2^14 + 1, 11586); numbers come from
  * a palette of awkward doubles (NaN, +-inf, DBL_MAX, denormals, +-2^31, ...)
- * or raw bytes.
+ * or raw bytes, or (flag 0x20) are continuous values within the valid ranges.
  *
  * Buffers are allocated with their exact sizes, so AddressSanitizer sees any
  * write or read past them. When the sizes are invalid or exceed the 1 GiB
@@ -159,8 +159,34 @@ static double palette(uint8_t b, src *s) {
     }
 }
 
+/* FUZZ_CONTINUOUS (without FUZZ_FAIL): every scalar and matrix element is a continuous
+ * value drawn within a range the API accepts, instead of the palette. A fixed
+ * set of awkward values never produced NTK's overflow at base 1e306 with
+ * factor 1000 (issue 16): values between the palette's matter too. */
+static __thread int continuous;
+
+static double continuous_arg(src *s) {
+    uint8_t kind = byte(s);
+    uint32_t bits = byte(s);
+    bits = bits << 8 | byte(s);
+    bits = bits << 8 | byte(s);
+    double u = bits / 16777215.0; /* [0, 1] */
+    switch (kind % 6) {
+    case 0: return 1e-3 * pow(1e9, u);                   /* RoPE parameters, scales: [1e-3, 1e6] */
+    case 1: {                                            /* a base: (1, DBL_MAX], log-uniform */
+        double b = pow(2.0, u * 1024.0);
+        return isfinite(b) ? (b > 1 ? b : nextafter(1.0, 2.0)) : DBL_MAX;
+    }
+    case 2: return (2 * u - 1) * PE_MAX_POSITION;      /* a position or offset */
+    case 3: return 2 * u - 1;                            /* a moderate element */
+    case 4: return (kind & 8 ? -1 : 1) * pow(2.0, u * 2097.0 - 1074.0); /* any finite magnitude */
+    default: return (kind & 8 ? -1 : 1) * pow(10.0, u * 600.0 - 300.0); /* wide, decimal */
+    }
+}
+
 /* a scalar parameter: small integers and halves mostly, awkward values often */
 static double num_arg(src *s) {
+    if (continuous) return continuous_arg(s);
     uint8_t b = byte(s);
     if (b < FUZZ_NUM_PLAIN_BELOW) return (b - 48) / 2.0;
     return palette(b, s);
@@ -168,6 +194,7 @@ static double num_arg(src *s) {
 
 /* a matrix element: mostly moderate, sometimes awkward */
 static double elem(src *s) {
+    if (continuous) return continuous_arg(s);
     uint8_t b = byte(s);
     if (b < FUZZ_ELEM_PLAIN_BELOW) return (b - 108) / 16.0;
     return palette(b, s);
@@ -969,6 +996,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     src s = {data, size, 0};
     uint8_t flags = byte(&s);
     long fail_at = flags & FUZZ_FAIL ? (long)(flags & FUZZ_FAIL_AT) : -1;
+    continuous = (flags & (FUZZ_FAIL | FUZZ_CONTINUOUS)) == FUZZ_CONTINUOUS;
 #define NAME(name, allocates) #name,
     static const char *const names[] = {FUZZ_ENTRIES(NAME)};
 #undef NAME

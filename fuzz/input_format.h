@@ -3,7 +3,8 @@
  * (#included) and fuzz/seeds.py writes seeds from (it parses this file).
  *
  *   byte 0   flags: FUZZ_FAIL set makes the k-th malloc of the call fail,
- *            k = flags & FUZZ_FAIL_AT; FUZZ_F32 turns pe_gram into pe_gram_f32
+ *            k = flags & FUZZ_FAIL_AT; FUZZ_F32 turns pe_gram into pe_gram_f32;
+ *            FUZZ_CONTINUOUS (without FUZZ_FAIL) draws continuous numbers
  *   byte 1   the entry point: index into FUZZ_ENTRIES, modulo their count
  *   rest     the entry point's parameters and matrix contents, decoded by its
  *            fuzz_* function; missing bytes read as 0. A byte below
@@ -22,6 +23,9 @@
 #define FUZZ_FAIL 0x80
 #define FUZZ_FAIL_AT 0x07
 #define FUZZ_F32 0x40
+/* Without FUZZ_FAIL: every number is a continuous value within a valid range
+ * (fuzz_api.c continuous_arg), not from the palette. */
+#define FUZZ_CONTINUOUS 0x20
 /* Decoder thresholds: bytes below these are ordinary (fuzz_api.c). */
 #define FUZZ_SIZE_PLAIN_BELOW 208  /* size_arg: 1 + b % 12; from here, special sizes */
 #define FUZZ_NUM_PLAIN_BELOW 96    /* num_arg: (b - 48) / 2; from here, the palette */

@@ -24,15 +24,19 @@ ENTRIES = re.findall(r"^\s*X\((pe_\w+), ([01])\)", FORMAT, re.M)
 NAMES = [name for name, _ in ENTRIES]
 ALLOCATING = {name for name, allocates in ENTRIES if allocates == "1"}
 FAIL, PLAIN, AWKWARD = DEFINES["FUZZ_FAIL"], DEFINES["FUZZ_PLAIN_BELOW"], DEFINES["FUZZ_AWKWARD"]
+CONTINUOUS = DEFINES["FUZZ_CONTINUOUS"]
 
 out = os.path.join(here, "corpus")
 os.makedirs(out, exist_ok=True)
 for f in os.listdir(out):
     os.remove(os.path.join(out, f))
 rng = random.Random(20261121)
+continuous_rng = random.Random(16)  # its own stream: the older seeds stay as they were
 for which, name in enumerate(NAMES):
     body = bytes(rng.randrange(0, PLAIN) for _ in range(48))
     seeds = {"valid": bytes([0, which]) + body, "awkward": bytes([0, which]) + bytes([AWKWARD] * 24)}
+    # continuous values within the valid ranges instead of the palette
+    seeds["continuous"] = bytes([CONTINUOUS, which]) + bytes(continuous_rng.randrange(0, 256) for _ in range(96))
     if name in ALLOCATING:
         seeds["nomem"] = bytes([FAIL, which]) + body
     for kind, data in seeds.items():

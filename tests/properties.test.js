@@ -164,13 +164,10 @@ test('dot, norms and gram refuse finite inputs whose results overflow (RangeErro
   const status7 = (e) => e instanceof RangeError && /status 7/.test(e.message);
   assert.throws(() => pe.dot([1e200, 1e200], [1e200, -1e200]), status7);
   assert.throws(() => pe.dot([1e200], [1e200]), status7);
-  assert.throws(() => pe.norms({ rows: 2, cols: 2, data: [1, 1, 1e200, 1e200] }), status7);
+  // a norm past DBL_MAX (norms of 1e200 rows, and their cosines, are computed: overflow.test.js)
+  assert.throws(() => pe.norms({ rows: 2, cols: 2, data: [1, 1, Number.MAX_VALUE, Number.MAX_VALUE] }), status7);
   const big = { rows: 2, cols: 2, data: [1e200, 1e200, 1e200, -1e200] };
-  for (const cosine of [false, true]) {
-    for (const dtype of ['float32', 'float64']) {
-      assert.throws(() => pe.gram(big, { cosine, dtype }), status7);
-    }
-  }
+  for (const dtype of ['float32', 'float64']) assert.throws(() => pe.gram(big, { dtype }), status7);
   // 1e40 fits a float64 Gram but not a float32 one
   assert.throws(() => pe.gram({ rows: 1, cols: 1, data: [1e20] }, { dtype: 'float32' }), status7);
   assert.equal(pe.gram({ rows: 1, cols: 1, data: [1e20] }).data[0], 1e40);

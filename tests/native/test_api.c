@@ -457,8 +457,14 @@ static void test_norms(void) {
     EXPECT(out[0] == 5.0 && out[1] == 0.0);
     EXPECT_NEAR(out[2], 1.4142135623730951, 0);
     EXPECT_NEAR(out[3], 2.0615528128088303, 0);
-    double big[] = {1, 1, 1e200, 1e200};
-    EXPECT_STATUS(pe_norms(out, big, 2, 2), PE_ERR_VALUE);
+    /* squares that overflow or underflow, of norms that do not: scaled first (issue 16) */
+    double big[] = {1, 1, 1e200, 1e200}, tiny[] = {1e-200, 1e-200, 3e-300, 4e-300}, huge[] = {DBL_MAX, DBL_MAX};
+    EXPECT_STATUS(pe_norms(out, big, 2, 2), PE_OK);
+    EXPECT_NEAR(out[1], 1.4142135623730951e200, 1e185);
+    EXPECT_STATUS(pe_norms(out, tiny, 2, 2), PE_OK);
+    EXPECT_NEAR(out[0], 1.4142135623730951e-200, 1e-215);
+    EXPECT_NEAR(out[1], 5e-300, 1e-315);
+    EXPECT_STATUS(pe_norms(out, huge, 1, 2), PE_ERR_VALUE); /* the norm itself passes DBL_MAX */
 }
 
 static void test_gram(void) {
@@ -504,10 +510,14 @@ static void test_gram(void) {
         }
     /* finite inputs whose dot products overflow, also only in the float32 output */
     double big[] = {1e200, 1e200, 1e200, -1e200}, mid[] = {1e20, 0, 0, 1};
-    for (int cosine = 0; cosine < 2; cosine++) {
-        EXPECT_STATUS(pe_gram(g, PE_F64, big, 2, 2, cosine), PE_ERR_VALUE);
-        EXPECT_STATUS(pe_gram(gf, PE_F32, big, 2, 2, cosine), PE_ERR_VALUE);
-    }
+    EXPECT_STATUS(pe_gram(g, PE_F64, big, 2, 2, 0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_gram(gf, PE_F32, big, 2, 2, 0), PE_ERR_VALUE);
+    /* a cosine is the same for scaled rows: it is computed (issue 16) */
+    EXPECT_STATUS(pe_gram(g, PE_F64, big, 2, 2, 1), PE_OK);
+    EXPECT(g[0] == 1 && g[1] == 0 && g[2] == 0 && g[3] == 1);
+    for (int k = 0; k < 4; k++) big[k] = big[k] * 1e-200 * 1e-200; /* rows of +-1e-200 */
+    EXPECT_STATUS(pe_gram(g, PE_F64, big, 2, 2, 1), PE_OK);
+    EXPECT(g[0] == 1 && g[1] == 0 && g[2] == 0 && g[3] == 1);
     EXPECT_STATUS(pe_gram(gf, PE_F32, mid, 2, 2, 0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_gram(g, PE_F64, mid, 2, 2, 0), PE_OK);
     EXPECT_STATUS(pe_gram(gf, PE_F32, mid, 2, 2, 1), PE_OK);
@@ -788,6 +798,18 @@ static void test_rope_frequencies(void) {
         EXPECT(isfinite(a) && a >= 1);
     }
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_NTK, rope_ok), PE_ERR_SIZE); /* dim/(dim-2) */
+    { /* issue 16: NTK's base * factor^(dim/(dim-2)) past DBL_MAX is refused, not turned into zeros */
+        double big[128], p[PE_ROPE_PARAMS];
+        memcpy(p, rope_ok, sizeof p);
+        p[0] = 1000;
+        EXPECT_STATUS(pe_rope_frequencies(big, &a, 128, 1e306, PE_ROPE_NTK, p), PE_ERR_VALUE);
+        p[0] = 2;
+        EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, p), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_rope_cache(big, big + 64, PE_F64, 1, 8, DBL_MAX, PE_ROPE_NTK, p, 0, 0), PE_ERR_VALUE);
+        p[0] = 1e-3; /* a factor below 1 shrinks the base: allowed */
+        EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, p), PE_OK);
+        for (int i = 0; i < 4; i++) EXPECT(isfinite(big[i]) && big[i] > 0 && big[i] <= 1);
+    }
     fill(w, 8, SENTINEL);
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_OK);
     EXPECT(w[0] == 1.0 && a == 1.0 && w[4] == SENTINEL);

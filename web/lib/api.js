@@ -1,6 +1,6 @@
 // The public API of `posenc`: validated arguments in, plain { rows, cols, data }
 // copies out. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
-import { withFrame, statusCall, matrix, memoryStats, TYPES } from './heap.js';
+import { withFrame, statusCall, matrix, memoryStats, TYPES, asDtype } from './heap.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 
@@ -140,7 +140,7 @@ export function createApi(wasm) {
       const out = f.output('float64', count);
       call(check, wasm.pe_rotation(out, dModel, a.layout, a.freq, a.base, k));
       const data = f.read('float64', out, count);
-      return matrix(dModel, dModel, dtype === 'float32' ? Float32Array.from(data) : data);
+      return matrix(dModel, dModel, asDtype(check, data, dtype));
     });
   }
 
@@ -191,7 +191,7 @@ export function createApi(wasm) {
       const out = f.output('float64', n * dv);
       call(check, wasm.pe_attention(weights, out, f.float64(q.data, n * dk), f.float64(k.data, m * dk), f.float64(v.data, m * dv),
         n, m, dk, dv, causal ? 1 : 0, scale));
-      const cast = (data) => (dtype === 'float32' ? Float32Array.from(data) : data);
+      const cast = (data) => asDtype(check, data, dtype);
       return {
         weights: matrix(n, m, cast(f.read('float64', weights, n * m))),
         output: matrix(n, dv, cast(f.read('float64', out, n * dv))),

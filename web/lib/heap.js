@@ -108,6 +108,22 @@ export function statusCall(wasm) {
   };
 }
 
+/**
+ * A float64 result as `dtype`. A float32 copy must hold every value: a finite
+ * value past float32's range (3.4e38) would round to ±Infinity silently, so
+ * it is refused as the C core refuses an overflowing result (status 7).
+ */
+export function asDtype(check, data, dtype) {
+  if (dtype !== 'float32') return data;
+  const out = new Float32Array(data);
+  for (let i = 0; i < out.length; i++) {
+    if (!Number.isFinite(out[i]) && Number.isFinite(data[i])) {
+      throw check.fail(RangeError, `a result overflows float32 (${data[i]} at index ${i}); ask for dtype: 'float64' (status 7)`);
+    }
+  }
+  return out;
+}
+
 /** A result matrix: element (r, c) is data[r * cols + c]. */
 export const matrix = (rows, cols, data) => ({ rows, cols, data });
 

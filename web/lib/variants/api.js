@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, asDtype } from '../heap.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 
@@ -21,6 +21,7 @@ const DISTRIBUTIONS = { normal: 0, uniform: 1 };
 const FORMATS = { float32: 0, float64: 1, float16: 2, bfloat16: 3 };
 const PRECISION_MODES = { angle: 0, result: 1, both: 2 };
 const ROPE_PARAMS = 7;
+const FLT_MAX = 3.4028234663852886e38;
 
 // Defaults per scaling type. Llama 3.1's published rope_scaling for llama3;
 // YaRN's paper values for beta (Hugging Face defaults). `null`: required.
@@ -99,6 +100,7 @@ export function createVariants(wasm) {
 
   function ropeCommon(check, opts, dim) {
     const base = check.finite('base', opts.base ?? 10000, { above: 1 });
+    // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
     return { base, ...scalingArgs(check, opts.scaling, dim) };
   }
 
@@ -175,7 +177,7 @@ export function createVariants(wasm) {
       call(check, wasm.pe_rope_apply(out, f.float64(m.data, count), m.rows, m.cols, headDim, PAIRINGS[pairing],
         positions ? f.float64(positions, m.rows) : 0, offset, a.base, a.code, paramsPtr(f, a.params)));
       const data = f.read('float64', out, count);
-      return matrix(m.rows, m.cols, dtype === 'float32' ? Float32Array.from(data) : data);
+      return matrix(m.rows, m.cols, asDtype(check, data, dtype));
     });
   }
 
@@ -212,7 +214,7 @@ export function createVariants(wasm) {
       call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
         axis === 'rows' ? 0 : 1));
       const data = f.read('float64', out, count);
-      return matrix(m.rows, m.cols, dtype === 'float32' ? Float32Array.from(data) : data);
+      return matrix(m.rows, m.cols, asDtype(check, data, dtype));
     });
   }
 
@@ -246,6 +248,10 @@ export function createVariants(wasm) {
     if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN (use -Infinity or a finite number)', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    // A finite mask past float32's range would become -Infinity silently.
+    if (dtype === 'float32' && Number.isFinite(maskValue) && Math.abs(maskValue) > FLT_MAX) {
+      throw check.fail(RangeError, 'maskValue must be -Infinity or within float32\'s range (±3.4e38) for dtype \'float32\'', maskValue);
+    }
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
     return withFrame(wasm, 'alibiBias', (f) => {

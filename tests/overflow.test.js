@@ -1,0 +1,151 @@
+// Results at the edges of the number formats (issue 16, points 2, 3 and 5):
+// a float32 result that would round to ±Infinity is refused (status 7), as a
+// float64 overflow is; NTK scaling whose scaled base overflows is refused the
+// same way by the release and the debug build; norms and cosines of rows
+// whose squares under- or overflow are still computed when the answer itself
+// is representable. Each call also leaves no allocation behind.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadApi, loadVariants } from './helpers/load.js';
+
+const pe = await loadApi();
+const pv = await loadVariants();
+const apiOf = (fn) => (fn in pe ? pe : pv);
+const m = (rows, cols, data) => ({ rows, cols, data });
+const FLT_MAX = 3.4028234663852886e38;
+
+function noLeaks() {
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+}
+
+const overflowed = (fn) => (e) => {
+  assert.ok(e instanceof RangeError, String(e));
+  assert.match(e.message, new RegExp(`^posenc\\.${fn}: .*\\(status 7\\)$`));
+  return true;
+};
+
+/** All values of a result (matrices, nested results) as one list. */
+function valuesOf(r) {
+  if (typeof r === 'number') return [r];
+  if (ArrayBuffer.isView(r)) return Array.from(r);
+  if (r && typeof r === 'object') return Object.values(r).flatMap(valuesOf);
+  return [];
+}
+
+// Every function with a dtype, at the largest values it accepts, as float32:
+// either every value is finite, or the call is refused with status 7.
+const BIG = 1e300;
+const FLOAT32_CASES = [
+  ['table', [8, 8, { dtype: 'float32', offset: 2 ** 31 - 7 }]],
+  ['tableGram', [8, 8, { dtype: 'float32', offset: -(2 ** 31) }]],
+  ['gram', [m(2, 2, [BIG, 1, 1, BIG]), { dtype: 'float32' }]],
+  ['gram', [m(2, 2, [1e20, 1, 1, 1e20]), { dtype: 'float32' }]],
+  ['rotation', [2 ** 31, 8, { dtype: 'float32' }]],
+  ['attention', [m(1, 1, [1]), m(2, 1, [1, 2]), m(2, 1, [BIG, -BIG]), { dtype: 'float32' }]],
+  ['attention', [m(1, 1, [1]), m(1, 1, [1]), m(1, 1, [1e39]), { dtype: 'float32' }]],
+  ['ropeCache', [4, 8, { dtype: 'float32', offset: 2 ** 31 - 3 }]],
+  ['ropeApply', [m(1, 4, [BIG, BIG, -BIG, 1]), { dtype: 'float32' }]],
+  ['ropePermute', [m(2, 2, [BIG, 1, 2, 3]), { dtype: 'float32' }]],
+  ['alibiBias', [4, 3, { dtype: 'float32', maskValue: -BIG }]],
+  ['alibiBias', [4, 3, { dtype: 'float32', maskValue: -1e39, mode: 'causal' }]],
+  ['learnedTable', [64, 64, { dtype: 'float32', scale: 1e6 }]],
+  ['learnedRows', [[0, 63], 64, 64, { dtype: 'float32', scale: 1e6 }]],
+  ['binaryTable', [4, 64, { dtype: 'float32', offset: 2 ** 31 - 3, signed: true }]],
+];
+
+test('every function with a dtype: a float32 result never holds an Infinity made by rounding', () => {
+  let refused = 0;
+  for (const [fn, args] of FLOAT32_CASES) {
+    let r;
+    try {
+      r = apiOf(fn)[fn](...args);
+    } catch (e) {
+      if (fn === 'alibiBias') assert.match(e.message, /^posenc\.alibiBias: maskValue must be -Infinity or within float32's range/);
+      else overflowed(fn)(e);
+      refused++;
+      noLeaks();
+      continue;
+    }
+    const values = valuesOf(r).filter((v) => typeof v === 'number');
+    const masked = fn === 'alibiBias' ? values.filter((v) => v !== -Infinity) : values;
+    assert.ok(masked.every(Number.isFinite), `${fn}: a float32 result holds ${masked.find((v) => !Number.isFinite(v))}`);
+    noLeaks();
+  }
+  assert.ok(refused >= 6, `only ${refused} calls refused`);
+});
+
+test('float32 overflow: the issue 16 calls are refused, and work as float64', () => {
+  const v = m(2, 1, [BIG, -BIG]);
+  assert.throws(() => pe.attention(m(1, 1, [1]), m(2, 1, [1, 2]), v, { dtype: 'float32' }), overflowed('attention'));
+  const out = pe.attention(m(1, 1, [1]), m(2, 1, [1, 2]), v, { dtype: 'float64' }).output.data;
+  assert.ok(Number.isFinite(out[0]) && Math.abs(out[0]) <= BIG);
+  assert.throws(() => pv.ropeApply(m(1, 2, [BIG, 0]), { dtype: 'float32' }), overflowed('ropeApply'));
+  assert.deepEqual(Array.from(pv.ropeApply(m(1, 2, [BIG, 0]), { dtype: 'float64' }).data), [BIG, 0]);
+  assert.throws(() => pv.ropePermute(m(2, 1, [BIG, 1]), { dtype: 'float32' }), overflowed('ropePermute'));
+  // FLT_MAX itself fits, and -Infinity stays a valid mask value.
+  assert.deepEqual(Array.from(pv.ropePermute(m(2, 1, [FLT_MAX, 1]), { dtype: 'float32' }).data), [FLT_MAX, 1]);
+  assert.equal(pv.alibiBias(1, 2, { dtype: 'float32' }).data[1], -Infinity);
+  assert.throws(() => pv.alibiBias(1, 2, { dtype: 'float32', maskValue: -1e39 }), /posenc\.alibiBias: maskValue/);
+  noLeaks();
+});
+
+test('NTK scaling whose scaled base overflows is refused by every RoPE call, in both builds', () => {
+  const cases = [
+    [128, 1e306, 1000],
+    [8, Number.MAX_VALUE, 2],
+    [4, 1e300, 1e6],
+  ];
+  for (const [dim, base, factor] of cases) {
+    const options = { base, scaling: { type: 'ntk', factor } };
+    const refused = overflowed;
+    assert.throws(() => pv.ropeFrequencies(dim, options), refused('ropeFrequencies'));
+    assert.throws(() => pv.ropeCache(2, dim, options), refused('ropeCache'));
+    assert.throws(() => pv.ropeApply(m(1, dim, new Array(dim).fill(1)), options), refused('ropeApply'));
+    noLeaks();
+  }
+  // A factor below 1 shrinks the base: DBL_MAX is fine then, and frequencies stay in (0, 1].
+  const r = pv.ropeFrequencies(8, { base: Number.MAX_VALUE, scaling: { type: 'ntk', factor: 1e-3 } });
+  assert.ok(Array.from(r.invFreq).every((w) => w > 0 && w <= 1), String(r.invFreq));
+  assert.deepEqual(Array.from(pv.ropeFrequencies(8).invFreq), [1, 0.1, 0.01, 0.001]);
+  noLeaks();
+});
+
+const near = (got, want, rel, label) =>
+  assert.ok(Math.abs(got - want) <= rel * Math.abs(want), `${label}: got ${got}, want ${want}`);
+
+test('norms of rows whose squares underflow or overflow', () => {
+  for (const s of [1e-200, 1e-300, 5e-324 * 2 ** 20, 1e200, 1e300]) {
+    const [n] = pe.norms(m(1, 2, [s, s]));
+    near(n, Math.SQRT2 * s, 4e-16, `norm of [${s}, ${s}]`);
+    const [n3] = pe.norms(m(1, 2, [3 * s, 4 * s]));
+    near(n3, 5 * s, 4e-16, `norm of [3 ${s}, 4 ${s}]`);
+  }
+  assert.deepEqual(Array.from(pe.norms(m(2, 1, [0, -0]))), [0, 0]);
+  assert.throws(() => pe.norms(m(1, 2, [Number.MAX_VALUE, Number.MAX_VALUE])), overflowed('norms'));
+  noLeaks();
+});
+
+test('the cosine Gram of tiny or huge rows is their cosine, not 0 or an overflow', () => {
+  const base = [1, 2, 3, -1, 0.5, 4];
+  const want = pe.gram(m(2, 3, base), { cosine: true, dtype: 'float64' }).data;
+  for (const s of [1e-200, 1e-300, 1e200, 1e300]) {
+    for (const Type of [Array, Float64Array]) {
+      const got = pe.gram(m(2, 3, Type.from(base, (x) => x * s)), { cosine: true, dtype: 'float64' }).data;
+      for (let i = 0; i < 4; i++) near(got[i], want[i], 1e-15, `cosine at scale ${s} [${i}]`);
+    }
+  }
+  for (const s of [1e200, 1e-200]) {
+    const got = pe.gram(m(2, 2, [s, s, s, s]), { cosine: true, dtype: 'float64' }).data;
+    assert.deepEqual(Array.from(got, (x) => Math.abs(x - 1) <= 2e-16), [true, true, true, true], String(got));
+  }
+  // float32 input whose magnitudes leave the float32 kernel's range
+  for (const s of [1e-30, 1e30]) {
+    const got = pe.gram(m(2, 3, Float32Array.from(base, (x) => x * s)), { cosine: true, dtype: 'float64' }).data;
+    for (let i = 0; i < 4; i++) near(got[i], want[i], 1e-6, `float32 cosine at scale ${s} [${i}]`);
+  }
+  // one tiny row next to a normal one: each is scaled on its own
+  const mixed = pe.gram(m(2, 3, [...base.slice(0, 3).map((x) => x * 1e-250), ...base.slice(3)]), { cosine: true, dtype: 'float64' }).data;
+  for (let i = 0; i < 4; i++) near(mixed[i], want[i], 1e-15, `mixed cosine [${i}]`);
+  noLeaks();
+});
