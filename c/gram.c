@@ -79,7 +79,10 @@ static double pow2(int k) {
 /* The two powers of two whose product s makes s * m lie in [1, 2), m > 0 finite. */
 static void unit_scale(double m, double s[2]) {
     int e = 0;
-    if (m < 0x1p-1000) { m *= 0x1p100; e = -100; } /* subnormal: bring into the normal range */
+    if (m < 0x1p-1000) {
+        m *= 0x1p100;
+        e = -100;
+    } /* subnormal: bring into the normal range */
     uint64_t b;
     memcpy(&b, &m, sizeof b);
     e += (int)(b >> 52) - 1023; /* m in [2^e, 2^(e+1)) */
@@ -393,7 +396,8 @@ int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, i
     /* The limit of the float64 Gram this once formed; kept so that the sizes
      * accepted do not depend on the output type. */
     PE_TRY(pe_check_bytes((double)rows * rows, 8));
-    if (!cosine || !any_row_needs_scaling(x, rows, cols)) return gram_of(out, dtype, x, 0, rows, cols, cosine);
+    if (!cosine || !any_row_needs_scaling(x, rows, cols))
+        return gram_of(out, dtype, x, 0, rows, cols, cosine);
     /* A cosine does not change when a row is scaled: scale a copy. */
     size_t n = (size_t)rows * cols;
     double *scaled = pe_malloc(n * sizeof *scaled);
