@@ -16,7 +16,7 @@ export default [
       'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-var': 'error',
-      'prefer-const': ['error', { destructuring: 'all' }],
+      'prefer-const': ['error', { destructuring: 'all', ignoreReadBeforeAssign: true }],
       'no-implied-eval': 'error',
       'no-new-func': 'error',
       'no-eval': 'error',

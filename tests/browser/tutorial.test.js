@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open, newPage } from './harness.js';
+import { open } from './harness.js';
 
 const SIZES = [{ width: 1366, height: 900 }, { width: 390, height: 844 }];
 const cjk = (s) => (s.match(/[\u4e00-\u9fff]/g) || []).length;
