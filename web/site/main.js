@@ -1,14 +1,18 @@
 // The tutorial page. The first screen needs only this file, the small posenc
-// core and the hero chart (drawn without Chart.js); every <pe-*> widget and
-// every tutorial module is imported when it first scrolls near (lazy.js).
+// core and the hero chart (drawn without Chart.js). Everything else (the
+// settings' validation and messages, every <pe-*> widget with Chart.js, the
+// tutorial's own modules) is imported after the first chart is drawn, and each
+// widget or module only when it first scrolls near (lazy.js).
 import { drawHero } from './hero.js';
-import { setupControls } from './controls.js';
 import { setupSettingsToggle } from './settings-toggle.js';
 import { setupPlace } from './place.js';
-import { loadWhenNear } from './lazy.js';
 
-drawHero(document.getElementById('hero-canvas'));
 setupSettingsToggle();
-setupControls();
-loadWhenNear();
 setupPlace();
+drawHero(document.getElementById('hero-canvas'))
+  .catch((err) => console.error(err))
+  .then(() => Promise.all([import('./controls.js'), import('./lazy.js')]))
+  .then(([{ setupControls }, { loadWhenNear }]) => {
+    setupControls();
+    loadWhenNear();
+  });
