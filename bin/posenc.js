@@ -4,9 +4,12 @@
 //   npx posenc table --d-model 512 --max-len 2048 --preset vaswani --out pe.npy
 //   npx posenc rope  --dim 128 --max-len 8192 --base 500000 --scaling llama3 --out rope.npy
 //   npx posenc alibi --heads 12 --q-len 1024 --mode causal --out alibi.npy
+//   npx posenc timestep --steps 1000 --dim 320 --preset stable-diffusion --out t.npy
+//   npx posenc sincos2d --grid-h 14 --dim 768 --preset mae --cls-token --out pos.npy
 //
 // Everything is computed by the public API, the package's own entries:
-// `table` by posenc, `rope` and `alibi` by posenc/variants; a command loads
+// `table` by posenc, `rope` and `alibi` by posenc/variants, `timestep` and
+// `sincos2d` by posenc/fields; a command loads
 // only its own. Exit status: 0 written, 2 bad command line (unknown flag, bad
 // value), 1 anything else.
 import { openSync, writeSync, closeSync } from 'node:fs';
@@ -70,6 +73,40 @@ const COMMANDS = {
       mode: { type: 'string', help: 'causal (default) | symmetric' },
       'mask-value': { type: 'number', help: 'causal entries above the diagonal (default -inf; "-inf" accepted)' },
       'query-offset': { type: 'int', help: 'position of query 0 (default 0)' },
+    },
+  },
+  timestep: {
+    entry: 'posenc/fields',
+    summary: 'diffusion timestep embeddings: shape (timesteps, dim)',
+    estimate: (v) => (v.steps ?? 1) * v.dim,
+    flags: {
+      dim: { type: 'int', required: true, help: 'embedding width (odd: a zero last column)' },
+      steps: { type: 'int', help: 'timesteps 0, 1, ..., steps - 1 (or give --timesteps)' },
+      timesteps: { type: 'string', help: 'comma-separated timesteps, may be fractional: 0,250.5,999' },
+      preset: { type: 'string', help: 'diffusers (default) | ddpm | stable-diffusion | dit' },
+      'flip-sin-to-cos': { type: 'boolean', help: 'cos first (overrides the preset)' },
+      'no-flip-sin-to-cos': { type: 'boolean', help: 'sin first (overrides the preset)' },
+      'downscale-freq-shift': { type: 'number', help: 's in maxPeriod^(-i/(dim/2 - s)) (overrides the preset)' },
+      scale: { type: 'number', help: 'multiplies every angle (default 1)' },
+      'max-period': { type: 'number', help: 'default 10000' },
+    },
+  },
+  sincos2d: {
+    entry: 'posenc/fields',
+    summary: 'the 2-D sin-cos table of a patch grid: shape (extra tokens + grid-h × grid-w, dim)',
+    estimate: (v) => v['grid-h'] * (v['grid-w'] ?? v['grid-h']) * v.dim,
+    flags: {
+      'grid-h': { type: 'int', required: true, help: 'patch rows' },
+      'grid-w': { type: 'int', help: 'patch columns (default grid-h)' },
+      dim: { type: 'int', required: true, help: 'embedding width, a multiple of 4' },
+      preset: { type: 'string', help: 'mae (default) | dit | diffusers | big-vision' },
+      'cls-token': { type: 'boolean', help: 'zero rows in front for the class token (see --extra-tokens)' },
+      'extra-tokens': { type: 'int', help: 'how many zero rows --cls-token adds' },
+      'base-size': { type: 'number', help: 'diffusers base_size (positions i / (grid / base-size))' },
+      'interpolation-scale': { type: 'number', help: 'diffusers interpolation_scale (default 1)' },
+      'first-axis': { type: 'string', help: 'w (default, MAE) | h: which coordinate the first half encodes' },
+      frequencies: { type: 'string', help: 'mae | spaced (overrides the preset)' },
+      base: { type: 'number', help: 'default 10000' },
     },
   },
 };
@@ -298,12 +335,53 @@ function runAlibi(pe, { values: v, format, dtype }, out, tick) {
   return shape;
 }
 
+/** Writes a matrix the API returned, in chunks of whole rows. */
+function writeMatrix(out, format, dtype, m, tick) {
+  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / m.cols)) * m.cols;
+  writeArray(out, format, dtype, [m.rows, m.cols], (emit) => {
+    for (let i = 0; i < m.data.length; i += chunk) emit(m.data.subarray(i, i + chunk));
+  }, tick);
+  return [m.rows, m.cols];
+}
+
+/** Copies the flags that are set into API options, renamed. */
+function pick(v, map, opts = {}) {
+  for (const [flag, key] of Object.entries(map)) if (v[flag] !== undefined) opts[key] = v[flag];
+  return opts;
+}
+
+function runTimestep(pe, { values: v, format, dtype }, out, tick) {
+  if ((v.steps === undefined) === (v.timesteps === undefined)) throw new UsageError('give --steps or --timesteps (one of them)');
+  if (v['flip-sin-to-cos'] && v['no-flip-sin-to-cos']) throw new UsageError('--flip-sin-to-cos and --no-flip-sin-to-cos contradict each other');
+  let t;
+  if (v.steps !== undefined) {
+    checkLength('steps', v.steps);
+    t = Float64Array.from({ length: v.steps }, (_, i) => i);
+  } else {
+    t = v.timesteps.split(',').map((x) => {
+      const n = x.trim() === '' ? NaN : Number(x);
+      if (!Number.isFinite(n)) throw new UsageError(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(x)}`);
+      return n;
+    });
+  }
+  const opts = pick(v, { preset: 'preset', 'downscale-freq-shift': 'downscaleFreqShift', scale: 'scale', 'max-period': 'maxPeriod' }, { dtype });
+  if (v['flip-sin-to-cos'] || v['no-flip-sin-to-cos']) opts.flipSinToCos = Boolean(v['flip-sin-to-cos']);
+  return writeMatrix(out, format, dtype, pe.timestepEmbedding(t, v.dim, opts), tick);
+}
+
+function runSincos2d(pe, { values: v, format, dtype }, out, tick) {
+  const opts = pick(v, { preset: 'preset', 'extra-tokens': 'extraTokens', 'base-size': 'baseSize', 'interpolation-scale': 'interpolationScale',
+    'first-axis': 'firstAxis', frequencies: 'frequencies', base: 'base' }, { dtype });
+  if (v['cls-token']) opts.clsToken = true;
+  return writeMatrix(out, format, dtype, pe.sincos2d(v['grid-h'], v['grid-w'] ?? v['grid-h'], v.dim, opts), tick);
+}
+
 /** Row counts are computed in chunks, so check them here rather than in one API call. */
 function checkLength(flag, value) {
   if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${value}`);
 }
 
-const RUN = { table: runTable, rope: runRope, alibi: runAlibi };
+const RUN = { table: runTable, rope: runRope, alibi: runAlibi, timestep: runTimestep, sincos2d: runSincos2d };
 
 async function main(argv) {
   let parsed;
@@ -326,7 +404,8 @@ async function main(argv) {
   const pe = await (await import(COMMANDS[cmd].entry)).init();
   // Size estimate for the progress line (elements × bytes).
   const bytesPer = parsed.dtype === 'float32' ? 4 : 8;
-  const elems = cmd === 'table' ? values['max-len'] * values['d-model']
+  const elems = COMMANDS[cmd].estimate ? COMMANDS[cmd].estimate(values)
+    : cmd === 'table' ? values['max-len'] * values['d-model']
     : cmd === 'rope' ? values['max-len'] * values.dim * ((values.part ?? 'both') === 'both' ? 2 : 1)
       : (values.head === undefined ? values.heads : 1) * values['q-len'] * (values['k-len'] ?? values['q-len']);
   const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, elems * bytesPer);

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadApi, loadVariants } from './helpers/load.js';
+import { loadApi, loadVariants, loadFields } from './helpers/load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bin', 'posenc.js');
@@ -16,6 +16,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'posenc-cli-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 const pe = await loadApi();
 const pv = await loadVariants();
+const pf = await loadFields();
 
 function run(...args) {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -61,7 +62,7 @@ test('--help prints usage and exits 0, for the program and for each command', ()
   const r = run('--help');
   assert.equal(r.status, 0);
   assert.match(r.stdout, /Usage: posenc <command>/);
-  for (const cmd of ['table', 'rope', 'alibi']) {
+  for (const cmd of ['table', 'rope', 'alibi', 'timestep', 'sincos2d']) {
     const c = run(cmd, '--help');
     assert.equal(c.status, 0);
     assert.match(c.stdout, new RegExp(`Usage: posenc ${cmd}`));
@@ -93,6 +94,16 @@ test('bad command lines exit 2 with a message naming the problem, and write noth
     [['alibi', '--heads', '2', '--q-len', '3', '--head', '2', '--out', out('x.npy')], /--head must be from 0 to 1/],
     [['alibi', '--heads', '2', '--q-len', '3', '--mode', 'both', '--out', out('x.npy')], /mode must be one of causal, symmetric/],
     [['alibi', 'extra', '--heads', '2', '--q-len', '3', '--out', out('x.npy')], /unexpected argument "extra"/],
+    [['timestep', '--dim', '8', '--out', out('x.npy')], /give --steps or --timesteps/],
+    [['timestep', '--dim', '8', '--steps', '2', '--timesteps', '1', '--out', out('x.npy')], /give --steps or --timesteps/],
+    [['timestep', '--dim', '8', '--timesteps', '1,,2', '--out', out('x.npy')], /--timesteps must be comma-separated finite numbers/],
+    [['timestep', '--dim', '8', '--steps', '0', '--out', out('x.npy')], /--steps must be an integer from 1/],
+    [['timestep', '--dim', '2', '--steps', '2', '--out', out('x.npy')], /downscaleFreqShift must be less than dim \/ 2/],
+    [['timestep', '--dim', '8', '--steps', '2', '--preset', 'sdxl', '--out', out('x.npy')], /preset must be one of/],
+    [['timestep', '--dim', '8', '--steps', '2', '--flip-sin-to-cos', '--no-flip-sin-to-cos', '--out', out('x.npy')], /contradict/],
+    [['sincos2d', '--grid-h', '4', '--dim', '6', '--out', out('x.npy')], /dim must be a multiple of 4/],
+    [['sincos2d', '--dim', '8', '--out', out('x.npy')], /--grid-h is required/],
+    [['sincos2d', '--grid-h', '4', '--dim', '8', '--first-axis', 'x', '--out', out('x.npy')], /firstAxis must be one of w, h/],
   ];
   for (const [args, message] of cases) {
     const r = run(...args);
@@ -111,6 +122,36 @@ test('table → .npy: a valid NPY 1.0 file holding exactly the API table', () =>
   assert.equal(npy.descr, '<f4');
   assert.deepEqual(npy.shape, [33, 16]);
   assert.deepEqual(npy.data, pe.table(33, 16).data);
+});
+
+test('timestep → .npy (steps, dim) for each preset, and fractional --timesteps → .json', () => {
+  for (const preset of ['diffusers', 'ddpm', 'stable-diffusion', 'dit']) {
+    const file = out(`t-${preset}.npy`);
+    const r = run('timestep', '--steps', '1000', '--dim', '33', '--preset', preset, '--dtype', 'float64', '--out', file);
+    assert.equal(r.status, 0, r.stderr);
+    const npy = readNpy(file);
+    assert.deepEqual(npy.shape, [1000, 33]);
+    assert.deepEqual(npy.data, pf.timestepEmbedding(Float64Array.from({ length: 1000 }, (_, i) => i), 33, { preset, dtype: 'float64' }).data);
+  }
+  const r = run('timestep', '--timesteps', '0.5, 999.25', '--dim', '6', '--no-flip-sin-to-cos', '--preset', 'dit', '--max-period', '100', '--out', out('t.json'));
+  assert.equal(r.status, 0, r.stderr);
+  const json = JSON.parse(readFileSync(out('t.json'), 'utf8'));
+  const want = pf.timestepEmbedding([0.5, 999.25], 6, { preset: 'dit', flipSinToCos: false, maxPeriod: 100 });
+  assert.deepEqual(json.data.flat(), Array.from(want.data));
+  assert.equal(json.data[0][0], Math.fround(Math.sin(0.5)));
+});
+
+test('sincos2d → .npy (cls + h·w, dim) as MAE, and the diffusers options → .csv', () => {
+  const r = run('sincos2d', '--grid-h', '14', '--dim', '768', '--cls-token', '--out', out('g.npy'));
+  assert.equal(r.status, 0, r.stderr);
+  const npy = readNpy(out('g.npy'));
+  assert.deepEqual(npy.shape, [197, 768]);
+  assert.deepEqual(npy.data, pf.sincos2d(14, 14, 768, { clsToken: true }).data);
+  const c = run('sincos2d', '--grid-h', '3', '--grid-w', '5', '--dim', '16', '--preset', 'diffusers', '--base-size', '8',
+    '--interpolation-scale', '2', '--first-axis', 'h', '--dtype', 'float64', '--out', out('g.csv'));
+  assert.equal(c.status, 0, c.stderr);
+  const want = pf.sincos2d(3, 5, 16, { preset: 'diffusers', baseSize: 8, interpolationScale: 2, firstAxis: 'h', dtype: 'float64' });
+  assert.deepEqual(readCsv(out('g.csv')).flat(), Array.from(want.data));
 });
 
 test('table → .npy float64 for each preset, and fairseq\'s padding row survives chunking offsets', () => {
