@@ -6,7 +6,11 @@
  * address order, merged with their neighbours when freed, over linear memory
  * grown a page at a time. Calls allocate a few buffers and free them all, so
  * a short list and first fit keep every call in the lowest, already-touched
- * pages. Native builds use malloc, where the sanitizers can watch it. */
+ * pages.
+ *
+ * Native test builds with PE_ARENA run the same allocator over a static arena
+ * that stands in for linear memory (arena_grow for memory.grow), so the
+ * sanitizers and the fuzzer exercise it too; other native builds use malloc. */
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +18,7 @@
 
 static int32_t live_allocations;
 
-#ifdef __wasm__
+#if defined(__wasm__) || defined(PE_ARENA)
 
 #define CHUNK_ALIGN 16u /* SIMD loads, and any C type */
 #define PAGE 65536u
@@ -29,7 +33,41 @@ struct chunk {
     size_t pad[(CHUNK_ALIGN - sizeof(size_t) - sizeof(void *)) / sizeof(size_t)];
 };
 
+#ifdef __wasm__
 extern unsigned char __heap_base; /* end of the stack and static data (wasm-ld) */
+#define HEAP_BASE ((uintptr_t)&__heap_base)
+/* Where linear memory starts, its size in pages, and memory.grow (the old size, or -1). */
+#define MEMORY_ORIGIN 0u
+#define MEMORY_PAGES() __builtin_wasm_memory_size(0)
+#define MEMORY_GROW(pages) __builtin_wasm_memory_grow(0, pages)
+#define REFUSE(bytes) 0
+#else
+/* The arena is "linear memory" from its first byte; memory.grow hands out its
+ * pages in order and refuses beyond them, as a capped wasm memory would. A
+ * test harness can make any allocation fail by defining pe_arena_refuse
+ * (fault injection, as its wrapped malloc does for the malloc builds). */
+#ifndef PE_ARENA_PAGES
+#define PE_ARENA_PAGES 16384 /* 1 GiB: untouched pages cost nothing */
+#endif
+static unsigned char arena[(size_t)PE_ARENA_PAGES * PAGE] __attribute__((aligned(CHUNK_ALIGN)));
+static size_t arena_pages = 16; /* 1 MiB at start, like -sINITIAL_MEMORY */
+__attribute__((weak)) int pe_arena_refuse(size_t bytes) {
+    (void)bytes;
+    return 0;
+}
+#define REFUSE(bytes) pe_arena_refuse(bytes)
+static size_t arena_grow(size_t pages) {
+    if (pages > PE_ARENA_PAGES - arena_pages) return (size_t)-1;
+    arena_pages += pages;
+    return arena_pages - pages;
+}
+#define HEAP_BASE ((uintptr_t)arena)
+#define MEMORY_ORIGIN ((uintptr_t)arena)
+#define MEMORY_PAGES() arena_pages
+#define MEMORY_GROW(pages) arena_grow(pages)
+#endif
+#define MEMORY_END() (MEMORY_ORIGIN + (uint64_t)MEMORY_PAGES() * PAGE)
+
 static struct chunk *free_list;
 static uintptr_t heap_end; /* end of the memory the list manages; 0 before the first call */
 
@@ -73,23 +111,22 @@ static int grow(size_t need) {
     size_t have = 0;
     /* A free chunk that ends the heap counts, if the new pages will follow it
      * (memory is exported: a host could have grown it behind our back). */
-    if ((uint64_t)__builtin_wasm_memory_size(0) * PAGE == heap_end)
+    if (MEMORY_END() == heap_end)
         for (struct chunk *c = free_list; c; c = c->next)
             if ((uintptr_t)c + c->size == heap_end) have = c->size;
     size_t pages = (need - have + PAGE - 1) / PAGE;
-    size_t old = __builtin_wasm_memory_grow(0, pages);
+    size_t old = MEMORY_GROW(pages);
     if (old == (size_t)-1) return 0;
     /* The 2 GiB cap (build.sh) keeps these below 2^32. */
-    uint64_t start = (uint64_t)old * PAGE, end = start + (uint64_t)pages * PAGE;
+    uint64_t start = MEMORY_ORIGIN + (uint64_t)old * PAGE, end = start + (uint64_t)pages * PAGE;
     if (end > UINTPTR_MAX) return 0;
     add_region(start > heap_end ? (uintptr_t)start : heap_end, (uintptr_t)end);
     return 1;
 }
 
 static void *heap_alloc(size_t bytes) {
-    if (!heap_end)
-        add_region((uintptr_t)&__heap_base, (uintptr_t)((uint64_t)__builtin_wasm_memory_size(0) * PAGE));
-    if (bytes > MAX_REQUEST) return NULL;
+    if (!heap_end) add_region(HEAP_BASE, (uintptr_t)MEMORY_END());
+    if (bytes > MAX_REQUEST || REFUSE(bytes)) return NULL;
     size_t need = align_up(bytes) + sizeof(struct chunk);
     for (int attempt = 0; attempt < 2; attempt++) {
         for (struct chunk **link = &free_list; *link; link = &(*link)->next) {

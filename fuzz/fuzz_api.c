@@ -57,6 +57,16 @@ void *__wrap_malloc(size_t bytes) {
     return __real_malloc(bytes);
 }
 
+/* With -DPE_ARENA the core's own allocator (c/alloc.c) runs over a static
+ * arena and asks here before each allocation: the same fault injection. */
+int pe_arena_refuse(size_t bytes);
+int pe_arena_refuse(size_t bytes) {
+    void *p = __wrap_malloc(1);
+    (void)bytes;
+    free(p);
+    return p == NULL;
+}
+
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 

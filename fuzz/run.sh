@@ -27,9 +27,15 @@ if ! clang -fsanitize=fuzzer,address,undefined "$probe" -o "$out/fuzz-probe" >/d
   install_package "libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
 fi
 
-clang -std=c99 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-  -Ic c/*.c fuzz/fuzz_api.c -Wl,--wrap=malloc -lm -o "$out/fuzz_api"
+[ -f /usr/include/simde/wasm/simd128.h ] || install_package libsimde-dev "SIMDe (wasm_simd128 emulation)"
+
+# The code that ships: the SIMD kernels through SIMDe (-DPE_SIMDE), the own
+# allocator over a static arena (-DPE_ARENA), no fused multiply-adds (as in
+# wasm); the same sources as build.sh.
+mapfile -t sources < <(find c -name '*.c' | sort)
+clang -std=c99 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer -ffp-contract=off \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPE_SIMDE -DPE_ARENA \
+  -Ic "${sources[@]}" fuzz/fuzz_api.c -Wl,--wrap=malloc -lm -o "$out/fuzz_api"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -2,8 +2,11 @@
 # Builds the C core natively from the same sources as the wasm (c/*.c) and runs
 # the C-level tests:
 #   1. tests/native/test_api.c under clang's AddressSanitizer + UndefinedBehavior-
-#      Sanitizer (-fno-sanitize-recover: the first report aborts the run);
-#   2. the same tests built by gcc with -Wall -Wextra -Werror -pedantic -O2;
+#      Sanitizer (-fno-sanitize-recover: the first report aborts the run), with
+#      the code that ships: the SIMD kernels through SIMDe's wasm_simd128
+#      emulation and the own allocator over a static arena (c/simd.h, c/alloc.c);
+#   2. the same tests built by gcc with -Wall -Wextra -Werror -pedantic -O2,
+#      over the plain C paths and malloc;
 #   3. c/trig.c and c/explog.c within one ulp (tests/native/test_math.c)
 #      against tests/golden/math.txt and long double;
 #   4. every committed fuzz input (fuzz/corpus/, fuzz/regressions/) replayed
@@ -29,11 +32,22 @@ if ! clang -fsanitize=address,undefined "$probe" -o "$out/probe" >/dev/null 2>&1
   install_package "libclang-rt-$major-dev"
 fi
 
-cflags=(-std=c99 -Wall -Wextra -Werror -g -Ic)
+# libsimde-dev: SIMDe's portable wasm_simd128.h, so the native builds can run
+# the SIMD kernels that ship (c/simd.h, PE_SIMDE).
+[ -f /usr/include/simde/wasm/simd128.h ] || install_package libsimde-dev "SIMDe (wasm_simd128 emulation)"
+
+# The same sources as the wasm (build.sh). -ffp-contract=off: no fused
+# multiply-adds natively either, so the arithmetic checked is the wasm's.
+mapfile -t sources < <(find c -name '*.c' | sort)
+cflags=(-std=c99 -Wall -Wextra -Werror -g -Ic -ffp-contract=off)
 san=(-O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all)
+# What ships, under the sanitizers: the SIMD kernels through SIMDe, and the own
+# allocator (c/alloc.c) over a static arena standing in for linear memory.
+shipped=(-DPE_SIMDE -DPE_ARENA)
 # Allocation failures are injected by wrapping malloc (see test_api.c).
 wrap=(-Wl,--wrap=malloc)
-gcc_flags=(-std=c99 -Wall -Wextra -Werror -pedantic -O2 -Ic)
+# gcc builds the plain C paths (no SIMD) over malloc: the fallbacks get tested too.
+gcc_flags=(-std=c99 -Wall -Wextra -Werror -pedantic -O2 -Ic -ffp-contract=off)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -95,14 +109,14 @@ coverage() {
 }
 run "coverage of c/exports/" coverage
 
-if build "test_api (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" c/*.c tests/native/test_api.c \
-  "${wrap[@]}" -lm -o "$out/test_api_asan"; then
-  run "C API tests, clang -fsanitize=address,undefined" "$out/test_api_asan"
+if build "test_api (clang, ASan + UBSan, SIMD kernels, own allocator)" clang "${cflags[@]}" "${san[@]}" "${shipped[@]}" \
+  "${sources[@]}" tests/native/test_api.c "${wrap[@]}" -lm -o "$out/test_api_asan"; then
+  run "C API tests, clang -fsanitize=address,undefined, SIMD kernels (SIMDe) and own allocator" "$out/test_api_asan"
 fi
 
-if build "test_api (gcc -Werror)" gcc "${gcc_flags[@]}" c/*.c tests/native/test_api.c \
+if build "test_api (gcc -Werror)" gcc "${gcc_flags[@]}" "${sources[@]}" tests/native/test_api.c \
   "${wrap[@]}" -lm -o "$out/test_api_gcc"; then
-  run "C API tests, gcc -O2 -Wall -Wextra -Werror" "$out/test_api_gcc"
+  run "C API tests, gcc -O2 -Wall -Wextra -Werror, plain C paths and malloc" "$out/test_api_gcc"
 fi
 
 # The elementary functions against exact values and long double (c/mathlib.h).
@@ -121,8 +135,8 @@ if build "test_math (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" test
 fi
 
 if [ -f fuzz/fuzz_api.c ]; then
-  if build "fuzz replay (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" -DPE_FUZZ_REPLAY_MAIN \
-    c/*.c fuzz/fuzz_api.c "${wrap[@]}" -lm -o "$out/fuzz_replay"; then
+  if build "fuzz replay (clang, ASan + UBSan)" clang "${cflags[@]}" "${san[@]}" "${shipped[@]}" -DPE_FUZZ_REPLAY_MAIN \
+    "${sources[@]}" fuzz/fuzz_api.c "${wrap[@]}" -lm -o "$out/fuzz_replay"; then
     run "fuzz corpus and regressions replayed, ASan + UBSan" "$out/fuzz_replay" fuzz/corpus fuzz/regressions
   fi
 fi

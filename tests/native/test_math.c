@@ -7,6 +7,7 @@
  *   3. special values, and identities that must hold exactly.
  * The bound everywhere is the one c/mathlib.h promises: under one ulp.
  * Usage: test_math PATH/TO/math.txt */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +15,13 @@
 #include <string.h>
 
 #include "mathlib.h"
+
+/* Part 2 needs a long double with at least 11 more bits than double (x87's
+ * 64, or the 113 of IEEE quad); where long double is double (MSVC, 32-bit
+ * ARM) it would compare the core with itself at best. Refuse to build there. */
+#if LDBL_MANT_DIG < 64
+#error "test_math.c needs long double with >= 64 significand bits (LDBL_MANT_DIG)"
+#endif
 
 static int passed, failed;
 
