@@ -27,7 +27,7 @@ export default [
   { files: ['web/lib/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.node } } },
   // The widgets and the tutorial run in the page.
   { files: ['web/widgets/**/*.js', 'web/site/**/*.js'], languageOptions: { globals: globals.browser } },
-  // Node scripts and tests; browser tests pass functions into the page (page.evaluate).
+  // Node scripts and tests; the browser tests and bench/site.mjs pass functions into the page (page.evaluate).
   { files: ['bin/**', 'scripts/**', 'bench/**', 'tests/**', 'eslint.config.js'], languageOptions: { globals: globals.node } },
-  { files: ['tests/browser/**'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
+  { files: ['tests/browser/**', 'bench/site.mjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
 ];
