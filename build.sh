@@ -162,11 +162,13 @@ step() {
   rebuilt=1
 }
 release_js=(dist/*-wasm.js)
+# The numbers the C headers define (status codes, enums, limits), for web/lib.
+step dist/constants.js node scripts/gen-constants.mjs -- c scripts/gen-constants.mjs
 # The package's entries: dist/lib/posenc.js, dist/lib/variants.js.
 step dist/.recipes/stamp-lib node scripts/bundle-lib.mjs -- \
-  "${release_js[@]}" web/lib scripts/bundle-lib.mjs scripts/bundle.mjs package-lock.json
+  "${release_js[@]}" dist/constants.js web/lib scripts/bundle-lib.mjs scripts/bundle.mjs package-lock.json
 if [ -f scripts/build-site.mjs ]; then
   step dist/.recipes/stamp-site node scripts/build-site.mjs -- \
-    "${release_js[@]}" web scripts/build-site.mjs scripts/bundle.mjs package-lock.json
+    "${release_js[@]}" dist/constants.js web scripts/build-site.mjs scripts/bundle.mjs package-lock.json
 fi
 if [ "$rebuilt" = 1 ]; then node scripts/sizes.mjs; else echo "build.sh: dist/ is up to date"; fi

@@ -44,6 +44,7 @@ static void mpt_slopes(double *out, int32_t n, double max_bias) {
 
 static int check_slopes(int32_t heads, int variant, double max_bias) {
     PE_TRY(pe_check_dim(heads));
+    if (heads > PE_MAX_HEADS) return PE_ERR_SIZE;
     if (variant != PE_ALIBI_PRESS && variant != PE_ALIBI_MPT) return PE_ERR_OPTION;
     return (isfinite(max_bias) && max_bias > 0) ? PE_OK : PE_ERR_VALUE;
 }

@@ -37,7 +37,7 @@ static int check_learned(const void *out, int dtype, int32_t trained_len, int32_
     PE_TRY(pe_check_dim(d_model));
     if (dist != PE_DIST_NORMAL && dist != PE_DIST_UNIFORM) return PE_ERR_OPTION;
     if (!(seed >= 0 && seed < 9007199254740992.0 && seed == floor(seed))) return PE_ERR_VALUE;
-    return (isfinite(scale) && scale >= 0) ? PE_OK : PE_ERR_VALUE;
+    return (scale >= 0 && scale <= PE_LEARNED_MAX_SCALE) ? PE_OK : PE_ERR_VALUE;
 }
 
 int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n, int32_t trained_len,

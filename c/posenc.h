@@ -45,6 +45,8 @@ enum {
 #define PE_MAX_DIM 16777216          /* 2^24: any one dimension */
 #define PE_MAX_BYTES 1073741824.0    /* 2^30: bytes one call may allocate or write */
 #define PE_MAX_POSITION 2147483648.0 /* 2^31: |position| after offset and shift */
+/* 2^14: pe_rotation's d_model (the d x d matrix must also fit in PE_MAX_BYTES) */
+#define PE_MAX_ROTATION_DIM 16384
 
 /* ---- enumerations ------------------------------------------------------------ */
 enum { PE_F32 = 0, PE_F64 = 1 };

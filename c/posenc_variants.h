@@ -66,12 +66,14 @@ enum {
     PE_ALIBI_MPT = 1 /* MosaicML MPT gen_slopes(n_heads, alibi_bias_max) */
 };
 enum { PE_ALIBI_CAUSAL = 0, PE_ALIBI_SYMMETRIC = 1 };
+#define PE_MAX_HEADS 65536 /* heads of pe_alibi_slopes and pe_alibi_bias */
 PE_API int pe_alibi_slopes(double *out, int32_t heads, int variant, double max_bias);
 /* heads x q_len x k_len; query i sits at position i + query_offset. Symmetric: -m |i - j|;
  * causal: -m (i - j) for j <= i and mask_value (e.g. -inf) for j > i. */
 PE_API int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len, int variant,
                          double max_bias, int mode, double mask_value, int32_t query_offset);
 /* ---- relative positions (relative.c) ---------------------------------------- */
+#define PE_T5_MAX_BUCKETS 65536 /* num_buckets of pe_t5_bucket and pe_t5_bucket_matrix */
 /* T5 / Hugging Face _relative_position_bucket of each relative position
  * (memory_position - query_position). f32 != 0 forms the log branch in float32
  * as PyTorch does; 0 evaluates it in double. */
@@ -85,6 +87,7 @@ PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k,
 
 /* ---- learned absolute table (learned.c) --------------------------------------- */
 enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };
+#define PE_LEARNED_MAX_SCALE 1e6 /* scale lies in [0, PE_LEARNED_MAX_SCALE] */
 /* Element (p, c) comes from splitmix64 draws number 2(p d + c) and 2(p d + c) + 1 of seed
  * (0 <= seed < 2^53): normal = scale * Box-Muller, uniform = scale * (2u - 1). Rows
  * exist only for positions 0 .. trained_len - 1: any other gives PE_ERR_POSITION. */
@@ -102,6 +105,9 @@ PE_API int pe_binary_table(void *out, int dtype, int32_t max_len, int32_t bits, 
 /* Number formats for rounding: PE_F32 and PE_F64 as above, and: */
 enum { PE_F16 = 2, PE_BF16 = 3 };
 enum { PE_PREC_ANGLE = 0, PE_PREC_RESULT = 1, PE_PREC_BOTH = 2 };
+/* n * d_model of one pe_precision_error call (each element costs several roundings:
+ * 2^25 is 65536 positions x 512 columns, seconds of work; more would run for minutes). */
+#define PE_PRECISION_MAX_WORK 33554432.0
 /* x rounded to the format, round to nearest even, as a double (PE_F64: unchanged). */
 PE_API int pe_round(double *out, const double *x, int32_t n, int format);
 /* The bit pattern of x in the format (float16/bfloat16 in the low 16 bits; not PE_F64). */

@@ -102,6 +102,8 @@ int pe_precision_error(double *out, const double *positions, int32_t n, int32_t 
     PE_TRY(pe_check_dim(n));
     PE_TRY(check_format(format));
     if (mode < PE_PREC_ANGLE || mode > PE_PREC_BOTH) return PE_ERR_OPTION;
+    PE_TRY(pe_check_dim(d_model));
+    if ((double)n * d_model > PE_PRECISION_MAX_WORK) return PE_ERR_SIZE;
     for (int32_t k = 0; k < n; k++) PE_TRY(pe_check_position(positions[k]));
     pe_spec sp;
     PE_TRY(pe_spec_init(&sp, d_model, layout, freq, base));

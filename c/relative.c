@@ -21,7 +21,7 @@
 
 static int check_t5(int bidirectional, int32_t num_buckets, int32_t max_distance) {
     int32_t n = bidirectional ? num_buckets / 2 : num_buckets;
-    if (num_buckets < 1 || num_buckets > PE_MAX_DIM) return PE_ERR_SIZE;
+    if (num_buckets < 1 || num_buckets > PE_T5_MAX_BUCKETS) return PE_ERR_SIZE;
     if (n / 2 < 1) return PE_ERR_SIZE;              /* needs max_exact >= 1 */
     if (max_distance <= n / 2) return PE_ERR_VALUE; /* log(max_distance / max_exact) > 0 */
     return PE_OK;

@@ -7,6 +7,7 @@
 int pe_rotation(double *out, int32_t d_model, int layout, int freq, double base, double k) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(d_model));
+    if (d_model > PE_MAX_ROTATION_DIM) return PE_ERR_SIZE;
     PE_TRY(pe_check_bytes((double)d_model * d_model, 8));
     PE_TRY(pe_check_position(k));
     /* A lone sine (odd width) would need the cosine it does not have. */

@@ -710,7 +710,7 @@ static int fuzz_alibi(src *s, long fail_at, int bias) {
     call_state c = {0};
     int st;
     if (!bias) {
-        c.refused = !dim_ok(heads);
+        c.refused = !dim_ok(heads) || heads > PE_MAX_HEADS;
         if (too_big(heads)) return 0;
         size_t n = c.refused ? TINY : (size_t)heads;
         double *o = out_buf((double)n, 8);
@@ -725,7 +725,7 @@ static int fuzz_alibi(src *s, long fail_at, int bias) {
     }
     size_t eb = dtype == PE_F32 ? 4 : 8;
     double count = (double)heads * q * k;
-    c.refused = !dim_ok(heads) || !dim_ok(q) || !dim_ok(k) || count * eb > PE_MAX_BYTES;
+    c.refused = !dim_ok(heads) || heads > PE_MAX_HEADS || !dim_ok(q) || !dim_ok(k) || count * eb > PE_MAX_BYTES;
     if (!c.refused && too_big(count)) return 0;
     size_t n = c.refused ? TINY : (size_t)count;
     void *o = out_buf((double)n, eb);

@@ -625,6 +625,7 @@ static void test_rotation(void) {
     EXPECT_STATUS(pe_rotation(r, PE_MAX_DIM, 0, 0, 1e4, 1), PE_ERR_SIZE);
     EXPECT_STATUS(pe_rotation(r, 16384, 0, 0, 1e4, 1), PE_ERR_SIZE); /* 2 GiB */
     EXPECT_STATUS(pe_rotation(r, 11586, 0, 0, 1e4, 1), PE_ERR_SIZE); /* just over 1 GiB */
+    EXPECT_STATUS(pe_rotation(r, PE_MAX_ROTATION_DIM + 2, 0, 0, 1e4, 1), PE_ERR_SIZE);
     int32_t odd[] = {1, 3, 7, 11585, PE_MAX_DIM - 1};
     for (size_t i = 0; i < LEN(odd); i++) {
         fill(r, 36, SENTINEL);
@@ -954,6 +955,8 @@ static void test_alibi(void) {
     double bad_bias[] = {0, -0.0, -1, NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < LEN(bad_bias); i++) EXPECT_STATUS(pe_alibi_slopes(m, 4, 0, bad_bias[i]), PE_ERR_VALUE);
     EXPECT_STATUS(pe_alibi_slopes(m, 4, PE_ALIBI_PRESS, 8), PE_OK);
+    EXPECT_STATUS(pe_alibi_slopes(m, PE_MAX_HEADS + 1, PE_ALIBI_PRESS, 8), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_alibi_bias(m, PE_F64, PE_MAX_HEADS + 1, 1, 1, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
     EXPECT(m[0] == 0.25 && m[1] == 0.0625 && m[2] == 0.015625 && m[3] == 0.00390625);
     EXPECT_STATUS(pe_alibi_slopes(m, 3, PE_ALIBI_PRESS, 8), PE_OK);
     EXPECT(m[0] == 0.0625 && m[1] == 0.00390625 && m[2] == 0.25);
@@ -994,6 +997,8 @@ static void test_relative(void) {
     }
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 3, 128, 1), PE_ERR_SIZE); /* max_exact would be 0 */
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 0, 1, 128, 1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, PE_T5_MAX_BUCKETS + 2, 1 << 20, 1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, PE_T5_MAX_BUCKETS, 1 << 20, 1), PE_OK);
     int32_t bad_dist[] = {8, 0, -1, INT32_MIN};
     for (size_t i = 0; i < LEN(bad_dist); i++) EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, bad_dist[i], 1), PE_ERR_VALUE);
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, 128, 1), PE_OK);
@@ -1048,7 +1053,7 @@ static void test_learned_binary(void) {
     EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, -1, 0.02), PE_ERR_OPTION);
     double bad_seeds[] = {-1, 0.5, 9007199254740992.0, NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < LEN(bad_seeds); i++) EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, bad_seeds[i], 0, 0.02), PE_ERR_VALUE);
-    double bad_scales[] = {-1, -1e-300, NAN, INFINITY};
+    double bad_scales[] = {-1, -1e-300, NAN, INFINITY, PE_LEARNED_MAX_SCALE * 1.0000001};
     for (size_t i = 0; i < LEN(bad_scales); i++) EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, 0, bad_scales[i]), PE_ERR_VALUE);
     EXPECT_STATUS(pe_learned_table(t, PE_F32, PE_MAX_DIM, PE_MAX_DIM, 0, 0, 0.02), PE_ERR_SIZE);
     EXPECT_STATUS(pe_learned_rows(t, PE_F64, NULL, 2, 4, 6, 0, 0, 0.02), PE_ERR_NULL);
@@ -1120,6 +1125,8 @@ static void test_precision(void) {
     }
     for (size_t i = 0; i < LEN(bad_formats); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, bad_formats[i], 0), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(bad_modes); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, PE_F16, bad_modes[i]), PE_ERR_OPTION);
+    /* Past PE_PRECISION_MAX_WORK, refused before anything is read or formed. */
+    EXPECT_STATUS(pe_precision_error(e, p, 3, (int32_t)(PE_PRECISION_MAX_WORK / 3) + 1, 0, 0, 1e4, PE_F16, 0), PE_ERR_SIZE);
     for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, BAD_LAYOUTS[i], 0, 1e4, PE_F16, 0), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, bad_bases[i], PE_F16, 0), PE_ERR_BASE);
     for (size_t i = 0; i < LEN(bad_positions); i++) {

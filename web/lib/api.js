@@ -1,6 +1,7 @@
 // The public API of `posenc`: validated arguments in, plain { rows, cols, data }
 // copies out. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
-import { withFrame, statusCall, matrix, memoryStats, TYPES, asDtype } from './heap.js';
+import { withFrame, statusCall, matrix, memoryStats, TYPES, asDtype, dtypeCode } from './heap.js';
+import { PE_ANCHOR, PE_MAX_ROTATION_DIM } from '../../dist/constants.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 
@@ -30,7 +31,7 @@ export function createApi(wasm) {
   // anchor, as the rows of one long call would: the result is bit-identical.
   // Chunks of about 2 MiB: each call forms the frequencies and their sines
   // and cosines again, which 256 rows of a 1024-wide table paid for 32 times.
-  const ANCHOR_ROWS = 256;
+  const ANCHOR_ROWS = PE_ANCHOR;
   const CHUNK_BYTES = 2 ** 21;
   const chunkRows = (dModel, dtype) =>
     ANCHOR_ROWS * Math.max(1, Math.floor(CHUNK_BYTES / (ANCHOR_ROWS * dModel * bytesPer(dtype))));
@@ -46,7 +47,7 @@ export function createApi(wasm) {
       for (let r0 = 0; r0 < maxLen; r0 += chunk) {
         const rows = Math.min(chunk, maxLen - r0);
         const zeroRow = a.zeroRow >= r0 && a.zeroRow < r0 + rows ? a.zeroRow - r0 : -1;
-        call(check, wasm.pe_table(out, a.dtype === 'float32' ? 0 : 1, rows, dModel,
+        call(check, wasm.pe_table(out, dtypeCode(a.dtype), rows, dModel,
           a.layout, a.freq, a.base, a.offset + r0, zeroRow));
         f.readInto(data, r0 * dModel, a.dtype, out, rows * dModel);
       }
@@ -77,7 +78,7 @@ export function createApi(wasm) {
     check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8);
     return withFrame(wasm, 'tableGram', (f) => {
       const out = f.output(a.dtype, count);
-      call(check, wasm.pe_table_gram(out, a.dtype === 'float32' ? 0 : 1, maxLen, dModel,
+      call(check, wasm.pe_table_gram(out, dtypeCode(a.dtype), maxLen, dModel,
         a.layout, a.freq, a.base, a.offset, a.zeroRow, cosine ? 1 : 0));
       return matrix(maxLen, maxLen, f.read(a.dtype, out, count));
     });
@@ -118,7 +119,7 @@ export function createApi(wasm) {
     return withFrame(wasm, 'gram', (f) => {
       const out = f.output(dtype, count);
       const n = m.rows * m.cols;
-      const code = dtype === 'float32' ? 0 : 1;
+      const code = dtypeCode(dtype);
       call(check, f32
         ? wasm.pe_gram_f32(out, code, f.float32(m.data, n), m.rows, m.cols, cosine ? 1 : 0)
         : wasm.pe_gram(out, code, f.float64(m.data, n), m.rows, m.cols, cosine ? 1 : 0));
@@ -130,7 +131,7 @@ export function createApi(wasm) {
     const check = new Checker('rotation');
     const opts = check.options(options, [...ENCODING_KEYS, 'dtype']);
     check.finite('k', k, { min: -MAX_POSITION, max: MAX_POSITION });
-    check.size('dModel', dModel, 16384);
+    check.size('dModel', dModel, PE_MAX_ROTATION_DIM);
     if (dModel % 2) throw check.fail(RangeError, 'dModel must be even: the lone sine column of an odd width has no cosine to rotate with', dModel);
     const a = encodingArgs(check, dModel, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);

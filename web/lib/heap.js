@@ -4,8 +4,11 @@
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
 import { typedLength, copyTyped } from './validate.js';
+import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_F32, PE_F64 } from '../../dist/constants.js';
 
 export const TYPES = { float32: Float32Array, float64: Float64Array };
+/** The C dtype code of a dtype name. */
+export const dtypeCode = (dtype) => (dtype === 'float32' ? PE_F32 : PE_F64);
 
 export class Frame {
   constructor(wasm, fn) {
@@ -92,8 +95,8 @@ function readCString(wasm, ptr) {
   return new TextDecoder().decode(bytes.subarray(0, end));
 }
 
-// C status codes (c/posenc.h) that mean "wrong type or unknown option".
-const TYPE_STATUSES = new Set([1, 4]);
+// C status codes that mean "wrong type or unknown option".
+const TYPE_STATUSES = new Set([PE_ERR_NULL, PE_ERR_OPTION]);
 
 /**
  * call(check, status) for the module `wasm`: nothing for status 0, otherwise
@@ -102,7 +105,7 @@ const TYPE_STATUSES = new Set([1, 4]);
  */
 export function statusCall(wasm) {
   return (check, status) => {
-    if (status === 0) return;
+    if (status === PE_OK) return;
     const text = readCString(wasm, wasm.pe_strerror(status));
     throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
   };

@@ -1,8 +1,11 @@
 // The sinusoidal conventions found in real code, as the C core's explicit
-// options. C enum values: layouts and frequency rules as in c/posenc.h.
+// options (enum values from c/posenc.h, through the generated dist/constants.js).
+import {
+  PE_LAYOUT_INTERLEAVED, PE_LAYOUT_CONCAT, PE_LAYOUT_SPLIT, PE_FREQ_PAPER, PE_FREQ_GEOM,
+} from '../../dist/constants.js';
 
-export const LAYOUTS = { interleaved: 0, concat: 1, split: 2 };
-export const FREQUENCY_RULES = { paper: 0, geometric: 1 };
+export const LAYOUTS = { interleaved: PE_LAYOUT_INTERLEAVED, concat: PE_LAYOUT_CONCAT, split: PE_LAYOUT_SPLIT };
+export const FREQUENCY_RULES = { paper: PE_FREQ_PAPER, geometric: PE_FREQ_GEOM };
 
 const preset = (layout, frequencies, extra = {}) =>
   Object.freeze({ layout, frequencies, base: 10000, evenOnly: false, ...extra });

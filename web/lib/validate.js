@@ -8,9 +8,12 @@
 // read, and the sizes the C core is given must be the sizes that were checked
 // and allocated. So the checks return snapshots, and callers use only those.
 
-export const MAX_DIM = 2 ** 24;
-export const MAX_POSITION = 2 ** 31;
-export const MAX_BYTES = 2 ** 30;
+// The C core's limits (c/posenc.h, through the generated dist/constants.js).
+import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.js';
+
+export const MAX_DIM = PE_MAX_DIM;
+export const MAX_POSITION = PE_MAX_POSITION;
+export const MAX_BYTES = PE_MAX_BYTES;
 export const DTYPES = ['float32', 'float64'];
 
 // The typed array intrinsics, taken once at load: the real element count and

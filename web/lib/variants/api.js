@@ -4,23 +4,26 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, asDtype } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, asDtype, dtypeCode } from '../heap.js';
+import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 
+// Option names to C enum values (c/posenc_variants.h, through the generated
+// dist/constants.js, C below), and the limits the C core checks too.
+const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
+const SCALINGS = {
+  default: C.PE_ROPE_DEFAULT, linear: C.PE_ROPE_LINEAR, ntk: C.PE_ROPE_NTK, yarn: C.PE_ROPE_YARN, llama3: C.PE_ROPE_LLAMA3,
+};
+const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
+const ALIBI_VARIANTS = { press: C.PE_ALIBI_PRESS, mpt: C.PE_ALIBI_MPT };
+const ALIBI_MODES = { causal: C.PE_ALIBI_CAUSAL, symmetric: C.PE_ALIBI_SYMMETRIC };
+const DISTRIBUTIONS = { normal: C.PE_DIST_NORMAL, uniform: C.PE_DIST_UNIFORM };
+const FORMATS = { float32: C.PE_F32, float64: C.PE_F64, float16: C.PE_F16, bfloat16: C.PE_BF16 };
+const PRECISION_MODES = { angle: C.PE_PREC_ANGLE, result: C.PE_PREC_RESULT, both: C.PE_PREC_BOTH };
+const ROPE_PARAMS = C.PE_ROPE_PARAMS;
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
-const PRECISION_MAX_WORK = 2 ** 25;
-
-// C enum values (c/posenc_variants.h).
-const PAIRINGS = { interleaved: 0, half: 1 };
-const SCALINGS = { default: 0, linear: 1, ntk: 2, yarn: 3, llama3: 4 };
-const CACHE_LAYOUTS = { pairs: 0, half: 1, interleaved: 2 };
-const ALIBI_VARIANTS = { press: 0, mpt: 1 };
-const ALIBI_MODES = { causal: 0, symmetric: 1 };
-const DISTRIBUTIONS = { normal: 0, uniform: 1 };
-const FORMATS = { float32: 0, float64: 1, float16: 2, bfloat16: 3 };
-const PRECISION_MODES = { angle: 0, result: 1, both: 2 };
-const ROPE_PARAMS = 7;
+const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
 const FLT_MAX = 3.4028234663852886e38;
 
 // Defaults per scaling type. Llama 3.1's published rope_scaling for llama3;
@@ -33,7 +36,6 @@ const SCALING_DEFAULTS = {
 };
 
 const isF32 = (data) => data instanceof Float32Array;
-const dtypeCode = (dtype) => (dtype === 'float32' ? 0 : 1);
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
@@ -52,7 +54,7 @@ export function createVariants(wasm) {
 
   /** { code, params: Float64Array(7) | null } from the `scaling` option. */
   function scalingArgs(check, scaling, dim) {
-    if (scaling === undefined || scaling === null || scaling === 'default') return { code: 0, params: null };
+    if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
     const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
     if (typeof spec !== 'object' || check.read('scaling', () => Array.isArray(spec))) {
       throw check.fail(TypeError, 'scaling must be a type name or an object { type, factor, ... }', scaling);
@@ -61,7 +63,7 @@ export function createVariants(wasm) {
     // keys this type does not know are refused below.
     const all = check.options(spec, ['type', ...new Set(Object.values(SCALING_DEFAULTS).flatMap(Object.keys))], 'scaling');
     const type = check.oneOf('scaling.type', all.type, Object.keys(SCALINGS));
-    if (type === 'default') return { code: 0, params: null };
+    if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
     const defaults = SCALING_DEFAULTS[type];
     const known = ['type', ...Object.keys(defaults)];
     for (const key in all) {
@@ -76,8 +78,8 @@ export function createVariants(wasm) {
       return v;
     };
     // The C core's bounds (PE_ROPE_PARAM_MIN/MAX): outside them a frequency can overflow or vanish.
-    const param = (key, extra = {}) => check.finite(`scaling.${key}`, value(key), { min: 1e-3, max: 1e6, ...extra });
-    const position = (key) => check.finite(`scaling.${key}`, value(key), { min: 1, max: 2 ** 31 });
+    const param = (key, extra = {}) => check.finite(`scaling.${key}`, value(key), { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX, ...extra });
+    const position = (key) => check.finite(`scaling.${key}`, value(key), { min: 1, max: MAX_POSITION });
     const factor = param('factor');
     if (type === 'ntk' && dim < 4) throw check.fail(RangeError, 'NTK scaling needs a dimension of at least 4 (it raises factor to dim/(dim-2))', dim);
     const params = new Float64Array(ROPE_PARAMS);
@@ -221,7 +223,7 @@ export function createVariants(wasm) {
   // ---- ALiBi ----------------------------------------------------------------------
 
   function slopeArgs(check, heads, opts) {
-    check.size('heads', heads, 65536);
+    check.size('heads', heads, C.PE_MAX_HEADS);
     const variant = check.oneOf('variant', opts.variant ?? 'press', Object.keys(ALIBI_VARIANTS));
     const maxBias = check.finite('maxBias', opts.maxBias ?? 8, { above: 0 });
     return { variant: ALIBI_VARIANTS[variant], maxBias };
@@ -268,7 +270,7 @@ export function createVariants(wasm) {
 
   function t5Args(check, opts) {
     const bidirectional = check.boolean('bidirectional', opts.bidirectional ?? true);
-    const numBuckets = check.size('numBuckets', opts.numBuckets ?? 32, 65536);
+    const numBuckets = check.size('numBuckets', opts.numBuckets ?? 32, C.PE_T5_MAX_BUCKETS);
     const half = bidirectional ? Math.floor(numBuckets / 2) : numBuckets;
     if (Math.floor(half / 2) < 1) {
       throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? 4 : 2} (half of the ${bidirectional ? 'direction\'s ' : ''}buckets are exact distances)`, numBuckets);
@@ -315,7 +317,7 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['kLen', 'maxRelativePosition', 'shift']);
     check.size('qLen', qLen);
     const kLen = check.size('kLen', opts.kLen ?? qLen);
-    const k = check.integer('maxRelativePosition', opts.maxRelativePosition ?? 16, 0, 2 ** 24);
+    const k = check.integer('maxRelativePosition', opts.maxRelativePosition ?? 16, 0, C.PE_MAX_DIM);
     const shift = check.boolean('shift', opts.shift ?? false);
     const count = qLen * kLen;
     check.bytes(count * 4);
@@ -334,7 +336,7 @@ export function createVariants(wasm) {
     check.size('dModel', dModel);
     const seed = check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const distribution = check.oneOf('distribution', opts.distribution ?? 'normal', Object.keys(DISTRIBUTIONS));
-    const scale = check.finite('scale', opts.scale ?? 0.02, { min: 0, max: 1e6 });
+    const scale = check.finite('scale', opts.scale ?? 0.02, { min: 0, max: C.PE_LEARNED_MAX_SCALE });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return { seed, dist: DISTRIBUTIONS[distribution], scale, dtype };
   }
@@ -434,7 +436,7 @@ export function createVariants(wasm) {
         check.finite(`positions[${i}]`, positions[i], { min: -MAX_POSITION, max: MAX_POSITION });
       }
     } else {
-      const count = check.size('count', opts.count ?? 65536);
+      const count = check.size('count', opts.count ?? 65536); // positions 0..65535 (not a C limit)
       check.bytes(count * 16);
       positions = Float64Array.from({ length: count }, (_, i) => i);
     }

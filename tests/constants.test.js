@@ -1,0 +1,71 @@
+// dist/constants.js, which scripts/gen-constants.mjs writes from the C headers
+// at build time, against the headers as the C compiler reads them; and the JS
+// that must take its numbers from there instead of typing them again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as constants from '../dist/constants.js';
+import { HEADERS, generate } from '../scripts/gen-constants.mjs';
+
+const root = new URL('..', import.meta.url).pathname;
+
+test('dist/constants.js is what gen-constants.mjs writes from the headers today', () => {
+  assert.equal(readFileSync(join(root, 'dist/constants.js'), 'utf8'), generate(),
+    'dist/constants.js is stale: run bash build.sh');
+});
+
+test('every constant has the value the C compiler gives it', () => {
+  const names = Object.keys(constants);
+  assert.ok(names.length > 40, `only ${names.length} constants were generated`);
+  for (const name of ['PE_OK', 'PE_ERR_OPTION', 'PE_MAX_DIM', 'PE_MAX_BYTES', 'PE_MAX_POSITION', 'PE_ANCHOR',
+    'PE_ROPE_PARAM_MIN', 'PE_ROPE_PARAM_MAX', 'PE_ROPE_LLAMA3', 'PE_MAX_ROTATION_DIM', 'PE_MAX_HEADS']) {
+    assert.ok(names.includes(name), `${name} is missing from dist/constants.js`);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-constants-'));
+  try {
+    const source = [
+      '#include <stdio.h>',
+      ...HEADERS.map((h) => `#include "${h.replace(/^c\//, '')}"`),
+      'int main(void) {',
+      ...names.map((n) => `    printf("%s %.17g\\n", "${n}", (double)(${n}));`),
+      '    return 0;',
+      '}',
+    ].join('\n');
+    writeFileSync(join(dir, 'print.c'), source);
+    const cc = spawnSync('cc', ['-std=c99', '-I', join(root, 'c'), join(dir, 'print.c'), '-o', join(dir, 'print')], { encoding: 'utf8' });
+    assert.equal(cc.status, 0, `cc could not compile the headers (a C compiler is needed, as for tests/native):\n${cc.stderr}${cc.error ?? ''}`);
+    const run = spawnSync(join(dir, 'print'), { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const fromC = Object.fromEntries(run.stdout.trim().split('\n').map((l) => l.split(' ')).map(([n, v]) => [n, Number(v)]));
+    for (const n of names) assert.equal(constants[n], fromC[n], `${n}: dist/constants.js has ${constants[n]}, C has ${fromC[n]}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// The limits and bounds C defines (not the small enum values, which also
+// occur as ordinary numbers): none of them may be typed as a literal in the
+// library's JS. `2 ** n` counts as the number it is; comments do not count, and
+// a line that says "(not a C limit)" uses such a number for another reason.
+test('web/lib types none of the C limits as a number literal', () => {
+  const limits = new Map(Object.entries(constants)
+    .filter(([n]) => /MAX|MIN|ANCHOR|PARAMS/.test(n))
+    .map(([n, v]) => [v, n]));
+  const files = readdirSync(join(root, 'web/lib'), { recursive: true }).filter((f) => f.endsWith('.js'));
+  const found = [];
+  for (const f of files) {
+    const text = readFileSync(join(root, 'web/lib', f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '));
+    text.split('\n').forEach((line, i) => {
+      if (line.includes('(not a C limit)')) return;
+      const code = line.replace(/\/\/.*$/, '');
+      for (const m of code.matchAll(/2 \*\* (\d+)|(?<![\w.$])(\d+(?:\.\d+)?(?:e[+-]?\d+)?)(?![\w.])/gi)) {
+        const value = m[1] !== undefined ? 2 ** Number(m[1]) : Number(m[2]);
+        if (limits.has(value)) found.push(`web/lib/${f}:${i + 1}: ${m[0]} is ${limits.get(value)}`);
+      }
+    });
+  }
+  assert.deepEqual(found, [], 'import these from dist/constants.js instead');
+});
