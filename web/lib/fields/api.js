@@ -5,14 +5,15 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats } from '../heap.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+import * as C from '../../../dist/constants.js';
 
 /** Largest |angle| the core evaluates (PE_MAX_ANGLE): past it a double angle has no sine left. */
-const MAX_ANGLE = 2 ** 42;
+const MAX_ANGLE = C.PE_MAX_ANGLE;
 const MAX_LEVELS = 1024;
 
-// C enum values (c/posenc.h, section "fields").
-const GRID_RULES = { mae: 0, spaced: 1 };
-const FOURIER_LAYOUTS = { frequency: 0, coordinate: 1 };
+// C enum values (c/posenc_fields.h, through the generated dist/constants.js).
+const GRID_RULES = { mae: C.PE_GRID_MAE, spaced: C.PE_GRID_SPACED };
+const FOURIER_LAYOUTS = { frequency: C.PE_FOURIER_BY_FREQUENCY, coordinate: C.PE_FOURIER_BY_COORDINATE };
 
 /** diffusers get_timestep_embedding's arguments, per library. */
 export const TIMESTEP_PRESETS = Object.freeze({
@@ -144,14 +145,14 @@ export function createFields(wasm) {
     const opts = check.options(options, ['preset', 'clsToken', 'extraTokens', 'baseSize', 'interpolationScale',
       'firstAxis', 'frequencies', 'base', 'dtype']);
     const preset = presetOf(check, opts, GRID_PRESETS, 'mae');
-    check.size('gridH', gridH, 65536);
-    check.size('gridW', gridW, 65536);
+    check.size('gridH', gridH, 65536); // (not a C limit)
+    check.size('gridW', gridW, 65536); // (not a C limit)
     check.size('dim', dim);
     if (dim % 4) throw check.fail(RangeError, 'dim must be a multiple of 4: each axis gets half, as sines and cosines', dim);
     const rule = gridRule(check, opts, preset, dim, dim / 4, 8);
     const base = check.finite('base', opts.base ?? 10000, { above: 1 });
     const cls = check.boolean('clsToken', opts.clsToken ?? false);
-    const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, 65536);
+    const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, 65536); // (not a C limit)
     if (opts.extraTokens !== undefined && opts.clsToken === false && extra > 0) {
       throw check.fail(TypeError, 'extraTokens needs clsToken (as in DiT and diffusers); leave clsToken out or set it to true');
     }
@@ -229,8 +230,8 @@ export function createFields(wasm) {
     if (given && (opts.features !== undefined || opts.sigma !== undefined || opts.seed !== undefined)) {
       throw check.fail(TypeError, 'give B, or features / sigma / seed to draw it, not both');
     }
-    const m = given ? given.rows : check.size('features', opts.features ?? 256, 65536);
-    const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: 1e6 });
+    const m = given ? given.rows : check.size('features', opts.features ?? 256, 65536); // (not a C limit)
+    const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: 1e6 }); // (not a C limit)
     const seed = given ? 0 : check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = p.rows * 2 * m;
