@@ -4,7 +4,7 @@
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
 import { typedLength, copyTyped } from './validate.js';
-import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_F32, PE_F64 } from '../../dist/constants.js';
+import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
 export const TYPES = { float32: Float32Array, float64: Float64Array };
 /** The C dtype code of a dtype name. */
@@ -121,7 +121,7 @@ export function asDtype(check, data, dtype) {
   const out = new Float32Array(data);
   for (let i = 0; i < out.length; i++) {
     if (!Number.isFinite(out[i]) && Number.isFinite(data[i])) {
-      throw check.fail(RangeError, `a result overflows float32 (${data[i]} at index ${i}); ask for dtype: 'float64' (status 7)`);
+      throw check.fail(RangeError, `a result overflows float32 (${data[i]} at index ${i}); ask for dtype: 'float64' (status ${PE_ERR_VALUE})`);
     }
   }
   return out;

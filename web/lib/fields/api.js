@@ -3,7 +3,7 @@
 // (docs/fields.md). Every function validates all of its arguments with a
 // Checker before allocating, calls one or two C functions of its module
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
-import { withFrame, statusCall, matrix, memoryStats } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 
@@ -47,8 +47,6 @@ export const FOURIER_PRESETS = Object.freeze({
   // input first, then band by band the sines and the cosines of every coordinate.
   'nerf-pytorch': { pi: false, includeInput: true, layout: 'frequency', logSampling: true },
 });
-
-const dtypeCode = (dtype) => (dtype === 'float32' ? 0 : 1);
 
 /** A number or an array of finite numbers, as a typed array. */
 function numbers(check, name, value) {
