@@ -27,6 +27,8 @@ export type DType = 'float32' | 'float64';
  * - 'marian': the vaswani columns reordered, the sines first then the cosines (Hugging Face Marian).
  */
 export type Preset = 'vaswani' | 'tensor2tensor' | 'fairseq' | 'tf-tutorial' | 'marian';
+/** Every preset name, in the order the documentation lists them. */
+export const PRESET_NAMES: readonly Preset[];
 export type Layout = 'interleaved' | 'concat' | 'split';
 export type FrequencyRule = 'paper' | 'geometric';
 

@@ -6,5 +6,7 @@ import { cachedInit } from './wasm.js';
 import { createApi } from './api.js';
 
 export const init = cachedInit(WASM_BASE64, createApi);
+/** The preset names `table` and its kin accept, for UIs and CLIs that list them. */
+export { PRESET_NAMES } from './presets.js';
 
 export default init;

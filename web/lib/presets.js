@@ -23,7 +23,7 @@ export const PRESETS = Object.freeze({
   marian: preset('split', 'paper'),
 });
 
-export const PRESET_NAMES = Object.keys(PRESETS);
+export const PRESET_NAMES = Object.freeze(Object.keys(PRESETS));
 
 /** Resolves preset + overrides into the C core's arguments (and the preset itself). */
 export function encodingArgs(check, dModel, opts) {

@@ -2,7 +2,10 @@
 // into validated values. Impossible values are errors; values past a limit are
 // clamped and reported as a note, so nothing fails silently.
 
-export const PRESETS = ['vaswani', 'tensor2tensor', 'fairseq', 'tf-tutorial', 'marian'];
+import { PRESET_NAMES } from '../lib/index.js';
+
+/** The library's presets: a preset added there is an attribute value here. */
+export const PRESETS = PRESET_NAMES;
 export const LANGS = ['en', 'zh'];
 
 /** Largest table (rows × cols) a widget computes and draws. */
