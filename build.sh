@@ -69,7 +69,11 @@ rebuilt=0
 # precision). A new module is a new export list (and its JS entry). Each links
 # sources_of MODULE and keeps only what its export list reaches.
 modules=$(ls c/exports/*.txt | sed 's|.*/||; s|\.txt$||' | grep -vx 'common\|debug')
-sources_of() { find c -name '*.c' | sort; }
+# c/lab/ (the PE lab's model, posenc/lab) is linked into the lab module only.
+sources_of() {
+  find c -maxdepth 1 -name '*.c' | sort
+  if [ "$1" = lab ]; then find c/lab -name '*.c' | sort; fi
+}
 # The file name of a module's outputs: the core is dist/posenc.wasm.
 out_of() { if [ "$1" = core ]; then echo posenc; else echo "$1"; fi; }
 # exports_of LIST...: the -sEXPORTED_FUNCTIONS value of common.txt plus LIST.txt each.
@@ -107,13 +111,18 @@ wasm_jobs=()
 for module in $modules; do
   out=$(out_of "$module")
   mapfile -t sources < <(sources_of "$module")
+  flags_release=("${release[@]}") flags_debug=("${debug[@]}")
+  # The lab trains: -O3 for speed over size; its debug module computes in
+  # float64 (PE_LAB_F64) so that the tests' finite differences can check
+  # its gradients, at -O1 so that those tests train in reasonable time.
+  if [ "$module" = lab ]; then flags_release=(-O3 -DNDEBUG) flags_debug=(-O1 -g -DPE_LAB_F64); fi
   for flavour in release debug; do
     if [ "$flavour" = release ]; then
       wasm=dist/$out.wasm
-      cmd=(emcc "${sources[@]}" "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")" "${release[@]}" -o "$wasm")
+      cmd=(emcc "${sources[@]}" "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module")" "${flags_release[@]}" -o "$wasm")
     else
       wasm=dist/debug/$out.wasm
-      cmd=(emcc "${sources[@]}" "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module" debug)" "${debug[@]}" -o "$wasm")
+      cmd=(emcc "${sources[@]}" "${common[@]}" -sEXPORTED_FUNCTIONS="$(exports_of "$module" debug)" "${flags_debug[@]}" -o "$wasm")
     fi
     recipe="$emcc_version ${cmd[*]}"
     # Every header and export list counts: which ones a module reads is not worth tracking.

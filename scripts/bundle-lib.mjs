@@ -2,6 +2,7 @@
 //   dist/lib/posenc.js     `import 'posenc'`           (web/lib/index.js)
 //   dist/lib/variants.js   `import 'posenc/variants'`  (web/lib/variants/index.js)
 //   dist/lib/fields.js     `import 'posenc/fields'`    (web/lib/fields/index.js)
+//   dist/lib/lab.js        `import 'posenc/lab'`       (web/lib/lab/index.js)
 // Each is one minified ES module with its WebAssembly embedded (the release
 // dist/*-wasm.js), and a linked source map beside it that carries the sources.
 // Run by build.sh after the WASM build; bench/size.mjs measures these files.
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist/lib');
 
-for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js', 'dist/fields-wasm.js']) {
+for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js', 'dist/fields-wasm.js', 'dist/lab-wasm.js']) {
   if (!existsSync(join(ROOT, f))) {
     console.error(`bundle-lib: ${f} is missing; build the WASM first (bash build.sh).`);
     process.exit(1);
@@ -24,7 +25,9 @@ for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js', 'dist/fields-wa
 await rm(OUT, { recursive: true, force: true });
 await build({
   absWorkingDir: ROOT,
-  entryPoints: { posenc: 'web/lib/index.js', variants: 'web/lib/variants/index.js', fields: 'web/lib/fields/index.js' },
+  entryPoints: {
+    posenc: 'web/lib/index.js', variants: 'web/lib/variants/index.js', fields: 'web/lib/fields/index.js', lab: 'web/lib/lab/index.js',
+  },
   outdir: OUT,
   // Neither Node nor a browser is assumed: the entries run on both as they are.
   platform: 'neutral',

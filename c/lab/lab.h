@@ -18,6 +18,7 @@
 #define POSENC_LAB_H
 
 #include "../internal.h"
+#include "../posenc_variants.h"
 
 #ifdef PE_LAB_F64
 typedef double lab_real;

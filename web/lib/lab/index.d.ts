@@ -1,0 +1,72 @@
+// posenc/lab: a tiny Transformer trained in WebAssembly (see docs/lab.md).
+
+export type LabTask = 'who-did-what' | 'shift' | 'copy' | 'reverse';
+export type LabEncoding = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5';
+export type LabAttention = 'bidirectional' | 'causal';
+
+export interface LabModelOptions {
+  task?: LabTask;
+  encoding?: LabEncoding;
+  attention?: LabAttention;
+  /** Integer 0 .. 2^31 - 1: initialisation and training batches. Default 1. */
+  seed?: number;
+  dModel?: number;
+  heads?: number;
+  /** 1 to 4. Default 2. */
+  layers?: number;
+  /** Hidden width of each block's MLP; 0: no MLP. Default 2 dModel. */
+  mlp?: number;
+  batch?: number;
+  learningRate?: number;
+  weightDecay?: number;
+  /** Global gradient-norm clip; 0: none. Default 1. */
+  clip?: number;
+  /** Task lengths drawn uniformly for each training batch, [shortest, longest]. */
+  trainLengths?: [number, number];
+  /** Longest token sequence the model accepts (learned tables have this many rows). Default 64. */
+  maxLength?: number;
+  /** Sinusoidal preset (as posenc's table()). Default 'vaswani'. */
+  preset?: string;
+  ropeBase?: number;
+  alibiMaxBias?: number;
+  t5Buckets?: number;
+  t5MaxDistance?: number;
+}
+
+export interface LabProgress { step: number; loss: number; accuracy: number }
+
+export interface LabTrainOptions extends LabModelOptions {
+  steps?: number;
+  progressEvery?: number;
+  /** Called every progressEvery steps; returning false stops training. */
+  onProgress?: (p: LabProgress & { steps: number }) => boolean | void;
+}
+
+export interface LabModel {
+  config: Required<LabModelOptions>;
+  params: Float32Array | Float64Array;
+}
+
+export interface LabExamples { shape: [number, number]; tokens: Int32Array; targets: Int32Array }
+
+export interface Lab {
+  train(options?: LabTrainOptions): { model: LabModel; history: LabProgress[] };
+  evaluate(model: LabModel, options?: { task?: LabTask; length?: number; samples?: number; seed?: number }):
+    { accuracy: number; loss: number };
+  /** data is layers x heads x n x n, row = query position. */
+  attentionMaps(model: LabModel, tokens: ArrayLike<number>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
+  examples(options?: { task?: LabTask; length?: number; count?: number; seed?: number }): LabExamples;
+  loss(model: LabModel, batch: LabExamples, options?: { gradient?: boolean }):
+    { loss: number; accuracy: number; gradient?: Float32Array | Float64Array };
+  tensors(model: LabModel): { offset: number; shape: [number, number]; kind: string; decay: boolean }[];
+  memoryStats(): { bytes: number; liveAllocations: number };
+  readonly encodings: LabEncoding[];
+  readonly tasks: LabTask[];
+  readonly precision: 'float32' | 'float64';
+}
+
+export function init(): Promise<Lab>;
+export default init;
+export const TASKS: LabTask[];
+export function vocabulary(task: LabTask, lang?: 'en' | 'zh'): string[];
+export function classNames(task: LabTask, lang?: 'en' | 'zh'): string[];
