@@ -4,7 +4,9 @@
 #include "lab.h"
 
 /* Seeds of evaluation draws live apart from training's (model.c). */
-static uint64_t eval_rng(double seed) { return (uint64_t)seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull; }
+static uint64_t eval_rng(double seed) {
+    return (uint64_t)seed * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
+}
 
 static int check_seed(double seed) {
     return seed >= 0 && seed < 9007199254740992.0 && seed == (double)(uint64_t)seed ? PE_OK : PE_ERR_VALUE;
@@ -55,8 +57,8 @@ int pe_lab_tensors(int32_t *out, int32_t *count, const void *model) {
 
 /* Loss and accuracy of one given batch; backward != 0 also fills the gradients
  * (pe_lab_grads). out = [loss, correct, counted]. */
-int pe_lab_loss(double *out, void *model, const int32_t *tokens, const int32_t *targets,
-                int32_t batch, int32_t len, int backward) {
+int pe_lab_loss(double *out, void *model, const int32_t *tokens, const int32_t *targets, int32_t batch,
+                int32_t len, int backward) {
     if (!out || !model || !tokens || !targets) return PE_ERR_NULL;
     int32_t correct, counted;
     PE_TRY(lab_forward(model, tokens, targets, batch, len, out, &correct, &counted, backward));

@@ -7,7 +7,8 @@
 #define LN_EPS 1e-5
 
 /* out (n x m) = a (n x k) w (k x m), or += when acc. */
-static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n, int32_t k, int32_t m, int acc) {
+static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n, int32_t k, int32_t m,
+                  int acc) {
     for (int32_t i = 0; i < n; i++) {
         lab_real *o = out + (size_t)i * m;
         if (!acc) memset(o, 0, sizeof(lab_real) * m);
@@ -21,7 +22,8 @@ static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n
 }
 
 /* out (n x k) (+)= g (n x m) w^T, w being k x m: the gradient of an input. */
-static void mm_nt(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m, int acc) {
+static void mm_nt(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m,
+                  int acc) {
     for (int32_t i = 0; i < n; i++) {
         const lab_real *gi = g + (size_t)i * m;
         lab_real *o = out + (size_t)i * k;
@@ -57,8 +59,8 @@ static void sum_rows(lab_real *gb, const lab_real *g, int32_t n, int32_t m) {
         for (int32_t j = 0; j < m; j++) gb[j] += g[(size_t)i * m + j];
 }
 
-static void norm_forward(lab_real *h, lab_real *xhat, double *rstd, const lab_real *x,
-                         const lab_real *g, const lab_real *b, int32_t n, int32_t d) {
+static void norm_forward(lab_real *h, lab_real *xhat, double *rstd, const lab_real *x, const lab_real *g,
+                         const lab_real *b, int32_t n, int32_t d) {
     for (int32_t i = 0; i < n; i++) {
         const lab_real *xi = x + (size_t)i * d;
         double mean = 0, var = 0;
@@ -124,7 +126,8 @@ static lab_real score_bias(const lab_model *m, int32_t h, int32_t i, int32_t j) 
     return 0;
 }
 
-static void attention_forward(const lab_model *m, const lab_block *blk, lab_acts *a, int32_t batch, int32_t len) {
+static void attention_forward(const lab_model *m, const lab_block *blk, lab_acts *a, int32_t batch,
+                              int32_t len) {
     int32_t d = m->d, dh = m->hd, H = m->heads, causal = m->cfg[LAB_C_CAUSAL];
     double scale = 1 / __builtin_sqrt((double)dh);
     const lab_real *t5 = blk->t5 >= 0 ? m->params + blk->t5 : NULL;
@@ -164,7 +167,8 @@ static void attention_forward(const lab_model *m, const lab_block *blk, lab_acts
 }
 
 /* dq, dk, dv (zeroed here) from dctx; the T5 table's gradient into grads. */
-static void attention_backward(lab_model *m, const lab_block *blk, const lab_acts *a, int32_t batch, int32_t len) {
+static void attention_backward(lab_model *m, const lab_block *blk, const lab_acts *a, int32_t batch,
+                               int32_t len) {
     int32_t d = m->d, dh = m->hd, H = m->heads, causal = m->cfg[LAB_C_CAUSAL];
     lab_real scale = (lab_real)(1 / __builtin_sqrt((double)dh));
     lab_real *gt5 = blk->t5 >= 0 ? m->grads + blk->t5 : NULL;
@@ -216,7 +220,8 @@ static void embed(lab_model *m, const int32_t *tokens, int32_t rows, int32_t len
         int32_t t = r % len;
         const lab_real *e = m->params + m->tok + (size_t)tokens[r] * d;
         const lab_real *p = enc == LAB_SINUSOIDAL ? m->sin_table + (size_t)t * d
-                          : enc == LAB_LEARNED ? m->params + m->pos + (size_t)t * d : NULL;
+                            : enc == LAB_LEARNED  ? m->params + m->pos + (size_t)t * d
+                                                  : NULL;
         for (int32_t c = 0; c < d; c++) x[(size_t)r * d + c] = p ? e[c] + p[c] : e[c];
     }
 }
@@ -300,7 +305,10 @@ static void head(lab_model *m, const int32_t *targets, int32_t n, double *loss, 
         double mx = -1e300, sum = 0;
         for (int32_t c = 0; c < C; c++) {
             z[c] += m->params[m->bout + c];
-            if (z[c] > mx) { mx = z[c]; best = c; }
+            if (z[c] > mx) {
+                mx = z[c];
+                best = c;
+            }
         }
         for (int32_t c = 0; c < C; c++) sum += pe_exp(z[c] - mx);
         total += pe_log(sum) + mx - z[targets[r]];
@@ -317,8 +325,8 @@ static void head(lab_model *m, const int32_t *targets, int32_t n, double *loss, 
     *counted = count;
 }
 
-int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch,
-                int32_t len, double *loss, int32_t *correct, int32_t *counted, int backward) {
+int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch, int32_t len,
+                double *loss, int32_t *correct, int32_t *counted, int backward) {
     if (batch < 1 || batch > m->batch || len < 1 || len > m->max_len) return PE_ERR_SIZE;
     int32_t n = batch * len, d = m->d;
     for (int32_t r = 0; r < n; r++)
@@ -334,7 +342,8 @@ int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int
     }
     head(m, targets, n, loss, correct, counted, backward);
     if (!backward) return PE_OK;
-    norm_backward(m->dx, m->grads + m->gf, m->grads + m->bf, m->dh, m->xhatf, m->rstdf, m->params + m->gf, n, d);
+    norm_backward(m->dx, m->grads + m->gf, m->grads + m->bf, m->dh, m->xhatf, m->rstdf, m->params + m->gf, n,
+                  d);
     for (int32_t l = m->layers - 1; l >= 0; l--) block_backward(m, l, batch, len);
     int enc = m->cfg[LAB_C_ENCODING];
     for (int32_t r = 0; r < n; r++) {

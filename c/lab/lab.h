@@ -26,30 +26,74 @@ typedef double lab_real;
 typedef float lab_real;
 #endif
 
-enum { LAB_NONE = 0, LAB_SINUSOIDAL = 1, LAB_LEARNED = 2, LAB_ROPE = 3, LAB_ALIBI = 4, LAB_T5 = 5,
-       LAB_ENCODINGS_ };
+enum {
+    LAB_NONE = 0,
+    LAB_SINUSOIDAL = 1,
+    LAB_LEARNED = 2,
+    LAB_ROPE = 3,
+    LAB_ALIBI = 4,
+    LAB_T5 = 5,
+    LAB_ENCODINGS_
+};
 enum { LAB_TASK_WHO = 0, LAB_TASK_SHIFT = 1, LAB_TASK_COPY = 2, LAB_TASK_REVERSE = 3, LAB_TASKS_ };
 
 /* Integer configuration, in this order (pe_lab_create's cfg). */
 enum {
-    LAB_C_VOCAB, LAB_C_CLASSES, LAB_C_DMODEL, LAB_C_HEADS, LAB_C_LAYERS, LAB_C_MLP,
-    LAB_C_MAXLEN, LAB_C_BATCH, LAB_C_ENCODING, LAB_C_CAUSAL, LAB_C_LAYOUT, LAB_C_FREQ,
-    LAB_C_BUCKETS, LAB_C_MAXDIST, LAB_C_SEED, LAB_C_COUNT_
+    LAB_C_VOCAB,
+    LAB_C_CLASSES,
+    LAB_C_DMODEL,
+    LAB_C_HEADS,
+    LAB_C_LAYERS,
+    LAB_C_MLP,
+    LAB_C_MAXLEN,
+    LAB_C_BATCH,
+    LAB_C_ENCODING,
+    LAB_C_CAUSAL,
+    LAB_C_LAYOUT,
+    LAB_C_FREQ,
+    LAB_C_BUCKETS,
+    LAB_C_MAXDIST,
+    LAB_C_SEED,
+    LAB_C_COUNT_
 };
 /* Real configuration (pe_lab_create's fcfg). */
 enum {
-    LAB_F_SINBASE, LAB_F_ROPEBASE, LAB_F_ALIBIBIAS, LAB_F_LR, LAB_F_BETA1, LAB_F_BETA2,
-    LAB_F_EPS, LAB_F_DECAY, LAB_F_CLIP, LAB_F_COUNT_
+    LAB_F_SINBASE,
+    LAB_F_ROPEBASE,
+    LAB_F_ALIBIBIAS,
+    LAB_F_LR,
+    LAB_F_BETA1,
+    LAB_F_BETA2,
+    LAB_F_EPS,
+    LAB_F_DECAY,
+    LAB_F_CLIP,
+    LAB_F_COUNT_
 };
 /* Parameter kinds, as pe_lab_tensors reports them. */
-enum { LAB_K_TOKEN = 0, LAB_K_POSITION, LAB_K_NORM_GAIN, LAB_K_NORM_BIAS, LAB_K_QUERY, LAB_K_KEY,
-       LAB_K_VALUE, LAB_K_OUT, LAB_K_T5, LAB_K_MLP_IN, LAB_K_MLP_IN_BIAS, LAB_K_MLP_OUT,
-       LAB_K_MLP_OUT_BIAS, LAB_K_HEAD, LAB_K_HEAD_BIAS };
+enum {
+    LAB_K_TOKEN = 0,
+    LAB_K_POSITION,
+    LAB_K_NORM_GAIN,
+    LAB_K_NORM_BIAS,
+    LAB_K_QUERY,
+    LAB_K_KEY,
+    LAB_K_VALUE,
+    LAB_K_OUT,
+    LAB_K_T5,
+    LAB_K_MLP_IN,
+    LAB_K_MLP_IN_BIAS,
+    LAB_K_MLP_OUT,
+    LAB_K_MLP_OUT_BIAS,
+    LAB_K_HEAD,
+    LAB_K_HEAD_BIAS
+};
 
 #define LAB_MAX_LAYERS 4
 #define LAB_MAX_TENSORS 64
 
-typedef struct { int32_t offset, rows, cols, kind, decay; } lab_tensor;
+typedef struct {
+    int32_t offset, rows, cols, kind, decay;
+} lab_tensor;
 
 /* Offsets into params of one block's tensors (-1: absent). */
 typedef struct {
@@ -74,10 +118,10 @@ typedef struct {
     double adam_b1t, adam_b2t; /* beta^t */
     int32_t steps;
     /* position data fixed at creation */
-    lab_real *sin_table;   /* max_len x d (sinusoidal) */
+    lab_real *sin_table;           /* max_len x d (sinusoidal) */
     lab_real *rope_cos, *rope_sin; /* max_len x dh/2 */
-    double *alibi_slopes;  /* heads */
-    int32_t *t5_bucket;    /* 2 max_len - 1: bucket of relative j - i, at index j - i + max_len - 1 */
+    double *alibi_slopes;          /* heads */
+    int32_t *t5_bucket;            /* 2 max_len - 1: bucket of relative j - i, at index j - i + max_len - 1 */
     /* activations and scratch, sized for batch x max_len */
     lab_acts acts[LAB_MAX_LAYERS];
     lab_real *xf, *xhatf, *hf, *logits, *dx, *dh, *dq, *dk, *dv, *dctx, *dp, *da, *dmid;
@@ -93,8 +137,8 @@ void lab_model_free(lab_model *m);
 
 /* forward.c: loss (mean cross-entropy over the positions with a target >= 0)
  * and the number of correct argmaxes; grads += its gradient when backward != 0. */
-int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch,
-                int32_t len, double *loss, int32_t *correct, int32_t *counted, int backward);
+int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch, int32_t len,
+                double *loss, int32_t *correct, int32_t *counted, int backward);
 
 /* adam.c */
 void lab_adam_step(lab_model *m);
@@ -103,8 +147,7 @@ void lab_adam_step(lab_model *m);
  * task length, and a batch of examples drawn from *rng. */
 int lab_task_shape(int task, int32_t *vocab, int32_t *classes);
 int lab_task_seq_len(int task, int32_t length, int32_t *seq_len);
-int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng,
-                   int32_t *tokens, int32_t *targets);
+int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng, int32_t *tokens, int32_t *targets);
 
 /* rng */
 uint64_t lab_next(uint64_t *state);

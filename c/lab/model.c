@@ -39,7 +39,8 @@ static void layout_params(lab_model *m) {
         b->wk = add_tensor(m, d, d, LAB_K_KEY, 1);
         b->wv = add_tensor(m, d, d, LAB_K_VALUE, 1);
         b->wo = add_tensor(m, d, d, LAB_K_OUT, 1);
-        b->t5 = m->cfg[LAB_C_ENCODING] == LAB_T5 ? add_tensor(m, m->heads, m->cfg[LAB_C_BUCKETS], LAB_K_T5, 0) : -1;
+        b->t5 = m->cfg[LAB_C_ENCODING] == LAB_T5 ? add_tensor(m, m->heads, m->cfg[LAB_C_BUCKETS], LAB_K_T5, 0)
+                                                 : -1;
         b->g2 = b->b2 = b->w1 = b->c1 = b->w2 = b->c2 = -1;
         if (m->mlp) {
             b->g2 = add_tensor(m, 1, d, LAB_K_NORM_GAIN, 0);
@@ -65,8 +66,12 @@ static void init_params(lab_model *m) {
         double std = 0;
         switch (t->kind) {
         case LAB_K_TOKEN: std = 1; break;
-        case LAB_K_QUERY: case LAB_K_KEY: case LAB_K_VALUE: case LAB_K_OUT:
-        case LAB_K_MLP_IN: case LAB_K_HEAD: std = 1 / sqrt((double)t->rows); break;
+        case LAB_K_QUERY:
+        case LAB_K_KEY:
+        case LAB_K_VALUE:
+        case LAB_K_OUT:
+        case LAB_K_MLP_IN:
+        case LAB_K_HEAD: std = 1 / sqrt((double)t->rows); break;
         case LAB_K_MLP_OUT: std = 1 / sqrt((double)t->rows); break;
         default: break;
         }
@@ -78,7 +83,10 @@ static void init_params(lab_model *m) {
 
 /* Carves aligned pieces out of the model's one allocation (or, with base
  * NULL, only counts the bytes). */
-typedef struct { unsigned char *base; size_t used; } carver;
+typedef struct {
+    unsigned char *base;
+    size_t used;
+} carver;
 
 static void *carve(carver *c, double count, size_t size) {
     size_t bytes = ((size_t)count * size + 15) & ~(size_t)15;
@@ -102,19 +110,35 @@ static void carve_all(lab_model *m, carver *c) {
     m->t5_bucket = carve(c, 2.0 * m->max_len, sizeof(int32_t));
     for (int32_t l = 0; l < m->layers; l++) {
         lab_acts *a = &m->acts[l];
-        a->x = carve(c, nd, R); a->xhat1 = carve(c, nd, R); a->h1 = carve(c, nd, R);
-        a->q = carve(c, nd, R); a->k = carve(c, nd, R); a->v = carve(c, nd, R);
-        a->p = carve(c, np, R); a->ctx = carve(c, nd, R); a->xmid = carve(c, nd, R);
-        a->xhat2 = carve(c, nd, R); a->h2 = carve(c, nd, R);
-        a->u = carve(c, nm, R); a->a = carve(c, nm, R);
-        a->rstd1 = carve(c, n, sizeof(double)); a->rstd2 = carve(c, n, sizeof(double));
+        a->x = carve(c, nd, R);
+        a->xhat1 = carve(c, nd, R);
+        a->h1 = carve(c, nd, R);
+        a->q = carve(c, nd, R);
+        a->k = carve(c, nd, R);
+        a->v = carve(c, nd, R);
+        a->p = carve(c, np, R);
+        a->ctx = carve(c, nd, R);
+        a->xmid = carve(c, nd, R);
+        a->xhat2 = carve(c, nd, R);
+        a->h2 = carve(c, nd, R);
+        a->u = carve(c, nm, R);
+        a->a = carve(c, nm, R);
+        a->rstd1 = carve(c, n, sizeof(double));
+        a->rstd2 = carve(c, n, sizeof(double));
     }
-    m->xf = carve(c, nd, R); m->xhatf = carve(c, nd, R); m->hf = carve(c, nd, R);
+    m->xf = carve(c, nd, R);
+    m->xhatf = carve(c, nd, R);
+    m->hf = carve(c, nd, R);
     m->logits = carve(c, n * m->classes, R);
-    m->dx = carve(c, nd, R); m->dh = carve(c, nd, R); m->dq = carve(c, nd, R);
-    m->dk = carve(c, nd, R); m->dv = carve(c, nd, R); m->dctx = carve(c, nd, R);
+    m->dx = carve(c, nd, R);
+    m->dh = carve(c, nd, R);
+    m->dq = carve(c, nd, R);
+    m->dk = carve(c, nd, R);
+    m->dv = carve(c, nd, R);
+    m->dctx = carve(c, nd, R);
     m->dp = carve(c, (double)m->max_len * m->max_len, R);
-    m->da = carve(c, nm, R); m->dmid = carve(c, nd, R);
+    m->da = carve(c, nm, R);
+    m->dmid = carve(c, nd, R);
     m->rstdf = carve(c, n, sizeof(double));
     m->tokens = carve(c, n, sizeof(int32_t));
     m->targets = carve(c, n, sizeof(int32_t));
@@ -123,20 +147,20 @@ static void carve_all(lab_model *m, carver *c) {
 static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
 
 static int check_config(const int32_t *c, const double *f) {
-    if (!in_range(c[LAB_C_VOCAB], 2, 4096) || !in_range(c[LAB_C_CLASSES], 2, 4096) ||
-        !in_range(c[LAB_C_DMODEL], 2, 512) || !in_range(c[LAB_C_HEADS], 1, 64) ||
-        !in_range(c[LAB_C_LAYERS], 1, LAB_MAX_LAYERS) || !in_range(c[LAB_C_MLP], 0, 4096) ||
-        !in_range(c[LAB_C_MAXLEN], 1, 1024) || !in_range(c[LAB_C_BATCH], 1, 1024))
+    if (!in_range(c[LAB_C_VOCAB], 2, 4096) || !in_range(c[LAB_C_CLASSES], 2, 4096)
+        || !in_range(c[LAB_C_DMODEL], 2, 512) || !in_range(c[LAB_C_HEADS], 1, 64)
+        || !in_range(c[LAB_C_LAYERS], 1, LAB_MAX_LAYERS) || !in_range(c[LAB_C_MLP], 0, 4096)
+        || !in_range(c[LAB_C_MAXLEN], 1, 1024) || !in_range(c[LAB_C_BATCH], 1, 1024))
         return PE_ERR_SIZE;
     if (c[LAB_C_DMODEL] % c[LAB_C_HEADS]) return PE_ERR_SHAPE;
-    if (!in_range(c[LAB_C_ENCODING], 0, LAB_ENCODINGS_ - 1) || !in_range(c[LAB_C_CAUSAL], 0, 1) ||
-        c[LAB_C_SEED] < 0)
+    if (!in_range(c[LAB_C_ENCODING], 0, LAB_ENCODINGS_ - 1) || !in_range(c[LAB_C_CAUSAL], 0, 1)
+        || c[LAB_C_SEED] < 0)
         return PE_ERR_OPTION;
     if (c[LAB_C_ENCODING] == LAB_ROPE && (c[LAB_C_DMODEL] / c[LAB_C_HEADS]) % 2) return PE_ERR_ODD;
-    if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && f[LAB_F_BETA1] < 1) ||
-        !(f[LAB_F_BETA2] >= 0 && f[LAB_F_BETA2] < 1) || !(f[LAB_F_EPS] > 0 && f[LAB_F_EPS] <= 1) ||
-        !(f[LAB_F_DECAY] >= 0 && f[LAB_F_DECAY] <= 1) || !(f[LAB_F_CLIP] >= 0 && isfinite(f[LAB_F_CLIP])) ||
-        !(f[LAB_F_ALIBIBIAS] > 0 && f[LAB_F_ALIBIBIAS] <= 64))
+    if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && f[LAB_F_BETA1] < 1)
+        || !(f[LAB_F_BETA2] >= 0 && f[LAB_F_BETA2] < 1) || !(f[LAB_F_EPS] > 0 && f[LAB_F_EPS] <= 1)
+        || !(f[LAB_F_DECAY] >= 0 && f[LAB_F_DECAY] <= 1) || !(f[LAB_F_CLIP] >= 0 && isfinite(f[LAB_F_CLIP]))
+        || !(f[LAB_F_ALIBIBIAS] > 0 && f[LAB_F_ALIBIBIAS] <= 64))
         return PE_ERR_VALUE;
     return PE_OK;
 }
@@ -148,8 +172,9 @@ static int position_data(lab_model *m) {
         return pe_table(m->sin_table, DTYPE, L, m->d, m->cfg[LAB_C_LAYOUT], m->cfg[LAB_C_FREQ],
                         m->fcfg[LAB_F_SINBASE], 0, -1);
     if (enc == LAB_LEARNED)
-        return pe_learned_table(m->params + m->pos, DTYPE, L, m->d, m->cfg[LAB_C_SEED], PE_DIST_UNIFORM,
-                                1.2247448713915890); /* standard deviation 1/sqrt(2) per element, as a sinusoid's */
+        return pe_learned_table(
+            m->params + m->pos, DTYPE, L, m->d, m->cfg[LAB_C_SEED], PE_DIST_UNIFORM,
+            1.2247448713915890); /* standard deviation 1/sqrt(2) per element, as a sinusoid's */
     if (enc == LAB_ROPE)
         return pe_rope_cache(m->rope_cos, m->rope_sin, DTYPE, L, m->hd, m->fcfg[LAB_F_ROPEBASE],
                              PE_ROPE_DEFAULT, NULL, 0, PE_ROPE_CACHE_PAIRS);

@@ -21,9 +21,19 @@ static int32_t draw(uint64_t *rng, int32_t n) { return (int32_t)(lab_uniform(rng
 
 int lab_task_shape(int task, int32_t *vocab, int32_t *classes) {
     switch (task) {
-    case LAB_TASK_WHO: *vocab = WHO_QUERY + 1; *classes = NAMES; return PE_OK;
-    case LAB_TASK_SHIFT: *vocab = SYMBOLS; *classes = SYMBOLS; return PE_OK;
-    case LAB_TASK_COPY: case LAB_TASK_REVERSE: *vocab = SEQ_BLANK + 1; *classes = SYMBOLS; return PE_OK;
+    case LAB_TASK_WHO:
+        *vocab = WHO_QUERY + 1;
+        *classes = NAMES;
+        return PE_OK;
+    case LAB_TASK_SHIFT:
+        *vocab = SYMBOLS;
+        *classes = SYMBOLS;
+        return PE_OK;
+    case LAB_TASK_COPY:
+    case LAB_TASK_REVERSE:
+        *vocab = SEQ_BLANK + 1;
+        *classes = SYMBOLS;
+        return PE_OK;
     default: return PE_ERR_OPTION;
     }
 }
@@ -32,8 +42,7 @@ int lab_task_seq_len(int task, int32_t length, int32_t *seq_len) {
     int32_t min = task == LAB_TASK_WHO || task == LAB_TASK_SHIFT ? 3 : 1;
     if (task < 0 || task >= LAB_TASKS_) return PE_ERR_OPTION;
     if (length < min || length > 4096) return PE_ERR_SIZE;
-    *seq_len = task == LAB_TASK_WHO ? length + 1
-             : task == LAB_TASK_SHIFT ? length : 2 * length + 1;
+    *seq_len = task == LAB_TASK_WHO ? length + 1 : task == LAB_TASK_SHIFT ? length : 2 * length + 1;
     return PE_OK;
 }
 
@@ -41,11 +50,17 @@ static void who(int32_t n, uint64_t *rng, int32_t *tok, int32_t *tgt) {
     /* three distinct ordered slots among n: draw them, then sort */
     int32_t s[3];
     s[0] = draw(rng, n);
-    do s[1] = draw(rng, n); while (s[1] == s[0]);
-    do s[2] = draw(rng, n); while (s[2] == s[0] || s[2] == s[1]);
+    do s[1] = draw(rng, n);
+    while (s[1] == s[0]);
+    do s[2] = draw(rng, n);
+    while (s[2] == s[0] || s[2] == s[1]);
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2 - i; j++)
-            if (s[j] > s[j + 1]) { int32_t t = s[j]; s[j] = s[j + 1]; s[j + 1] = t; }
+            if (s[j] > s[j + 1]) {
+                int32_t t = s[j];
+                s[j] = s[j + 1];
+                s[j + 1] = t;
+            }
     int32_t x = draw(rng, NAMES), y = draw(rng, NAMES - 1);
     if (y >= x) y++;
     for (int32_t i = 0; i < n; i++) tok[i] = WHO_FILLER + draw(rng, FILLERS);
@@ -71,7 +86,8 @@ static void sequence(int task, int32_t n, uint64_t *rng, int32_t *tok, int32_t *
     }
 }
 
-int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng, int32_t *tokens, int32_t *targets) {
+int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng, int32_t *tokens,
+                   int32_t *targets) {
     int32_t T;
     PE_TRY(lab_task_seq_len(task, length, &T));
     for (int32_t b = 0; b < count; b++) {

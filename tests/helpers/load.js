@@ -6,6 +6,7 @@ import { instantiateForTests as instantiate } from './wasi.js';
 import { createApi } from '../../web/lib/api.js';
 import { createVariants } from '../../web/lib/variants/api.js';
 import { createFields } from '../../web/lib/fields/api.js';
+import { createLab } from '../../web/lib/lab/api.js';
 
 export const build = process.env.POSENC_BUILD === 'debug' ? 'debug' : 'release';
 
@@ -20,6 +21,7 @@ function loader(entry, module, create) {
 export const loadApi = loader('../../dist/lib/posenc.js', 'posenc', createApi);
 export const loadVariants = loader('../../dist/lib/variants.js', 'variants', createVariants);
 export const loadFields = loader('../../dist/lib/fields.js', 'fields', createFields);
+export const loadLab = loader('../../dist/lib/lab.js', 'lab', createLab);
 
 /**
  * A new instance of each module, never shared with loadApi()/loadVariants():
