@@ -32,6 +32,8 @@ await build({
   entryPoints: {
     embed: 'web/site/embed.js',
     'posenc-widgets': 'web/widgets/index.js',
+    // <pe-lab>'s worker, beside the bundles that start it (new URL('./lab-worker.js', import.meta.url))
+    'lab-worker': 'web/widgets/lab-worker.js',
   },
   outdir: OUT,
   target: ['chrome110', 'firefox115', 'safari16.4'],

@@ -112,11 +112,14 @@ export function tfjsLabModel(tf, config, params, tensors, { trainable = false } 
     }
     const bias = tf.tensor3d(mask, [H, T, T]);
     if (!block.t5) return bias;
-    return add(bias, reshape(tf.gather(reshape(block.t5, [-1]), tf.tensor1d(idx, 'int32')), [H, T, T]));
+    const pick = tf.oneHot(tf.tensor1d(idx, 'int32'), block.t5.shape[0] * block.t5.shape[1]);
+    return add(bias, reshape(matMul(pick, reshape(block.t5, [-1, 1])), [H, T, T]));
   }
 
   function forward(tokens, B, T, keepAttention) {
-    let x = reshape(tf.gather(P.token, tf.tensor1d(tokens, 'int32')), [B, T, d]);
+    // one-hot rows times the table, not gather: tfjs-wasm lacks gather's gradient kernel
+    const onehot = tf.oneHot(tf.tensor1d(tokens, 'int32'), P.token.shape[0]);
+    let x = reshape(matMul(onehot, P.token), [B, T, d]);
     if (config.encoding === 'sinusoidal') x = add(x, tf.tensor2d(sinusoidal(T, d, 10000), [T, d]));
     if (config.encoding === 'learned') x = add(x, tf.slice(P.position, [0, 0], [T, d]));
     const maps = [];
@@ -144,14 +147,11 @@ export function tfjsLabModel(tf, config, params, tensors, { trainable = false } 
   }
 
   function loss(tokens, targets, B, T) {
-    const rows = [];
-    const labels = [];
-    targets.forEach((t, r) => { if (t >= 0) { rows.push(r); labels.push(t); } });
+    const count = targets.reduce((n, t) => n + (t >= 0), 0);
     const { logits } = forward(tokens, B, T, false);
-    const picked = tf.gather(logits, tf.tensor1d(rows, 'int32'));
-    const logp = tf.logSoftmax(picked, -1);
-    const onehot = tf.oneHot(tf.tensor1d(labels, 'int32'), picked.shape[1]);
-    return div(tf.neg(tf.sum(mul(logp, onehot))), rows.length);
+    // a target of -1 makes an all-zero one-hot row: that position adds nothing
+    const onehot = tf.oneHot(tf.tensor1d(targets, 'int32'), logits.shape[1]);
+    return div(tf.neg(tf.sum(mul(tf.logSoftmax(logits, -1), onehot))), count);
   }
 
   const attention = (tokens, T) => tf.stack(forward(tokens, 1, T, true).maps.map((m) => tf.squeeze(m, [0])));

@@ -15,6 +15,7 @@ import { PePrecision } from './precision.js';
 import { PeRelative } from './relative.js';
 import { PeBinary } from './binary.js';
 import { PeLearned } from './learned.js';
+import { PeLab } from './lab.js';
 
 export const WIDGETS = {
   'pe-heatmap': PeHeatmap,
@@ -32,6 +33,7 @@ export const WIDGETS = {
   'pe-relative': PeRelative,
   'pe-binary': PeBinary,
   'pe-learned': PeLearned,
+  'pe-lab': PeLab,
 };
 
 // A page may load the bundle twice (e.g. tutorial + blog snippet): define once.

@@ -1,0 +1,78 @@
+// <pe-lab> in Chromium: it trains in its worker while the page stays
+// responsive, draws curves, accuracy against length and attention maps; and
+// the worker's training is byte-identical to Node's for the same seed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { open, newPage } from './harness.js';
+import { init } from '../../dist/lib/lab.js';
+
+let h;
+before(async () => { h = await open(); });
+after(async () => { await h?.close(); });
+
+const RUN = { task: 'who-did-what', encoding: 'rope', attention: 'causal', steps: 60, seed: 3, dModel: 16, heads: 2,
+  trainLengths: [3, 6], progressEvery: 20 };
+
+test('the lab worker trains byte-identically to Node for the same seed', async () => {
+  const lab = await init();
+  const mine = lab.train(RUN);
+  const { page, errors, context } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('index.html'));
+    const theirs = await page.evaluate(async (run) => {
+      const worker = new Worker('lab-worker.js', { type: 'module' });
+      const done = await new Promise((resolve, reject) => {
+        worker.onmessage = ({ data }) => {
+          if (data.type === 'done') resolve(data);
+          if (data.type === 'error') reject(new Error(data.message));
+        };
+        worker.postMessage({ type: 'train', id: 1, runs: [run], lengths: [], samples: 1 });
+      });
+      worker.terminate();
+      const p = done.model.params;
+      const digest = await crypto.subtle.digest('SHA-256', new Uint8Array(p.buffer, p.byteOffset, p.byteLength));
+      return { history: done.history, sha: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('') };
+    }, RUN);
+    const p = mine.model.params;
+    assert.equal(theirs.sha, createHash('sha256').update(new Uint8Array(p.buffer, p.byteOffset, p.byteLength)).digest('hex'));
+    assert.deepEqual(theirs.history, mine.history);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps', async () => {
+  const { page, errors, context } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('index.html'));
+    const lab = page.locator('#w-lab');
+    await lab.scrollIntoViewIfNeeded();
+    await page.evaluate(() => {
+      const w = document.querySelector('#w-lab');
+      const root = w.shadowRoot;
+      for (const box of root.querySelectorAll('input[type=checkbox]')) box.checked = ['none', 'sinusoidal'].includes(box.value);
+      root.querySelector('input[type=number]').value = '100';
+      // Counts main-thread timer callbacks while the worker trains.
+      window.ticks = 0;
+      window.ticker = setInterval(() => { if (w.dataset.state === 'training') window.ticks++; }, 20);
+      [...root.querySelectorAll('button')][0].click();
+    });
+    await page.waitForFunction(() => document.querySelector('#w-lab').dataset.state === 'trained', null, { timeout: 120000 });
+    const result = await page.evaluate(() => {
+      clearInterval(window.ticker);
+      const w = document.querySelector('#w-lab');
+      return { ticks: window.ticks, status: w.shadowRoot.querySelector('[role=status]').textContent,
+        lengthPoints: w.lenChart.data.datasets.map((d) => d.data.length), lossSets: w.lossChart.data.datasets.length };
+    });
+    assert.ok(result.ticks > 0, 'the page ran timers while the model trained');
+    assert.equal(result.lossSets, 2);
+    assert.ok(result.lengthPoints.every((n) => n >= 5), JSON.stringify(result.lengthPoints));
+    await page.waitForFunction(() => Number(document.querySelector('#w-lab').dataset.maps) === 8, null, { timeout: 30000 });
+    assert.match(result.status, /100/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
