@@ -18,6 +18,7 @@ import { evaluateTargets, pairedTargets } from './targets.mjs';
 import { ciChecks } from './ci.mjs';
 import { measureSize, SIZE_TARGET_BYTES } from './size.mjs';
 import { measureSite, siteReport } from './site.mjs';
+import { labSpeed, labMarkdown } from './lab.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
@@ -98,6 +99,9 @@ const size = measureSize();
 const site = await measureSite({ log });
 const siteLines = siteReport(site);
 const targets = [...evaluateTargets(cases, paired, size), ...siteLines.targets];
+// posenc/lab: a training step against tfjs-wasm and tfjs-cpu (bench/lab.mjs); in the
+// default run, or when --ops names 'lab'.
+const lab = !args.ops || ops.includes('lab') ? await labSpeed(log) : null;
 
 // ---- markdown -------------------------------------------------------------------
 const TITLES = {
@@ -132,6 +136,7 @@ for (const op of ops) {
   }
   lines.push('');
 }
+if (lab) lines.push(...labMarkdown(lab), '');
 lines.push('### Size of what a user loads, per entry (gzip -9 of its bundle)', '');
 lines.push('| entry | file | bytes | gzip | target met? | its .wasm alone, gzip (for reference) |', '|---|---|--:|--:|---|--:|');
 for (const e of size.entries) {
@@ -148,7 +153,7 @@ lines.push('', `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${
 console.log(lines.join('\n'));
 
 const jsonPath = join(root, 'dist/bench.json');
-writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, site, targets, paired, cases }, null, 1)}\n`);
+writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, site, targets, paired, cases, lab }, null, 1)}\n`);
 log(`wrote ${jsonPath}`);
 const missed = targets.filter((t) => !t.met).length;
 log(`${targets.length - missed} of ${targets.length} targets met`);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gzipSync, inflateSync } from 'node:zlib';
-import { measureSize, ENTRIES, SIZE_TARGET_BYTES } from '../bench/size.mjs';
+import { measureSize, ENTRIES, SIZE_TARGET_BYTES, measureLabSize, LAB_SIZE_TARGET_BYTES } from '../bench/size.mjs';
 
 const root = new URL('..', import.meta.url);
 const read = (path) => readFileSync(new URL(path, root));
@@ -78,3 +78,10 @@ for (const [i, entry] of ENTRIES.entries()) {
     assert.ok(e.gzip < SIZE_TARGET_BYTES, `${e.path}: ${e.gzip} bytes gzipped, target < ${SIZE_TARGET_BYTES}`);
   });
 }
+
+test(`import 'posenc/lab' has its own line: under ${LAB_SIZE_TARGET_BYTES} bytes gzipped, and no lab code in the other entries`, () => {
+  const e = measureLabSize();
+  console.log(`posenc/lab: ${e.path} ${e.bytes} bytes, ${e.gzip} gzipped (its own target < ${LAB_SIZE_TARGET_BYTES}; the .wasm alone ${e.wasm?.gzip} gzipped)`);
+  assert.ok(e.gzip < LAB_SIZE_TARGET_BYTES, `${e.path}: ${e.gzip} bytes gzipped`);
+  for (const entry of ENTRIES) assert.ok(!read(entry.bundle).toString().includes('pe_lab_'), `${entry.bundle} contains lab code`);
+});
