@@ -25,8 +25,8 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('the tarball holds the bundled entries, their maps and types, the CLI, and nothing else of the repo', () => {
-  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js'];
-  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts'];
+  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js'];
+  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts'];
   const cli = ['bin/posenc.js', 'bin/npy.js'];
   const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, 'package.json', 'README.md', 'LICENSE'];
   assert.deepEqual([...files].sort(), want.sort());

@@ -36,6 +36,26 @@ static void mm_nt(lab_real *out, const lab_real *g, const lab_real *w, int32_t n
     }
 }
 
+/* The same as mm_nt for many rows: w is first transposed into wt (m x k), so
+ * that each output row is a sum of rows of wt, which vectorises (a float dot
+ * product's order cannot be changed, so it does not). */
+static void mm_nt_rows(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m,
+                       int acc, lab_real *wt) {
+    for (int32_t p = 0; p < k; p++)
+        for (int32_t j = 0; j < m; j++) wt[(size_t)j * k + p] = w[(size_t)p * m + j];
+    for (int32_t i = 0; i < n; i++) {
+        const lab_real *gi = g + (size_t)i * m;
+        lab_real *o = out + (size_t)i * k;
+        if (!acc) memset(o, 0, sizeof(lab_real) * k);
+        for (int32_t j = 0; j < m; j++) {
+            lab_real s = gi[j];
+            if (s == 0) continue; /* ReLU's zeros */
+            const lab_real *wj = wt + (size_t)j * k;
+            for (int32_t p = 0; p < k; p++) o[p] += s * wj[p];
+        }
+    }
+}
+
 /* gw (k x m) += a^T (a: n x k) g (n x m): the gradient of a weight. */
 static void mm_tn(lab_real *gw, const lab_real *a, const lab_real *g, int32_t n, int32_t k, int32_t m) {
     for (int32_t i = 0; i < n; i++) {
@@ -265,16 +285,16 @@ static void block_backward(lab_model *m, int32_t l, int32_t batch, int32_t len) 
     if (m->mlp) {
         mm_tn(G + blk->w2, a->a, m->dx, n, m->mlp, d);
         sum_rows(G + blk->c2, m->dx, n, d);
-        mm_nt(m->da, m->dx, P + blk->w2, n, m->mlp, d, 0);
+        mm_nt_rows(m->da, m->dx, P + blk->w2, n, m->mlp, d, 0, m->wt);
         for (size_t i = 0; i < (size_t)n * m->mlp; i++)
             if (a->u[i] <= 0) m->da[i] = 0;
         mm_tn(G + blk->w1, a->h2, m->da, n, d, m->mlp);
         sum_rows(G + blk->c1, m->da, n, m->mlp);
-        mm_nt(m->dh, m->da, P + blk->w1, n, d, m->mlp, 0);
+        mm_nt_rows(m->dh, m->da, P + blk->w1, n, d, m->mlp, 0, m->wt);
         norm_backward(m->dx, G + blk->g2, G + blk->b2, m->dh, a->xhat2, a->rstd2, P + blk->g2, n, d);
     }
     mm_tn(G + blk->wo, a->ctx, m->dx, n, d, d);
-    mm_nt(m->dctx, m->dx, P + blk->wo, n, d, d, 0);
+    mm_nt_rows(m->dctx, m->dx, P + blk->wo, n, d, d, 0, m->wt);
     attention_backward(m, blk, a, batch, len);
     if (m->cfg[LAB_C_ENCODING] == LAB_ROPE) {
         rope(m, m->dq, n, len, 1);
@@ -283,9 +303,9 @@ static void block_backward(lab_model *m, int32_t l, int32_t batch, int32_t len) 
     mm_tn(G + blk->wq, a->h1, m->dq, n, d, d);
     mm_tn(G + blk->wk, a->h1, m->dk, n, d, d);
     mm_tn(G + blk->wv, a->h1, m->dv, n, d, d);
-    mm_nt(m->dh, m->dq, P + blk->wq, n, d, d, 0);
-    mm_nt(m->dh, m->dk, P + blk->wk, n, d, d, 1);
-    mm_nt(m->dh, m->dv, P + blk->wv, n, d, d, 1);
+    mm_nt_rows(m->dh, m->dq, P + blk->wq, n, d, d, 0, m->wt);
+    mm_nt_rows(m->dh, m->dk, P + blk->wk, n, d, d, 1, m->wt);
+    mm_nt_rows(m->dh, m->dv, P + blk->wv, n, d, d, 1, m->wt);
     norm_backward(m->dx, G + blk->g1, G + blk->b1, m->dh, a->xhat1, a->rstd1, P + blk->g1, n, d);
 }
 

@@ -126,6 +126,7 @@ typedef struct {
     lab_acts acts[LAB_MAX_LAYERS];
     lab_real *xf, *xhatf, *hf, *logits, *dx, *dh, *dq, *dk, *dv, *dctx, *dp, *da, *dmid;
     double *rstdf;
+    lab_real *wt; /* a transposed weight (mm_nt_rows) */
     int32_t *tokens, *targets;
     uint64_t rng;
     void *block; /* the one allocation every buffer above lives in */

@@ -140,6 +140,7 @@ static void carve_all(lab_model *m, carver *c) {
     m->da = carve(c, nm, R);
     m->dmid = carve(c, nd, R);
     m->rstdf = carve(c, n, sizeof(double));
+    m->wt = carve(c, (double)m->d * (m->mlp > m->d ? m->mlp : m->d), R);
     m->tokens = carve(c, n, sizeof(int32_t));
     m->targets = carve(c, n, sizeof(int32_t));
 }
