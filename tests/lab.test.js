@@ -7,7 +7,6 @@ import { loadLab } from './helpers/load.js';
 import { tfjsLabModel, loadTfjs } from './helpers/lab-tfjs.js';
 
 const lab = await loadLab();
-const REAL_ENCODINGS = ['sinusoidal', 'learned', 'rope', 'alibi', 't5'];
 
 test('examples: who-did-what asks for the name before the verb, at the query', () => {
   const { shape, tokens, targets } = lab.examples({ task: 'who-did-what', length: 7, count: 200, seed: 3 });
