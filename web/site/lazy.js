@@ -18,6 +18,7 @@ const WIDGETS = {
   'pe-relative': () => import('../widgets/relative.js').then((m) => m.PeRelative),
   'pe-binary': () => import('../widgets/binary.js').then((m) => m.PeBinary),
   'pe-learned': () => import('../widgets/learned.js').then((m) => m.PeLearned),
+  'pe-lab': () => import('../widgets/lab.js').then((m) => m.PeLab),
 };
 
 const MODULES = {

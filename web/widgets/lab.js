@@ -13,6 +13,9 @@ const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
 const LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8] };
 const SENTENCES = { 'who-did-what': { en: 'Ann hits Bob ?', zh: '我 打 你 ？' }, shift: '3 1 4 1 5 9 2 6', copy: '3 1 4 1 | _ _ _ _', reverse: '3 1 4 1 | _ _ _ _' };
 const MAX_STEPS = 20000;
+// The worker's bundle sits beside the pages' bundles (dist/web/lab-worker.js);
+// the tutorial loads this file as a chunk from dist/web/chunks/.
+const WORKER_URL = new URL(import.meta.url.includes('/chunks/') ? '../lab-worker.js' : './lab-worker.js', import.meta.url);
 
 /** Test lengths: from the shortest trained to `factor` times the longest, ~9 points. */
 function testLengths(task) {
@@ -137,7 +140,7 @@ export class PeLab extends HTMLElement {
     this.curves.clear();
     this.trained = this.options();
     const id = ++this.runId;
-    this.worker = new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
+    this.worker = new Worker(WORKER_URL, { type: 'module' });
     this.worker.onmessage = ({ data }) => data.id === id && this.onMessage(data, encodings);
     this.worker.onerror = (e) => this.failed(e.message ?? 'worker error');
     this.pending = encodings.length;
