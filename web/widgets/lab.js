@@ -26,6 +26,15 @@ function testLengths(task) {
   return [...out];
 }
 
+/** A chart's own block (Chart.js sizes a canvas from its parent). Styles are set
+ * through the DOM, which the page's CSP allows, not as style attributes. */
+function box(canvas) {
+  const div = el('div');
+  Object.assign(div.style, { position: 'relative', width: '100%', marginBottom: '0.5em' });
+  div.append(canvas);
+  return div;
+}
+
 export class PeLab extends HTMLElement {
   static get observedAttributes() { return ['lang']; }
 
@@ -89,6 +98,7 @@ export class PeLab extends HTMLElement {
     this.mapModel = el('select');
     this.sentence = el('input', { type: 'text', size: 28, maxlength: 120 });
     this.mapsEl = el('div', { class: 'maps' });
+    Object.assign(this.mapsEl.style, { display: 'flex', flexWrap: 'wrap', gap: '0.5em' });
     this.mapsNote = el('p', { class: 'caption' });
     this.root.replaceChildren(el('div', { class: 'pe' },
       el('p', { class: 'title' }, this.t('title')),
@@ -98,7 +108,7 @@ export class PeLab extends HTMLElement {
         labelled(this.t('dModel'), this.dSel).label, labelled(this.t('layers'), this.layerSel).label,
         labelled(this.t('steps'), this.stepsIn).label, this.trainBtn, this.stopBtn, this.resetBtn),
       this.progress, this.status,
-      el('div', { class: 'charts' }, lossCanvas, accCanvas, lenCanvas),
+      el('div', { class: 'charts' }, ...[lossCanvas, accCanvas, lenCanvas].map(box)),
       el('div', { class: 'controls' }, labelled(this.t('model'), this.mapModel).label,
         labelled(this.t('sentence'), this.sentence).label,
         el('button', { type: 'button', onclick: () => this.showMaps() }, this.t('show'))),
