@@ -77,3 +77,21 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     await context.close();
   }
 });
+
+test('<pe-lab> embeds like the other widgets: embed.html?view=lab with its attributes', async () => {
+  const { page, errors, context } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('embed.html?view=lab&task=shift&attention=causal&lang=zh'));
+    await page.waitForFunction(() => document.querySelector('pe-lab')?.shadowRoot?.querySelector('button'));
+    const state = await page.evaluate(() => {
+      const root = document.querySelector('pe-lab').shadowRoot;
+      const [task, attention] = root.querySelectorAll('select');
+      return { task: task.value, attention: attention.value, title: root.querySelector('.title').textContent };
+    });
+    assert.deepEqual({ task: state.task, attention: state.attention }, { task: 'shift', attention: 'causal' });
+    assert.match(state.title, /位置编码实验室/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -7,6 +7,7 @@ import { adoptStyles } from './styles.js';
 import { el, labelled } from './dom.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { labText } from './lab-strings.js';
+import { int, oneOf, text } from './attrs.js';
 import { TASKS, vocabulary, splitWords } from '../lib/lab/tasks.js';
 
 const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
@@ -36,6 +37,16 @@ function box(canvas) {
 }
 
 export class PeLab extends HTMLElement {
+  /** The attributes, as the other widgets declare theirs (embed.html validates with it). */
+  static spec = {
+    task: oneOf(TASKS, 'who-did-what'),
+    attention: oneOf(['bidirectional', 'causal'], 'bidirectional'),
+    encodings: text(200, ENCODINGS.join(',')),
+    'd-model': int(16, 64, 32),
+    layers: int(1, 4, 2),
+    steps: int(25, MAX_STEPS, 400),
+  };
+
   static get observedAttributes() { return ['lang']; }
 
   constructor() {
