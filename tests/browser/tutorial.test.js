@@ -227,3 +227,55 @@ test('the code blocks copy exactly, match between languages, and print the table
   }
   assert.deepEqual(code['index.html'], code['en/index.html'], 'both languages show the same code');
 });
+
+test('the toy flags collisions, shows its codes, explains its weighted head, and handles an empty sentence', async () => {
+  await withPage('en/index.html', SIZES[0], async (page) => {
+    const id = 'w-toy';
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    await page.waitForFunction((i) => document.getElementById(i)?.dataset.state === 'ready', id);
+    const text = () => page.evaluate((i) => document.getElementById(i).shadowRoot.textContent, id);
+    const set = async (attr, value) => {
+      const n = await page.evaluate((i) => document.getElementById(i).renders, id);
+      await page.evaluate(([i, a, v]) => document.getElementById(i).setAttribute(a, v), [id, attr, value]);
+      await page.waitForFunction(([i, k]) => document.getElementById(i).renders > k || document.getElementById(i).dataset.state === 'error', [id, n]);
+    };
+    assert.match(await text(), /the weight i is the position itself/);
+    assert.match(await text(), /Codes used in Sentence A: tokens 我 = 1, 打 = 2, 你 = 3; positions \[10, 20, 30\]/);
+    assert.doesNotMatch(await text(), /Collision/);
+    await set('pe', 'scaled'); // 你打我: codes 3, 2, 1 plus 1, 2, 3 → x = 4, 4, 4
+    assert.match(await text(), /Collision in Sentence B: 你 \(1\), 打 \(2\), 我 \(3\) all have x = 4/);
+    await set('pe', 'custom');
+    await set('position-codes', '5');
+    assert.match(await text(), /No position code typed for positions 2–3: they use 0/);
+    await set('sentence-a', '   ');
+    assert.equal(await page.evaluate((i) => document.getElementById(i).dataset.state, id), 'ready');
+    const t = await text();
+    assert.match(t, /sentence-a is empty/);
+    assert.doesNotMatch(t, /refused/);
+    assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('.tables table').length, id), 0, 'no stale tables');
+    await set('sentence-a', '我打你');
+    assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('.tables table').length, id), 2);
+  });
+});
+
+test('heatmap ticks sit on cell centres and name only rows and columns that exist', async () => {
+  await withPage('en/index.html', SIZES[0], async (page) => {
+    await page.locator('#c-d-model').fill('6');
+    await page.locator('#c-max-len').fill('5');
+    await page.locator('#w-heatmap').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.getElementById('w-heatmap').heat?.rows === 5);
+    const axes = await page.evaluate(() => {
+      const { chart } = document.getElementById('w-heatmap').heat;
+      const { top, bottom, left, right } = chart.chartArea;
+      return {
+        y: chart.scales.y.ticks.map((t) => t.value), x: chart.scales.x.ticks.map((t) => t.value),
+        row0: chart.scales.y.getPixelForValue(0) - top, rowH: (bottom - top) / 5,
+        col5: right - chart.scales.x.getPixelForValue(5), colW: (right - left) / 6,
+      };
+    });
+    assert.ok(axes.y.every((v) => Number.isInteger(v) && v >= 0 && v <= 4), `y ticks ${axes.y}`);
+    assert.ok(axes.x.every((v) => Number.isInteger(v) && v >= 0 && v <= 5), `x ticks ${axes.x}`);
+    assert.ok(Math.abs(axes.row0 - axes.rowH / 2) < 1, 'row 0 tick at the middle of the first row');
+    assert.ok(Math.abs(axes.col5 - axes.colW / 2) < 1, 'column 5 tick at the middle of the last column');
+  });
+});

@@ -58,6 +58,6 @@ export class PeAttention extends PeWidget {
     // Compare the rows over the keys both can see (all of them without the mask).
     let diff = 0;
     for (let j = 0; j <= first; j++) diff = Math.max(diff, Math.abs(w[first * n + j] - w[i * n + j]));
-    return this.t('repeatRows', { word: tok[i], a: first, b: i, diff: fmt(diff, 2) });
+    return this.t(diff === 0 ? 'repeatRowsSame' : 'repeatRows', { word: tok[i], a: first, b: i, diff: fmt(diff, 2) });
   }
 }

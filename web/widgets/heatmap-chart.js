@@ -49,6 +49,11 @@ function drawColorBar(ctx, area, [lo, hi]) {
 
 const formatTick = (v) => (Math.abs(v) >= 1000 ? v.toExponential(1) : String(Number(v.toPrecision(3))));
 
+/** Keeps only the ticks that name a cell (whole numbers inside the table). */
+function centredTicks(scale) {
+  scale.ticks = scale.ticks.filter((t) => Number.isInteger(t.value) && t.value >= 0 && t.value <= scale.max);
+}
+
 export class Heatmap {
   /** Builds the chart inside `parent`; `describe(row, col)` gives tooltip lines. */
   constructor(parent, { aspect = 1.6, label = '' } = {}) {
@@ -64,7 +69,10 @@ export class Heatmap {
     options.plugins.tooltip.enabled = false;
     options.events = [];
     options.scales.y.reverse = true;
-    for (const s of Object.values(options.scales)) Object.assign(s, { grid: { display: false }, ticks: { precision: 0 } });
+    // Cell k spans [k − 0.5, k + 0.5], so the ticks (whole numbers only) sit on cell centres.
+    for (const s of Object.values(options.scales)) {
+      Object.assign(s, { grid: { display: false }, ticks: { precision: 0, includeBounds: false }, afterBuildTicks: centredTicks });
+    }
     this.chart = new Chart(this.canvas, { type: 'scatter', data: { datasets: [] }, options, plugins: [imagePlugin] });
     this.chart.$peHeat = this;
     this.canvas.addEventListener('mousemove', (e) => this.hover(e));
@@ -80,8 +88,8 @@ export class Heatmap {
     this.describe = describe ?? this.describe;
     this.fill(data, lo, hi);
     const { scales } = this.chart.options;
-    Object.assign(scales.x, { min: 0, max: cols, title: { display: Boolean(x), text: x } });
-    Object.assign(scales.y, { min: 0, max: rows, title: { display: Boolean(y), text: y } });
+    Object.assign(scales.x, { min: -0.5, max: cols - 0.5, title: { display: Boolean(x), text: x } });
+    Object.assign(scales.y, { min: -0.5, max: rows - 0.5, title: { display: Boolean(y), text: y } });
     if (label) this.canvas.setAttribute('aria-label', label);
     this.chart.update('none');
   }
@@ -116,8 +124,8 @@ export class Heatmap {
       this.tip.classList.add('hidden');
       return;
     }
-    const col = Math.min(this.cols - 1, Math.floor(x.getValueForPixel(e.offsetX)));
-    const row = Math.min(this.rows - 1, Math.floor(y.getValueForPixel(e.offsetY)));
+    const col = Math.max(0, Math.min(this.cols - 1, Math.round(x.getValueForPixel(e.offsetX))));
+    const row = Math.max(0, Math.min(this.rows - 1, Math.round(y.getValueForPixel(e.offsetY))));
     this.tip.textContent = this.describe(row, col).join('\n');
     this.tip.classList.remove('hidden');
     const flip = e.offsetX > this.box.clientWidth / 2;

@@ -94,6 +94,13 @@ const en = {
   cosChart: 'cos(row of {a}, row of {b}) for each position',
   cosSeries: 'same position, two conventions',
   conventionsCaption: 'Rows of {a} and {b} for the same position have mean cosine {mean} (1 would mean identical). Frequencies differ by up to {freq}%. Weights trained with one convention and run with the other read every position as something else.',
+  // tutorial (issue 12): the toy's empty sentences, collisions, codes used; identical attention rows
+  collision: 'Collision in {s}: {where} all have x = {x}, so nothing after this point can tell them apart.',
+  codesUsed: 'Codes used in {s}: tokens {tokens}; positions {positions}.',
+  positionCodesMissing: 'No position code typed for positions {from}–{to}: they use 0.',
+  weightedIsPosition: 'Mind why: the weight i is the position itself, so this head carries position information of its own. It separates reordered sentences even with no position codes at all.',
+  emptyShown: 'Nothing to compare until both sentences have a token.',
+  repeatRowsSame: '"{word}" at positions {a} and {b}: the two rows are identical.',
 };
 
 const zh = {
@@ -180,6 +187,13 @@ const zh = {
   cosChart: '每个位置上 {a} 行与 {b} 行的余弦',
   cosSeries: '同一位置,两种约定',
   conventionsCaption: '同一位置在 {a} 与 {b} 下的两行,平均余弦为 {mean}(1 才表示相同)。两者的频率最多相差 {freq}%。用一种约定训练的权重若配上另一种约定,会把每个位置都读成别的东西。',
+  // tutorial (issue 12): the toy's empty sentences, collisions, codes used; identical attention rows
+  collision: '{s} 中发生碰撞:{where} 的 x 都是 {x},此后任何计算都分不清它们。',
+  codesUsed: '{s} 使用的编码:词元 {tokens};位置 {positions}。',
+  positionCodesMissing: '位置 {from}–{to} 没有输入位置编码:它们用 0。',
+  weightedIsPosition: '注意原因:权重 i 就是位置本身,所以这个头自带位置信息。即使完全不加位置编码,它也能分开调换了顺序的句子。',
+  emptyShown: '两句话都至少有一个词元后才能比较。',
+  repeatRowsSame: '位置 {a} 和 {b} 上的 "{word}":两行完全相同。',
 };
 
 const STRINGS = { en, zh };

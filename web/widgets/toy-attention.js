@@ -23,6 +23,8 @@ export class PeToyAttention extends PeWidget {
   static titleKey = 'toyTitle';
 
   render(api, v) {
+    const empty = ['sentence-a', 'sentence-b'].filter((k) => !tokenize(v[k]).length);
+    if (empty.length) return this.showEmpty(v, empty);
     const [a, b] = [this.tokens(v['sentence-a'], 'sentence-a'), this.tokens(v['sentence-b'], 'sentence-b')];
     const codes = this.codeBook(v.codes, [...a, ...b]);
     const n = Math.max(a.length, b.length);
@@ -44,6 +46,17 @@ export class PeToyAttention extends PeWidget {
       header: ['sentence', 'position', 'token', 'code', 'position_code', 'x', 'y'],
       rows: results.flatMap((r, s) => r.tok.map((w, i) => [s ? 'B' : 'A', i + 1, w, codes[w], pc ? pc[i] : 0, r.x[i], r.y[i]])),
     });
+  }
+
+  /** An empty sentence is a state to explain, not an error: say so and clear the stale results. */
+  showEmpty(v, names) {
+    for (const name of names) this.note('emptySentence', {}, name);
+    this.controls(v, this.codeBook(v.codes, []), null);
+    this.tables?.replaceChildren();
+    this.verdicts?.replaceChildren();
+    if (this.chart) setSeries(this.chart, [], {}, []);
+    this.captionEl.textContent = this.t('emptyShown');
+    this.data = () => ({ header: [], rows: [] });
   }
 
   tokens(s, name) {
@@ -85,6 +98,7 @@ export class PeToyAttention extends PeWidget {
     }
     const list = v['position-codes'].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
     if (list.some((x) => !Number.isFinite(x))) throw new TypeError(this.t('badPositionCodes'));
+    if (list.length < n) this.note('positionCodesMissing', { from: list.length + 1, to: n });
     return Array.from({ length: n }, (_, i) => list[i] ?? 0);
   }
 
@@ -141,6 +155,14 @@ export class PeToyAttention extends PeWidget {
     }));
   }
 
+  /** Positions of one sentence whose x coincide (to 12 digits): the toy cannot tell them apart. */
+  collisions(r) {
+    const groups = new Map();
+    r.x.forEach((x, i) => groups.set(fmt(x, 12), [...(groups.get(fmt(x, 12)) ?? []), i]));
+    return [...groups.values()].filter((g) => g.length > 1)
+      .map((g) => ({ where: g.map((i) => `${r.tok[i]} (${i + 1})`).join(', '), x: fmt(r.x[g[0]]) }));
+  }
+
   showVerdicts(results, codes, pc) {
     const [A, B] = results;
     const same = (p, q) => Math.abs(p - q) <= 1e-9 * Math.max(1, Math.abs(p), Math.abs(q));
@@ -151,6 +173,13 @@ export class PeToyAttention extends PeWidget {
       same(A.sum, B.sum) && A.label === B.label ? verdict('bad', this.t('sumSame')) : verdict('good', this.t('sumDiffers')),
       verdict('', this.t('weightedLine', { a: fmt(A.weighted, 8), b: fmt(B.weighted, 8) })),
       same(A.weighted, B.weighted) ? verdict('bad', this.t('weightedSame')) : verdict('good', this.t('weightedDiffers')),
+      verdict('', this.t('weightedIsPosition')),
+      ...results.flatMap((r, k) => this.collisions(r).map((where) => verdict('bad', this.t('collision', { s: this.t(k ? 'sentenceB' : 'sentenceA'), ...where })))),
+      ...results.map((r, k) => verdict('', this.t('codesUsed', {
+        s: this.t(k ? 'sentenceB' : 'sentenceA'),
+        tokens: [...new Set(r.tok)].map((w) => `${w} = ${fmt(codes[w])}`).join(', '),
+        positions: pc ? `[${pc.slice(0, r.tok.length).map((p) => fmt(p)).join(', ')}]` : '—',
+      }))),
     ];
     const tokenMass = A.x.reduce((s, x, i) => s + Math.abs(x - (pc ? pc[i] : 0)), 0);
     const share = tokenMass / A.x.reduce((s, x, i) => s + Math.abs(x - (pc ? pc[i] : 0)) + Math.abs(pc ? pc[i] : 0), 0);
