@@ -26,9 +26,9 @@ async function load(browser, url, viewport) {
   try {
     const page = await context.newPage();
     await page.goto(url);
-    await page.waitForFunction(() => document.documentElement.dataset.firstChartMs, null, { timeout: 30000 });
+    await page.waitForFunction(() => globalThis.document.documentElement.dataset.firstChartMs, null, { timeout: 30000 });
     return await page.evaluate(() => {
-      const ms = Number(document.documentElement.dataset.firstChartMs);
+      const ms = Number(globalThis.document.documentElement.dataset.firstChartMs);
       const files = performance.getEntriesByType('resource').filter((r) => r.startTime <= ms).map((r) => new URL(r.name).pathname);
       return { ms, files };
     });
