@@ -30,7 +30,7 @@ export class PeCurves extends PeWidget {
     setSeries(this.chart, sets, { x: this.t('position'), y: this.t('value') });
     const lo = (2 * Math.PI) / freqs[0];
     const hi = (2 * Math.PI) / freqs[freqs.length - 1];
-    const caption = this.t('curvesCaption', { cols: cols.join(', '), len: len - 1, lo: fmt(lo), hi: fmt(hi), top: fmt(2 * Math.PI * v.base) });
+    const caption = this.t('curvesCaption', { cols: cols.join(', '), len: len - 1, lo: fmt(lo), hi: fmt(hi), top: fmt(2 * Math.PI * v.base, 6) });
     this.chart.canvas.setAttribute('aria-label', caption);
     this.captionEl.textContent = caption;
     this.data = () => ({
