@@ -55,6 +55,8 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
       const root = w.shadowRoot;
       for (const box of root.querySelectorAll('input[type=checkbox]')) box.checked = ['none', 'sinusoidal'].includes(box.value);
       root.querySelector('input[type=number]').value = '100';
+      const seeds = [...root.querySelectorAll('select')].find((sel) => [...sel.options].map((o) => o.value).join() === '1,3');
+      seeds.value = '3';
       // Counts main-thread timer callbacks while the worker trains.
       window.ticks = 0;
       window.ticker = setInterval(() => { if (w.dataset.state === 'training') window.ticks++; }, 20);
@@ -70,6 +72,8 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     assert.ok(result.ticks > 0, 'the page ran timers while the model trained');
     assert.equal(result.lossSets, 2);
     assert.ok(result.lengthPoints.every((n) => n >= 5), JSON.stringify(result.lengthPoints));
+    // two means, and the min and max of 3 seeds where they differ
+    assert.ok(result.lengthPoints.length >= 4 && result.lengthPoints.length % 2 === 0, JSON.stringify(result.lengthPoints));
     await page.waitForFunction(() => Number(document.querySelector('#w-lab').dataset.maps) === 8, null, { timeout: 30000 });
     assert.match(result.status, /100/);
     assert.deepEqual(errors, []);

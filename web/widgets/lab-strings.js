@@ -19,6 +19,7 @@ const en = {
   mapsCaption: 'Rows: the token that attends (query); columns: the token attended to. Darker = more weight. One map per layer and head.',
   layerHead: 'layer {l}, head {h}',
   chance: 'chance',
+  seeds: 'seeds for the length plot', min: 'min', max: 'max',
   noWorker: 'This browser cannot run the lab: it lacks module workers.',
 };
 
@@ -42,6 +43,7 @@ const zh = {
   mapsCaption: '行：发出注意力的词元（query）；列：被关注的词元。颜色越深权重越大。每层每个头一张图。',
   layerHead: '第 {l} 层，第 {h} 个头',
   chance: '随机猜测',
+  seeds: '长度图的种子数', min: '最小', max: '最大',
   noWorker: '这个浏览器不支持模块 Worker，无法运行实验室。',
 };
 

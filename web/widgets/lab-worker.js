@@ -1,6 +1,6 @@
 // The worker behind <pe-lab>: trains one model per encoding with posenc/lab,
 // so the page stays responsive. Messages in: { type: 'train', id, runs, lengths,
-// samples } and { type: 'attention', id, encoding, tokens }. Messages out:
+// samples, seeds } and { type: 'attention', id, encoding, tokens }. Messages out:
 // progress, done (with accuracy against length), attention, error. The page
 // stops a run by terminating the worker.
 import { init } from '../lib/lab/index.js';
@@ -8,7 +8,7 @@ import { init } from '../lib/lab/index.js';
 const models = new Map();
 const ready = init();
 
-async function train({ id, runs, lengths, samples }) {
+async function train({ id, runs, lengths, samples, seeds }) {
   const lab = await ready;
   for (const run of runs) {
     const started = performance.now();
@@ -18,11 +18,16 @@ async function train({ id, runs, lengths, samples }) {
     });
     const seconds = (performance.now() - started) / 1000;
     models.set(run.encoding, model);
+    // Accuracy against length over `seeds` models (this one and seeds - 1 more,
+    // trained alike with the next seeds): mean, min and max.
+    const seedModels = [model];
+    for (let k = 1; k < (seeds ?? 1); k++) seedModels.push(lab.train({ ...run, seed: run.seed + k }).model);
     const byLength = lengths
       .filter((length) => length >= 1)
       .map((length) => {
         try {
-          return { length, accuracy: lab.evaluate(model, { length, samples, seed: 12345 }).accuracy };
+          const acc = seedModels.map((m) => lab.evaluate(m, { length, samples, seed: 12345 }).accuracy);
+          return { length, accuracy: acc.reduce((a, b) => a + b, 0) / acc.length, min: Math.min(...acc), max: Math.max(...acc) };
         } catch {
           return null; // longer than the model accepts (maxLength)
         }

@@ -96,6 +96,7 @@ export class PeLab extends HTMLElement {
     this.encBoxes = ENCODINGS.map((k) => el('input', { type: 'checkbox', value: k, checked: wanted.includes(k) }));
     this.dSel = el('select', {}, ...[16, 32, 64].map((d) => el('option', { value: d, selected: d === intAttr('d-model', 16, 64, 32) }, String(d))));
     this.layerSel = el('select', {}, ...[1, 2, 3, 4].map((n) => el('option', { value: n, selected: n === intAttr('layers', 1, 4, 2) }, String(n))));
+    this.seedsSel = el('select', {}, ...[1, 3].map((n) => el('option', { value: n, selected: n === 1 }, String(n))));
     this.stepsIn = el('input', { type: 'number', min: 25, max: MAX_STEPS, step: 25, value: intAttr('steps', 25, MAX_STEPS, 400) });
     this.trainBtn = el('button', { type: 'button', onclick: () => this.train() }, this.t('train'));
     this.stopBtn = el('button', { type: 'button', onclick: () => this.stop(true), disabled: true }, this.t('stop'));
@@ -117,7 +118,7 @@ export class PeLab extends HTMLElement {
         labelled(this.t('task'), this.taskSel).label, labelled(this.t('attention'), this.attSel).label,
         el('span', { class: 'lbl' }, this.t('encodings')), encs,
         labelled(this.t('dModel'), this.dSel).label, labelled(this.t('layers'), this.layerSel).label,
-        labelled(this.t('steps'), this.stepsIn).label, this.trainBtn, this.stopBtn, this.resetBtn),
+        labelled(this.t('steps'), this.stepsIn).label, labelled(this.t('seeds'), this.seedsSel).label, this.trainBtn, this.stopBtn, this.resetBtn),
       this.progress, this.status,
       el('div', { class: 'charts' }, ...[lossCanvas, accCanvas, lenCanvas].map(box)),
       el('div', { class: 'controls' }, labelled(this.t('model'), this.mapModel).label,
@@ -166,6 +167,7 @@ export class PeLab extends HTMLElement {
     this.worker.onerror = (e) => this.failed(e.message ?? 'worker error');
     this.pending = encodings.length;
     this.worker.postMessage({ type: 'train', id, lengths: testLengths(this.trained.task), samples: 256,
+      seeds: Number(this.seedsSel.value),
       runs: encodings.map((encoding) => ({ ...this.trained, encoding })) });
     this.trainBtn.disabled = true;
     this.stopBtn.disabled = false;
@@ -188,6 +190,7 @@ export class PeLab extends HTMLElement {
       this.redrawSoon();
     } else if (m.type === 'done') {
       c.byLength = m.byLength.map((p) => ({ x: p.length, y: p.accuracy }));
+      c.spread = m.byLength.map((p) => [{ x: p.length, y: p.min }, { x: p.length, y: p.max }]);
       c.summary = this.t('trained', { encoding: name(m.encoding), steps: m.history.at(-1).step,
         accuracy: `${(100 * m.history.at(-1).accuracy).toFixed(1)}%`, seconds: m.seconds.toFixed(1) });
       this.mapModel.append(el('option', { value: m.encoding }, name(m.encoding)));
@@ -251,7 +254,14 @@ export class PeLab extends HTMLElement {
     const [lo, hi] = LENGTHS[this.trained?.task ?? this.taskSel.value];
     setSeries(this.lossChart, sets('loss'));
     setSeries(this.accChart, sets('accuracy'));
-    setSeries(this.lenChart, sets('byLength'), { x: this.t('length', { lo, hi }) });
+    // With several seeds, each encoding's min-max range is a dashed pair of lines around its mean.
+    const spread = ENCODINGS.filter((k) => this.curves.get(k)?.spread?.some(([a, b]) => a.y !== b.y)).flatMap((k) => {
+      const i = ENCODINGS.indexOf(k);
+      const side = (j) => lineSet(`${this.t(`enc_${k}`)} ${this.t(j ? 'max' : 'min')}`, this.curves.get(k).spread.map((p) => p[j]), i,
+        { borderDash: [4, 3], borderWidth: 1 });
+      return [side(0), side(1)];
+    });
+    setSeries(this.lenChart, [...sets('byLength'), ...spread], { x: this.t('length', { lo, hi }) });
   }
 
   showMaps() {
