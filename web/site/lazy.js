@@ -19,6 +19,9 @@ const WIDGETS = {
   'pe-binary': () => import('../widgets/binary.js').then((m) => m.PeBinary),
   'pe-learned': () => import('../widgets/learned.js').then((m) => m.PeLearned),
   'pe-lab': () => import('../widgets/lab.js').then((m) => m.PeLab),
+  'pe-patch-grid': () => import('../widgets/patch-grid.js').then((m) => m.PePatchGrid),
+  'pe-timestep': () => import('../widgets/timestep.js').then((m) => m.PeTimestep),
+  'pe-nerf': () => import('../widgets/nerf.js').then((m) => m.PeNerf),
 };
 
 const MODULES = {

@@ -12,6 +12,8 @@ import { exportBar } from './export.js';
 
 /** The variants' API (RoPE, ALiBi, ...): its entry is imported and its module loaded on first use. */
 const variants = () => import('../lib/variants/index.js').then((m) => m.init());
+/** The fields' API (timesteps, patch grids, Fourier features), loaded the same way. */
+const fields = () => import('../lib/fields/index.js').then((m) => m.init());
 
 const lazily = new IntersectionObserver(
   (entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)),
@@ -25,6 +27,8 @@ export class PeWidget extends HTMLElement {
   static titleKey = '';
   /** true: render() also gets the variants' API (posenc/variants) as its third argument. */
   static variants = false;
+  /** true: render() gets the fields' API (posenc/fields) as its third argument instead. */
+  static fields = false;
 
   static get observedAttributes() {
     return [...Object.keys(this.spec), 'lang'];
@@ -112,7 +116,8 @@ export class PeWidget extends HTMLElement {
   async refresh() {
     let apis;
     try {
-      apis = await Promise.all(this.constructor.variants ? [init(), variants()] : [init()]);
+      const { variants: v, fields: f } = this.constructor;
+      apis = await Promise.all(v || f ? [init(), (v ? variants : fields)()] : [init()]);
     } catch (e) {
       return this.fail(`${e.name}: ${e.message}`);
     }

@@ -16,6 +16,9 @@ import { PeRelative } from './relative.js';
 import { PeBinary } from './binary.js';
 import { PeLearned } from './learned.js';
 import { PeLab } from './lab.js';
+import { PePatchGrid } from './patch-grid.js';
+import { PeTimestep } from './timestep.js';
+import { PeNerf } from './nerf.js';
 
 export const WIDGETS = {
   'pe-heatmap': PeHeatmap,
@@ -34,6 +37,9 @@ export const WIDGETS = {
   'pe-binary': PeBinary,
   'pe-learned': PeLearned,
   'pe-lab': PeLab,
+  'pe-patch-grid': PePatchGrid,
+  'pe-timestep': PeTimestep,
+  'pe-nerf': PeNerf,
 };
 
 // A page may load the bundle twice (e.g. tutorial + blog snippet): define once.
