@@ -36,7 +36,7 @@ export class PeTimestep extends PeWidget {
     const first = v.flip ? 'cos' : 'sin';
     const second = v.flip ? 'sin' : 'cos';
     this.heat.update({
-      rows: SAMPLES, cols: d, data: m.data, range: [-1, 1], x: this.t('dimension'), y: 't', label: this.t('timestepAlt', { d, maxT }),
+      rows: SAMPLES, cols: d, data: m.data, range: [-1, 1], x: this.t('dimension'), y: this.t('timestepRows', { step: fmt(maxT / (SAMPLES - 1)) }), label: this.t('timestepAlt', { d, maxT }),
       describe: (r, c) => [`t = ${fmt(t[r])}, ${this.t('column')} ${c} (${c < h ? first : c < 2 * h ? second : '0'})`, `${this.t('value')} ${fmt(m.data[r * d + c])}`],
     });
     // The first column of each half and the slowest one: where the switches show.
