@@ -127,4 +127,19 @@ PE_API int pe_toy_attention(double *x, double *y, double *sum, int32_t *label, d
 PE_API int pe_attention(double *weights, double *out, const double *q, const double *k, const double *v,
                         int32_t n, int32_t m, int32_t dk, int32_t dv, int causal, double scale);
 
+/*
+ * The same per head: dims = {batch, heads, kv_heads, n, m, dk, dv}; Q is
+ * batch x heads x n x dk, K batch x kv_heads x m x dk, V batch x kv_heads x m x dv,
+ * weights and out batch x heads x n x (m or dv). heads % kv_heads == 0 and
+ * head h uses kv head h / (heads / kv_heads) (grouped-query attention).
+ * mask (NULL: none) is 0/1 bytes, element (b, h, i, j) at
+ * b s0 + h s1 + i s2 + j s3 for s = mask_strides (a 0 stride broadcasts);
+ * bias (NULL: none) is added to the scaled scores, addressed the same way by
+ * bias_strides, -inf leaving the key out. A query with no key left gets zero
+ * weights and a zero output.
+ */
+PE_API int pe_attention_heads(double *weights, double *out, const double *q, const double *k, const double *v,
+                              const int32_t *dims, int causal, double scale, const uint8_t *mask,
+                              const int32_t *mask_strides, const double *bias, const int32_t *bias_strides);
+
 #endif

@@ -48,10 +48,12 @@ PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t di
 PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
                          int scaling, const double *params, double offset, int layout);
 /* Rotates x (rows x cols, cols a multiple of head_dim: one block per head). Row r is at
- * positions[r], or offset + r when positions is NULL. */
+ * positions[r], or offset + r when positions is NULL. Only the first rotary_dim (even,
+ * <= head_dim; 0 = head_dim) coordinates of each head rotate, with the frequencies of
+ * a head of width rotary_dim; the others are copied (GPT-J, GPT-NeoX rotary_pct). */
 PE_API int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
-                         int pairing, const double *positions, double offset, double base, int scaling,
-                         const double *params);
+                         int32_t rotary_dim, int pairing, const double *positions, double offset, double base,
+                         int scaling, const double *params);
 /* out[new] = old index, for heads blocks of head_dim: interleaved -> half (HF's LLaMA
  * conversion permute: even coordinates first, then odd); inverse != 0: half -> interleaved. */
 PE_API int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, int inverse);
@@ -82,8 +84,10 @@ PE_API int pe_t5_bucket(int32_t *out, const int32_t *relative, int32_t n, int bi
 /* q_len x k_len buckets of j - (i + query_offset). */
 PE_API int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t query_offset,
                                int bidirectional, int32_t num_buckets, int32_t max_distance, int f32);
-/* Shaw et al.: clip(j - i, -k, k), plus k when shift != 0 (an index into 2k + 1 embeddings). */
-PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k, int shift);
+/* Shaw et al.: clip(j - (i + query_offset), -k, k), plus k when shift != 0 (an index into
+ * 2k + 1 embeddings). tensor2tensor puts query i at k_len - q_len + i; |query_offset| <= PE_MAX_DIM. */
+PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k, int shift,
+                          int32_t query_offset);
 
 /* ---- learned absolute table (learned.c) --------------------------------------- */
 enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };

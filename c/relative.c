@@ -82,15 +82,16 @@ int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t quer
     return PE_OK;
 }
 
-int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k, int shift) {
+int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k, int shift, int32_t query_offset) {
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(q_len));
     PE_TRY(pe_check_dim(k_len));
     PE_TRY(pe_check_bytes((double)q_len * k_len, 4));
     if (k < 0 || k > PE_MAX_DIM) return PE_ERR_SIZE;
+    if (query_offset < -PE_MAX_DIM || query_offset > PE_MAX_DIM) return PE_ERR_POSITION;
     for (int32_t i = 0; i < q_len; i++) {
         for (int32_t j = 0; j < k_len; j++) {
-            int32_t d = j - i;
+            int32_t d = j - (i + query_offset); /* |d| < 2^26: no overflow */
             d = d < -k ? -k : d > k ? k : d;
             out[(size_t)i * k_len + j] = shift ? d + k : d;
         }

@@ -186,14 +186,18 @@ int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int3
     return PE_OK;
 }
 
-int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim, int pairing,
-                  const double *positions, double offset, double base, int scaling, const double *params) {
+int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
+                  int32_t rotary_dim, int pairing, const double *positions, double offset, double base,
+                  int scaling, const double *params) {
     if (!out || !x) return PE_ERR_NULL;
     if (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF) return PE_ERR_OPTION;
     PE_TRY(pe_check_dim(rows));
     PE_TRY(pe_check_dim(cols));
     PE_TRY(check_dim(head_dim));
     if (cols % head_dim) return PE_ERR_SHAPE;
+    int32_t rd = rotary_dim ? rotary_dim : head_dim;
+    PE_TRY(check_dim(rd));
+    if (rd > head_dim) return PE_ERR_SHAPE;
     PE_TRY(pe_check_bytes(2.0 * rows * cols, 8));
     PE_TRY(pe_check_finite(x, (size_t)rows * cols));
     if (positions) {
@@ -203,12 +207,15 @@ int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int3
         PE_TRY(pe_check_position(offset + (rows - 1)));
     }
     double *w, a;
-    PE_TRY(make_frequencies(&w, &a, head_dim, base, scaling, params));
-    int32_t h = head_dim / 2;
+    PE_TRY(make_frequencies(&w, &a, rd, base, scaling, params));
+    /* GPT-J / GPT-NeoX partial rotary: the first rd coordinates of a head rotate
+     * as a head of width rd would; the rest pass through unchanged. */
+    int32_t h = rd / 2;
     for (int32_t r = 0; r < rows; r++) {
         double pos = positions ? positions[r] : offset + r;
         const double *xr = x + (size_t)r * cols;
         double *yr = out + (size_t)r * cols;
+        for (int32_t c = 0; c < cols; c++) yr[c] = xr[c];
         for (int32_t i = 0; i < h; i++) {
             double angle = pos * w[i], c = pe_cos(angle) * a, s = pe_sin(angle) * a;
             for (int32_t b = 0; b < cols; b += head_dim) {

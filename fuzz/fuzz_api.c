@@ -481,6 +481,7 @@ static int fuzz_attention(src *s, long fail_at) {
     int32_t n = size_arg(s), m = size_arg(s), dk = size_arg(s), dv = size_arg(s);
     int causal = byte(s) % 2;
     double scale = byte(s) % 2 ? num_arg(s) : 0.5;
+    int heads = byte(s) % 2; /* the batched entry with a broadcast mask of 1 and bias of 0: the same result */
     call_state c = {0};
     double elems = (double)n * dk + (double)m * dk + (double)m * dv + (double)n * m + (double)n * dv;
     c.refused = !dim_ok(n) || !dim_ok(m) || !dim_ok(dk) || !dim_ok(dv) || elems * 8 > PE_MAX_BYTES;
@@ -493,9 +494,13 @@ static int fuzz_attention(src *s, long fail_at) {
     double *k = in_buf(s, nk, NULL);
     double *v = in_buf(s, nv, NULL);
     double *w = out_buf(c.refused ? TINY : (double)n * m, 8), *o = out_buf(c.refused ? TINY : (double)n * dv, 8);
-    DESCRIBE("pe_attention(n=%d, m=%d, dk=%d, dv=%d, causal=%d, scale=%.17g) fail_at=%ld", n, m, dk, dv, causal, scale, fail_at);
+    DESCRIBE("pe_attention%s(n=%d, m=%d, dk=%d, dv=%d, causal=%d, scale=%.17g) fail_at=%ld", heads ? "_heads" : "", n, m, dk, dv, causal, scale, fail_at);
+    const int32_t dims[] = {1, 1, 1, n, m, dk, dv}, strides[] = {0, 0, 0, 0};
+    const uint8_t one = 1;
+    const double zero = 0.0;
     begin(&c, fail_at);
-    int st = pe_attention(w, o, q, k, v, n, m, dk, dv, causal, scale);
+    int st = heads ? pe_attention_heads(w, o, q, k, v, dims, causal, scale, &one, strides, &zero, strides)
+                   : pe_attention(w, o, q, k, v, n, m, dk, dv, causal, scale);
     end(&c, st);
     if (st == PE_OK) {
         for (int32_t i = 0; i < n; i++) {
@@ -631,9 +636,9 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         x = in_buf(s, nx, &bigx);
         if (use_pos) pos = in_buf(s, np, NULL);
         o1 = out_buf((double)n1, 8);
-        DESCRIBE("pe_rope_apply(rows=%d, cols=%d, head_dim=%d, pairing=%d, positions=%d, offset=%.17g, base=%.17g, scaling=%d, %s) max|x|=%g fail_at=%ld", rows, cols, dim, pairing, use_pos, offset, base, scaling, params_text(params), bigx, fail_at);
+        DESCRIBE("pe_rope_apply(rows=%d, cols=%d, head_dim=%d, pairing=%d, positions=%d, 0, offset=%.17g, base=%.17g, scaling=%d, %s) max|x|=%g fail_at=%ld", rows, cols, dim, pairing, use_pos, offset, base, scaling, params_text(params), bigx, fail_at);
         begin(&c, fail_at);
-        st = pe_rope_apply(o1, x, rows, cols, dim, pairing, pos, offset, base, scaling, params);
+        st = pe_rope_apply(o1, x, rows, cols, dim, 0, pairing, pos, offset, base, scaling, params);
         end(&c, st);
         if (st == PE_OK && bigx <= 1e150)
             REQUIRE(all_finite(o1, PE_F64, n1));
@@ -799,14 +804,14 @@ static int fuzz_t5(src *s, long fail_at, int which) {
         if (st == PE_OK)
             for (size_t i = 0; i < n; i++) REQUIRE(out[i] >= 0 && out[i] < buckets);
     } else {
-        DESCRIBE("pe_shaw_matrix(q=%d, k=%d, clip=%d, shift=%d) fail_at=%ld", q, k, clip, shift, fail_at);
+        DESCRIBE("pe_shaw_matrix(q=%d, k=%d, clip=%d, shift=%d, query_offset=k-q) fail_at=%ld", q, k, clip, shift, fail_at);
         begin(&c, fail_at);
-        st = pe_shaw_matrix(out, q, k, clip, shift);
+        st = pe_shaw_matrix(out, q, k, clip, shift, c.refused ? 0 : k - q); /* tensor2tensor: query i at k - q + i */
         end(&c, st);
         if (st == PE_OK)
             for (int32_t i = 0; i < q; i++)
                 for (int32_t j = 0; j < k; j++) {
-                    int64_t d = (int64_t)j - i, want = d < -clip ? -clip : d > clip ? clip : d;
+                    int64_t d = (int64_t)j - (i + k - q), want = d < -clip ? -clip : d > clip ? clip : d;
                     REQUIRE(out[(size_t)i * k + j] == want + (shift ? clip : 0));
                 }
     }

@@ -47,7 +47,8 @@ test('results are fresh copies that own their buffers', () => {
   const expected = a.data[9];
   a.data.fill(42);
   assert.equal(pe.table(8, 8).data[9], expected);
-  assert.deepEqual(Object.keys(a).sort(), ['cols', 'data', 'rows']);
+  assert.deepEqual(Object.keys(a).sort(), ['cols', 'data', 'rows', 'shape']);
+  assert.deepEqual(a.shape, [8, 8]);
 });
 
 test('dtype chooses the array type; float32 is float64 rounded', () => {
@@ -57,7 +58,12 @@ test('dtype chooses the array type; float32 is float64 rounded', () => {
   assert.ok(f64.data instanceof Float64Array);
   f64.data.forEach((v, i) => assert.equal(f32.data[i], Math.fround(v)));
   assert.ok(pe.gram({ rows: 2, cols: 2, data: new Float32Array([1, 2, 3, 4]) }).data instanceof Float32Array);
-  assert.ok(pe.gram({ rows: 2, cols: 2, data: [1, 2, 3, 4] }).data instanceof Float64Array);
+  // float32 whatever the input, unless dtype says float64
+  assert.ok(pe.gram({ rows: 2, cols: 2, data: [1, 2, 3, 4] }).data instanceof Float32Array);
+  assert.ok(pe.gram({ rows: 2, cols: 2, data: [1, 2, 3, 4] }, { dtype: 'float64' }).data instanceof Float64Array);
+  for (const r of [pe.frequencies(8), pe.norms([[1, 2]]), pe.rotation(1, 4).data, pe.attention([[1]], [[1]], [[1]]).output.data]) {
+    assert.ok(r instanceof Float32Array, r.constructor.name);
+  }
 });
 
 test('presets are exposed and frozen', () => {
@@ -69,7 +75,7 @@ test('presets are exposed and frozen', () => {
 test('an error names the function and parameter, and the module keeps working', () => {
   assert.throws(() => pe.table(-3, 4), { name: 'RangeError', message: /posenc\.table: maxLen must be an integer from 1 to 16777216 \(got -3\)/ });
   assert.throws(() => pe.table(4, 4, { preset: 'bert' }), { name: 'RangeError', message: /preset must be one of vaswani, tensor2tensor, fairseq, tf-tutorial, marian/ });
-  assert.throws(() => pe.gram(null), { name: 'TypeError', message: /posenc\.gram: matrix must be a matrix/ });
+  assert.throws(() => pe.gram(null), { name: 'TypeError', message: /posenc\.gram: matrix must be a tensor/ });
   assert.throws(() => pe.table(65536, 65536), { name: 'RangeError', message: /at most 1024 MiB/ });
   const row = pe.table(2, 2, { dtype: 'float64' }).data;
   assert.deepEqual(Array.from(row), [0, 1, Math.sin(1), Math.cos(1)]);

@@ -74,7 +74,7 @@ const VALID = {
   },
   frequencies: {
     opt: 1,
-    args: () => [G.frequencies[0].dModel],
+    args: () => [G.frequencies[0].dModel, { dtype: 'float64' }],
     check: (r) => close('frequencies', r, G.frequencies[0].values, { abs: 0, rel: 1e-15 }),
   },
   tableGram: {
@@ -87,17 +87,18 @@ const VALID = {
     check: (r) => assert.equal(r, G.dot[0].value),
   },
   norms: {
-    args: () => [matrixOf(G.norms[0].matrix)],
+    opt: 1,
+    args: () => [matrixOf(G.norms[0].matrix), { dtype: 'float64' }],
     check: (r) => close('norms', r, G.norms[0].values, { abs: 0, rel: 1e-15 }),
   },
   gram: {
     opt: 1,
-    args: () => [matrixOf(gGram.matrix)],
+    args: () => [matrixOf(gGram.matrix), { dtype: 'float64' }],
     check: (r) => matrixClose('gram', r, gGram.data, { abs: 0, rel: 0 }),
   },
   rotation: {
     opt: 2,
-    args: () => [gRot.k, gRot.dModel],
+    args: () => [gRot.k, gRot.dModel, { dtype: 'float64' }],
     check: (r) => matrixClose('rotation', r, gRot.data, { abs: 1e-16 }),
   },
   toyAttention: {
@@ -107,7 +108,7 @@ const VALID = {
   },
   attention: {
     opt: 3,
-    args: () => [matrixOf(gAtt.q), matrixOf(gAtt.k), matrixOf(gAtt.v)],
+    args: () => [matrixOf(gAtt.q), matrixOf(gAtt.k), matrixOf(gAtt.v), { dtype: 'float64' }],
     check: (r) => {
       matrixClose('attention weights', r.weights, gAtt.weights, { abs: 1e-15 });
       matrixClose('attention output', r.output, gAtt.output, { abs: 1e-14 });
@@ -115,7 +116,7 @@ const VALID = {
   },
   ropeFrequencies: {
     opt: 1,
-    args: () => [gRopeF.dim, { ...gRopeF.options }],
+    args: () => [gRopeF.dim, { ...gRopeF.options, dtype: 'float64' }],
     check: (r) => {
       close('invFreq', r.invFreq, gRopeF.invFreq, { abs: 0, rel: 1e-13 });
       assert.equal(r.attentionFactor, gRopeF.attentionFactor);
@@ -131,7 +132,7 @@ const VALID = {
   },
   ropeApply: {
     opt: 1,
-    args: () => [matrixOf(gRopeA.x), { ...gRopeA.options }],
+    args: () => [matrixOf(gRopeA.x), { ...gRopeA.options, dtype: 'float64' }],
     check: (r) => matrixClose('ropeApply', r, gRopeA.out, { abs: 1e-12 }),
   },
   ropePermutation: {
@@ -147,7 +148,7 @@ const VALID = {
   },
   alibiSlopes: {
     opt: 1,
-    args: () => [gSlopes.heads, { ...gSlopes.options }],
+    args: () => [gSlopes.heads, { ...gSlopes.options, dtype: 'float64' }],
     check: (r) => assert.deepEqual(Array.from(r), gSlopes.slopes),
   },
   alibiBias: {
@@ -387,8 +388,8 @@ matrixArg('attention', 2, 'v');
   const q = matrixOf(gAtt.q);
   const k3 = { rows: 3, cols: 3, data: new Array(9).fill(1) };
   const v2 = { rows: 2, cols: 2, data: [1, 2, 3, 4] };
-  add('attention', 'k.cols', 'k.cols != q.cols', [q, k3, matrixOf(gAtt.v)], RangeError);
-  add('attention', 'v.rows', 'v.rows != k.rows', [q, matrixOf(gAtt.k), v2], RangeError);
+  add('attention', "k's last dimension", 'k.cols != q.cols', [q, k3, matrixOf(gAtt.v)], RangeError);
+  add('attention', "v's keys", 'v.rows != k.rows', [q, matrixOf(gAtt.k), v2], RangeError);
 }
 optionsArg('attention');
 option('attention', 'causal', BAD_BOOL);
@@ -427,7 +428,7 @@ option('ropeCache', 'dtype', BAD_ENUM);
 matrixArg('ropeApply', 0, 'x');
 optionsArg('ropeApply');
 option('ropeApply', 'headDim', [[0, RangeError], [-2, RangeError], [3, RangeError], [2.5, RangeError], [NaN, RangeError], ['8', TypeError]]);
-add('ropeApply', 'x.cols', 'not a multiple of headDim', withOption('ropeApply', 'headDim', 6), RangeError);
+add('ropeApply', "x's last dimension", 'not a multiple of headDim', withOption('ropeApply', 'headDim', 6), RangeError);
 option('ropeApply', 'pairing', BAD_ENUM);
 numberOption('ropeApply', 'base', [1, 0.5]);
 numberOption('ropeApply', 'offset', [2 ** 31 + 1]);
@@ -631,7 +632,7 @@ test('arguments are read once: getters and proxies cannot make C see other sizes
   // norms() write 800 KB past an 8-byte buffer.
   let reads = 0;
   const shifty = { get rows() { reads++; return reads === 1 ? 4 : 100000; }, cols: 2, data: matrixOf(G.norms[0].matrix).data };
-  VALID.norms.check(pe.norms(shifty));
+  VALID.norms.check(pe.norms(shifty, { dtype: 'float64' }));
   assert.equal(reads, 1);
   let lengthReads = 0;
   const proxy = new Proxy([1, 2, 3], {

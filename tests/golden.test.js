@@ -144,9 +144,12 @@ test('seed 000 example: the product does not reproduce the article\'s doubled-ex
 
 for (const c of golden.frequencies) {
   test(`frequencies ${c.name}`, () => {
-    const w = pe.frequencies(c.dModel, c.options);
+    const w = pe.frequencies(c.dModel, { ...c.options, dtype: 'float64' });
     assert.ok(w instanceof Float64Array, `expected Float64Array, got ${w?.constructor?.name}`);
     assertClose(c.name, w, c.values, (i, want) => F64 * Math.abs(want));
+    const w32 = pe.frequencies(c.dModel, c.options);
+    assert.ok(w32 instanceof Float32Array, 'float32 by default');
+    w32.forEach((x, i) => assert.equal(x, Math.fround(w[i])));
   });
 }
 
@@ -154,7 +157,7 @@ for (const c of golden.frequencies) {
 
 for (const c of golden.gram) {
   const scale = scaleOf(c.data);
-  const opts = { cosine: c.cosine };
+  const opts = { cosine: c.cosine, dtype: 'float64' };
   if (c.table) {
     const { maxLen, dModel, options } = c.table;
     test(`gram(table) ${c.name} [float64]`, () => {
@@ -176,7 +179,7 @@ for (const c of golden.gram) {
       assertMatrixClose(c.name, g, c.data, () => F64 * scale);
     });
     test(`gram ${c.name} [Float32Array input: float32 by default]`, () => {
-      const g = pe.gram(matrix(c.matrix, Float32Array), opts);
+      const g = pe.gram(matrix(c.matrix, Float32Array), { cosine: c.cosine });
       assertType(c.name, g.data, 'float32');
       assertMatrixClose(c.name, g, c.data, () => F32 * scale);
     });
@@ -207,7 +210,8 @@ for (const c of golden.norms) {
     const m = c.table
       ? pe.table(c.table.maxLen, c.table.dModel, { ...c.table.options, dtype: 'float64' })
       : matrix(c.matrix);
-    const n = pe.norms(m);
+    const n = pe.norms(m, { dtype: 'float64' });
+    assert.ok(pe.norms(m) instanceof Float32Array, 'float32 by default');
     assert.ok(n instanceof Float64Array, `expected Float64Array, got ${n?.constructor?.name}`);
     assertClose(c.name, n, c.values, (i, want) => F64 * Math.max(1, Math.abs(want)));
   });
@@ -216,13 +220,13 @@ for (const c of golden.norms) {
 // ---- rotation M_k ------------------------------------------------------------------------------
 
 for (const c of golden.rotation) {
-  test(`rotation ${c.name} [float64, default]`, () => {
-    const m = pe.rotation(c.k, c.dModel, c.options);
+  test(`rotation ${c.name} [float64]`, () => {
+    const m = pe.rotation(c.k, c.dModel, { ...c.options, dtype: 'float64' });
     assertType(c.name, m.data, 'float64');
     assertMatrixClose(c.name, m, c.data, () => F64);
   });
-  test(`rotation ${c.name} [float32]`, () => {
-    const m = pe.rotation(c.k, c.dModel, { ...c.options, dtype: 'float32' });
+  test(`rotation ${c.name} [float32, default]`, () => {
+    const m = pe.rotation(c.k, c.dModel, c.options);
     assertType(c.name, m.data, 'float32');
     assertMatrixClose(c.name, m, c.data, () => F32);
   });
@@ -267,7 +271,7 @@ for (const c of golden.attention) {
   for (const dtype of ['float64', 'float32']) {
     test(`attention ${c.name} [${dtype}]`, () => {
       const Type = dtype === 'float32' ? Float32Array : Float64Array;
-      const r = pe.attention(matrix(c.q, Type), matrix(c.k, Type), matrix(c.v, Type), c.options);
+      const r = pe.attention(matrix(c.q, Type), matrix(c.k, Type), matrix(c.v, Type), { ...c.options, dtype });
       assertType(`${c.name} weights`, r.weights.data, dtype);
       assertType(`${c.name} output`, r.output.data, dtype);
       const tol = dtype === 'float32' ? F32 : F64;

@@ -205,7 +205,7 @@ test('memory growth inside a call (between its allocations) never leaves a stale
   const mk = (r, c, f) => ({ rows: r, cols: c, data: Float64Array.from({ length: r * c }, (_, i) => f(i)) });
   const q = mk(n, dk, (i) => (i % 5) / 10), k = mk(m, dk, (i) => (i % 3) / 10), v = mk(m, dv, (i) => i % 7);
   const mem0 = api.memoryStats().bytes;
-  const a = api.attention(q, k, v);
+  const a = api.attention(q, k, v, { dtype: 'float64' });
   assert.ok(api.memoryStats().bytes > mem0, 'attention did not grow memory');
   for (let i = 0; i < n; i += 97) {
     let total = 0;

@@ -20,7 +20,7 @@ function matVec(m, v) {
 
 test('interleaved rows of even width all have norm sqrt(d/2)', () => {
   for (const d of [2, 6, 64, 512]) {
-    const norms = pe.norms(pe.table(2000, d, { dtype: 'float64' }));
+    const norms = pe.norms(pe.table(2000, d, { dtype: 'float64' }), { dtype: 'float64' });
     const want = Math.sqrt(d / 2);
     for (const n of norms) assert.ok(Math.abs(n - want) < 1e-12, `d=${d}: norm ${n}, want ${want}`);
   }
@@ -28,15 +28,15 @@ test('interleaved rows of even width all have norm sqrt(d/2)', () => {
 
 test('an odd interleaved width adds a lone sine: |PE_p|^2 = (d - 1)/2 + sin^2(p w_last)', () => {
   const d = 7;
-  const w = pe.frequencies(d).at(-1);
-  const norms = pe.norms(pe.table(5000, d, { dtype: 'float64' }));
+  const w = pe.frequencies(d, { dtype: 'float64' }).at(-1);
+  const norms = pe.norms(pe.table(5000, d, { dtype: 'float64' }), { dtype: 'float64' });
   norms.forEach((n, p) => assert.ok(Math.abs(n * n - 3 - Math.sin(p * w) ** 2) < 1e-12, `pos ${p}`));
   assert.ok(Math.max(...norms) - Math.min(...norms) > 0.1, 'the norm should vary');
 });
 
 test('Gram entries depend only on i - j', () => {
   for (const preset of ['vaswani', 'tensor2tensor', 'marian']) {
-    const g = pe.gram(pe.table(40, 64, { preset, dtype: 'float64' }));
+    const g = pe.gram(pe.table(40, 64, { preset, dtype: 'float64' }), { dtype: 'float64' });
     for (let i = 1; i < 40; i++) {
       for (let j = 1; j < 40; j++) {
         const diagonal = g.data[(i - 1) * 40 + (j - 1)];
@@ -54,7 +54,7 @@ test('tableGram agrees with the Gram of the table, on and off the fast path', ()
   for (const [n, d, opts] of cases) {
     const { cosine, ...tableOpts } = opts;
     const fast = pe.tableGram(n, d, { ...opts, dtype: 'float64' });
-    const slow = pe.gram(pe.table(n, d, { ...tableOpts, dtype: 'float64' }), { cosine: Boolean(cosine) });
+    const slow = pe.gram(pe.table(n, d, { ...tableOpts, dtype: 'float64' }), { cosine: Boolean(cosine), dtype: 'float64' });
     assert.ok(maxAbsDiff(fast.data, slow.data) < 1e-9, `${n}x${d} ${JSON.stringify(opts)}`);
   }
 });
@@ -63,7 +63,7 @@ test('M_k maps PE[pos] onto PE[pos + k] for every pos, any k, every layout', () 
   for (const [preset, d] of [['vaswani', 16], ['tensor2tensor', 12], ['marian', 10], ['vaswani', 512]]) {
     const t = pe.table(300, d, { preset, dtype: 'float64' });
     for (const k of [1, 2, 7, 100]) {
-      const m = pe.rotation(k, d, { preset });
+      const m = pe.rotation(k, d, { preset, dtype: 'float64' });
       for (const pos of [0, 3, 150, 299 - k]) {
         assert.ok(maxAbsDiff(matVec(m, row(t, pos)), row(t, pos + k)) < 1e-9, `${preset} d=${d} k=${k} pos=${pos}`);
       }
@@ -73,8 +73,8 @@ test('M_k maps PE[pos] onto PE[pos + k] for every pos, any k, every layout', () 
 
 test('M_k is orthogonal and M_-k undoes it', () => {
   const d = 8;
-  const a = pe.rotation(5, d);
-  const b = pe.rotation(-5, d);
+  const a = pe.rotation(5, d, { dtype: 'float64' });
+  const b = pe.rotation(-5, d, { dtype: 'float64' });
   for (let i = 0; i < d; i++) {
     for (let j = 0; j < d; j++) {
       let s = 0;
@@ -100,7 +100,7 @@ const ORDER = [0, 1, 2, 3];
 const PERM = [3, 1, 2, 0]; // "我 在 看 书" -> "书 在 看 我"
 
 function selfAttention(x, causal = false) {
-  return pe.attention(x, x, x, { causal }).output;
+  return pe.attention(x, x, x, { causal, dtype: 'float64' }).output;
 }
 
 test('without PE, permuting the input only permutes the attention output', () => {
@@ -118,7 +118,7 @@ test('with PE, the same permutation changes what each token becomes', () => {
 
 test('causal weights are zero above the diagonal and every row sums to 1', () => {
   const x = sentence(EMB, ORDER, true);
-  const { weights } = pe.attention(x, x, x, { causal: true });
+  const { weights } = pe.attention(x, x, x, { causal: true, dtype: 'float64' });
   for (let i = 0; i < weights.rows; i++) {
     let sum = 0;
     for (let j = 0; j < weights.cols; j++) {
@@ -135,7 +135,7 @@ test('softmax stays finite for huge scores', () => {
   const q = { rows: 2, cols: 1, data: [1e150, -1e150] };
   const k = { rows: 2, cols: 1, data: [1e150, 1] };
   const v = { rows: 2, cols: 1, data: [1, 2] };
-  const { weights, output } = pe.attention(q, k, v);
+  const { weights, output } = pe.attention(q, k, v, { dtype: 'float64' });
   for (const w of weights.data) assert.ok(Number.isFinite(w));
   assert.deepEqual(Array.from(output.data), [1, 2]);
 });
@@ -170,7 +170,7 @@ test('dot, norms and gram refuse finite inputs whose results overflow (RangeErro
   for (const dtype of ['float32', 'float64']) assert.throws(() => pe.gram(big, { dtype }), status7);
   // 1e40 fits a float64 Gram but not a float32 one
   assert.throws(() => pe.gram({ rows: 1, cols: 1, data: [1e20] }, { dtype: 'float32' }), status7);
-  assert.equal(pe.gram({ rows: 1, cols: 1, data: [1e20] }).data[0], 1e40);
+  assert.equal(pe.gram({ rows: 1, cols: 1, data: [1e20] }, { dtype: 'float64' }).data[0], 1e40);
   // float32 input past 2^32 takes the float64 kernel: no float32 overflow
   const f = pe.gram({ rows: 1, cols: 2, data: Float32Array.of(3e38, 3e38) }, { dtype: 'float64' });
   assert.equal(f.data[0], 2 * Math.fround(3e38) ** 2);
@@ -196,7 +196,7 @@ test('gram of a Float32Array (float32 kernel) agrees with the float64 kernel wit
     const m = xorshiftMatrix(rows, cols, 7 + n);
     const m64 = { rows, cols, data: Float64Array.from(m.data) };
     for (const cosine of [false, true]) {
-      const want = pe.gram(m64, { cosine }).data;
+      const want = pe.gram(m64, { cosine, dtype: 'float64' }).data;
       const scale = want.reduce((s, v) => Math.max(s, Math.abs(v)), 0);
       for (const dtype of ['float32', 'float64']) {
         const got = pe.gram(m, { cosine, dtype });

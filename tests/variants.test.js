@@ -87,7 +87,7 @@ test('golden_variants.json is exactly what gen_variants.py writes (--check)', ()
 
 test('RoPE frequencies and attention factors match the golden values (every scaling)', () => {
   for (const c of golden.rope.frequencies) {
-    const got = pe.ropeFrequencies(c.dim, c.options);
+    const got = pe.ropeFrequencies(c.dim, { ...c.options, dtype: 'float64' });
     assert.ok(got.invFreq instanceof Float64Array);
     assertClose(`ropeFrequencies ${c.name}`, got.invFreq, c.invFreq, relTol(1e-13));
     assertClose(`attentionFactor ${c.name}`, [got.attentionFactor], [c.attentionFactor], relTol(1e-14));
@@ -116,7 +116,7 @@ test('RoPE cache: float32 by default, the float64 values rounded', () => {
 test('RoPE applied to q/k matches the golden values (both pairings, heads, scalings)', () => {
   for (const c of golden.rope.apply) {
     const x = { rows: c.x.length, cols: c.x[0].length, data: Float64Array.from(c.x.flat()) };
-    const got = pe.ropeApply(x, c.options);
+    const got = pe.ropeApply(x, { ...c.options, dtype: 'float64' });
     const pos = (r) => (c.options.positions ? c.options.positions[r] : (c.options.offset ?? 0) + r);
     assertMatrix(`ropeApply ${c.name}`, got, c.out, (r) => 1e-12 + 64 * EPS * Math.abs(pos(r)) * 2);
   }
@@ -135,7 +135,7 @@ test('property: q_m · k_n depends only on m − n (both pairings, with and with
   const k = randomMatrix(1, d, 2);
   for (const pairing of ['interleaved', 'half']) {
     for (const scaling of [undefined, 'llama3', { type: 'yarn', factor: 4, originalMaxPosition: 64 }, { type: 'ntk', factor: 2 }]) {
-      const at = (x, p) => pe.ropeApply(x, { pairing, positions: [p], scaling }).data;
+      const at = (x, p) => pe.ropeApply(x, { dtype: 'float64', pairing, positions: [p], scaling }).data;
       for (const delta of [0, 1, 5, -3, 100]) {
         const ref = dotJs(at(q, delta), at(k, 0));
         for (const n of [1, 17, 1000, 123456]) {
@@ -153,9 +153,9 @@ test('property: interleaved and half agree after the permutation (vectors and co
   const headDim = 8;
   const x = randomMatrix(5, 3 * headDim, 3);
   const opts = { positions: [0, 1, 2, 50, 4095] };
-  const perm = (m, inverse = false) => pe.ropePermute(m, { axis: 'cols', headDim, inverse });
-  const viaInterleaved = perm(pe.ropeApply(x, { ...opts, pairing: 'interleaved', headDim }));
-  const viaHalf = pe.ropeApply(perm(x), { ...opts, pairing: 'half', headDim });
+  const perm = (m, inverse = false) => pe.ropePermute(m, { dtype: 'float64', axis: 'cols', headDim, inverse });
+  const viaInterleaved = perm(pe.ropeApply(x, { dtype: 'float64', ...opts, pairing: 'interleaved', headDim }));
+  const viaHalf = pe.ropeApply(perm(x), { ...opts, pairing: 'half', headDim, dtype: 'float64' });
   assertClose('apply_half(P x) = P apply_interleaved(x)', viaHalf.data, viaInterleaved.data, () => 1e-13);
   // And back: the inverse permutation undoes it.
   assertClose('inverse permutation', perm(perm(x), true).data, x.data, () => 0);
@@ -168,14 +168,14 @@ test('property: interleaved and half agree after the permutation (vectors and co
     for (let i = 0; i < e.rows; i++) for (let j = 0; j < wm.rows; j++) out[i * wm.rows + j] = dotJs(row(e, i), row(wm, j));
     return { rows: e.rows, cols: wm.rows, data: out };
   };
-  const meta = perm(pe.ropeApply(project(w), { pairing: 'interleaved', headDim }));
-  const hf = pe.ropeApply(project(pe.ropePermute(w, { axis: 'rows', headDim })), { pairing: 'half', headDim });
+  const meta = perm(pe.ropeApply(project(w), { pairing: 'interleaved', headDim, dtype: 'float64' }));
+  const hf = pe.ropeApply(project(pe.ropePermute(w, { dtype: 'float64', axis: 'rows', headDim })), { pairing: 'half', headDim, dtype: 'float64' });
   assertClose('converted weights', hf.data, meta.data, () => 1e-13);
 });
 
 test('property: the cache is cos/sin of position × ropeFrequencies, scaled by the attention factor', () => {
   const scaling = { type: 'yarn', factor: 8, originalMaxPosition: 128 };
-  const { invFreq, attentionFactor } = pe.ropeFrequencies(16, { scaling });
+  const { invFreq, attentionFactor } = pe.ropeFrequencies(16, { dtype: 'float64', scaling });
   assert.ok(Math.abs(attentionFactor - (0.1 * Math.log(8) + 1)) < 1e-15);
   for (const layout of ['pairs', 'half', 'interleaved']) {
     const c = pe.ropeCache(20, 16, { scaling, layout, dtype: 'float64' });
@@ -190,10 +190,10 @@ test('property: the cache is cos/sin of position × ropeFrequencies, scaled by t
 });
 
 test('property: scalings behave as documented (linear divides, llama3 keeps high and divides low frequencies)', () => {
-  const base = pe.ropeFrequencies(128, { base: 500000 }).invFreq;
-  const linear = pe.ropeFrequencies(128, { base: 500000, scaling: { type: 'linear', factor: 4 } }).invFreq;
+  const base = pe.ropeFrequencies(128, { dtype: 'float64', base: 500000 }).invFreq;
+  const linear = pe.ropeFrequencies(128, { dtype: 'float64', base: 500000, scaling: { type: 'linear', factor: 4 } }).invFreq;
   linear.forEach((v, i) => assert.ok(Math.abs(v - base[i] / 4) <= 1e-16 * base[i]));
-  const l3 = pe.ropeFrequencies(128, { base: 500000, scaling: 'llama3' }).invFreq;
+  const l3 = pe.ropeFrequencies(128, { dtype: 'float64', base: 500000, scaling: 'llama3' }).invFreq;
   let kept = 0; let divided = 0; let smoothed = 0;
   base.forEach((t, i) => {
     const wavelen = 2 * Math.PI / t;
@@ -202,7 +202,7 @@ test('property: scalings behave as documented (linear divides, llama3 keeps high
     else { assert.ok(l3[i] < t && l3[i] > t / 8); smoothed++; }
   });
   assert.ok(kept > 0 && divided > 0 && smoothed > 0, `${kept} ${divided} ${smoothed}`);
-  const ntk = pe.ropeFrequencies(64, { scaling: { type: 'ntk', factor: 8 } }).invFreq;
+  const ntk = pe.ropeFrequencies(64, { dtype: 'float64', scaling: { type: 'ntk', factor: 8 } }).invFreq;
   const expectBase = 10000 * 8 ** (64 / 62);
   ntk.forEach((v, i) => assert.ok(Math.abs(v - expectBase ** (-2 * i / 64)) <= 1e-13 * v));
 });
@@ -211,7 +211,7 @@ test('property: scalings behave as documented (linear divides, llama3 keeps high
 
 test('ALiBi slopes match the golden values (Press rule, its extension, MPT)', () => {
   for (const c of golden.alibi.slopes) {
-    const got = pe.alibiSlopes(c.heads, c.options);
+    const got = pe.alibiSlopes(c.heads, { ...c.options, dtype: 'float64' });
     assert.ok(got instanceof Float64Array);
     assertClose(`alibiSlopes ${c.heads} ${JSON.stringify(c.options)}`, got, c.slopes, relTol(1e-13));
   }
@@ -234,11 +234,11 @@ test('ALiBi bias matrices match the golden values (causal with masks, symmetric,
 
 test('property: MPT slopes equal Press slopes at alibi_bias_max 8 for every head count', () => {
   for (let n = 1; n <= 80; n++) {
-    assert.deepEqual(pe.alibiSlopes(n, { variant: 'mpt' }), pe.alibiSlopes(n), `n = ${n}`);
+    assert.deepEqual(pe.alibiSlopes(n, { dtype: 'float64', variant: 'mpt' }), pe.alibiSlopes(n, { dtype: 'float64' }), `n = ${n}`);
   }
   // Powers of two: a geometric sequence starting at and with ratio 2^(-8/n).
   for (const n of [2, 4, 8, 16, 32]) {
-    const s = pe.alibiSlopes(n);
+    const s = pe.alibiSlopes(n, { dtype: 'float64' });
     s.forEach((v, h) => assert.ok(Math.abs(v - 2 ** (-8 * (h + 1) / n)) <= 4 * EPS * v));
   }
 });
@@ -512,12 +512,12 @@ test('no leaks: every variant function frees what it allocated, also after error
   for (const [, fn] of BAD_CALLS) {
     try { fn(); } catch { /* expected */ }
   }
-  pe.ropeFrequencies(64, { scaling: 'llama3' });
+  pe.ropeFrequencies(64, { dtype: 'float64', scaling: 'llama3' });
   pe.ropeCache(64, 32, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } });
   pe.ropeApply(randomMatrix(3, 16, 9), { headDim: 8, positions: [1, 2, 3] });
   pe.ropePermutation(8, { heads: 4 });
   pe.ropePermute(randomMatrix(16, 3, 9), { headDim: 8 });
-  pe.alibiSlopes(12);
+  pe.alibiSlopes(12, { dtype: 'float64' });
   pe.alibiBias(3, 5, { mode: 'symmetric' });
   pe.t5Bucket([-5, 0, 300]);
   pe.t5BucketMatrix(4, { kLen: 7 });

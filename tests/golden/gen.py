@@ -189,6 +189,69 @@ def attention_fx(q, k, v, causal, scale):
     return weights, matmul_fx(weights, v)
 
 
+def nested_map(f, t):
+    return [nested_map(f, x) for x in t] if isinstance(t, list) else f(t)
+
+
+def shape_of(t):
+    return [len(t)] + shape_of(t[0]) if isinstance(t, list) else []
+
+
+def as4(t):
+    """A nested list of rank 2 to 4 as rank 4 (leading dimensions of 1)."""
+    while len(shape_of(t)) < 4:
+        t = [t]
+    return t
+
+
+def bcast_at(t, idx):
+    """Element idx (b, h, i, j) of t broadcast NumPy-style to rank 4 (size-1 dimensions repeat)."""
+    t = as4(t)
+    for d, i in enumerate(idx):
+        t = t[0] if len(t) == 1 else t[i]
+    return t
+
+
+def attention_heads_fx(q, k, v, mask, bias, causal, scale):
+    """Batched attention, written out per (batch, head, query): head h of q
+    uses kv head h // (H / Hkv); a key counts when causal allows it (j <= i),
+    the mask is 1 and the bias is not -inf (None); a query with no key left
+    gets zero weights and a zero output. Inputs are rank 2 to 4, fixed point."""
+    q4, k4, v4 = as4(q), as4(k), as4(v)
+    B, H, n, dk = shape_of(q4)
+    hkv, m = len(k4[0]), len(k4[0][0])
+    sc = fx(scale) if scale is not None else div(ONE, sqrt_fx(fx(dk)))
+    W, O = [], []
+    for b in range(B):
+        wb, ob = [], []
+        for h in range(H):
+            g = h // (H // hkv)
+            kh, vh = k4[b][g], v4[b][g]
+            wh = []
+            for i in range(n):
+                scores = []
+                for j in range(m):
+                    ok = not (causal and j > i) and (mask is None or bcast_at(mask, (b, h, i, j)))
+                    extra = 0 if bias is None else bcast_at(bias, (b, h, i, j))
+                    ok = ok and extra is not None
+                    s = mul(sc, sum(mul(q4[b][h][i][t], kh[j][t]) for t in range(dk))) + (extra or 0)
+                    scores.append(s if ok else None)
+                live = [s for s in scores if s is not None]
+                if not live:
+                    wh.append([0] * m)
+                    continue
+                top = max(live)
+                e = [exp_fx(s - top) if s is not None else 0 for s in scores]
+                total = sum(e)
+                wh.append([div(x, total) for x in e])
+            wb.append(wh)
+            ob.append(matmul_fx(wh, vh))
+        W.append(wb)
+        O.append(ob)
+    rank = len(shape_of(q))
+    return W[0][0] if rank == 2 else W[0] if rank == 3 else W, O[0][0] if rank == 2 else O[0] if rank == 3 else O
+
+
 # ---------------------------------------------------------------------------
 # Helpers for output.
 # ---------------------------------------------------------------------------
@@ -516,6 +579,57 @@ def attention_cases():
     return cases
 
 
+def attention_head_cases():
+    """Heads, batches, grouped-query heads, broadcast masks and additive biases
+    (None in a bias is -inf). Inputs are multiples of 1/8, exact in any format."""
+    cases = []
+
+    def grid(shape, seed):
+        if not shape:
+            return None
+        size = 1
+        for s in shape:
+            size *= s
+        vals = [((seed * 37 + i * 11) % 17 - 8) / 8 for i in range(size)]
+
+        def build(sh, off):
+            if len(sh) == 1:
+                return vals[off:off + sh[0]]
+            step = size_of(sh[1:])
+            return [build(sh[1:], off + r * step) for r in range(sh[0])]
+        return build(shape, 0)
+
+    def size_of(sh):
+        out = 1
+        for s in sh:
+            out *= s
+        return out
+
+    def add(name, qs, ks, vs, options, seed):
+        q, k, v = grid(qs, seed), grid(ks, seed + 1), grid(vs, seed + 2)
+        mask, bias = options.get('mask'), options.get('bias')
+        fxb = None if bias is None else nested_map(lambda x: None if x is None else fx(x), bias)
+        w, o = attention_heads_fx(nested_map(fx, q), nested_map(fx, k), nested_map(fx, v), mask, fxb,
+                                  options.get('causal', False), options.get('scale'))
+        cases.append({'name': name, 'q': q, 'k': k, 'v': v, 'options': options,
+                      'weights': nested_map(fl, w), 'output': nested_map(fl, o)})
+
+    add('[H,S,D] two heads', [2, 3, 2], [2, 3, 2], [2, 3, 3], {}, 1)
+    add('[H,S,D] causal, fewer keys than queries', [2, 4, 2], [2, 3, 2], [2, 3, 2], {'causal': True}, 2)
+    add('[B,H,S,D] grouped-query: 4 query heads share 2 kv heads', [2, 4, 2, 3], [2, 2, 3, 3], [2, 2, 3, 2], {}, 3)
+    add('[B,H,S,D] one kv head (multi-query)', [1, 3, 2, 2], [1, 1, 4, 2], [1, 1, 4, 2], {'causal': True}, 4)
+    add('key padding mask [B,1,1,Sk] (0/1)', [2, 2, 2, 2], [2, 2, 3, 2], [2, 2, 3, 2],
+        {'mask': [[[[1, 1, 0]]], [[[1, 0, 0]]]]}, 5)
+    add('boolean mask [Sq,Sk] with a fully masked row: zeros', [2, 3, 2], [2, 3, 2], [2, 3, 2],
+        {'mask': [[True, False, True], [False, False, False], [True, True, True]]}, 6)
+    add('ALiBi-like bias [H,Sq,Sk] with -inf above the diagonal', [2, 3, 2], [2, 3, 2], [2, 3, 2],
+        {'bias': [[[0, None, None], [-0.5, 0, None], [-1, -0.5, 0]],
+                  [[0, None, None], [-0.25, 0, None], [-0.5, -0.25, 0]]]}, 7)
+    add('bias [Sk] broadcast, mask [Sq,1], causal and scale', [1, 2, 3, 2], [1, 2, 3, 2], [1, 2, 3, 2],
+        {'bias': [0.5, -1.5, 2], 'mask': [[1], [0], [1]], 'causal': True, 'scale': 0.75}, 8)
+    return cases
+
+
 def error_cases():
     cases = [
         {'name': 'tf-tutorial with odd dModel', 'call': 'table', 'args': [5, 7, {'preset': 'tf-tutorial'}],
@@ -552,6 +666,7 @@ def build():
         'rotation': rotation_cases(),
         'toy': toy_cases(),
         'attention': attention_cases(),
+        'attentionHeads': attention_head_cases(),
         'errors': error_cases(),
     }
 

@@ -449,13 +449,37 @@ def t5_cases():
     return {'buckets': cases, 'float32VsFloat64': boundary, 'matrix': matrix}
 
 
+def t2t_relative_positions(length_q, length_k, k, cache=False):
+    """tensor2tensor's _generate_relative_positions_matrix, step by step: the
+    queries are the last length_q key positions (range_vec_k[-length_q:]);
+    with cache=True one query row, at the last position; clipped to [-k, k],
+    then + k."""
+    if cache:
+        distance = [list(range(-length_k + 1, 1))]
+    else:
+        range_k = list(range(length_k))
+        range_q = range_k if length_q == length_k else range_k[-length_q:]
+        distance = [[j - i for j in range_k] for i in range_q]
+    return [[max(-k, min(k, d)) + k for d in row] for row in distance]
+
+
 def shaw_cases():
-    """Shaw et al. 2018 (tensor2tensor _generate_relative_positions_matrix):
-    clip(j - i, -k, k), + k for the embedding index."""
+    """Shaw et al. 2018: clip(j - i', -k, k) (+ k when shift) with query i at
+    i' = i + queryOffset. The default offset kLen - qLen is tensor2tensor's
+    (checked against t2t_relative_positions for the shifted cases)."""
     out = []
-    for q, kl, k, shift in ((5, 5, 2, False), (5, 5, 2, True), (3, 7, 0, False), (4, 2, 16, True)):
-        out.append({'qLen': q, 'options': {'kLen': kl, 'maxRelativePosition': k, 'shift': shift},
-                    'matrix': [[max(-k, min(k, j - i)) + (k if shift else 0) for j in range(kl)] for i in range(q)]})
+    cases = ((5, 5, 2, False, None), (5, 5, 2, True, None), (3, 7, 0, False, None),
+             (10, 50, 16, True, None), (1, 9, 4, True, None), (3, 7, 2, True, None),
+             (4, 2, 16, True, 0), (3, 7, 2, False, 0), (2, 4, 1, False, -3))
+    for q, kl, k, shift, offset in cases:
+        at = kl - q if offset is None else offset
+        matrix = [[max(-k, min(k, j - (i + at))) + (k if shift else 0) for j in range(kl)] for i in range(q)]
+        if offset is None and shift:
+            assert matrix == t2t_relative_positions(q, kl, k, cache=(q == 1))
+        options = {'kLen': kl, 'maxRelativePosition': k, 'shift': shift}
+        if offset is not None:
+            options['queryOffset'] = offset
+        out.append({'qLen': q, 'options': options, 'matrix': matrix})
     return out
 
 

@@ -778,6 +778,34 @@ static void test_attention(void) {
     EXPECT(w8[0] == 1.0 && w8[1] == 0.0);
 }
 
+/* Heads: two query heads share one kv head; a mask broadcast over heads; a -inf bias. */
+static void test_attention_heads(void) {
+    const double q[8] = {1, 0, 0, 1, 0.5, 0.5, -1, 2}; /* [1, 2, 2, 2] */
+    const double k[4] = {1, 0, 0, 1}, v[4] = {1, 2, 3, 4}; /* [1, 1, 2, 2] */
+    double w[8], o[8];
+    int32_t dims[7] = {1, 2, 1, 2, 2, 2, 2};
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, NULL, 0, 1.0, NULL, NULL, NULL, NULL), PE_ERR_NULL);
+    const uint8_t mask[2] = {1, 0};
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, mask, NULL, NULL, NULL), PE_ERR_NULL);
+    int32_t bad[7] = {1, 3, 2, 2, 2, 2, 2};
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, bad, 0, 1.0, NULL, NULL, NULL, NULL), PE_ERR_SHAPE);
+    /* every head and query sees only key 0: weights one-hot, output = v row 0 */
+    const int32_t ms[4] = {0, 0, 0, 1};
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, mask, ms, NULL, NULL), PE_OK);
+    for (int r = 0; r < 4; r++) EXPECT(w[2 * r] == 1.0 && w[2 * r + 1] == 0.0 && o[2 * r] == 1.0 && o[2 * r + 1] == 2.0);
+    /* head 1's second query: bias -inf on both keys, nothing left: zeros, not NaN */
+    const double bias[8] = {0, 0, 0, 0, 0, 0, -INFINITY, -INFINITY};
+    const int32_t bs[4] = {0, 4, 2, 1};
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, bias, bs), PE_OK);
+    EXPECT(w[6] == 0.0 && w[7] == 0.0 && o[6] == 0.0 && o[7] == 0.0);
+    /* head 0 query 0: scores (1, 0): weights e/(e+1), 1/(e+1) */
+    EXPECT_NEAR(w[0], exp(1.0) / (exp(1.0) + 1), 1e-15);
+    const double nan_bias[1] = {NAN}, inf_bias[1] = {INFINITY};
+    const int32_t zs[4] = {0, 0, 0, 0};
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, nan_bias, zs), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, inf_bias, zs), PE_ERR_VALUE);
+}
+
 /* ---- RoPE ------------------------------------------------------------------------------------------ */
 static double rope_ok[PE_ROPE_PARAMS] = {2.0, 1.0, 4.0, 64.0, 32.0, 1.0, 0.0};
 
@@ -868,39 +896,39 @@ static void test_rope_cache(void) {
 
 static void test_rope_apply(void) {
     double x[2 * 8] = {1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, out[16], pos[2] = {1, 0};
-    EXPECT_STATUS(pe_rope_apply(NULL, x, 2, 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
-    EXPECT_STATUS(pe_rope_apply(out, NULL, 2, 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_apply(NULL, x, 2, 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_apply(out, NULL, 2, 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
     int bad_pairings[] = {-1, 2, INT_MAX};
-    for (size_t i = 0; i < LEN(bad_pairings); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, bad_pairings[i], NULL, 0, 1e4, 0, NULL), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_pairings); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, bad_pairings[i], NULL, 0, 1e4, 0, NULL), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
-        EXPECT_STATUS(pe_rope_apply(out, x, BAD_SIZES[i], 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, BAD_SIZES[i], 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, BAD_SIZES[i], 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_apply(out, x, BAD_SIZES[i], 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, BAD_SIZES[i], 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, BAD_SIZES[i], 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
     }
-    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 3, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_ODD);
-    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 6, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SHAPE); /* 8 % 6 */
-    EXPECT_STATUS(pe_rope_apply(out, x, PE_MAX_DIM, PE_MAX_DIM, 2, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 3, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 6, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SHAPE); /* 8 % 6 */
+    EXPECT_STATUS(pe_rope_apply(out, x, PE_MAX_DIM, PE_MAX_DIM, 2, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
     for (size_t i = 0; i < LEN(nonfinite); i++) {
         double bx[16];
         memcpy(bx, x, sizeof bx);
         bx[13] = nonfinite[i];
-        EXPECT_STATUS(pe_rope_apply(out, bx, 2, 8, 4, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_rope_apply(out, bx, 2, 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_VALUE);
     }
     for (size_t i = 0; i < LEN(bad_positions); i++) {
         double bp[2] = {0, bad_positions[i]};
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 1, bp, 0, 1e4, 0, NULL), PE_ERR_POSITION);
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 1, NULL, bad_positions[i], 1e4, 0, NULL), PE_ERR_POSITION);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, bp, 0, 1e4, 0, NULL), PE_ERR_POSITION);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, NULL, bad_positions[i], 1e4, 0, NULL), PE_ERR_POSITION);
     }
-    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 1, NULL, 0, bad_bases[i], 0, NULL), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, NULL, 0, bad_bases[i], 0, NULL), PE_ERR_BASE);
     /* half pairing (x_i, x_i+2) per head of 4, position 1: (1, 0) turns by theta_0 = 1 */
-    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, PE_ROPE_HALF, pos, 0, 1e4, 0, NULL), PE_OK);
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, PE_ROPE_HALF, pos, 0, 1e4, 0, NULL), PE_OK);
     EXPECT_NEAR(out[0], 0.5403023058681398, 1e-15);
     EXPECT_NEAR(out[2], 0.8414709848078965, 1e-15);
     EXPECT(out[1] == 0 && out[3] == 0);
     EXPECT_NEAR(out[4], 0.5403023058681398, 1e-15); /* second head, same position */
     for (int i = 8; i < 16; i++) EXPECT(out[i] == x[i]);  /* position 0: unchanged */
     /* interleaved pairing (x_0, x_1): row 1 at offset 1 is (0, 1) turned by 2 rad */
-    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, PE_ROPE_INTERLEAVED, NULL, 1, 1e4, 0, NULL), PE_OK);
+    EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, PE_ROPE_INTERLEAVED, NULL, 1, 1e4, 0, NULL), PE_OK);
     EXPECT_NEAR(out[8], -sin(2.0), 1e-15);
     EXPECT_NEAR(out[9], cos(2.0), 1e-15);
 }
@@ -1021,21 +1049,27 @@ static void test_relative(void) {
     static const int32_t T5M[2][6] = {{0, 17, 18, 19, 20, 21}, {1, 0, 17, 18, 19, 20}};
     for (int j = 0; j < 6; j++) EXPECT(out[j] == T5M[0][j] && out[6 + j] == T5M[1][j]);
 
-    EXPECT_STATUS(pe_shaw_matrix(NULL, 5, 5, 2, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_shaw_matrix(NULL, 5, 5, 2, 0, 0), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
-        EXPECT_STATUS(pe_shaw_matrix(out, BAD_SIZES[i], 5, 2, 0), PE_ERR_SIZE);
-        EXPECT_STATUS(pe_shaw_matrix(out, 4, BAD_SIZES[i], 2, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_shaw_matrix(out, BAD_SIZES[i], 5, 2, 0, 0), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_shaw_matrix(out, 4, BAD_SIZES[i], 2, 0, 0), PE_ERR_SIZE);
     }
     int32_t bad_k[] = {-1, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX};
-    for (size_t i = 0; i < LEN(bad_k); i++) EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, bad_k[i], 0), PE_ERR_SIZE);
-    EXPECT_STATUS(pe_shaw_matrix(out, 1 << 16, 1 << 16, 2, 0), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(bad_k); i++) EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, bad_k[i], 0, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_shaw_matrix(out, 1 << 16, 1 << 16, 2, 0, 0), PE_ERR_SIZE);
     static const int32_t SHAW[2][5] = {{0, 1, 2, 2, 2}, {-1, 0, 1, 2, 2}};
-    EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 0), PE_OK);
+    EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 0, 0), PE_OK);
     for (int j = 0; j < 5; j++) EXPECT(out[j] == SHAW[0][j] && out[5 + j] == SHAW[1][j]);
-    EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 1), PE_OK);
+    EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 1, 0), PE_OK);
     for (int j = 0; j < 5; j++) EXPECT(out[5 + j] == SHAW[1][j] + 2);
-    EXPECT_STATUS(pe_shaw_matrix(out, 2, 3, PE_MAX_DIM, 1), PE_OK);
+    EXPECT_STATUS(pe_shaw_matrix(out, 2, 3, PE_MAX_DIM, 1, 0), PE_OK);
     EXPECT(out[0] == PE_MAX_DIM && out[2] == PE_MAX_DIM + 2);
+    /* tensor2tensor's offset kLen - qLen: one query sees keys at distances -4..0 */
+    EXPECT_STATUS(pe_shaw_matrix(out, 1, 5, 2, 1, 4), PE_OK);
+    static const int32_t LAST[5] = {0, 0, 0, 1, 2};
+    for (int j = 0; j < 5; j++) EXPECT(out[j] == LAST[j]);
+    EXPECT_STATUS(pe_shaw_matrix(out, 1, 5, 2, 1, PE_MAX_DIM + 1), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_shaw_matrix(out, 1, 5, 2, 1, INT32_MIN), PE_ERR_POSITION);
 }
 
 /* ---- learned, binary ----------------------------------------------------------------------------------------- */
@@ -1157,7 +1191,7 @@ static int call_rope_cache(void) {
 }
 static int call_rope_apply(void) {
     static double x[4 * 8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    return pe_rope_apply(fbuf, x, 4, 8, 4, PE_ROPE_HALF, NULL, 0, 1e4, PE_ROPE_LLAMA3, rope_ok);
+    return pe_rope_apply(fbuf, x, 4, 8, 4, 0, PE_ROPE_HALF, NULL, 0, 1e4, PE_ROPE_LLAMA3, rope_ok);
 }
 static int call_rope_frequencies(void) { return pe_rope_frequencies(fbuf, fbuf + 100, 8, 1e4, PE_ROPE_NTK, rope_ok); }
 static int call_alibi_bias(void) { return pe_alibi_bias(fbuf, PE_F32, 5, 6, 7, PE_ALIBI_MPT, 8, 0, -1e9, 2); }
@@ -1293,6 +1327,7 @@ int main(void) {
         {"pe_rope_frequencies: errors, every scaling's parameters, golden", test_rope_frequencies},
         {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
         {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
+        {"pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads},
         {"pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation},
         {"pe_alibi_slopes / pe_alibi_bias: errors, golden, masks", test_alibi},
         {"pe_t5_bucket / pe_t5_bucket_matrix / pe_shaw_matrix: errors, extremes, golden", test_relative},

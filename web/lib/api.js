@@ -1,12 +1,15 @@
-// The public API of `posenc`: validated arguments in, plain { rows, cols, data }
-// copies out. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
-import { withFrame, statusCall, matrix, memoryStats, TYPES, asDtype, dtypeCode } from './heap.js';
+// The public API of `posenc`: validated arguments in, plain { shape, data }
+// copies out (matrices also carry rows and cols), float32 unless dtype says
+// otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
+import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM } from '../../dist/constants.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
+import { readTensor, readMatrix, tensor, outputArgs } from './tensor.js';
+import { as4, extraArg, maskElements, biasElements } from './attention-args.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
-const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype'];
+const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype', 'out'];
 
 function tableArgs(check, maxLen, dModel, opts) {
   check.size('maxLen', maxLen);
@@ -15,11 +18,26 @@ function tableArgs(check, maxLen, dModel, opts) {
   const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
   const padding = opts.paddingIdx !== undefined ? opts.paddingIdx : Object.hasOwn(enc.preset, 'paddingIdx') ? enc.preset.paddingIdx : undefined;
   const zeroRow = padding === undefined || padding === null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
-  const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-  return { ...enc, offset, zeroRow: zeroRow < maxLen ? zeroRow : -1, dtype };
+  return { ...enc, offset, zeroRow, ...outputArgs(check, opts, maxLen * dModel) };
 }
 
 const isF32 = (m) => m.data instanceof Float32Array;
+
+/**
+ * Runs of consecutive positions: [start, first row, rows], each at most
+ * `chunk` rows, so that packed sequences (0 1 2 0 1 ...) cost a call per run.
+ */
+function positionRuns(check, positions, maxLen, chunk) {
+  const p = check.vector('positions', positions, maxLen);
+  const runs = [];
+  for (let r = 0; r < maxLen; r++) {
+    const pos = check.integer(`positions[${r}]`, p[r], -MAX_POSITION, MAX_POSITION);
+    const last = runs[runs.length - 1];
+    if (last && pos === last[0] + last[2] && last[2] < chunk) last[2]++;
+    else runs.push([pos, r, 1]);
+  }
+  return runs;
+}
 
 export function createApi(wasm) {
   const call = statusCall(wasm);
@@ -38,17 +56,22 @@ export function createApi(wasm) {
 
   function table(maxLen, dModel, options) {
     const check = new Checker('table');
-    const a = tableArgs(check, maxLen, dModel, check.options(options, TABLE_KEYS));
+    const opts = check.options(options, [...TABLE_KEYS, 'positions']);
+    const a = tableArgs(check, maxLen, dModel, opts);
     const chunk = Math.min(maxLen, chunkRows(dModel, a.dtype));
+    const given = opts.positions !== undefined && opts.positions !== null;
+    if (given && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
+    // Row r is position offset + r, or positions[r]; the zero row is the row of position paddingIdx.
+    const runs = given ? positionRuns(check, opts.positions, maxLen, chunk)
+      : Array.from({ length: Math.ceil(maxLen / chunk) }, (_, i) => [a.offset + i * chunk, i * chunk, Math.min(chunk, maxLen - i * chunk)]);
     check.bytes(maxLen * dModel * bytesPer(a.dtype)); // the result, though wasm holds one chunk
-    const data = new TYPES[a.dtype](maxLen * dModel);
+    const data = a.out ?? new TYPES[a.dtype](maxLen * dModel);
     return withFrame(wasm, 'table', (f) => {
       const out = f.output(a.dtype, chunk * dModel);
-      for (let r0 = 0; r0 < maxLen; r0 += chunk) {
-        const rows = Math.min(chunk, maxLen - r0);
-        const zeroRow = a.zeroRow >= r0 && a.zeroRow < r0 + rows ? a.zeroRow - r0 : -1;
+      for (const [start, r0, rows] of runs) {
+        const zero = a.zeroRow < 0 ? -1 : a.zeroRow - (given ? start : r0);
         call(check, wasm.pe_table(out, dtypeCode(a.dtype), rows, dModel,
-          a.layout, a.freq, a.base, a.offset + r0, zeroRow));
+          a.layout, a.freq, a.base, start, zero >= 0 && zero < rows ? zero : -1));
         f.readInto(data, r0 * dModel, a.dtype, out, rows * dModel);
       }
       return matrix(maxLen, dModel, data);
@@ -58,29 +81,32 @@ export function createApi(wasm) {
   function frequencies(dModel, options) {
     const check = new Checker('frequencies');
     check.size('dModel', dModel);
-    const a = encodingArgs(check, dModel, check.options(options, ENCODING_KEYS));
+    const opts = check.options(options, [...ENCODING_KEYS, 'dtype']);
+    const a = encodingArgs(check, dModel, opts);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = wasm.pe_pair_count(dModel, a.layout);
-    if (count === 0) return new Float64Array(0);
+    if (count === 0) return new TYPES[dtype](0);
     return withFrame(wasm, 'frequencies', (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_frequencies(out, dModel, a.layout, a.freq, a.base));
-      return f.read('float64', out, count);
+      return f.read('float64', out, count, dtype);
     });
   }
 
   function tableGram(maxLen, dModel, options) {
     const check = new Checker('tableGram');
     const opts = check.options(options, [...TABLE_KEYS, 'cosine']);
-    const a = tableArgs(check, maxLen, dModel, opts);
+    const a = tableArgs(check, maxLen, dModel, { ...opts, out: undefined });
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     const count = maxLen * maxLen;
+    const { into } = outputArgs(check, opts, count);
     // Output, plus (when the table has to be formed) the table and a float64 Gram.
     check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8);
     return withFrame(wasm, 'tableGram', (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_table_gram(out, dtypeCode(a.dtype), maxLen, dModel,
-        a.layout, a.freq, a.base, a.offset, a.zeroRow, cosine ? 1 : 0));
-      return matrix(maxLen, maxLen, f.read(a.dtype, out, count));
+        a.layout, a.freq, a.base, a.offset, a.zeroRow < maxLen ? a.zeroRow : -1, cosine ? 1 : 0));
+      return matrix(maxLen, maxLen, into(f.read(a.dtype, out, count)));
     });
   }
 
@@ -96,23 +122,25 @@ export function createApi(wasm) {
     });
   }
 
-  function norms(matrixArg) {
+  function norms(matrixArg, options) {
     const check = new Checker('norms');
-    const m = check.matrix('matrix', matrixArg);
+    const opts = check.options(options, ['dtype']);
+    const m = readMatrix(check, 'matrix', matrixArg);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return withFrame(wasm, 'norms', (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
-      return f.read('float64', out, m.rows);
+      return f.read('float64', out, m.rows, dtype);
     });
   }
 
   function gram(matrixArg, options) {
     const check = new Checker('gram');
-    const opts = check.options(options, ['cosine', 'dtype']);
-    const m = check.matrix('matrix', matrixArg);
+    const opts = check.options(options, ['cosine', 'dtype', 'out']);
+    const m = readMatrix(check, 'matrix', matrixArg);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
-    const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m) ? 'float32' : 'float64'), DTYPES);
     const count = m.rows * m.rows;
+    const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
     const f32 = isF32(m);
     check.bytes(m.rows * m.cols * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8);
@@ -123,25 +151,24 @@ export function createApi(wasm) {
       call(check, f32
         ? wasm.pe_gram_f32(out, code, f.float32(m.data, n), m.rows, m.cols, cosine ? 1 : 0)
         : wasm.pe_gram(out, code, f.float64(m.data, n), m.rows, m.cols, cosine ? 1 : 0));
-      return matrix(m.rows, m.rows, f.read(dtype, out, count));
+      return matrix(m.rows, m.rows, into(f.read(dtype, out, count)));
     });
   }
 
   function rotation(k, dModel, options) {
     const check = new Checker('rotation');
-    const opts = check.options(options, [...ENCODING_KEYS, 'dtype']);
+    const opts = check.options(options, [...ENCODING_KEYS, 'dtype', 'out']);
     check.finite('k', k, { min: -MAX_POSITION, max: MAX_POSITION });
     check.size('dModel', dModel, PE_MAX_ROTATION_DIM);
     if (dModel % 2) throw check.fail(RangeError, 'dModel must be even: the lone sine column of an odd width has no cosine to rotate with', dModel);
     const a = encodingArgs(check, dModel, opts);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);
     const count = dModel * dModel;
+    const { dtype, into } = outputArgs(check, opts, count);
     check.bytes(count * 8);
     return withFrame(wasm, 'rotation', (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rotation(out, dModel, a.layout, a.freq, a.base, k));
-      const data = f.read('float64', out, count);
-      return matrix(dModel, dModel, asDtype(check, data, dtype));
+      return matrix(dModel, dModel, into(f.read('float64', out, count, dtype)));
     });
   }
 
@@ -176,27 +203,42 @@ export function createApi(wasm) {
 
   function attention(qArg, kArg, vArg, options) {
     const check = new Checker('attention');
-    const opts = check.options(options, ['causal', 'scale', 'dtype']);
-    const q = check.matrix('q', qArg);
-    const k = check.matrix('k', kArg);
-    const v = check.matrix('v', vArg);
-    if (k.cols !== q.cols) throw check.fail(RangeError, `k.cols must equal q.cols (${q.cols})`, k.cols);
-    if (v.rows !== k.rows) throw check.fail(RangeError, `v.rows must equal k.rows (${k.rows})`, v.rows);
+    const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype']);
+    const q = readTensor(check, 'q', qArg, [2, 3, 4]);
+    const rank = [q.shape.length];
+    const k = readTensor(check, 'k', kArg, rank);
+    const v = readTensor(check, 'v', vArg, rank);
+    const [b, heads, n, dk] = as4(q.shape);
+    const [kb, kvHeads, m] = as4(k.shape);
+    const [vb, vHeads, vm, dv] = as4(v.shape);
+    const same = (what, got, want) => {
+      if (got !== want) throw check.fail(RangeError, `${what} must equal ${want} (q [${q.shape}], k [${k.shape}], v [${v.shape}])`, got);
+    };
+    same('k\'s batch', kb, b);
+    same('v\'s batch', vb, b);
+    same('k\'s last dimension', k.shape[rank[0] - 1], dk);
+    same('v\'s heads', vHeads, kvHeads);
+    same('v\'s keys', vm, m);
+    if (heads % kvHeads) throw check.fail(RangeError, `k's heads must divide q's heads (${heads})`, kvHeads);
+    const target = [b, heads, n, m];
+    const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
+    const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
     const causal = check.boolean('causal', opts.causal ?? false);
-    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(q.cols), { above: 0 });
-    const dtype = check.oneOf('dtype', opts.dtype ?? ([q, k, v].every(isF32) ? 'float32' : 'float64'), DTYPES);
-    const [n, m, dk, dv] = [q.rows, k.rows, q.cols, v.cols];
-    check.bytes((n * dk + m * dk + m * dv + n * m + n * dv) * 8);
+    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(dk), { above: 0 });
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const [nq, nk, nv, nw, no] = [q.data.length, k.data.length, v.data.length, b * heads * n * m, b * heads * n * dv];
+    check.bytes((nq + nk + nv + 2 * nw + no) * 8 + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
     return withFrame(wasm, 'attention', (f) => {
-      const weights = f.output('float64', n * m);
-      const out = f.output('float64', n * dv);
-      call(check, wasm.pe_attention(weights, out, f.float64(q.data, n * dk), f.float64(k.data, m * dk), f.float64(v.data, m * dv),
-        n, m, dk, dv, causal ? 1 : 0, scale));
-      const cast = (data) => asDtype(check, data, dtype);
-      return {
-        weights: matrix(n, m, cast(f.read('float64', weights, n * m))),
-        output: matrix(n, dv, cast(f.read('float64', out, n * dv))),
-      };
+      const weights = f.output('float64', nw);
+      const out = f.output('float64', no);
+      const dims = f.int32(Int32Array.of(b, heads, kvHeads, n, m, dk, dv), 7);
+      call(check, wasm.pe_attention_heads(weights, out, f.float64(q.data, nq), f.float64(k.data, nk), f.float64(v.data, nv),
+        dims, causal ? 1 : 0, scale,
+        mask ? f.copy(Uint8Array, mask.data, mask.data.length) : 0, mask ? f.int32(mask.strides, 4) : 0,
+        bias ? f.float64(bias.data, bias.data.length) : 0, bias ? f.int32(bias.strides, 4) : 0));
+      const lead = q.shape.slice(0, -1);
+      const result = (ptr, count, last) => tensor([...lead, last], f.read('float64', ptr, count, dtype));
+      return { weights: result(weights, nw, m), output: result(out, no, dv) };
     });
   }
 

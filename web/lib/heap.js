@@ -3,7 +3,7 @@
 // throws. Views of wasm memory are made only for an instant and never kept:
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
-import { typedLength, copyTyped } from './validate.js';
+import { Checker, typedLength, copyTyped } from './validate.js';
 import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
 export const TYPES = { float32: Float32Array, float64: Float64Array };
@@ -66,9 +66,10 @@ export class Frame {
     target.set(new TYPES[dtype](this.wasm.memory.buffer, ptr, count), at);
   }
 
-  /** A copy, owned by the caller, of `count` elements at `ptr`. */
-  read(dtype, ptr, count) {
-    return new TYPES[dtype](this.wasm.memory.buffer, ptr, count).slice();
+  /** A copy, owned by the caller, of `count` elements at `ptr`, converted to `as` (default: dtype). */
+  read(dtype, ptr, count, as = dtype) {
+    const view = new TYPES[dtype](this.wasm.memory.buffer, ptr, count);
+    return as === dtype ? view.slice() : asDtype(new Checker(this.fn), view, as);
   }
 
   free() {
@@ -128,7 +129,7 @@ export function asDtype(check, data, dtype) {
 }
 
 /** A result matrix: element (r, c) is data[r * cols + c]. */
-export const matrix = (rows, cols, data) => ({ rows, cols, data });
+export const matrix = (rows, cols, data) => ({ rows, cols, shape: [rows, cols], data });
 
 /** The memoryStats() of every entry: its module's memory and live allocations. */
 export function memoryStats(wasm) {

@@ -203,21 +203,6 @@ export class Checker {
     return copy;
   }
 
-  /**
-   * A { rows, cols, data } matrix with rows * cols finite numbers; returns
-   * { rows, cols, data } read once, data as vector() returns it.
-   */
-  matrix(name, value) {
-    if (value === null || typeof value !== 'object') {
-      throw this.fail(TypeError, `${name} must be a matrix { rows, cols, data }`, value);
-    }
-    const { rows, cols, data } = this.read(name, () => ({ rows: value.rows, cols: value.cols, data: value.data }));
-    this.size(`${name}.rows`, rows);
-    this.size(`${name}.cols`, cols);
-    this.bytes(rows * cols * 8);
-    return { rows, cols, data: this.vector(`${name}.data`, data, rows * cols) };
-  }
-
   /** Refuses, before allocating, a call whose buffers would not fit. */
   bytes(total) {
     if (total > MAX_BYTES) {

@@ -41,7 +41,7 @@ export class PeRelative extends PeWidget {
       m = variants.shawClip(len, { maxRelativePosition: v.k });
       reach = Math.min(Math.max(2 * v.k, 8), 4096);
       // Row `reach` of a (reach + 1) × (2·reach + 1) matrix holds j − i for j − i = −reach .. reach.
-      const row = variants.shawClip(reach + 1, { kLen: 2 * reach + 1, maxRelativePosition: v.k }).data.subarray(reach * (2 * reach + 1));
+      const row = variants.shawClip(reach + 1, { kLen: 2 * reach + 1, maxRelativePosition: v.k, queryOffset: 0 }).data.subarray(reach * (2 * reach + 1));
       profile = Array.from(row, (y, j) => ({ x: j - reach, y }));
     }
     // Shaw's signed offsets centre on white; T5's bucket numbers span the whole colour map.

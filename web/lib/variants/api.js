@@ -4,10 +4,11 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, asDtype, dtypeCode } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
+import { readTensor, tensor } from '../tensor.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -35,7 +36,6 @@ const SCALING_DEFAULTS = {
   llama3: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 },
 };
 
-const isF32 = (data) => data instanceof Float32Array;
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
@@ -48,7 +48,7 @@ export function createVariants(wasm) {
 
   function evenSize(check, name, value, max) {
     check.size(name, value, max);
-    if (value % 2) throw check.fail(RangeError, `${name} must be even: RoPE rotates pairs of coordinates`, value);
+    if (value % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, value);
     return value;
   }
 
@@ -57,7 +57,7 @@ export function createVariants(wasm) {
     if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
     const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
     if (typeof spec !== 'object' || check.read('scaling', () => Array.isArray(spec))) {
-      throw check.fail(TypeError, 'scaling must be a type name or an object { type, factor, ... }', scaling);
+      throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
     }
     // Every key any type knows, each read once (own properties only); the
     // keys this type does not know are refused below.
@@ -81,7 +81,7 @@ export function createVariants(wasm) {
     const param = (key, extra = {}) => check.finite(`scaling.${key}`, value(key), { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX, ...extra });
     const position = (key) => check.finite(`scaling.${key}`, value(key), { min: 1, max: MAX_POSITION });
     const factor = param('factor');
-    if (type === 'ntk' && dim < 4) throw check.fail(RangeError, 'NTK scaling needs a dimension of at least 4 (it raises factor to dim/(dim-2))', dim);
+    if (type === 'ntk' && dim < 4) throw check.fail(RangeError, 'NTK scaling needs dim >= 4', dim);
     const params = new Float64Array(ROPE_PARAMS);
     params[0] = factor;
     if (type === 'llama3') {
@@ -112,15 +112,16 @@ export function createVariants(wasm) {
 
   function ropeFrequencies(dim, options) {
     const check = new Checker('ropeFrequencies');
-    const opts = check.options(options, ['base', 'scaling']);
+    const opts = check.options(options, ['base', 'scaling', 'dtype']);
     evenSize(check, 'dim', dim);
     const a = ropeCommon(check, opts, dim);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const h = dim / 2;
     return withFrame(wasm, 'ropeFrequencies', (f) => {
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
-      return { invFreq: f.read('float64', out, h), attentionFactor: f.read('float64', af, 1)[0] };
+      return { invFreq: f.read('float64', out, h, dtype), attentionFactor: f.read('float64', af, 1)[0] };
     });
   }
 
@@ -155,31 +156,36 @@ export function createVariants(wasm) {
 
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'positions', 'offset', 'base', 'scaling', 'dtype']);
-    const m = check.matrix('x', x);
-    const headDim = opts.headDim ?? m.cols;
+    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype']);
+    const t = readTensor(check, 'x', x, [2, 3, 4]);
+    // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
+    const [s, cols] = t.shape.slice(-2);
+    const count = t.data.length;
+    const headDim = opts.headDim ?? cols;
     evenSize(check, 'headDim', headDim);
-    if (m.cols % headDim) throw check.fail(RangeError, `x.cols must be a multiple of headDim (${headDim})`, m.cols);
+    if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? headDim, headDim);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
-    const a = ropeCommon(check, opts, headDim);
+    const a = ropeCommon(check, opts, rotaryDim);
     let positions = null;
     if (opts.positions !== undefined && opts.positions !== null) {
       if (opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
-      positions = check.vector('positions', opts.positions, m.rows);
-      for (let i = 0; i < positions.length; i++) {
-        check.finite(`positions[${i}]`, positions[i], { min: -MAX_POSITION, max: MAX_POSITION });
-      }
+      positions = check.vector('positions', opts.positions, s);
+      for (let i = 0; i < s; i++) check.finite(`positions[${i}]`, positions[i], { min: -MAX_POSITION, max: MAX_POSITION });
     }
-    const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (m.rows - 1) });
-    const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m.data) ? 'float32' : 'float64'), DTYPES);
-    const count = m.rows * m.cols;
-    check.bytes(count * 16 + m.rows * 8);
+    const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    check.bytes(count * 16 + s * 8);
     return withFrame(wasm, 'ropeApply', (f) => {
       const out = f.output('float64', count);
-      call(check, wasm.pe_rope_apply(out, f.float64(m.data, count), m.rows, m.cols, headDim, PAIRINGS[pairing],
-        positions ? f.float64(positions, m.rows) : 0, offset, a.base, a.code, paramsPtr(f, a.params)));
-      const data = f.read('float64', out, count);
-      return matrix(m.rows, m.cols, asDtype(check, data, dtype));
+      const input = f.float64(t.data, count);
+      const pos = positions ? f.float64(positions, s) : 0;
+      const params = paramsPtr(f, a.params);
+      for (let at = 0; at < count * 8; at += s * cols * 8) {
+        call(check, wasm.pe_rope_apply(out + at, input + at, s, cols, headDim, rotaryDim, PAIRINGS[pairing],
+          pos, offset, a.base, a.code, params));
+      }
+      return tensor(t.shape, f.read('float64', out, count, dtype));
     });
   }
 
@@ -201,22 +207,22 @@ export function createVariants(wasm) {
   function ropePermute(w, options) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
-    const m = check.matrix('weights', w);
+    const { shape: [rows, cols], data } = readTensor(check, 'weights', w);
+    const m = { rows, cols, data };
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? m.rows : m.cols;
     const headDim = opts.headDim ?? along;
     evenSize(check, 'headDim', headDim);
     if (along % headDim) throw check.fail(RangeError, `weights.${axis} must be a multiple of headDim (${headDim})`, along);
     const inverse = check.boolean('inverse', opts.inverse ?? false);
-    const dtype = check.oneOf('dtype', opts.dtype ?? (isF32(m.data) ? 'float32' : 'float64'), DTYPES);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
     return withFrame(wasm, 'ropePermute', (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
         axis === 'rows' ? 0 : 1));
-      const data = f.read('float64', out, count);
-      return matrix(m.rows, m.cols, asDtype(check, data, dtype));
+      return matrix(m.rows, m.cols, f.read('float64', out, count, dtype));
     });
   }
 
@@ -231,11 +237,13 @@ export function createVariants(wasm) {
 
   function alibiSlopes(heads, options) {
     const check = new Checker('alibiSlopes');
-    const a = slopeArgs(check, heads, check.options(options, ['variant', 'maxBias']));
+    const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
+    const a = slopeArgs(check, heads, opts);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return withFrame(wasm, 'alibiSlopes', (f) => {
       const out = f.output('float64', heads);
       call(check, wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
-      return f.read('float64', out, heads);
+      return f.read('float64', out, heads, dtype);
     });
   }
 
@@ -247,7 +255,7 @@ export function createVariants(wasm) {
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const mode = check.oneOf('mode', opts.mode ?? 'causal', Object.keys(ALIBI_MODES));
     const maskValue = check.number('maskValue', opts.maskValue ?? -Infinity);
-    if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN (use -Infinity or a finite number)', maskValue);
+    if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A finite mask past float32's range would become -Infinity silently.
@@ -262,7 +270,7 @@ export function createVariants(wasm) {
         ALIBI_MODES[mode], maskValue, queryOffset));
       const slopes = f.output('float64', heads);
       call(check, wasm.pe_alibi_slopes(slopes, heads, a.variant, a.maxBias));
-      return { heads, rows: qLen, cols: kLen, slopes: f.read('float64', slopes, heads), data: f.read(dtype, out, count) };
+      return { heads, rows: qLen, cols: kLen, shape: [heads, qLen, kLen], slopes: f.read('float64', slopes, heads, dtype), data: f.read(dtype, out, count) };
     });
   }
 
@@ -273,7 +281,7 @@ export function createVariants(wasm) {
     const numBuckets = check.size('numBuckets', opts.numBuckets ?? 32, C.PE_T5_MAX_BUCKETS);
     const half = bidirectional ? Math.floor(numBuckets / 2) : numBuckets;
     if (Math.floor(half / 2) < 1) {
-      throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? 4 : 2} (half of the ${bidirectional ? 'direction\'s ' : ''}buckets are exact distances)`, numBuckets);
+      throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? 4 : 2}`, numBuckets);
     }
     const maxExact = Math.floor(half / 2);
     const maxDistance = check.integer('maxDistance', opts.maxDistance ?? 128, maxExact + 1, MAX_POSITION - 1);
@@ -314,16 +322,18 @@ export function createVariants(wasm) {
 
   function shawClip(qLen, options) {
     const check = new Checker('shawClip');
-    const opts = check.options(options, ['kLen', 'maxRelativePosition', 'shift']);
+    const opts = check.options(options, ['kLen', 'maxRelativePosition', 'shift', 'queryOffset']);
     check.size('qLen', qLen);
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const k = check.integer('maxRelativePosition', opts.maxRelativePosition ?? 16, 0, C.PE_MAX_DIM);
     const shift = check.boolean('shift', opts.shift ?? false);
+    // tensor2tensor aligns the queries with the last keys (the cached case: one query, the last position).
+    const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -(2 ** 24), 2 ** 24);
     const count = qLen * kLen;
     check.bytes(count * 4);
     return withFrame(wasm, 'shawClip', (f) => {
       const out = int32Out(f, count);
-      call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0));
+      call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
       return matrix(qLen, kLen, readInt32(out, count));
     });
   }
@@ -361,7 +371,7 @@ export function createVariants(wasm) {
       const p = check.number(`positions[${i}]`, pos[i]);
       if (!Number.isInteger(p) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
       if (p >= trainedLen) {
-        throw check.fail(RangeError, `positions[${i}] is ${p}, but a learned table trained on ${trainedLen} positions has rows only for 0 to ${trainedLen - 1}: no row exists past the trained length`);
+        throw check.fail(RangeError, `positions[${i}] is ${p}, but no row exists past the trained length (rows 0 to ${trainedLen - 1})`);
       }
     }
     const n = pos.length;
@@ -445,7 +455,7 @@ export function createVariants(wasm) {
     // Each (position, column) costs several roundings; above this a call would
     // run for minutes (2^24 columns at 65536 positions: two days).
     if (n * dModel > PRECISION_MAX_WORK) {
-      throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK} (about 10 s of work); sample fewer positions`, n * dModel);
+      throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
     }
     return withFrame(wasm, 'precisionError', (f) => {
       const out = f.output('float64', n);

@@ -1,0 +1,188 @@
+// Tensor-shaped use, as a JS ML demo has it: float32 by default, `shape` on
+// every result, inputs as { data, shape }, { rows, cols, data }, nested arrays
+// or another library's tensor (duck-typed), `out` arrays, table rows for any
+// position ids, and attention with heads, grouped-query heads, masks and
+// biases against the independent values of tests/golden/gen.py.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loadApi, loadVariants } from './helpers/load.js';
+
+const pe = await loadApi();
+const pv = await loadVariants();
+const golden = JSON.parse(readFileSync(new URL('./golden/golden.json', import.meta.url), 'utf8'));
+
+const shapeOf = (t) => (Array.isArray(t) ? [t.length, ...shapeOf(t[0])] : []);
+const flat = (t) => (Array.isArray(t) ? t.flatMap(flat) : [t]);
+
+/** The same tensor in every accepted form: nested arrays, { data, shape }, TensorFlow.js-like, ONNX-like. */
+function forms(nested, Type = Float64Array) {
+  const shape = shapeOf(nested);
+  const data = Type.from(flat(nested));
+  return {
+    nested,
+    dataShape: { data, shape },
+    tfjs: { shape, dtype: 'float32', dataSync: () => data, data: async () => data },
+    onnx: { dims: shape, type: 'float32', data },
+  };
+}
+
+function assertClose(label, got, want, tol) {
+  assert.equal(got.length, want.length, `${label}: length`);
+  for (let i = 0; i < want.length; i++) {
+    if (!(Math.abs(got[i] - want[i]) <= tol)) assert.fail(`${label}[${i}]: got ${got[i]}, want ${want[i]} (tol ${tol})`);
+  }
+}
+
+// ---- attention with heads ----------------------------------------------------------------
+
+for (const c of golden.attentionHeads) {
+  const bias = c.options.bias && (Array.isArray(c.options.bias[0]) ? c.options.bias : c.options.bias);
+  const withInf = (t) => (Array.isArray(t) ? t.map(withInf) : t === null ? -Infinity : t);
+  const options = { ...c.options, ...(bias ? { bias: withInf(bias) } : {}) };
+  const vmax = Math.max(...flat(c.v).map(Math.abs));
+  for (const form of ['nested', 'dataShape', 'tfjs', 'onnx']) {
+    test(`attention ${c.name} [${form}, float64]`, () => {
+      const [q, k, v] = [c.q, c.k, c.v].map((t) => forms(t)[form]);
+      const r = pe.attention(q, k, v, { ...options, dtype: 'float64' });
+      const lead = shapeOf(c.q).slice(0, -1);
+      assert.deepEqual(r.weights.shape, [...lead, shapeOf(c.k).at(-2)]);
+      assert.deepEqual(r.output.shape, [...lead, shapeOf(c.v).at(-1)]);
+      assert.ok(r.output.data instanceof Float64Array);
+      assertClose('weights', r.weights.data, flat(c.weights), 1e-15);
+      assertClose('output', r.output.data, flat(c.output), 1e-14 * vmax);
+    });
+  }
+  test(`attention ${c.name} [Float32Array inputs, float32 by default]`, () => {
+    const [q, k, v] = [c.q, c.k, c.v].map((t) => forms(t, Float32Array).dataShape);
+    const r = pe.attention(q, k, v, options);
+    assert.ok(r.weights.data instanceof Float32Array && r.output.data instanceof Float32Array);
+    assertClose('weights', r.weights.data, flat(c.weights), 1e-6);
+    assertClose('output', r.output.data, flat(c.output), 1e-6 * vmax);
+  });
+}
+
+test('attention: a mask as a Uint8Array tensor or 0/1 numbers gives the same as booleans; empty rows are zeros', () => {
+  const c = golden.attentionHeads.find((x) => x.name.startsWith('boolean mask'));
+  const m = c.options.mask;
+  const as01 = m.map((row) => row.map(Number));
+  const variants = [m, as01, { data: Uint8Array.from(flat(as01)), shape: [3, 3] }, { dims: [1, 3, 3], data: Uint8Array.from(flat(as01)) }];
+  const results = variants.map((mask) => pe.attention(c.q, c.k, c.v, { mask, dtype: 'float64' }));
+  for (const r of results) assert.deepEqual(Array.from(r.output.data), Array.from(results[0].output.data));
+  assert.ok(results[0].output.data.every(Number.isFinite));
+  assert.deepEqual(Array.from(results[0].weights.data.subarray(3, 6)), [0, 0, 0]);
+});
+
+test('attention: grouped-query head h uses kv head floor(h / (H / Hkv)), as repeating the kv heads does', () => {
+  const c = golden.attentionHeads.find((x) => x.name.includes('grouped-query'));
+  const repeat = (t) => t.map((batch) => batch.flatMap((head) => [head, head]));
+  const grouped = pe.attention(c.q, c.k, c.v, { dtype: 'float64' });
+  const full = pe.attention(c.q, repeat(c.k), repeat(c.v), { dtype: 'float64' });
+  assert.deepEqual(Array.from(grouped.output.data), Array.from(full.output.data));
+});
+
+test('attention: bad shapes, masks and biases are refused by name, nothing leaks', () => {
+  const q = [[[1, 0], [0, 1]], [[1, 1], [0, 0]], [[2, 0], [0, 2]]]; // [3, 2, 2]
+  const kv = [[[1, 0], [0, 1]], [[1, 1], [0, 0]]]; // [2, 2, 2]: 2 does not divide 3
+  const cases = [
+    [() => pe.attention(q, kv, kv), RangeError, /k's heads must divide q's heads/],
+    [() => pe.attention(q, q, q, { mask: [[1, 0, 1]] }), RangeError, /mask of shape \[1,3\] does not broadcast to \[1,3,2,2\]/],
+    [() => pe.attention(q, q, q, { mask: [[1, 2], [1, 1]] }), TypeError, /mask\.data\[1\] must be true, false, 1 or 0/],
+    [() => pe.attention(q, q, q, { bias: [[0, NaN], [0, 0]] }), TypeError, /bias\.data\[1\] must be a finite number or -Infinity/],
+    [() => pe.attention(q, q, q, { bias: [0, Infinity] }), TypeError, /bias\.data\[1\]/],
+    [() => pe.attention(q, [[1, 0], [0, 1]], q), TypeError, /k must have 3 dimensions/],
+    [() => pe.attention({ data: [1, 2, 3], shape: [2, 2] }, q, q), RangeError, /q\.data must have 4 elements/],
+    [() => pe.attention([[1, 2], [3]], q, q), RangeError, /q is ragged/],
+    [() => pe.attention({ shape: [2, 0], dataSync: () => [] }, q, q), RangeError, /q\.shape\[1\] must be an integer from 1/],
+    [() => pe.attention('q', q, q), TypeError, /q must be a tensor/],
+  ];
+  for (const [call, Type, message] of cases) {
+    assert.throws(call, (e) => e instanceof Type && message.test(e.message) && e.message.startsWith('posenc.attention: '), String(message));
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+// ---- duck-typed inputs, shapes, float32 by default, out --------------------------------------
+
+test('gram, norms, ropeApply and ropePermute take every tensor form and agree', () => {
+  const x = [[1, 2, 3, 4], [0.5, -1, 2, 0], [3, 0, -2, 1]];
+  const base = pe.gram({ rows: 3, cols: 4, data: flat(x) }, { dtype: 'float64' });
+  for (const [form, value] of Object.entries(forms(x))) {
+    assert.deepEqual(Array.from(pe.gram(value, { dtype: 'float64' }).data), Array.from(base.data), form);
+    assert.deepEqual(Array.from(pe.norms(value)), Array.from(pe.norms(x)), form);
+    assert.deepEqual(Array.from(pv.ropeApply(value, { positions: [0, 5, 9] }).data), Array.from(pv.ropeApply(x, { positions: [0, 5, 9] }).data), form);
+    assert.deepEqual(pv.ropePermute(value, { axis: 'cols' }).shape, [3, 4], form);
+  }
+  assert.deepEqual(base.shape, [3, 3]);
+  assert.equal(base.rows, 3);
+});
+
+test('results carry shape; float32 unless dtype is float64', () => {
+  assert.deepEqual(pe.table(5, 6).shape, [5, 6]);
+  assert.deepEqual(pe.tableGram(5, 6).shape, [5, 5]);
+  assert.deepEqual(pe.rotation(1, 4).shape, [4, 4]);
+  assert.deepEqual(pv.ropeCache(7, 8).cos.shape, [7, 8]);
+  assert.deepEqual(pv.alibiBias(4, 3, { kLen: 5 }).shape, [4, 3, 5]);
+  assert.deepEqual(pv.shawClip(3, { kLen: 5 }).shape, [3, 5]);
+  assert.deepEqual(pv.learnedTable(3, 4).shape, [3, 4]);
+  for (const arr of [pe.frequencies(8), pe.norms([[3, 4]]), pv.alibiSlopes(4), pv.ropeFrequencies(8).invFreq,
+    pv.alibiBias(2, 2).slopes, pv.ropeApply([[1, 2]]).data, pv.ropePermute([[1, 2]], { axis: 'cols' }).data]) {
+    assert.ok(arr instanceof Float32Array, arr.constructor.name);
+  }
+  assert.ok(pe.frequencies(8, { dtype: 'float64' }) instanceof Float64Array);
+  assert.ok(pv.alibiSlopes(4, { dtype: 'float64' }) instanceof Float64Array);
+  assert.equal(pe.norms([[3, 4]])[0], 5);
+});
+
+test('ropeApply on [H, S, D] and [B, H, S, D] rotates every head block by the same positions', () => {
+  const heads = [[[1, 2, 3, 4], [5, 6, 7, 8], [0, 1, 0, 1]], [[-1, 0, 2, 1], [1, 1, 1, 1], [2, -2, 0, 3]]];
+  const opts = { positions: [3, 0, 11], dtype: 'float64' };
+  const r3 = pv.ropeApply(heads, opts);
+  assert.deepEqual(r3.shape, [2, 3, 4]);
+  const each = heads.flatMap((h) => Array.from(pv.ropeApply(h, opts).data));
+  assert.deepEqual(Array.from(r3.data), each);
+  const r4 = pv.ropeApply([heads, heads], opts);
+  assert.deepEqual(r4.shape, [2, 2, 3, 4]);
+  assert.deepEqual(Array.from(r4.data), [...each, ...each]);
+  assert.throws(() => pv.ropeApply(heads, { positions: [1, 2] }), /positions must have 3 elements/);
+});
+
+test('out: the result is written into the caller\'s array and returned; wrong type or length is refused', () => {
+  const out = new Float32Array(5 * 6);
+  const t = pe.table(5, 6, { out });
+  assert.equal(t.data, out);
+  assert.deepEqual(Array.from(out), Array.from(pe.table(5, 6).data));
+  const g64 = new Float64Array(4);
+  assert.equal(pe.gram([[1, 2], [3, 4]], { out: g64, dtype: 'float64' }).data, g64);
+  assert.deepEqual(Array.from(g64), [5, 11, 11, 25]);
+  const r = new Float32Array(16);
+  assert.equal(pe.rotation(2, 4, { out: r }).data, r);
+  const tg = new Float32Array(9);
+  assert.equal(pe.tableGram(3, 8, { out: tg }).data, tg);
+  assert.throws(() => pe.table(5, 6, { out: new Float64Array(30) }), { name: 'TypeError', message: /posenc\.table: out must be a Float32Array of 30 elements \(dtype float32\)/ });
+  assert.throws(() => pe.table(5, 6, { out: new Float32Array(29) }), { name: 'TypeError', message: /out must be a Float32Array of 30 elements/ });
+  assert.throws(() => pe.gram([[1]], { out: [0] }), { name: 'TypeError', message: /posenc\.gram: out must be/ });
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+// ---- table rows for position ids -----------------------------------------------------------
+
+test('table positions: each row is the row of that position (packed, left padding, far, negative)', () => {
+  const positions = [0, 1, 2, 0, 1, 0, 1, 2, 3, 70000, 5, -3];
+  for (const preset of ['vaswani', 'tensor2tensor', 'marian']) {
+    const got = pe.table(positions.length, 10, { positions, preset, dtype: 'float64' });
+    assert.deepEqual(got.shape, [positions.length, 10]);
+    positions.forEach((p, r) => {
+      const want = pe.table(1, 10, { offset: p, preset, dtype: 'float64' }).data;
+      assertClose(`${preset} row ${r} (position ${p})`, got.data.subarray(r * 10, r * 10 + 10), want, 1e-15);
+    });
+  }
+  // fairseq: the row of position paddingIdx is zero, wherever it appears
+  const f = pe.table(4, 6, { preset: 'fairseq', positions: [1, 2, 1, 3] });
+  assert.deepEqual(Array.from(f.data.subarray(0, 6)), [0, 0, 0, 0, 0, 0]);
+  assert.deepEqual(Array.from(f.data.subarray(12, 18)), [0, 0, 0, 0, 0, 0]);
+  assert.deepEqual(Array.from(f.data.subarray(6, 12)), Array.from(pe.table(3, 6, { preset: 'fairseq' }).data.subarray(12, 18)));
+  assert.throws(() => pe.table(2, 4, { positions: [0, 1.5] }), { name: 'RangeError', message: /positions\[1\] must be an integer/ });
+  assert.throws(() => pe.table(2, 4, { positions: [0] }), { name: 'RangeError', message: /positions must have 2 elements/ });
+  assert.throws(() => pe.table(2, 4, { positions: [0, 1], offset: 3 }), { name: 'TypeError', message: /positions or offset/ });
+});

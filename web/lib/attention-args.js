@@ -1,0 +1,55 @@
+// The arguments of attention beyond q, k and v: a mask and a bias, each
+// broadcast to [batch, heads, queries, keys] through strides (a 0 stride
+// repeats a dimension of 1), as the C core reads them (pe_attention_heads).
+import { typedLength } from './validate.js';
+import { readTensor } from './tensor.js';
+
+/** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
+export const as4 = (shape) => [1, 1, 1, 1].concat(shape).slice(-4);
+
+/** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
+function broadcastStrides(check, name, shape, target) {
+  const strides = [];
+  let step = 1;
+  for (let d = 1; d <= target.length; d++) {
+    const size = shape[shape.length - d] ?? 1;
+    if (size !== 1 && size !== target[target.length - d]) {
+      throw check.fail(RangeError, `${name} of shape [${shape}] does not broadcast to [${target}]`);
+    }
+    strides.unshift(size === 1 ? 0 : step);
+    step *= size;
+  }
+  return strides;
+}
+
+/** An optional tensor broadcast to `target`: null, or { data, strides }. */
+export function extraArg(check, name, value, target, elements) {
+  if (value === undefined || value === null) return null;
+  const t = readTensor(check, name, value, [1, 2, 3, 4], elements);
+  return { data: t.data, strides: Int32Array.from(broadcastStrides(check, name, t.shape, target)) };
+}
+
+/** Elements of a typed array or plain array, each as `convert` returns it (undefined: refused). */
+function elementsAs(Type, what, convert) {
+  return (check, name, data, count) => {
+    const typed = typedLength(data);
+    if (typed < 0 && !Array.isArray(data)) throw check.fail(TypeError, `${name} must be an array or typed array`, data);
+    const n = typed < 0 ? data.length : typed;
+    if (n !== count) throw check.fail(RangeError, `${name} must have ${count} elements to match the shape`, n);
+    const out = new Type(n);
+    for (let i = 0; i < n; i++) {
+      const x = convert(data[i]);
+      if (x === undefined) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, data[i]);
+      out[i] = x;
+    }
+    return out;
+  };
+}
+
+/** A mask: true / false or 1 / 0 (1 = attend). */
+export const maskElements = elementsAs(Uint8Array, 'true, false, 1 or 0',
+  (x) => (x === true || x === 1 ? 1 : x === false || x === 0 ? 0 : undefined));
+
+/** An additive bias: finite numbers or -Infinity (which leaves the key out). */
+export const biasElements = elementsAs(Float64Array, 'a finite number or -Infinity',
+  (x) => (typeof x === 'number' && (Number.isFinite(x) || x === -Infinity) ? x : undefined));

@@ -1,0 +1,92 @@
+// Tensor-shaped arguments and results. An input may be { data, shape },
+// { rows, cols, data }, nested arrays, or a tensor of another library, duck-typed
+// so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
+// dims + data (transformers.js, onnxruntime-web). Each field is read once.
+import { typedLength } from './validate.js';
+
+const MAX_RANK = 4;
+const DESCRIPTION = 'a tensor ({ data, shape }, { rows, cols, data }, nested arrays, tfjs, ONNX)';
+
+/** A copy of a shape: 1 to MAX_RANK sizes. */
+function shapeOf(check, name, shape) {
+  const n = Array.isArray(shape) ? shape.length : 0;
+  if (n < 1 || n > MAX_RANK) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(check.size(`${name}[${i}]`, shape[i]));
+  return out;
+}
+
+/** Nested arrays: the shape of their first elements, and every leaf, flat; ragged rows are refused. */
+function flatten(check, name, value) {
+  const shape = [];
+  for (let v = value; Array.isArray(v) && shape.length <= MAX_RANK; v = v[0]) shape.push(v.length);
+  const data = [];
+  const walk = (v, depth) => {
+    if (depth === shape.length) return !Array.isArray(v) && data.push(v);
+    if (!Array.isArray(v) || v.length !== shape[depth]) throw check.fail(RangeError, `${name} is ragged: not of shape [${shape}]`);
+    for (let i = 0; i < shape[depth]; i++) walk(v[i], depth + 1);
+  };
+  walk(value, 0);
+  return { shape: shapeOf(check, `${name} shape`, shape), data };
+}
+
+/** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */
+function parts(check, name, value) {
+  if (Array.isArray(value)) return flatten(check, name, value);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) throw check.fail(TypeError, `${name} must be ${DESCRIPTION}`, value);
+  // Each field read once, in one place; a getter that throws is reported as such.
+  const f = check.read(name, () => {
+    const { dataSync, dims } = value;
+    if (typeof dataSync === 'function') return { key: 'shape', shape: value.shape, data: dataSync.call(value) };
+    if (dims !== undefined) return { key: 'dims', shape: dims, data: value.data };
+    return { key: 'shape', shape: value.shape, rows: value.rows, cols: value.cols, data: value.data };
+  });
+  if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.${f.key}`, f.shape), data: f.data };
+  const rows = check.size(`${name}.rows`, f.rows);
+  return { shape: [rows, check.size(`${name}.cols`, f.cols)], data: f.data };
+}
+
+/**
+ * A tensor argument of one of `ranks` (default: a matrix): { shape, data },
+ * data a typed array of every element checked by `elements(check, name, data,
+ * count)` (default: finite numbers, as Checker.vector).
+ */
+export function readTensor(check, name, value, ranks = [2], elements) {
+  const { shape, data } = parts(check, name, value);
+  if (!ranks.includes(shape.length)) {
+    throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
+  }
+  const count = shape.reduce((a, b) => a * b, 1);
+  check.bytes(count * 8);
+  const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
+  return { shape, data: values };
+}
+
+/** readTensor of a matrix, as { rows, cols, data }. */
+export function readMatrix(check, name, value) {
+  const t = readTensor(check, name, value);
+  return { rows: t.shape[0], cols: t.shape[1], data: t.data };
+}
+
+/** A result tensor; matrices also carry rows and cols. */
+export function tensor(shape, data) {
+  return shape.length === 2 ? { rows: shape[0], cols: shape[1], shape, data } : { shape, data };
+}
+
+const TYPES = { float32: Float32Array, float64: Float64Array };
+
+/**
+ * The `dtype` and `out` options of a function returning `count` numbers:
+ * { dtype, out, into(data) }, into() giving `out` holding data, or data as
+ * dtype. `out` must be a typed array of dtype and that length.
+ */
+export function outputArgs(check, opts, count) {
+  const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', Object.keys(TYPES));
+  const Type = TYPES[dtype];
+  const out = opts.out ?? null;
+  if (out && !(out instanceof Type && typedLength(out) === count)) {
+    throw check.fail(TypeError, `out must be a ${Type.name} of ${count} elements (dtype ${dtype})`, out);
+  }
+  const into = (data) => (out ? (out.set(data), out) : data instanceof Type ? data : Type.from(data));
+  return { dtype, out, into };
+}
