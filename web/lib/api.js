@@ -11,14 +11,14 @@ import { as4, extraArg, maskElements, biasElements } from './attention-args.js';
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype', 'out'];
 
-function tableArgs(check, maxLen, dModel, opts) {
+function tableArgs(check, maxLen, dModel, opts, gram = false) {
   check.size('maxLen', maxLen);
   check.size('dModel', dModel);
   const enc = encodingArgs(check, dModel, opts);
   const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
   const padding = opts.paddingIdx !== undefined ? opts.paddingIdx : Object.hasOwn(enc.preset, 'paddingIdx') ? enc.preset.paddingIdx : undefined;
   const zeroRow = padding === undefined || padding === null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
-  return { ...enc, offset, zeroRow, ...outputArgs(check, opts, maxLen * dModel) };
+  return { ...enc, offset, zeroRow, ...outputArgs(check, opts, maxLen * (gram ? maxLen : dModel)) };
 }
 
 const isF32 = (m) => m.data instanceof Float32Array;
@@ -96,17 +96,16 @@ export function createApi(wasm) {
   function tableGram(maxLen, dModel, options) {
     const check = new Checker('tableGram');
     const opts = check.options(options, [...TABLE_KEYS, 'cosine']);
-    const a = tableArgs(check, maxLen, dModel, { ...opts, out: undefined });
-    const cosine = check.boolean('cosine', opts.cosine ?? false);
+    const a = tableArgs(check, maxLen, dModel, opts, true);
     const count = maxLen * maxLen;
-    const { into } = outputArgs(check, opts, count);
+    const cosine = check.boolean('cosine', opts.cosine ?? false);
     // Output, plus (when the table has to be formed) the table and a float64 Gram.
     check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8);
     return withFrame(wasm, 'tableGram', (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_table_gram(out, dtypeCode(a.dtype), maxLen, dModel,
         a.layout, a.freq, a.base, a.offset, a.zeroRow < maxLen ? a.zeroRow : -1, cosine ? 1 : 0));
-      return matrix(maxLen, maxLen, into(f.read(a.dtype, out, count)));
+      return matrix(maxLen, maxLen, a.into(f.read(a.dtype, out, count)));
     });
   }
 

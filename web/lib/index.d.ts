@@ -2,21 +2,53 @@
 // Every array a function returns is a fresh copy owned by the caller. The
 // variants (RoPE, ALiBi, ...) are the entry posenc/variants (variants/index.d.ts).
 
-/** A dense row-major matrix: element (r, c) is data[r * cols + c]. */
-export interface Matrix<D extends ArrayLike<number> = Float32Array | Float64Array> {
-  rows: number;
-  cols: number;
+export type DType = 'float32' | 'float64';
+
+/** The array type of a dtype: Float32Array unless the dtype is 'float64'. */
+export type ArrayOf<T extends DType> = T extends 'float64' ? Float64Array : Float32Array;
+
+/** A dense row-major tensor: element (i, j, ...) at data[(i * shape[1] + j) * ...]. Glue: tf.tensor(r.data, r.shape). */
+export interface Tensor<D extends ArrayLike<number> = Float32Array | Float64Array> {
+  shape: number[];
   data: D;
 }
 
-/** What the functions accept as a matrix: any array-like of numbers with its shape. */
+/** A dense row-major matrix: element (r, c) is data[r * cols + c]; shape is [rows, cols]. */
+export interface Matrix<D extends ArrayLike<number> = Float32Array | Float64Array> {
+  rows: number;
+  cols: number;
+  shape: [number, number];
+  data: D;
+}
+
+/** The { rows, cols, data } form of a matrix input. */
 export interface MatrixInput {
   rows: number;
   cols: number;
   data: ArrayLike<number>;
 }
 
-export type DType = 'float32' | 'float64';
+/** Nested arrays of numbers, rank 1 to 4 (rows must not be ragged). */
+export type NestedArray<T = number> = T[] | T[][] | T[][][] | T[][][][];
+
+/**
+ * What the functions accept as a tensor: { data, shape }, { rows, cols, data },
+ * nested arrays, or another library's tensor, duck-typed (posenc depends on
+ * none): shape + dataSync() as TensorFlow.js, dims + data as transformers.js
+ * and onnxruntime-web.
+ */
+export type TensorInput<T = number> =
+  | { data: ArrayLike<T>; shape: readonly number[] }
+  | (T extends number ? MatrixInput : never)
+  | NestedArray<T>
+  | { shape: readonly number[]; dataSync(): ArrayLike<T> }
+  | { dims: readonly number[]; data: ArrayLike<T> };
+
+/** dtype (default 'float32') and an optional array of that type and the result's length to write into. */
+export interface OutputOptions<T extends DType> {
+  dtype?: T;
+  out?: ArrayOf<T>;
+}
 
 /**
  * Conventions found in real code:
@@ -43,30 +75,25 @@ export interface EncodingOptions {
   base?: number;
 }
 
-export interface TableOptions extends EncodingOptions {
+export interface TableOptions<T extends DType = DType> extends EncodingOptions, OutputOptions<T> {
   /** Position encoded by row 0. Default 0 (fairseq: 0, the weights as fairseq stores them). */
   offset?: number;
-  /** fairseq only: the padding row, set to zero. Default 1. */
+  /** Integer position of each row (packed sequences, left padding); instead of offset. */
+  positions?: ArrayLike<number>;
+  /** fairseq only: the row of this position is zero. Default 1. */
   paddingIdx?: number;
-  /** Default 'float32'. */
-  dtype?: DType;
 }
 
-export interface TableGramOptions extends TableOptions {
+export interface TableGramOptions<T extends DType = DType> extends Omit<TableOptions<T>, 'positions'> {
   /** Cosine similarity instead of the plain dot product. */
   cosine?: boolean;
 }
 
-export interface GramOptions {
+export interface GramOptions<T extends DType = DType> extends OutputOptions<T> {
   cosine?: boolean;
-  /** Default: float32 for Float32Array input, float64 otherwise. */
-  dtype?: DType;
 }
 
-export interface RotationOptions extends EncodingOptions {
-  /** Default 'float64'. */
-  dtype?: DType;
-}
+export interface RotationOptions<T extends DType = DType> extends EncodingOptions, OutputOptions<T> {}
 
 export interface ToyOptions {
   /** The sum head says 'happy' when sum(y) > threshold. Default 30. */
@@ -83,18 +110,23 @@ export interface ToyResult {
   weighted: number;
 }
 
-export interface AttentionOptions {
+export interface AttentionOptions<T extends DType = DType> {
   /** Mask key j > query i (top-left aligned, as PyTorch's is_causal). */
   causal?: boolean;
+  /** 1 / true = attend, 0 / false = not; broadcastable to [batch, heads, queries, keys]. */
+  mask?: TensorInput<number | boolean>;
+  /** Added to the scaled scores (ALiBi's or T5's bias as they are; -Infinity leaves a key out); broadcastable likewise. */
+  bias?: TensorInput;
   /** Default 1 / sqrt(dk). */
   scale?: number;
-  /** Default: float32 if all of q, k, v are Float32Array, float64 otherwise. */
-  dtype?: DType;
+  /** Default 'float32'. */
+  dtype?: T;
 }
 
-export interface AttentionResult {
-  weights: Matrix;
-  output: Matrix;
+/** weights [..., queries, keys] and output [..., queries, dv], the leading dimensions those of q. */
+export interface AttentionResult<D extends ArrayLike<number> = Float32Array> {
+  weights: Tensor<D> & Partial<Matrix<D>>;
+  output: Tensor<D> & Partial<Matrix<D>>;
 }
 
 export interface MemoryStats {
@@ -105,24 +137,27 @@ export interface MemoryStats {
 }
 
 export interface Posenc {
-  /** The maxLen × dModel sinusoidal table. */
-  table(maxLen: number, dModel: number, options?: TableOptions): Matrix;
+  /** The maxLen × dModel sinusoidal table (rows for positions when given). */
+  table<T extends DType = 'float32'>(maxLen: number, dModel: number, options?: TableOptions<T>): Matrix<ArrayOf<T>>;
   /** Angular frequencies w_i, one per (sin, cos) pair. */
-  frequencies(dModel: number, options?: EncodingOptions): Float64Array;
+  frequencies<T extends DType = 'float32'>(dModel: number, options?: EncodingOptions & { dtype?: T }): ArrayOf<T>;
   /** maxLen × maxLen Gram (or cosine) matrix of the table, computed without forming it where possible. */
-  tableGram(maxLen: number, dModel: number, options?: TableGramOptions): Matrix;
+  tableGram<T extends DType = 'float32'>(maxLen: number, dModel: number, options?: TableGramOptions<T>): Matrix<ArrayOf<T>>;
   /** Dot product of two vectors of equal length. */
   dot(a: ArrayLike<number>, b: ArrayLike<number>): number;
   /** Euclidean norm of each row. */
-  norms(matrix: MatrixInput): Float64Array;
+  norms<T extends DType = 'float32'>(matrix: TensorInput, options?: { dtype?: T }): ArrayOf<T>;
   /** X Xᵀ (or cosine similarities) of a matrix. */
-  gram(matrix: MatrixInput, options?: GramOptions): Matrix;
+  gram<T extends DType = 'float32'>(matrix: TensorInput, options?: GramOptions<T>): Matrix<ArrayOf<T>>;
   /** The dModel × dModel rotation M_k with PE[pos + k] = M_k PE[pos]; dModel even. */
-  rotation(k: number, dModel: number, options?: RotationOptions): Matrix;
+  rotation<T extends DType = 'float32'>(k: number, dModel: number, options?: RotationOptions<T>): Matrix<ArrayOf<T>>;
   /** The toy attention y_i = x_i Σ_j x_j with x = codes + positionCodes. */
   toyAttention(codes: ArrayLike<number>, positionCodes?: ArrayLike<number> | null, options?: ToyOptions): ToyResult;
-  /** softmax(scale · Q Kᵀ) V, optionally causal. */
-  attention(q: MatrixInput, k: MatrixInput, v: MatrixInput, options?: AttentionOptions): AttentionResult;
+  /**
+   * softmax(scale · Q Kᵀ + bias) V per head: q [S, D], [H, S, D] or [B, H, S, D]; k and v of
+   * the same rank and batch, with H or a divisor of H heads (grouped-query attention).
+   */
+  attention<T extends DType = 'float32'>(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions<T>): AttentionResult<ArrayOf<T>>;
   /** WebAssembly memory in use; for leak checks and benchmarks. */
   memoryStats(): MemoryStats;
   /** The presets and the options they stand for. */

@@ -5,45 +5,53 @@
 import { typedLength } from './validate.js';
 
 const MAX_RANK = 4;
-const DESCRIPTION = 'a tensor ({ data, shape }, { rows, cols, data }, nested arrays, tfjs, ONNX)';
 
 /** A copy of a shape: 1 to MAX_RANK sizes. */
 function shapeOf(check, name, shape) {
-  const n = Array.isArray(shape) ? shape.length : 0;
-  if (n < 1 || n > MAX_RANK) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
-  const out = [];
-  for (let i = 0; i < n; i++) out.push(check.size(`${name}[${i}]`, shape[i]));
-  return out;
+  const dims = check.read(name, () => (Array.isArray(shape) ? Array.from(shape) : []));
+  if (dims.length < 1 || dims.length > MAX_RANK) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
+  return dims.map((n, i) => check.size(`${name}[${i}]`, n));
 }
 
 /** Nested arrays: the shape of their first elements, and every leaf, flat; ragged rows are refused. */
 function flatten(check, name, value) {
-  const shape = [];
-  for (let v = value; Array.isArray(v) && shape.length <= MAX_RANK; v = v[0]) shape.push(v.length);
-  const data = [];
-  const walk = (v, depth) => {
-    if (depth === shape.length) return !Array.isArray(v) && data.push(v);
-    if (!Array.isArray(v) || v.length !== shape[depth]) throw check.fail(RangeError, `${name} is ragged: not of shape [${shape}]`);
-    for (let i = 0; i < shape[depth]; i++) walk(v[i], depth + 1);
-  };
-  walk(value, 0);
+  const { shape, data } = check.read(name, () => {
+    const dims = [];
+    for (let v = value; Array.isArray(v) && dims.length <= MAX_RANK; v = v[0]) dims.push(v.length);
+    let level = [value];
+    for (const n of dims) {
+      if (level.some((v) => !Array.isArray(v) || v.length !== n)) return { shape: dims };
+      level = level.flat();
+    }
+    return { shape: dims, data: level };
+  });
+  if (!data) throw check.fail(RangeError, `${name} is ragged`);
   return { shape: shapeOf(check, `${name} shape`, shape), data };
 }
 
 /** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */
 function parts(check, name, value) {
-  if (Array.isArray(value)) return flatten(check, name, value);
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) throw check.fail(TypeError, `${name} must be ${DESCRIPTION}`, value);
+  if (check.read(name, () => Array.isArray(value))) return flatten(check, name, value);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) throw check.fail(TypeError, `${name} must be a tensor or nested arrays`, value);
   // Each field read once, in one place; a getter that throws is reported as such.
+  // Fields found only on Object.prototype are not the tensor's (prototype pollution).
   const f = check.read(name, () => {
-    const { dataSync, dims } = value;
-    if (typeof dataSync === 'function') return { key: 'shape', shape: value.shape, data: dataSync.call(value) };
-    if (dims !== undefined) return { key: 'dims', shape: dims, data: value.data };
-    return { key: 'shape', shape: value.shape, rows: value.rows, cols: value.cols, data: value.data };
+    const get = (key) => (Object.hasOwn(Object.prototype, key) && !hasOwnUpTo(value, key) ? undefined : value[key]);
+    const dataSync = get('dataSync');
+    const dims = get('dims');
+    if (typeof dataSync === 'function') return { key: 'shape', shape: get('shape'), data: dataSync.call(value) };
+    if (dims !== undefined) return { key: 'dims', shape: dims, data: get('data') };
+    return { key: 'shape', shape: get('shape'), rows: get('rows'), cols: get('cols'), data: get('data') };
   });
   if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.${f.key}`, f.shape), data: f.data };
   const rows = check.size(`${name}.rows`, f.rows);
   return { shape: [rows, check.size(`${name}.cols`, f.cols)], data: f.data };
+}
+
+/** Whether `key` is on `value` or a prototype before Object.prototype (a class getter counts). */
+function hasOwnUpTo(value, key) {
+  for (let o = value; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return true;
+  return false;
 }
 
 /**

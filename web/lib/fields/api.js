@@ -4,6 +4,7 @@
 // Checker before allocating, calls one or two C functions of its module
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
+import { readMatrix } from '../tensor.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 
@@ -57,7 +58,7 @@ function numbers(check, name, value) {
 /** Points as { rows, cols, data } (one point per row) or a plain array of 1-D points. */
 function points(check, value) {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value)) {
-    return check.matrix('points', value);
+    return readMatrix(check, 'points', value);
   }
   const data = numbers(check, 'points', value);
   return { rows: data.length, cols: 1, data };
@@ -215,7 +216,7 @@ export function createFields(wasm) {
   /** B as given (features × coordinates), or null to draw it. */
   function givenB(check, value, d) {
     if (value === undefined || value === null) return null;
-    const b = check.matrix('B', value);
+    const b = readMatrix(check, 'B', value);
     if (b.cols !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.cols);
     return b;
   }

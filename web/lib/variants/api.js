@@ -37,6 +37,16 @@ const SCALING_DEFAULTS = {
 };
 
 
+/** The positions option (finite, within ±2^31; `length` of them when given), or null; not with opts[other]. */
+function positionsArg(check, opts, length, other) {
+  const given = opts.positions;
+  if (given === undefined || given === null) return null;
+  if (opts[other] !== undefined) throw check.fail(TypeError, `give positions or ${other}, not both`);
+  const p = check.vector('positions', given, length);
+  for (let i = 0; i < p.length; i++) check.finite(`positions[${i}]`, p[i], { min: -MAX_POSITION, max: MAX_POSITION });
+  return p;
+}
+
 export function createVariants(wasm) {
   const call = statusCall(wasm);
 
@@ -167,12 +177,7 @@ export function createVariants(wasm) {
     const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? headDim, headDim);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, rotaryDim);
-    let positions = null;
-    if (opts.positions !== undefined && opts.positions !== null) {
-      if (opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
-      positions = check.vector('positions', opts.positions, s);
-      for (let i = 0; i < s; i++) check.finite(`positions[${i}]`, positions[i], { min: -MAX_POSITION, max: MAX_POSITION });
-    }
+    const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     check.bytes(count * 16 + s * 8);
@@ -438,14 +443,8 @@ export function createVariants(wasm) {
     const enc = encodingArgs(check, dModel, opts);
     const format = check.oneOf('format', opts.format ?? 'float16', Object.keys(FORMATS));
     const mode = check.oneOf('mode', opts.mode ?? 'angle', Object.keys(PRECISION_MODES));
-    let positions;
-    if (opts.positions !== undefined && opts.positions !== null) {
-      if (opts.count !== undefined) throw check.fail(TypeError, 'give positions or count, not both');
-      positions = check.vector('positions', opts.positions);
-      for (let i = 0; i < positions.length; i++) {
-        check.finite(`positions[${i}]`, positions[i], { min: -MAX_POSITION, max: MAX_POSITION });
-      }
-    } else {
+    let positions = positionsArg(check, opts, undefined, 'count');
+    if (!positions) {
       const count = check.size('count', opts.count ?? 65536); // positions 0..65535 (not a C limit)
       check.bytes(count * 16);
       positions = Float64Array.from({ length: count }, (_, i) => i);

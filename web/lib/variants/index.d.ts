@@ -1,37 +1,42 @@
 // posenc/variants: the encodings that followed the 2017 sinusoid, in a
 // WebAssembly module of their own (web/lib/variants/; docs/variants.md).
 // Every array a function returns is a fresh copy owned by the caller.
-import type { DType, EncodingOptions, Matrix, MatrixInput, MemoryStats } from '../index.js';
+import type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorInput } from '../index.js';
 
-export type { DType, EncodingOptions, Matrix, MatrixInput, MemoryStats } from '../index.js';
+export type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorInput } from '../index.js';
+
+/** The dtype option: default 'float32'. */
+interface WithDType<T extends DType> {
+  dtype?: T;
+}
 
 export interface PosencVariants {
   /** RoPE frequencies theta_i = base^(−2i/dim), scaled, and the attention factor; dim even. */
-  ropeFrequencies(dim: number, options?: RopeOptions): RopeFrequencies;
+  ropeFrequencies<T extends DType = 'float32'>(dim: number, options?: RopeOptions & WithDType<T>): RopeFrequencies<ArrayOf<T>>;
   /** RoPE cos and sin tables, maxLen × (dim/2 or dim). */
-  ropeCache(maxLen: number, dim: number, options?: RopeCacheOptions): RopeCache;
-  /** Rotates every head of each row of x (q or k) by its position. */
-  ropeApply(x: MatrixInput, options?: RopeApplyOptions): Matrix;
+  ropeCache<T extends DType = 'float32'>(maxLen: number, dim: number, options?: RopeCacheOptions & WithDType<T>): RopeCache<ArrayOf<T>>;
+  /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. */
+  ropeApply<T extends DType = 'float32'>(x: TensorInput, options?: RopeApplyOptions & WithDType<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
-  ropePermute(weights: MatrixInput, options?: RopePermuteOptions): Matrix;
+  ropePermute<T extends DType = 'float32'>(weights: TensorInput, options?: RopePermuteOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** ALiBi slope of each head. */
-  alibiSlopes(heads: number, options?: AlibiSlopeOptions): Float64Array;
+  alibiSlopes<T extends DType = 'float32'>(heads: number, options?: AlibiSlopeOptions & WithDType<T>): ArrayOf<T>;
   /** ALiBi bias added to the attention scores of each head. */
-  alibiBias(heads: number, qLen: number, options?: AlibiBiasOptions): AlibiBias;
+  alibiBias<T extends DType = 'float32'>(heads: number, qLen: number, options?: AlibiBiasOptions & WithDType<T>): AlibiBias<ArrayOf<T>>;
   /** T5 bucket of each relative position (memory − query), as HF _relative_position_bucket. */
   t5Bucket(relativePositions: ArrayLike<number>, options?: T5BucketOptions): Int32Array;
   /** qLen × kLen T5 buckets of j − (i + queryOffset). */
   t5BucketMatrix(qLen: number, options?: T5BucketMatrixOptions): Matrix<Int32Array>;
-  /** qLen × kLen Shaw relative positions clip(j − i, −k, k) (+ k when shift). */
+  /** qLen × kLen Shaw relative positions clip(j − (i + queryOffset), −k, k) (+ k when shift). */
   shawClip(qLen: number, options?: ShawOptions): Matrix<Int32Array>;
   /** A seeded random learned table with rows for positions 0 .. trainedLen − 1 only. */
-  learnedTable(trainedLen: number, dModel: number, options?: LearnedOptions): Matrix;
+  learnedTable<T extends DType = 'float32'>(trainedLen: number, dModel: number, options?: LearnedOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** Rows of that table; a RangeError for any position ≥ trainedLen (no such row exists). */
-  learnedRows(positions: ArrayLike<number>, trainedLen: number, dModel: number, options?: LearnedOptions): Matrix;
+  learnedRows<T extends DType = 'float32'>(positions: ArrayLike<number>, trainedLen: number, dModel: number, options?: LearnedOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** maxLen × bits: bit b (LSB first) of each position, 0/1 or ±1. */
-  binaryTable(maxLen: number, bits: number, options?: BinaryOptions): Matrix;
+  binaryTable<T extends DType = 'float32'>(maxLen: number, bits: number, options?: BinaryOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** Values rounded to the format (round to nearest, ties to even), as doubles. */
   roundTo(values: ArrayLike<number>, format: NumberFormat): Float64Array;
   /** Bit patterns in the format (float16 / bfloat16 in the low 16 bits). */
@@ -78,9 +83,9 @@ export interface RopeOptions {
   scaling?: RopeScaling;
 }
 
-export interface RopeFrequencies {
+export interface RopeFrequencies<D = Float32Array> {
   /** theta_i for i < dim/2 (HF inv_freq), after scaling. */
-  invFreq: Float64Array;
+  invFreq: D;
   /** Multiplies cos and sin: 1 except for YaRN. */
   attentionFactor: number;
 }
@@ -90,13 +95,11 @@ export interface RopeCacheOptions extends RopeOptions {
   offset?: number;
   /** Default 'half' (HF's cos/sin of shape maxLen × dim). */
   layout?: RopeCacheLayout;
-  /** Default 'float32'. */
-  dtype?: DType;
 }
 
-export interface RopeCache {
-  cos: Matrix;
-  sin: Matrix;
+export interface RopeCache<D extends ArrayLike<number> = Float32Array> {
+  cos: Matrix<D>;
+  sin: Matrix<D>;
   attentionFactor: number;
   layout: RopeCacheLayout;
 }
@@ -104,14 +107,14 @@ export interface RopeCache {
 export interface RopeApplyOptions extends RopeOptions {
   /** Default 'half'. */
   pairing?: RopePairing;
-  /** Width of one head; x.cols must be a multiple. Default x.cols. */
+  /** Width of one head; x's last dimension must be a multiple. Default that dimension. */
   headDim?: number;
-  /** Position of each row (any finite numbers). Default offset + row. */
+  /** Rotate only the first rotaryDim (even) coordinates of each head, with the frequencies of a head that wide; pass the rest through (GPT-J rotary_dim, GPT-NeoX rotary_pct). Default headDim. */
+  rotaryDim?: number;
+  /** Position of each of the S rows (any finite numbers), the same for every head and batch. Default offset + row. */
   positions?: ArrayLike<number>;
   /** Position of row 0 when positions is not given. Default 0. */
   offset?: number;
-  /** Default: float32 for Float32Array input, float64 otherwise. */
-  dtype?: DType;
 }
 
 export interface RopePermuteOptions {
@@ -121,7 +124,6 @@ export interface RopePermuteOptions {
   inverse?: boolean;
   /** 'rows' for projection weights (out × in), 'cols' for q/k vectors in rows. Default 'rows'. */
   axis?: 'rows' | 'cols';
-  dtype?: DType;
 }
 
 /** 'press': Press et al. get_slopes (also BLOOM). 'mpt': MosaicML gen_slopes (equal to 'press' at maxBias 8). */
@@ -143,17 +145,16 @@ export interface AlibiBiasOptions extends AlibiSlopeOptions {
   maskValue?: number;
   /** Query i sits at position i + queryOffset (e.g. kLen − qLen when decoding). Default 0. */
   queryOffset?: number;
-  /** Default 'float32'. */
-  dtype?: DType;
 }
 
-/** heads × rows × cols biases, data[(h·rows + i)·cols + j]. */
-export interface AlibiBias {
+/** heads × rows × cols biases, data[(h·rows + i)·cols + j]; shape [heads, rows, cols] (pass it to attention's bias). */
+export interface AlibiBias<D extends ArrayLike<number> = Float32Array> {
   heads: number;
   rows: number;
   cols: number;
-  slopes: Float64Array;
-  data: Float32Array | Float64Array;
+  shape: [number, number, number];
+  slopes: D;
+  data: D;
 }
 
 // ---- relative positions, learned, binary, precision -------------------------------------
@@ -183,6 +184,8 @@ export interface ShawOptions {
   maxRelativePosition?: number;
   /** Add k, giving indices 0..2k into the relative embeddings. Default false. */
   shift?: boolean;
+  /** Query i sits at position i + queryOffset. Default kLen − qLen: the queries are the last positions (tensor2tensor; one query is the newest token). */
+  queryOffset?: number;
 }
 
 export interface LearnedOptions {
@@ -192,8 +195,6 @@ export interface LearnedOptions {
   distribution?: 'normal' | 'uniform';
   /** Default 0.02 (GPT-2's initialiser). */
   scale?: number;
-  /** Default 'float32'. */
-  dtype?: DType;
 }
 
 export interface BinaryOptions {
@@ -201,8 +202,6 @@ export interface BinaryOptions {
   offset?: number;
   /** −1/+1 instead of 0/1. Default false. */
   signed?: boolean;
-  /** Default 'float32'. */
-  dtype?: DType;
 }
 
 export type NumberFormat = 'float32' | 'float64' | 'float16' | 'bfloat16';
