@@ -34,7 +34,7 @@ for (const [dtsPath, name, api] of [['index.d.ts', 'Posenc', pe], ['variants/ind
   test(`every method declared in ${dtsPath} exists, and no undeclared one does`, () => {
     const dts = readFileSync(new URL(`../web/lib/${dtsPath}`, import.meta.url), 'utf8');
     const body = dts.slice(dts.indexOf(`export interface ${name} {`));
-    const declared = [...body.slice(0, body.indexOf('\n}')).matchAll(/^ {2}(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]).sort();
+    const declared = [...body.slice(0, body.indexOf('\n}')).matchAll(/^ {2}(?:readonly )?(\w+)[(:<]/gm)].map((m) => m[1]).sort();
     assert.deepEqual(Object.keys(api).sort(), declared);
     assert.ok(Object.isFrozen(api));
   });

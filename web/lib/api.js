@@ -5,7 +5,7 @@ import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM } from '../../dist/constants.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
-import { readTensor, readMatrix, tensor, outputArgs } from './tensor.js';
+import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { as4, extraArg, maskElements, biasElements } from './attention-args.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
@@ -203,10 +203,10 @@ export function createApi(wasm) {
   function attention(qArg, kArg, vArg, options) {
     const check = new Checker('attention');
     const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype']);
-    const q = readTensor(check, 'q', qArg, [2, 3, 4]);
+    const q = readNested(check, 'q', qArg, [2, 3, 4]);
     const rank = [q.shape.length];
-    const k = readTensor(check, 'k', kArg, rank);
-    const v = readTensor(check, 'v', vArg, rank);
+    const k = readNested(check, 'k', kArg, rank);
+    const v = readNested(check, 'v', vArg, rank);
     const [b, heads, n, dk] = as4(q.shape);
     const [kb, kvHeads, m] = as4(k.shape);
     const [vb, vHeads, vm, dv] = as4(v.shape);

@@ -2,7 +2,7 @@
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
 import { typedLength } from './validate.js';
-import { readTensor } from './tensor.js';
+import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
 export const as4 = (shape) => [1, 1, 1, 1].concat(shape).slice(-4);
@@ -25,7 +25,7 @@ function broadcastStrides(check, name, shape, target) {
 /** An optional tensor broadcast to `target`: null, or { data, strides }. */
 export function extraArg(check, name, value, target, elements) {
   if (value === undefined || value === null) return null;
-  const t = readTensor(check, name, value, [1, 2, 3, 4], elements);
+  const t = readNested(check, name, value, [1, 2, 3, 4], elements);
   return { data: t.data, strides: Int32Array.from(broadcastStrides(check, name, t.shape, target)) };
 }
 

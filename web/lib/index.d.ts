@@ -37,10 +37,12 @@ export type NestedArray<T = number> = T[] | T[][] | T[][][] | T[][][][];
  * none): shape + dataSync() as TensorFlow.js, dims + data as transformers.js
  * and onnxruntime-web.
  */
-export type TensorInput<T = number> =
+export type TensorInput<T = number> = TensorLike<T> | NestedArray<T>;
+
+/** TensorInput but nested arrays (what posenc/variants takes). */
+export type TensorLike<T = number> =
   | { data: ArrayLike<T>; shape: readonly number[] }
   | (T extends number ? MatrixInput : never)
-  | NestedArray<T>
   | { shape: readonly number[]; dataSync(): ArrayLike<T> }
   | { dims: readonly number[]; data: ArrayLike<T> };
 

@@ -31,27 +31,21 @@ function flatten(check, name, value) {
 
 /** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */
 function parts(check, name, value) {
-  if (check.read(name, () => Array.isArray(value))) return flatten(check, name, value);
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) throw check.fail(TypeError, `${name} must be a tensor or nested arrays`, value);
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || check.read(name, () => Array.isArray(value))) {
+    throw check.fail(TypeError, `${name} must be a tensor: { data, shape }, { rows, cols, data } or a tfjs / ONNX tensor`, value);
+  }
   // Each field read once, in one place; a getter that throws is reported as such.
-  // Fields found only on Object.prototype are not the tensor's (prototype pollution).
+  // Only fields of the object and its classes count, not Object.prototype's (pollution).
   const f = check.read(name, () => {
-    const get = (key) => (Object.hasOwn(Object.prototype, key) && !hasOwnUpTo(value, key) ? undefined : value[key]);
-    const dataSync = get('dataSync');
-    const dims = get('dims');
-    if (typeof dataSync === 'function') return { key: 'shape', shape: get('shape'), data: dataSync.call(value) };
-    if (dims !== undefined) return { key: 'dims', shape: dims, data: get('data') };
-    return { key: 'shape', shape: get('shape'), rows: get('rows'), cols: get('cols'), data: get('data') };
+    const get = (key) => {
+      for (let o = value; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
+    };
+    const { dataSync, dims = get('shape') } = { dataSync: get('dataSync'), dims: get('dims') };
+    return { shape: dims, rows: get('rows'), cols: get('cols'), data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
   });
-  if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.${f.key}`, f.shape), data: f.data };
+  if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.shape`, f.shape), data: f.data };
   const rows = check.size(`${name}.rows`, f.rows);
   return { shape: [rows, check.size(`${name}.cols`, f.cols)], data: f.data };
-}
-
-/** Whether `key` is on `value` or a prototype before Object.prototype (a class getter counts). */
-function hasOwnUpTo(value, key) {
-  for (let o = value; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return true;
-  return false;
 }
 
 /**
@@ -59,8 +53,9 @@ function hasOwnUpTo(value, key) {
  * data a typed array of every element checked by `elements(check, name, data,
  * count)` (default: finite numbers, as Checker.vector).
  */
-export function readTensor(check, name, value, ranks = [2], elements) {
-  const { shape, data } = parts(check, name, value);
+export const readTensor = (check, name, value, ranks, elements) => checked(check, name, parts(check, name, value), ranks, elements);
+
+function checked(check, name, { shape, data }, ranks = [2], elements) {
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
@@ -70,9 +65,16 @@ export function readTensor(check, name, value, ranks = [2], elements) {
   return { shape, data: values };
 }
 
-/** readTensor of a matrix, as { rows, cols, data }. */
+/**
+ * readTensor, nested arrays included (the core's entry; posenc/variants, short
+ * of bytes, takes every other form but not nested arrays).
+ */
+export const readNested = (check, name, value, ranks, elements) => checked(check, name,
+  check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value), ranks, elements);
+
+/** readNested of a matrix, as { rows, cols, data }. */
 export function readMatrix(check, name, value) {
-  const t = readTensor(check, name, value);
+  const t = readNested(check, name, value);
   return { rows: t.shape[0], cols: t.shape[1], data: t.data };
 }
 

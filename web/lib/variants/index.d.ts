@@ -1,9 +1,9 @@
 // posenc/variants: the encodings that followed the 2017 sinusoid, in a
 // WebAssembly module of their own (web/lib/variants/; docs/variants.md).
 // Every array a function returns is a fresh copy owned by the caller.
-import type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorInput } from '../index.js';
+import type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorLike } from '../index.js';
 
-export type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorInput } from '../index.js';
+export type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorLike } from '../index.js';
 
 /** The dtype option: default 'float32'. */
 interface WithDType<T extends DType> {
@@ -15,12 +15,12 @@ export interface PosencVariants {
   ropeFrequencies<T extends DType = 'float32'>(dim: number, options?: RopeOptions & WithDType<T>): RopeFrequencies<ArrayOf<T>>;
   /** RoPE cos and sin tables, maxLen × (dim/2 or dim). */
   ropeCache<T extends DType = 'float32'>(maxLen: number, dim: number, options?: RopeCacheOptions & WithDType<T>): RopeCache<ArrayOf<T>>;
-  /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. */
-  ropeApply<T extends DType = 'float32'>(x: TensorInput, options?: RopeApplyOptions & WithDType<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
+  /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. Not nested arrays: { data, shape } or a tensor. */
+  ropeApply<T extends DType = 'float32'>(x: TensorLike, options?: RopeApplyOptions & WithDType<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
-  ropePermute<T extends DType = 'float32'>(weights: TensorInput, options?: RopePermuteOptions & WithDType<T>): Matrix<ArrayOf<T>>;
+  ropePermute<T extends DType = 'float32'>(weights: TensorLike, options?: RopePermuteOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** ALiBi slope of each head. */
   alibiSlopes<T extends DType = 'float32'>(heads: number, options?: AlibiSlopeOptions & WithDType<T>): ArrayOf<T>;
   /** ALiBi bias added to the attention scores of each head. */
