@@ -230,7 +230,8 @@ export function createApi(wasm) {
     return withFrame(wasm, 'attention', (f) => {
       const weights = f.output('float64', nw);
       const out = f.output('float64', no);
-      const dims = f.int32(Int32Array.of(b, heads, kvHeads, n, m, dk, dv), 7);
+      const shape = Int32Array.of(b, heads, kvHeads, n, m, dk, dv);
+      const dims = f.int32(shape, shape.length);
       call(check, wasm.pe_attention_heads(weights, out, f.float64(q.data, nq), f.float64(k.data, nk), f.float64(v.data, nv),
         dims, causal ? 1 : 0, scale,
         mask ? f.copy(Uint8Array, mask.data, mask.data.length) : 0, mask ? f.int32(mask.strides, 4) : 0,

@@ -333,7 +333,7 @@ export function createVariants(wasm) {
     const k = check.integer('maxRelativePosition', opts.maxRelativePosition ?? 16, 0, C.PE_MAX_DIM);
     const shift = check.boolean('shift', opts.shift ?? false);
     // tensor2tensor aligns the queries with the last keys (the cached case: one query, the last position).
-    const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -(2 ** 24), 2 ** 24);
+    const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -C.PE_MAX_DIM, C.PE_MAX_DIM);
     const count = qLen * kLen;
     check.bytes(count * 4);
     return withFrame(wasm, 'shawClip', (f) => {
