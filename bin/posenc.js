@@ -139,16 +139,17 @@ function usage(cmd) {
 function parse(argv) {
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return { help: true };
-  if (!COMMANDS[cmd]) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${Object.keys(COMMANDS).join(', ')})`);
+  // Own keys only: "constructor" or "__proto__" must not find Object.prototype's.
+  if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${Object.keys(COMMANDS).join(', ')})`);
   const spec = { ...COMMANDS[cmd].flags, ...COMMON };
-  const values = {};
+  const values = Object.create(null);
   for (let i = 0; i < rest.length; i++) {
     const token = rest[i];
     if (token === '-h') { values.help = true; continue; }
     if (!token.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(token)} (flags start with --)`);
     const eq = token.indexOf('=');
     const name = token.slice(2, eq < 0 ? undefined : eq);
-    const f = spec[name];
+    const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
     if (!f) throw new UsageError(`unknown flag --${name} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
     if (f.type === 'boolean') {
       if (eq >= 0) throw new UsageError(`--${name} takes no value`);
@@ -156,7 +157,8 @@ function parse(argv) {
       continue;
     }
     let raw = eq >= 0 ? token.slice(eq + 1) : rest[++i];
-    if (raw === undefined) throw new UsageError(`--${name} needs a value`);
+    // "--out --quiet" forgot the value: the next flag is not a file name.
+    if (raw === undefined || (eq < 0 && raw.startsWith('--'))) throw new UsageError(`--${name} needs a value${raw === undefined ? '' : ` (got the flag ${raw}; write --${name}=${raw} if that is meant)`}`);
     if (f.type === 'string') { values[name] = raw; continue; }
     if (/^-?inf(inity)?$/i.test(raw)) raw = raw.startsWith('-') ? '-Infinity' : 'Infinity';
     const num = raw.trim() === '' ? NaN : Number(raw);

@@ -10,6 +10,7 @@
 // Run by build.sh after the WASM build; prints each output's size.
 import { build } from './bundle.mjs';
 import { PAGES, languagePage } from './site-pages.mjs';
+import { withCspMeta } from './csp.mjs';
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -73,6 +74,11 @@ for (const page of PAGES) {
 // The other pages and styles are copied as they are (no inline scripts or styles to rewrite).
 const copies = ['embed.html', 'favicon.svg', 'css', 'examples/blog.html', 'examples/blog.css'];
 for (const path of copies) await cp(join(SITE, path), join(OUT, path), { recursive: true });
+
+// Every page carries the CSP as a <meta> tag, so a copy hosted anywhere keeps it.
+for (const file of (await list(OUT)).filter((f) => f.endsWith('.html'))) {
+  await writeFile(file, withCspMeta(await readFile(file, 'utf8')));
+}
 
 // The CSP forbids eval and new Function; a bundle that needs them would fail in the browser.
 const scripts = (await list(OUT)).filter((f) => f.endsWith('.js'));

@@ -2,11 +2,15 @@
 // site must work under. No dependencies: `node scripts/serve.js` (PORT env or 8080).
 // Tests import startServer() to get an in-process server on a free port.
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CSP, frameAncestors } from './csp.mjs';
 
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+export { CSP };
+// A request whose headers have not all arrived by then is answered 408 and
+// closed (Node's default waits 60 s, checked every 30 s).
+export const HEADERS_TIMEOUT_MS = 5000;
 export const ROOT = resolve(fileURLToPath(new URL('../dist/web', import.meta.url)));
 
 const MIME = {
@@ -32,11 +36,21 @@ export function resolvePath(root, urlPath) {
   }
   if (path.includes('\0')) return null;
   const file = resolve(root, '.' + (path.endsWith('/') ? path + 'index.html' : path));
-  return file === root || file.startsWith(root + sep) ? file : null;
+  return inside(root, file) ? file : null;
+}
+
+const inside = (root, file) => file === root || file.startsWith(root + sep);
+
+// The file's real path when it is inside root's real path, else null: a
+// symbolic link inside the site must not serve what lies outside it.
+async function realInside(root, file) {
+  const [realRoot, realFile] = await Promise.all([realpath(root), realpath(file)]);
+  return inside(realRoot, realFile) ? realFile : null;
 }
 
 async function handle(root, req, res) {
   const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
+  const policy = (file) => ({ 'Content-Security-Policy': `${CSP}; ${frameAncestors(relative(root, file).split(sep).join('/'))}` });
   const send = (code, body, type = 'text/plain; charset=utf-8') => {
     res.writeHead(code, { ...headers, 'Content-Type': type });
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -46,7 +60,10 @@ async function handle(root, req, res) {
   if (!file) return send(403, 'forbidden\n');
   try {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-    const body = await readFile(file);
+    const real = await realInside(root, file);
+    if (!real) return send(403, 'forbidden\n');
+    const body = await readFile(real);
+    Object.assign(headers, policy(file));
     send(200, body, MIME[extname(file).toLowerCase()] || 'application/octet-stream');
   } catch {
     send(404, 'not found\n');
@@ -55,7 +72,7 @@ async function handle(root, req, res) {
 
 /** Starts a server on `port` (0 = any free port); resolves to { server, url, close() }. */
 export function startServer({ port = 0, root = ROOT, host = '127.0.0.1' } = {}) {
-  const server = createServer((req, res) => {
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 4 * HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, (req, res) => {
     handle(root, req, res).catch(() => {
       res.writeHead(500, { 'Content-Security-Policy': CSP });
       res.end();

@@ -114,6 +114,23 @@ test('bad command lines exit 2 with a message naming the problem, and write noth
   assert.ok(!existsSync(out('x.npy')) && !existsSync(out('x.csv')), 'nothing written for a bad command line');
 });
 
+test('names that Object.prototype has are no commands or flags, and a flag is no value (issue 16)', () => {
+  const reserved = ['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty', 'isPrototypeOf'];
+  for (const name of reserved) {
+    const r = run(name, '--out', out('x.npy'));
+    assert.equal(r.status, 2, `${name}: status ${r.status}, stderr ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`^posenc: unknown command "${name}"`), name);
+    assert.doesNotMatch(r.stderr, /ERR_MODULE_NOT_FOUND|\n\s+at /, `${name}: a stack trace`);
+    const f = run('table', '--d-model', '8', '--max-len', '2', `--${name}`, '5', '--out', out('x.npy'));
+    assert.equal(f.status, 2, `--${name}: status ${f.status}, stderr ${f.stderr}`);
+    assert.match(f.stderr, new RegExp(`^posenc: unknown flag --${name}`), name);
+  }
+  const q = run('table', '--d-model', '8', '--max-len', '2', '--out', '--quiet');
+  assert.equal(q.status, 2, q.stderr);
+  assert.match(q.stderr, /^posenc: --out needs a value \(got the flag --quiet/);
+  assert.ok(!existsSync('--quiet') && !existsSync(out('x.npy')), 'nothing written');
+});
+
 test('table → .npy: a valid NPY 1.0 file holding exactly the API table', () => {
   const file = out('pe.npy');
   const r = run('table', '--d-model', '16', '--max-len', '33', '--preset', 'vaswani', '--format', 'npy', '--out', file);

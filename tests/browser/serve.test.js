@@ -2,7 +2,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { startServer, CSP } from '../../scripts/serve.js';
+import { connect } from 'node:net';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, CSP, HEADERS_TIMEOUT_MS } from '../../scripts/serve.js';
 
 let server;
 before(async () => {
@@ -25,11 +29,71 @@ function get(path) {
 }
 
 test('the CSP is exactly the strict one, on pages, scripts and errors alike', async () => {
-  assert.equal(CSP, "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'");
-  for (const path of ['/', '/index.html', '/tutorial.js', '/no-such-file', '/../package.json']) {
+  assert.equal(CSP, "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'self'; form-action 'self'");
+  for (const path of ['/', '/index.html', '/tutorial.js']) {
+    const res = await get(path);
+    assert.equal(res.headers['content-security-policy'], `${CSP}; frame-ancestors 'self'`, path);
+  }
+  for (const path of ['/no-such-file', '/../package.json']) {
     const res = await get(path);
     assert.equal(res.headers['content-security-policy'], CSP, path);
   }
+});
+
+test('frame-ancestors, which a <meta> cannot carry: embed.html may be framed anywhere, the tutorial only by itself', async () => {
+  assert.equal((await get('/embed.html')).headers['content-security-policy'], `${CSP}; frame-ancestors *`);
+  assert.equal((await get('/en/index.html')).headers['content-security-policy'], `${CSP}; frame-ancestors 'self'`);
+});
+
+test('every built page carries the same policy as a <meta> tag, so a copy hosted anywhere keeps it', async () => {
+  const pages = ['/index.html', '/en/index.html', '/embed.html', '/examples/blog.html'];
+  for (const path of pages) {
+    const { port } = new URL(server.url);
+    const html = await (await fetch(`http://127.0.0.1:${port}${path}`)).text();
+    const metas = html.match(/<meta http-equiv="Content-Security-Policy" content="([^"]*)">/g) ?? [];
+    assert.equal(metas.length, 1, `${path}: ${metas.length} CSP meta tags`);
+    assert.ok(metas[0].includes(`content="${CSP}"`), `${path}: ${metas[0]}`);
+    // Before any script, style or base element, or it would not cover them.
+    const at = html.indexOf(metas[0]);
+    for (const tag of ['<script', '<link', '<style', '<base']) {
+      const first = html.indexOf(tag);
+      assert.ok(first < 0 || first > at, `${path}: ${tag} comes before the CSP meta`);
+    }
+  }
+});
+
+test('a symbolic link inside the site does not serve files outside it', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'posenc-serve-'));
+  writeFileSync(join(root, 'index.html'), '<!doctype html><meta charset="utf-8"><title>x</title>');
+  const outside = mkdtempSync(join(tmpdir(), 'posenc-outside-'));
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+  symlinkSync(outside, join(root, 'link'));
+  symlinkSync(join(outside, 'secret.txt'), join(root, 'secret.txt'));
+  symlinkSync('/etc', join(root, 'etc'));
+  const local = await startServer({ root });
+  try {
+    const { port } = new URL(local.url);
+    const status = async (path) => (await fetch(`http://127.0.0.1:${port}${path}`)).status;
+    assert.equal(await status('/index.html'), 200);
+    assert.equal(await status('/link/secret.txt'), 403);
+    assert.equal(await status('/secret.txt'), 403);
+    assert.equal(await status('/etc/passwd'), 403);
+  } finally {
+    await local.close();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+test('a request whose headers never finish is answered 408 and closed, not kept open', { timeout: 30000 }, async () => {
+  const { port } = new URL(server.url);
+  const socket = connect(port, '127.0.0.1');
+  let reply = '';
+  socket.on('data', (chunk) => { reply += chunk; });
+  socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
+  await new Promise((resolve, reject) => { socket.on('close', resolve); socket.on('error', reject); });
+  assert.match(reply, /^HTTP\/1\.1 408 /);
+  assert.ok(HEADERS_TIMEOUT_MS <= 10000, `headers timeout ${HEADERS_TIMEOUT_MS} ms`);
 });
 
 test('MIME types are right', async () => {
