@@ -11,9 +11,9 @@
 // the allocator for every later call.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadApi, loadVariants, freshModules } from './helpers/load.js';
+import { loadApi, loadVariants, loadFields, freshModules } from './helpers/load.js';
 
-const shared = { pe: await loadApi(), pv: await loadVariants() };
+const shared = { pe: await loadApi(), pv: await loadVariants(), pf: await loadFields() };
 const fresh = await freshModules();
 
 // One entry per array argument: `values` is a valid plain array for it and
@@ -38,9 +38,14 @@ const SLOTS = [
   { fn: 'roundTo', name: 'values', values: [1.1, 2.2, 70000], args: (v) => [v, 'float16'] },
   { fn: 'formatBits', name: 'values', values: [1.1, 2.2, 70000], args: (v) => [v, 'float16'] },
   { fn: 'precisionError', name: 'positions', values: [0, 100, 1000], args: (p) => [8, { positions: p }] },
+  { fn: 'timestepEmbedding', name: 'timesteps', values: [0, 10, 999], args: (t) => [t, 8] },
+  { fn: 'sincos1d', name: 'positions', values: [0, 1, 5], args: (p) => [p, 8] },
+  { fn: 'fourierFeatures', name: 'points.data', values: [0.1, 0.2, 0.3, 0.4], args: (d) => [m(2, 2, d), { levels: 2 }] },
+  { fn: 'randomFourierFeatures', name: 'points.data', values: [0.1, 0.2, 0.3, 0.4], args: (d) => [m(2, 2, d), { features: 3 }] },
+  { fn: 'randomFourierFeatures', name: 'B.data', values: [1, 2, 3, 4, 5, 6], args: (d) => [m(2, 2, [0.1, 0.2, 0.3, 0.4]), { B: m(3, 2, d) }] },
 ];
 
-const apiOf = (mods, fn) => (fn in mods.pe ? mods.pe : mods.pv);
+const apiOf = (mods, fn) => [mods.pe, mods.pv, mods.pf].find((api) => fn in api);
 
 /** { ok, value } or { ok: false, error } of a call, for comparing two calls. */
 function outcome(mods, fn, args) {
@@ -74,6 +79,8 @@ function probes(mods) {
     mods.pe.gram(m(3, 2, [1, 2, 3, 4, 5, 6])).data,
     mods.pe.memoryStats().liveAllocations,
     mods.pv.memoryStats().liveAllocations,
+    mods.pf.sincos1d([0, 3, 7], 6, { dtype: 'float64' }).data,
+    mods.pf.memoryStats().liveAllocations,
   ];
 }
 

@@ -30,9 +30,7 @@ export const loadLab = loader('../../dist/lib/lab.js', 'lab', createLab);
  */
 export async function freshModules() {
   const dir = build === 'debug' ? '../../dist/debug' : '../../dist';
-  const [core, variants] = await Promise.all([
-    import(`${dir}/posenc-wasm.js`).then((m) => instantiate(m.WASM_BASE64)),
-    import(`${dir}/variants-wasm.js`).then((m) => instantiate(m.WASM_BASE64)),
-  ]);
-  return { pe: createApi(core), pv: createVariants(variants) };
+  const [core, variants, fields] = await Promise.all(['posenc', 'variants', 'fields'].map((name) =>
+    import(`${dir}/${name}-wasm.js`).then((m) => instantiate(m.WASM_BASE64))));
+  return { pe: createApi(core), pv: createVariants(variants), pf: createFields(fields) };
 }

@@ -122,7 +122,7 @@ export function asDtype(check, data, dtype) {
   const out = new Float32Array(data);
   for (let i = 0; i < out.length; i++) {
     if (!Number.isFinite(out[i]) && Number.isFinite(data[i])) {
-      throw check.fail(RangeError, `a result overflows float32 (${data[i]} at index ${i}); ask for dtype: 'float64' (status ${PE_ERR_VALUE})`);
+      throw check.fail(RangeError, `a result (${data[i]}) overflows float32; use dtype 'float64' (status ${PE_ERR_VALUE})`);
     }
   }
   return out;

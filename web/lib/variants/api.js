@@ -76,11 +76,8 @@ export function createVariants(wasm) {
     if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
     const defaults = SCALING_DEFAULTS[type];
     const known = ['type', ...Object.keys(defaults)];
-    for (const key in all) {
-      if (all[key] !== undefined && !known.includes(key)) {
-        throw check.fail(TypeError, `unknown option ${JSON.stringify(key)}; known options are ${known.join(', ')}`);
-      }
-    }
+    const extra = Object.keys(all).find((key) => all[key] !== undefined && !known.includes(key));
+    if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)}; known options are ${known.join(', ')}`);
     const opts = all;
     const value = (key) => {
       const v = opts[key] ?? defaults[key];
@@ -265,7 +262,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A finite mask past float32's range would become -Infinity silently.
     if (dtype === 'float32' && Number.isFinite(maskValue) && Math.abs(maskValue) > FLT_MAX) {
-      throw check.fail(RangeError, 'maskValue must be -Infinity or within float32\'s range (±3.4e38) for dtype \'float32\'', maskValue);
+      throw check.fail(RangeError, 'maskValue must be -Infinity or within ±3.4e38 for float32', maskValue);
     }
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
