@@ -10,7 +10,7 @@ export default [
   { ignores: ['dist/**', 'node_modules/**', 'fuzz/**', 'tests/golden/**'] },
   js.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2024, sourceType: 'module' },
+    languageOptions: { ecmaVersion: 2025, sourceType: 'module' },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       'no-unused-vars': ['error', { args: 'after-used', argsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
