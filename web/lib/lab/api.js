@@ -17,7 +17,7 @@ const MODEL_KEYS = ['task', 'encoding', 'attention', 'seed', 'dModel', 'heads', 
   't5Buckets', 't5MaxDistance'];
 const TRAIN_KEYS = [...MODEL_KEYS, 'steps', 'onProgress', 'progressEvery'];
 const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8] };
-const MAX_SEED = 2 ** 31 - 1;
+const MAX_SEED = 2 ** 31 - 1; // (not a C limit)
 
 export function createLab(wasm) {
   const call = statusCall(wasm);
@@ -130,8 +130,8 @@ export function createLab(wasm) {
     const check = new Checker('lab.train');
     const o = check.options(options, TRAIN_KEYS);
     const config = resolve(check, o);
-    const steps = check.integer('steps', o.steps ?? 600, 1, 1e6);
-    const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, 1e6);
+    const steps = check.integer('steps', o.steps ?? 600, 1, 1e6); // (not a C limit)
+    const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, 1e6); // (not a C limit)
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw check.fail(TypeError, 'onProgress must be a function', o.onProgress);
     }
