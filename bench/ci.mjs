@@ -1,4 +1,5 @@
-// The CI mode of the benchmark: the issue's targets at reduced sizes, with
+// The CI mode of the benchmark: the targets of bench/targets.mjs (listed in
+// docs/performance.md, "Targets") at reduced sizes, with
 // margins for a noisy shared 2-core machine. `node bench/run.mjs --ci` runs
 // them all and reports each (exit 1 on a miss only with --fail-on-miss);
 // tests/bench-accuracy.test.js runs the accuracy checks (timing: false) as

@@ -4,7 +4,8 @@
 // (scripts/bundle-lib.mjs). Each is gzipped at level 9, as a server or CDN
 // would send it; a page that uses both loads both ("both", the sum).
 //
-// The target, 15 kB (k = 1000), applies to each entry;
+// The size target, 15 kB (k = 1000, SIZE_TARGET_BYTES below; docs/performance.md,
+// "Targets"), applies to each entry;
 // tests/size.test.js enforces it.
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';

@@ -1,4 +1,6 @@
-// The targets at full size, judged on measured results.
+// The performance targets at full size (FULL_TARGETS and the checks below; each
+// is listed with its verdict in docs/performance.md, "Targets"), judged on
+// measured results.
 //
 // Each timing target is shown two ways: the ratio of the independent medians
 // in the results table, and the median of per-pair ratios from runs of the

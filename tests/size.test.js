@@ -1,8 +1,8 @@
 // The size of what a user of the npm package loads, per entry: the minified
 // bundle of `posenc` (dist/lib/posenc.js) and of `posenc/variants`
 // (dist/lib/variants.js), each with its WebAssembly module embedded, gzipped
-// at level 9 as a server would send it. The issue's target, 15 kB, applies to
-// each. Measured on the release artefacts whichever build the suite runs against.
+// at level 9 as a server would send it. The size target, 15 kB (SIZE_TARGET_BYTES in
+// bench/size.mjs; docs/performance.md, "Targets"), applies to each. Measured on the release artefacts whichever build the suite runs against.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
