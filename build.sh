@@ -176,8 +176,11 @@ step dist/constants.js node scripts/gen-constants.mjs -- c scripts/gen-constants
 # The package's entries: dist/lib/posenc.js, dist/lib/variants.js.
 step dist/.recipes/stamp-lib node scripts/bundle-lib.mjs -- \
   "${release_js[@]}" dist/constants.js web/lib scripts/bundle-lib.mjs scripts/bundle.mjs package-lock.json
+# posenc/widgets (dist/widgets/) and the standalone dist/posenc-widgets.js.
+step dist/.recipes/stamp-widgets node scripts/bundle-widgets.mjs -- \
+  dist/lib web/widgets web/lib scripts/bundle-widgets.mjs scripts/bundle.mjs package-lock.json
 if [ -f scripts/build-site.mjs ]; then
   step dist/.recipes/stamp-site node scripts/build-site.mjs -- \
-    "${release_js[@]}" dist/constants.js web scripts/build-site.mjs scripts/bundle.mjs package-lock.json
+    "${release_js[@]}" dist/constants.js dist/posenc-widgets.js web scripts/build-site.mjs scripts/bundle.mjs package-lock.json
 fi
 if [ "$rebuilt" = 1 ]; then node scripts/sizes.mjs; else echo "build.sh: dist/ is up to date"; fi

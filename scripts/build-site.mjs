@@ -6,7 +6,9 @@
 // anything; the variants' is compiled only when a widget needs it):
 //   tutorial.js        the tutorial page
 //   embed.js           embed.html?view=...
-//   posenc-widgets.js  the one file a blog includes to get every <pe-*> element
+//   posenc-widgets.js  the one file a blog includes to get every <pe-*> element:
+//                      a copy of the package's dist/posenc-widgets.js, so the
+//                      example blog tests the very file that ships
 // Run by build.sh after the WASM build; prints each output's size.
 import { build } from './bundle.mjs';
 import { PAGES, languagePage } from './site-pages.mjs';
@@ -20,8 +22,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SITE = join(ROOT, 'web/site');
 const OUT = join(ROOT, 'dist/web');
 
-if (!existsSync(join(ROOT, 'dist/posenc-wasm.js'))) {
-  console.error('build-site: dist/posenc-wasm.js is missing; build the WASM first (bash build.sh).');
+if (!existsSync(join(ROOT, 'dist/posenc-wasm.js')) || !existsSync(join(ROOT, 'dist/posenc-widgets.js'))) {
+  console.error('build-site: dist/posenc-wasm.js or dist/posenc-widgets.js is missing; run bash build.sh.');
   process.exit(1);
 }
 
@@ -32,7 +34,6 @@ await build({
   absWorkingDir: ROOT,
   entryPoints: {
     embed: 'web/site/embed.js',
-    'posenc-widgets': 'web/widgets/index.js',
     // <pe-lab>'s worker, beside the bundles that start it (new URL('./lab-worker.js', import.meta.url))
     'lab-worker': 'web/widgets/lab-worker.js',
   },
@@ -72,7 +73,10 @@ for (const page of PAGES) {
 }
 
 // The other pages and styles are copied as they are (no inline scripts or styles to rewrite).
-const copies = ['embed.html', 'favicon.svg', 'css', 'examples/blog.html', 'examples/blog.css'];
+// posenc-widgets.js is the package's own standalone bundle, so the example blog tests the file that ships.
+await cp(join(ROOT, 'dist/posenc-widgets.js'), join(OUT, 'posenc-widgets.js'));
+const copies = ['embed.html', 'file-notice.js', 'favicon.svg', 'css', 'examples/blog.html', 'examples/blog.css',
+  'examples/iframe.html', 'examples/iframe-host.js'];
 for (const path of copies) await cp(join(SITE, path), join(OUT, path), { recursive: true });
 
 // Every page carries the CSP as a <meta> tag, so a copy hosted anywhere keeps it.

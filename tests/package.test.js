@@ -2,33 +2,29 @@
 // project, imported in Node, bundled for the browser, and type-checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, copyFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync, copyFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from '../scripts/bundle.mjs';
+import { installPacked, run as runIn } from './helpers/consumer.js';
 
 const root = resolve(import.meta.dirname, '..');
 let dir;
 let files;
 
-const run = (cmd, args, cwd = dir) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (cmd, args, cwd = dir) => runIn(cmd, args, cwd);
 
 before(() => {
-  dir = mkdtempSync(join(tmpdir(), 'posenc-consumer-'));
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir], root))[0];
-  files = packed.files.map((f) => f.path);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)]);
+  ({ dir, files } = installPacked('posenc-consumer-'));
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('the tarball holds the bundled entries, their maps and types, the CLI, and nothing else of the repo', () => {
-  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js'];
-  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts'];
+test('the tarball holds the bundled entries, their maps and types, the widgets, the CLI, and nothing else of the repo', () => {
+  const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js', 'dist/widgets/index.js'];
+  const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts', 'web/widgets/index.d.ts'];
   const cli = ['bin/posenc.js', 'bin/npy.js'];
-  const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, 'package.json', 'README.md', 'LICENSE'];
+  const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js', 'docs/widgets.md'];
+  const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, ...widgets, 'package.json', 'README.md', 'LICENSE'];
   assert.deepEqual([...files].sort(), want.sort());
 });
 
@@ -70,6 +66,33 @@ test('bundlers: esbuild bundles both entries for the browser without Node built-
   await build({ entryPoints: [join(dir, 'entry.mjs')], outfile, platform: 'browser', absWorkingDir: dir });
   assert.doesNotMatch(readFileSync(outfile, 'utf8'), /\brequire\(|node:/);
   checkOutput(run(process.execPath, [outfile]));
+});
+
+test('posenc/widgets: a bundler shares the app\'s Chart.js and the core entry; posenc alone carries neither widgets nor Chart.js', async () => {
+  const bundle = async (name, code) => {
+    writeFileSync(join(dir, `${name}.mjs`), code);
+    const result = await build({ entryPoints: [join(dir, `${name}.mjs`)], outfile: join(dir, `${name}.out.mjs`), platform: 'browser', absWorkingDir: dir, metafile: true, minify: false });
+    return Object.keys(result.metafile.inputs);
+  };
+  const inputs = await bundle('app', "import 'posenc/widgets';\nimport { Chart } from 'chart.js';\nimport { init } from 'posenc';\nconsole.log(Chart, init);\n");
+  // One Chart.js: the consumer's node_modules/chart.js, which both imports resolve to.
+  const charts = inputs.filter((p) => /chart\.js\/dist\/chart\.js$/.test(p));
+  assert.deepEqual(charts, ['node_modules/chart.js/dist/chart.js']);
+  assert.ok(inputs.includes('node_modules/posenc/dist/lib/posenc.js'));
+  assert.equal(inputs.filter((p) => p.includes('posenc-wasm')).length, 0, 'the core comes in once, as dist/lib/posenc.js');
+  // The variants stay a separate chunk-to-be: posenc/widgets only imports them dynamically.
+  assert.match(readFileSync(join(dir, 'node_modules/posenc/dist/widgets/index.js'), 'utf8'), /import\("\.\.\/lib\/variants\.js"\)/);
+  const core = await bundle('core', "import { init } from 'posenc';\nconsole.log(init);\n");
+  assert.deepEqual(core, ['node_modules/posenc/dist/lib/posenc.js', 'core.mjs']);
+});
+
+test('the standalone widgets bundle has a fixed path and imports nothing: Chart.js and both modules are inside', () => {
+  const code = readFileSync(join(dir, 'node_modules/posenc/dist/posenc-widgets.js'), 'utf8');
+  assert.doesNotMatch(code, /\bimport\s*\(|\bfrom\s*["']|^import\s/m);
+  for (const tag of ['pe-heatmap', 'pe-rope', 'pe-toy-attention']) assert.ok(code.includes(`"${tag}"`), tag);
+  const pkg = JSON.parse(readFileSync(join(dir, 'node_modules/posenc/package.json'), 'utf8'));
+  assert.equal(pkg.exports['./dist/posenc-widgets.js'], './dist/posenc-widgets.js');
+  assert.equal(pkg.dependencies['chart.js'].startsWith('^4.'), true);
 });
 
 test('TypeScript: the declarations of both entries resolve through "exports" and type a real program', () => {

@@ -127,7 +127,7 @@ test('ALiBi: slopes 1/2 … 1/256 for 8 heads, bias equal to the API, head slide
   await withPage('en/index.html', async (page) => {
     const id = 'w-alibi';
     assert.equal(await shown(page, id), 'ready');
-    const cells = await page.evaluate((i) => [...document.getElementById(i).shadowRoot.querySelectorAll('table tbody tr:first-child td')].map((c) => c.textContent), id);
+    const cells = await page.evaluate((i) => [...document.getElementById(i).shadowRoot.querySelectorAll('table.slopes tbody tr:first-child td')].map((c) => c.textContent), id);
     assert.deepEqual(cells, ['1/2', '1/4', '1/8', '1/16', '1/32', '1/64', '1/128', '1/256']);
     const json = JSON.parse((await download(page, id, 'JSON')).toString());
     const ref = api.alibiBias(8, 24, { dtype: 'float64' });
@@ -152,7 +152,7 @@ test('ALiBi: slopes 1/2 … 1/256 for 8 heads, bias equal to the API, head slide
     // Six heads: not a power of two, Press et al.'s interleaving.
     await page.evaluate((i) => document.getElementById(i).setAttribute('heads', '6'), id);
     await page.waitForFunction((i) => document.getElementById(i).shadowRoot.textContent.includes('6 is not a power of two'), id);
-    const six = await page.evaluate((i) => [...document.getElementById(i).shadowRoot.querySelectorAll('table tbody tr:first-child td')].map((c) => c.textContent), id);
+    const six = await page.evaluate((i) => [...document.getElementById(i).shadowRoot.querySelectorAll('table.slopes tbody tr:first-child td')].map((c) => c.textContent), id);
     assert.deepEqual(six, Array.from(api.alibiSlopes(6), (m) => `1/${1 / m}`));
     assert.deepEqual(six, ['1/4', '1/16', '1/64', '1/256', '1/2', '1/8']);
   });

@@ -103,7 +103,7 @@ export async function mount(box) {
     el('div', { class: 'row' },
       el('label', { for: 'checklist-n' }, t.trained), input,
       el('label', { for: 'checklist-p' }, t.lookAt), posIn),
-    el('div', { class: 'scroll' }, verdicts), summary, el('div', { class: 'scroll' }, codes));
+    el('div', { class: 'scroll', tabindex: '0' }, verdicts), summary, el('div', { class: 'scroll', tabindex: '0' }, codes));
   const update = () => {
     const N = Math.min(64, Math.max(4, Math.round(Number(input.value)) || 16));
     const p = Math.min(4 * N - 1, Math.max(0, Math.round(Number(posIn.value)) || 0));

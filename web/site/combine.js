@@ -38,6 +38,7 @@ export async function mount(box) {
   row.append(...inputs.flatMap(({ label, input }) => [label, input]));
   const scroll = document.createElement('div');
   scroll.className = 'scroll';
+  scroll.tabIndex = 0; // a region that scrolls sideways must be reachable by keyboard
   scroll.append(tbl);
   box.replaceChildren(row, scroll, ...out);
   const update = () => {

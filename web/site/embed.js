@@ -1,6 +1,11 @@
 // embed.html?view=heatmap&d=64&len=40&base=10000&preset=vaswani&lang=en, for
 // iframes. Parameters are validated before anything is drawn; an impossible one
 // is shown as a message (never a blank frame), a too-large one is clamped with a note.
+// The page's own parameters (view, lang) are never passed on as attributes: a
+// widget attribute with the same name is written attr-<name> (attr-view=single
+// for <pe-circles view="single">); any attribute may take that prefix.
+// The page posts its height to the parent window, so a host can size the iframe
+// to its content (docs/widgets.md has the two-line listener).
 import { WIDGETS } from '../widgets/index.js';
 import { parseAll } from '../widgets/attrs.js';
 import { el } from '../widgets/dom.js';
@@ -12,23 +17,36 @@ const VIEWS = {
   dot: 'pe-dot-heatmap',
   toy: 'pe-toy-attention',
 };
+const PAGE = ['view', 'lang'];
 const ALIASES = { d: 'd-model', len: 'max-len' };
+const PREFIX = 'attr-';
 
-function show(lang) {
-  const params = new URLSearchParams(location.search);
+/** The widget attribute a URL parameter names, or null when it names none. */
+export function attributeOf(key, spec) {
+  if (key.startsWith(PREFIX)) return Object.hasOwn(spec, key.slice(PREFIX.length)) ? key.slice(PREFIX.length) : null;
+  if (PAGE.includes(key)) return null;
+  const name = ALIASES[key] ?? key;
+  return Object.hasOwn(spec, name) ? name : null;
+}
+
+function show(lang, params) {
   const view = params.get('view') ?? '';
-  const tag = VIEWS[view];
+  const tag = Object.hasOwn(VIEWS, view) ? VIEWS[view] : null;
   const messages = [];
   if (!tag) return [el('p', { class: 'err', role: 'alert' }, tr(lang, 'badView', { raw: view, list: Object.keys(VIEWS).join(', ') }))];
   const spec = WIDGETS[tag].spec;
   const given = {};
+  const keyOf = {};
   for (const [key, value] of params) {
-    const name = ALIASES[key] ?? key;
-    if (name in spec) given[name] = value;
-    else if (key !== 'view' && key !== 'lang') messages.push(el('p', { class: 'note' }, tr(lang, 'ignored', { raw: key })));
+    const name = attributeOf(key, spec);
+    if (name) {
+      given[name] = value;
+      keyOf[name] = key;
+    } else if (!PAGE.includes(key)) messages.push(el('p', { class: 'note' }, tr(lang, 'ignored', { raw: key })));
   }
   const { values, notes, errors } = parseAll(spec, (n) => given[n] ?? null);
-  const text = ([key, vars, name]) => tr(lang, key, { ...vars, name: Object.keys(ALIASES).find((k) => ALIASES[k] === name) ?? name });
+  // Messages name the parameter as it was written in the URL (d, len, attr-view...).
+  const text = ([key, vars, name]) => tr(lang, key, { ...vars, name: keyOf[name] ?? name });
   if (errors.length) return [...messages, ...errors.map((m) => el('p', { class: 'err', role: 'alert' }, text(m)))];
   messages.push(...notes.map((m) => el('p', { class: 'note', role: 'status' }, text(m))));
   const widget = document.createElement(tag);
@@ -37,8 +55,23 @@ function show(lang) {
   return [...messages, widget];
 }
 
+/** Tells the parent window the page's height whenever it changes ({ type: 'posenc-embed-height', height }). */
+function postHeight() {
+  if (window.parent === window) return;
+  let last = -1;
+  new ResizeObserver(() => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    // The height is not a secret, and the host checks the message's origin: any target may read it.
+    window.parent.postMessage({ type: 'posenc-embed-height', height, href: location.href }, '*');
+  }).observe(document.documentElement);
+}
+
 const lang = initialLanguage();
 applyLanguage(lang);
+const params = new URLSearchParams(location.search);
 document.title = tr(lang, 'embedTitle');
-const root = document.getElementById('embed');
-root.replaceChildren(...show(lang));
+const heading = el('h1', { class: 'visually-hidden' }, tr(lang, 'embedHeading', { view: params.get('view') ?? '' }));
+document.getElementById('embed').replaceChildren(heading, ...show(lang, params));
+postHeight();

@@ -10,7 +10,7 @@ import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { el, fillTable, fmt } from './dom.js';
 
-const MASKED = [205, 209, 217];
+const MASKED = [150, 150, 150]; // a grey no shade of the blue scale comes close to
 
 /** A heatmap that paints −∞ (a masked score) grey instead of the colour of the lowest value. */
 export class MaskedHeatmap extends Heatmap {
@@ -42,6 +42,7 @@ export class PeAlibi extends PeWidget {
   };
   static variants = true;
   static titleKey = 'alibiTitle';
+  static aspect = 1.15;
 
   render(_api, v, variants) {
     const heads = v.heads;
@@ -61,7 +62,7 @@ export class PeAlibi extends PeWidget {
     const caption = this.t('alibiCaption', { head, heads, slope: slopeText(slope), len, mode: this.t(`mode_${v.mode}`) });
     this.heat ??= new MaskedHeatmap(this.chartsEl, { aspect: 1.15 });
     this.heat.update({
-      rows: len, cols: len, data: one, range: [lo, -lo], x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
+      rows: len, cols: len, data: one, range: [lo, 0], scale: 'sequential-low', x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
       describe: (i, j) => [`${this.t('headLabel')} ${head}: m = ${slopeText(slope)}`, `i = ${i}, j = ${j}`, `${this.t('biasWord')} ${fmt(one[i * len + j])}`],
     });
     // The last query row holds −m·distance for every distance 0 .. len − 1.

@@ -19,6 +19,7 @@ export class PeAttention extends PeWidget {
     causal: bool(false),
   };
   static titleKey = 'attentionTitle';
+  static aspect = 1.15;
 
   render(api, v) {
     const d = Math.min(v['d-model'], 1024);
@@ -43,7 +44,7 @@ export class PeAttention extends PeWidget {
     const caption = `${this.t('attentionCaption', { n, d, pe: this.t(`pe_${v.pe}`), mask: this.t(v.causal ? 'masked' : 'unmasked') })} ${this.repeats(tok, w, n)}`;
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
     this.heat.update({
-      rows: n, cols: n, data: w, range: [-1, 1], x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
+      rows: n, cols: n, data: w, range: [0, 1], scale: 'sequential', x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
       describe: (i, j) => [`${this.t('query')} ${i}: ${tok[i]}`, `${this.t('key')} ${j}: ${tok[j]}`, `${this.t('weight')} ${fmt(w[i * n + j])}`],
     });
     this.captionEl.textContent = caption;

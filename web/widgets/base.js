@@ -9,11 +9,14 @@ import { translate } from './strings.js';
 import { adoptStyles } from './styles.js';
 import { el } from './dom.js';
 import { exportBar } from './export.js';
+import { shapeBox } from './charts.js';
 
 /** The variants' API (RoPE, ALiBi, ...): its entry is imported and its module loaded on first use. */
 const variants = () => import('../lib/variants/index.js').then((m) => m.init());
 /** The fields' API (timesteps, patch grids, Fourier features), loaded the same way. */
 const fields = () => import('../lib/fields/index.js').then((m) => m.init());
+
+const resized = new ResizeObserver((entries) => entries.forEach((e) => e.target.setWidth(e.contentRect.width)));
 
 const lazily = new IntersectionObserver(
   (entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)),
@@ -29,6 +32,10 @@ export class PeWidget extends HTMLElement {
   static variants = false;
   /** true: render() gets the fields' API (posenc/fields) as its third argument instead. */
   static fields = false;
+  /** Width / height of the first chart: its box is reserved before the first render. */
+  static aspect = 1.6;
+  /** true: render() draws at the element's width itself, so a width change redraws it. */
+  static followsWidth = false;
 
   static get observedAttributes() {
     return [...Object.keys(this.spec), 'lang'];
@@ -47,6 +54,9 @@ export class PeWidget extends HTMLElement {
     this.captionEl = el('p', { class: 'caption' });
     this.exportEl = exportBar(() => this.exportData(), () => this.canvases(), (k) => this.t(k));
     this.main = el('div', {}, this.chartsEl, this.extraEl, this.captionEl, this.exportEl);
+    // The first chart's box, so the page does not jump when the chart arrives.
+    this.placeholder = this.chartsEl.appendChild(el('div', { class: 'chart' }, el('div', { class: 'plot' })));
+    shapeBox(this.placeholder.firstChild, this.constructor.aspect, false);
     // Controls stay visible on error, so a bad value typed into one can be fixed.
     root.append(el('div', { class: 'pe' }, this.titleEl, this.controlsEl, this.notesEl, this.errEl, this.main));
     this.language = 'en';
@@ -58,10 +68,18 @@ export class PeWidget extends HTMLElement {
 
   connectedCallback() {
     lazily.observe(this);
+    if (this.constructor.followsWidth) resized.observe(this);
   }
 
   disconnectedCallback() {
     lazily.unobserve(this);
+    resized.unobserve(this);
+  }
+
+  /** Called by the ResizeObserver of widgets that draw at their own width. */
+  setWidth(width) {
+    if (Math.abs(width - (this.width ?? width)) >= 1) this.schedule();
+    this.width = width;
   }
 
   /** Called by the IntersectionObserver: draws on first sight, or if attributes changed while away. */
@@ -131,16 +149,28 @@ export class PeWidget extends HTMLElement {
     if (errors.length) return this.fail(errors.map((m) => this.message(m)).join(' '));
     // Shown before drawing: a chart created inside a display:none box would get size 0.
     this.main.classList.remove('hidden');
+    this.placeholder?.remove();
+    this.placeholder = null;
     try {
       this.render(apis[0], values, apis[1]);
     } catch (e) {
       return this.fail(`${this.t('apiError')} ${e.name}: ${e.message}`);
     }
     this.showNotes();
+    this.labelScrollBoxes();
     this.errEl.classList.add('hidden');
     this.renders++;
     this.dataset.state = 'ready';
-    this.dispatchEvent(new CustomEvent('pe-render', { bubbles: true, composed: true }));
+    this.announce();
+  }
+
+  /** Boxes that scroll sideways (wide tables) take the keyboard focus, so they can be scrolled without a mouse. */
+  labelScrollBoxes() {
+    for (const box of this.shadowRoot.querySelectorAll('.tables')) {
+      box.setAttribute('tabindex', '0');
+      box.setAttribute('role', 'region');
+      box.setAttribute('aria-label', this.t('tablesRegion'));
+    }
   }
 
   showNotes() {
@@ -153,7 +183,13 @@ export class PeWidget extends HTMLElement {
     this.errEl.classList.remove('hidden');
     this.main.classList.add('hidden');
     this.dataset.state = 'error';
-    this.dispatchEvent(new CustomEvent('pe-render', { bubbles: true, composed: true }));
+    this.announce(text);
+  }
+
+  /** The pe-render event (docs/widgets.md): after every draw, and after every failure with its message. */
+  announce(error) {
+    const detail = { state: this.dataset.state, renders: this.renders, ...(error ? { error } : {}) };
+    this.dispatchEvent(new CustomEvent('pe-render', { bubbles: true, composed: true, detail }));
   }
 
   /** A control inside the widget writes its attribute; the attribute stays the one source of truth. */
@@ -193,11 +229,11 @@ export class PeWidget extends HTMLElement {
     return c.input;
   }
 
-  /** A new canvas in its own box under the charts area (optionally with a sub-title element). */
+  /** A new canvas in its own plot box under the charts area (with a sub-title element, canvas.sub). */
   newCanvas(parent = this.chartsEl) {
     const canvas = el('canvas', { role: 'img' });
     const sub = el('p', { class: 'sub' });
-    parent.append(el('div', { class: 'chart' }, sub, canvas));
+    parent.append(el('div', { class: 'chart' }, sub, el('div', { class: 'plot' }, canvas)));
     canvas.sub = sub;
     return canvas;
   }

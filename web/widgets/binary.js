@@ -25,6 +25,7 @@ export class PeBinary extends PeWidget {
   };
   static variants = true;
   static titleKey = 'binaryTitle';
+  static aspect = 1.1;
 
   render(api, v, variants) {
     const len = v['max-len'];
@@ -37,7 +38,7 @@ export class PeBinary extends PeWidget {
     const sin = api.table(len, d, { base: v.base, dtype: 'float64' });
     this.heats ??= [new Heatmap(this.chartsEl, { aspect: 1.1 }), new Heatmap(this.chartsEl, { aspect: 1.1 })];
     this.heats[0].update({
-      rows: len, cols: bits, data: bin.data, range: [-1, 1], x: this.t('bitAxis'), y: this.t('position'),
+      rows: len, cols: bits, data: bin.data, range: [0, 1], scale: 'categorical', x: this.t('bitAxis'), y: this.t('position'),
       label: this.t('binaryAlt', { len, bits }),
       describe: (p, b) => [`${this.t('position')} ${p} = ${p.toString(2)}₂`, `${this.t('bitAxis')} ${b}: ${bin.data[p * bits + b]}`],
     });

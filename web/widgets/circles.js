@@ -14,6 +14,8 @@ const MAX_PAIRS = 16;
 export class PeCircles extends PeWidget {
   static spec = { ...encodingSpec(20, 7), view: oneOf(['grid', 'single'], 'grid'), pos: int(0, 100000, 0) };
   static titleKey = 'circlesTitle';
+  static aspect = 1.2;
+  static followsWidth = true; // drawn at the element's width, so redrawn when it changes
 
   render(api, v) {
     const single = v.view === 'single';
@@ -31,6 +33,7 @@ export class PeCircles extends PeWidget {
     const freqs = api.frequencies(d, enc);
     this.controls(pos, last);
     this.canvas ??= this.newCanvas();
+    this.canvas.parentElement.classList.add('free'); // sized by its drawing, not by an aspect ratio
     this.canvas.classList.add('circles');
     const draw = single ? drawSingle : drawGrid;
     draw(this.canvas, { table, now, pairs, len, pos, t: (k) => this.t(k) });
@@ -135,7 +138,7 @@ function circle(ctx, cx, cy, r, x, y, { hand = false, color = '#3358c4' } = {}) 
 
 function drawGrid(canvas, { table, now, pairs, len, pos, t }) {
   const d = table.cols;
-  const width = Math.max(320, canvas.parentElement.clientWidth || 640);
+  const width = Math.max(200, canvas.parentElement.clientWidth || 640);
   const labelW = 56;
   const cell = Math.min(64, (width - labelW) / pairs.length);
   const clock = Math.min(cell * 1.3, 80);
@@ -165,7 +168,7 @@ function drawGrid(canvas, { table, now, pairs, len, pos, t }) {
 
 function drawSingle(canvas, { table, now, pairs, len, pos }) {
   const [p] = pairs;
-  const size = Math.min(420, Math.max(260, canvas.parentElement.clientWidth || 420));
+  const size = Math.max(180, Math.min(420, canvas.parentElement.clientWidth || 420));
   const ctx = prepare(canvas, size, size);
   const c = size / 2;
   const r = size / 2 - 34;

@@ -3,7 +3,7 @@
 // all sines, then all cosines). Weights trained with one and run with the other
 // see vectors that do not match: the cosine of the two rows for one position.
 import { PeWidget } from './base.js';
-import { encodingSpec, oneOf, PRESETS } from './attrs.js';
+import { encodingSpec, oneOf, PRESETS, MAX_CELLS } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { matrixRows } from './export.js';
@@ -12,10 +12,12 @@ import { fmt } from './dom.js';
 export class PeConventions extends PeWidget {
   static spec = (({ preset, ...rest }) => ({ ...rest, 'preset-a': oneOf(PRESETS, 'vaswani'), 'preset-b': oneOf(PRESETS, 'tensor2tensor') }))(encodingSpec(64, 50));
   static titleKey = 'conventionsTitle';
+  static aspect = 1.2;
 
   render(api, v) {
     const d = Math.min(v['d-model'], 2048);
-    const len = Math.min(v['max-len'], 2048);
+    // Two tables and two heatmaps: each within MAX_CELLS / 4, so the pair draws within a second.
+    const len = Math.min(v['max-len'], 2048, Math.max(1, Math.floor(MAX_CELLS / 4 / d)));
     if (d < v['d-model'] || len < v['max-len']) this.note('clampedBoth', { d, len });
     const options = PRESETS.map((p) => [p, `preset_${p}`]);
     this.control('preset-a', 'presetA', v['preset-a'], { kind: 'select', options });

@@ -1,7 +1,7 @@
 // <pe-curves>: chosen columns of the table as curves over positions. Low columns
 // turn fast (wavelength 2π), high ones slowly (towards base·2π).
 import { PeWidget } from './base.js';
-import { encodingSpec, intList } from './attrs.js';
+import { encodingSpec, intList, limitRows } from './attrs.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { columnInfo } from './columns.js';
 import { fmt } from './dom.js';
@@ -9,11 +9,13 @@ import { fmt } from './dom.js';
 export class PeCurves extends PeWidget {
   static spec = { ...encodingSpec(64, 100), columns: intList([0, 1, 4, 8, 16, 32]) };
   static titleKey = 'curvesTitle';
+  static aspect = 2.2;
 
   render(api, v) {
     const d = v['d-model'];
-    const len = Math.min(v['max-len'], 4096);
-    if (len < v['max-len']) this.note('clamped', { raw: v['max-len'], max: len }, 'max-len');
+    // The whole table is formed, though only a few columns are drawn: rows × d stays within MAX_CELLS / 4.
+    const [len, note] = limitRows(Math.min(v['max-len'], 4096), 4 * d);
+    if (len < v['max-len']) this.note(...(note ?? ['clamped', { raw: v['max-len'], max: len }, 'max-len']));
     const cols = this.pickColumns(v.columns, d);
     const enc = PeWidget.encoding(v);
     const table = api.table(len, d, enc);

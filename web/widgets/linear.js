@@ -4,7 +4,7 @@
 // own vector, and then a token's output depends on where it stands.
 import { PeWidget } from './base.js';
 import { num, oneOf, PRESETS } from './attrs.js';
-import { barChart, PALETTE, setSeries } from './charts.js';
+import { barChart, barSet, setSeries } from './charts.js';
 import { el, fillTable, fmt } from './dom.js';
 
 const VOCAB = { 我: [0.2, 0.9, -0.4, 0.1], 在: [-0.5, 0.3, 0.8, -0.2], 看: [0.7, -0.6, 0.1, 0.5], 书: [0.1, 0.4, 0.6, -0.9] };
@@ -16,6 +16,7 @@ const CONSTANT = 0.5;
 export class PeLinear extends PeWidget {
   static spec = { pe: oneOf(['none', 'constant', 'sinusoidal'], 'none'), base: num(1, 1e12, 10000), preset: oneOf(PRESETS, 'vaswani') };
   static titleKey = 'linearTitle';
+  static aspect = 2.4;
 
   render(api, v) {
     this.control('pe', 'peMode', v.pe, { kind: 'select', options: ['none', 'constant', 'sinusoidal'].map((m) => [m, `pe_${m}`]) });
@@ -28,11 +29,8 @@ export class PeLinear extends PeWidget {
     this.captionEl.textContent = this.t(permuted ? 'linearPermuted' : 'linearDiffers');
     this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
     const cats = SENTENCES[0].flatMap((w) => wCols.map((_, c) => `${w} y${c + 1}`));
-    setSeries(this.chart, outputs.map((out, s) => ({
-      label: SENTENCES[s].join(''),
-      data: SENTENCES[0].flatMap((w) => out[SENTENCES[s].indexOf(w)]),
-      backgroundColor: PALETTE[s],
-    })), { x: this.t('tokenOutput'), y: 'y' }, cats);
+    setSeries(this.chart, outputs.map((out, s) => barSet(SENTENCES[s].join(''), SENTENCES[0].flatMap((w) => out[SENTENCES[s].indexOf(w)]), s)),
+      { x: this.t('tokenOutput'), y: 'y' }, cats);
     this.chart.canvas.sub.textContent = this.t('linearChart');
     this.chart.canvas.setAttribute('aria-label', `${this.t('linearChart')} ${this.captionEl.textContent}`);
     this.data = () => ({

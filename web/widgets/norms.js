@@ -2,7 +2,7 @@
 // √(d/2) (each pair contributes sin² + cos² = 1), and a fixed matrix M_k, built
 // from 2×2 rotations, moves PE_pos onto PE_{pos+k} whatever pos is.
 import { PeWidget } from './base.js';
-import { encodingSpec, int } from './attrs.js';
+import { encodingSpec, int, limitRows } from './attrs.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { fmt } from './dom.js';
 
@@ -15,7 +15,9 @@ export class PeNorms extends PeWidget {
   render(api, v) {
     const d = Math.min(v['d-model'], MAX_D);
     if (d < v['d-model']) this.note('clamped', { raw: v['d-model'], max: d }, 'd-model');
-    const len = Math.min(v['max-len'], 8192);
+    // The whole table is formed for its norms: rows × d stays within MAX_CELLS.
+    const [len, lenNote] = limitRows(v['max-len'], d);
+    if (lenNote) this.note(...lenNote);
     const enc = PeWidget.encoding(v);
     const norms = api.norms(api.table(len, d, { ...enc, dtype: 'float64' }));
     const expect = Math.sqrt(d / 2);

@@ -33,6 +33,7 @@ export class PePrecision extends PeWidget {
   };
   static variants = true;
   static titleKey = 'precisionTitle';
+  static aspect = 1.8;
 
   render(_api, v, variants) {
     const d = v['d-model'];

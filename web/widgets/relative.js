@@ -21,6 +21,7 @@ export class PeRelative extends PeWidget {
   };
   static variants = true;
   static titleKey = 'relativeTitle';
+  static aspect = 1.15;
 
   render(_api, v, variants) {
     const len = v['max-len'];
@@ -44,15 +45,16 @@ export class PeRelative extends PeWidget {
       const row = variants.shawClip(reach + 1, { kLen: 2 * reach + 1, maxRelativePosition: v.k, queryOffset: 0 }).data.subarray(reach * (2 * reach + 1));
       profile = Array.from(row, (y, j) => ({ x: j - reach, y }));
     }
-    // Shaw's signed offsets centre on white; T5's bucket numbers span the whole colour map.
+    // Shaw's signed offsets centre on white; T5's bucket numbers (all >= 0) take a one-sided scale.
     const range = t5 ? extent(m.data) : [-Math.max(v.k, 1), Math.max(v.k, 1)];
+    const scale = t5 ? 'sequential' : 'diverging';
     const distinct = new Set(m.data).size;
     const caption = t5
       ? this.t('t5Caption', this.t5Vars(v, len, distinct))
       : this.t('shawCaption', { k: v.k, n: 2 * v.k + 1, len, distinct });
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
     this.heat.update({
-      rows: len, cols: len, data: m.data, range, x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
+      rows: len, cols: len, data: m.data, range, scale, x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
       describe: (i, j) => [`i = ${i}, j = ${j}, j − i = ${j - i}`, `${this.t(t5 ? 'bucketWord' : 'clippedWord')} ${m.data[i * len + j]}`],
     });
     this.line ??= lineChart(this.newCanvas(), { aspect: 1.3, legend: false });

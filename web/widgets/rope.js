@@ -47,6 +47,7 @@ export class PeRope extends PeWidget {
   };
   static variants = true;
   static titleKey = 'ropeTitle';
+  static aspect = 1.15;
 
   render(api, v, variants) {
     const d = v['d-model'];

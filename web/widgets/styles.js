@@ -1,39 +1,57 @@
 // Widget styles as a constructed stylesheet: a strict CSP (no 'unsafe-inline')
 // blocks <style> elements, but not adoptedStyleSheets.
+// Theming goes through the --pe-* custom properties (documented in docs/widgets.md):
+// they inherit into the shadow roots, so a page sets them on any ancestor.
 const CSS = `
-:host { display: block; font: 14px/1.45 system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif;
-  color: #1d2430; margin: 1em 0; --accent: #3358c4; }
+:host { display: block; max-width: 100%; min-width: 0; margin: 1em 0; container: pe / inline-size;
+  font: 14px/1.45 var(--pe-font, system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif);
+  color: var(--pe-fg, #1d2430); --accent: var(--pe-accent, #3358c4); --muted: var(--pe-muted, #4a5568);
+  --line: var(--pe-border, #d5dae3); --bg: var(--pe-bg, #fff); --soft: var(--pe-soft, #f4f6fa); }
 :host([hidden]) { display: none; }
-.pe { position: relative; border: 1px solid #d5dae3; border-radius: 8px; padding: 10px 12px; background: #fff; }
+.pe { position: relative; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; background: var(--bg); }
 .title { font-weight: 600; margin: 0 0 6px; }
-.note { color: #7a5a00; background: #fff7dc; border-radius: 4px; padding: 3px 8px; margin: 4px 0; }
-.err { color: #9d1c1c; background: #fdeaea; border-radius: 4px; padding: 6px 8px; margin: 4px 0; font-weight: 600; }
-.controls { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 4px 0 8px; }
-.controls label { display: inline-flex; gap: 6px; align-items: center; }
+.note { color: var(--pe-note-fg, #7a5a00); background: var(--pe-note-bg, #fff7dc); border-radius: 4px; padding: 3px 8px; margin: 4px 0; }
+.err { color: var(--pe-error-fg, #9d1c1c); background: var(--pe-error-bg, #fdeaea); border-radius: 4px; padding: 6px 8px;
+  margin: 4px 0; font-weight: 600; }
+.controls { display: flex; flex-wrap: wrap; gap: 6px 14px; align-items: center; margin: 4px 0 8px; min-width: 0; }
+.controls label { display: inline-flex; flex-wrap: wrap; gap: 2px 6px; align-items: center; max-width: 100%; min-width: 0; }
 input[type=number] { width: 5.5em; }
-input[type=text] { width: 11em; }
+input[type=text] { width: 11em; max-width: 100%; }
+input[type=range] { max-width: 100%; }
+select { max-width: 100%; text-overflow: ellipsis; }
 input, select, button { font: inherit; }
-button { border: 1px solid #b9c2d3; background: #f4f6fa; border-radius: 5px; padding: 2px 10px; cursor: pointer; }
-button:hover { background: #e6ebf5; }
+button { border: 1px solid var(--pe-button-border, #6b7486); background: var(--soft); color: inherit; border-radius: 5px;
+  padding: 2px 10px; cursor: pointer; }
+button:hover { filter: brightness(0.95); }
 :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-.charts { display: grid; gap: 10px; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); }
+.charts { display: grid; gap: 10px; grid-template-columns: repeat(auto-fit, minmax(min(260px, 100%), 1fr)); }
 .chart { position: relative; min-width: 0; }
-.chart canvas { max-width: 100%; }
-.sub { font-size: 12px; color: #4a5568; margin: 2px 0; text-align: center; }
-.caption { font-size: 13px; color: #4a5568; margin: 6px 0 2px; }
+/* The plot box has its size before anything is drawn (aspect-ratio), and the
+   chart follows the box (Chart.js watches it with a ResizeObserver), so a chart
+   shrinks and grows back with its container and never pushes the page wider. */
+.plot { position: relative; width: 100%; aspect-ratio: var(--aspect, 1.6); min-height: 180px; }
+.plot canvas { position: absolute; inset: 0; }
+.plot.free { aspect-ratio: auto; min-height: 0; }
+.plot.free canvas { position: static; display: block; max-width: 100%; }
+@container pe (max-width: 500px) { .plot { aspect-ratio: var(--phone-aspect, 1); } }
+.sub { font-size: 12px; color: var(--muted); margin: 2px 0; text-align: center; }
+.caption { font-size: 13px; color: var(--muted); margin: 6px 0 2px; overflow-wrap: anywhere; }
 .export { display: flex; gap: 6px; justify-content: flex-end; margin-top: 4px; }
 .export button { font-size: 12px; padding: 1px 8px; }
 .tip { position: absolute; pointer-events: none; background: rgba(20,24,33,.92); color: #fff; font-size: 12px;
   padding: 4px 7px; border-radius: 4px; white-space: pre; z-index: 2; }
 table { border-collapse: collapse; margin: 6px 0; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #d5dae3; padding: 2px 7px; text-align: right; }
-thead th { background: #f4f6fa; }
-tbody th { text-align: left; font-weight: 600; background: #fafbfd; }
-.tables { display: flex; flex-wrap: wrap; gap: 4px 24px; overflow-x: auto; }
-.verdict { margin: 4px 0; }
-.good { color: #1d6b32; font-weight: 600; }
-.bad { color: #9d1c1c; font-weight: 600; }
+th, td { border: 1px solid var(--line); padding: 2px 7px; text-align: right; }
+thead th { background: var(--soft); }
+tbody th { text-align: left; font-weight: 600; background: var(--soft); }
+/* Tables scroll inside their own box, which the keyboard can reach (tabindex=0). */
+.tables { display: flex; flex-wrap: wrap; gap: 4px 24px; overflow-x: auto; max-width: 100%; }
+.verdict { margin: 4px 0; overflow-wrap: anywhere; }
+.good { color: var(--pe-good-fg, #1d6b32); font-weight: 600; }
+.bad { color: var(--pe-error-fg, #9d1c1c); font-weight: 600; }
 .hidden { display: none !important; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
+  white-space: nowrap; margin: -1px; padding: 0; border: 0; }
 `;
 
 let sheet;

@@ -5,7 +5,7 @@
 import { tokenize } from './tokens.js';
 import { PeWidget } from './base.js';
 import { text, oneOf } from './attrs.js';
-import { barChart, PALETTE, setSeries } from './charts.js';
+import { barChart, barSet, setSeries } from './charts.js';
 import { el, fillTable, fmt } from './dom.js';
 
 const MAX_TOKENS = 12;
@@ -21,6 +21,7 @@ export class PeToyAttention extends PeWidget {
     'position-codes': text(400, ''),
   };
   static titleKey = 'toyTitle';
+  static aspect = 2.4;
 
   render(api, v) {
     const empty = ['sentence-a', 'sentence-b'].filter((k) => !tokenize(v[k]).length);
@@ -35,9 +36,7 @@ export class PeToyAttention extends PeWidget {
     this.showVerdicts(results, codes, pc);
     this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
     const labels = Array.from({ length: n }, (_, i) => `${i + 1}: ${a[i] ?? '–'} | ${b[i] ?? '–'}`);
-    setSeries(this.chart, results.map((r, i) => ({
-      label: `y (${r.tok.join('')})`, data: r.y, backgroundColor: PALETTE[i], borderColor: PALETTE[i],
-    })), { x: this.t('position'), y: 'y' }, labels);
+    setSeries(this.chart, results.map((r, i) => barSet(`y (${r.tok.join('')})`, r.y, i)), { x: this.t('position'), y: 'y' }, labels);
     this.chart.canvas.sub.textContent = this.t('toyChart');
     this.chart.canvas.setAttribute('aria-label', this.t('toyChartAlt', {
       a: results[0].y.map((y) => fmt(y)).join(', '), b: results[1].y.map((y) => fmt(y)).join(', '),
@@ -82,7 +81,10 @@ export class PeToyAttention extends PeWidget {
       if (!Number.isFinite(c)) throw new TypeError(this.t('badCodes'));
       next = Math.max(next, Math.floor(c));
     }
-    for (const w of tokens) codes[w] = w in given ? Number(given[w]) : ++next;
+    // Object.hasOwn, not `in`: a token named toString or __proto__ is an ordinary word, not a key of Object.prototype.
+    for (const w of tokens) {
+      if (!Object.hasOwn(codes, w)) codes[w] = Object.hasOwn(given, w) ? Number(given[w]) : ++next;
+    }
     return codes;
   }
 
