@@ -22,7 +22,7 @@ const unescape = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&
 async function blocks(page = PAGE) {
   const html = await readFile(page, 'utf8');
   const out = {};
-  for (const m of html.matchAll(/<pre class="code" data-code="(\w+)"><code>([\s\S]*?)<\/code><\/pre>/g)) out[m[1]] = unescape(m[2]);
+  for (const m of html.matchAll(/<pre class="code" data-code="(\w+)"[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)) out[m[1]] = unescape(m[2]);
   return out;
 }
 
@@ -79,7 +79,7 @@ test('the NumPy block prints the 5 × 6 table, as the page\'s output block shows
   const printed = python(numpy);
   assertTable(numbers(printed), 'NumPy block');
   const html = await readFile(PAGE, 'utf8');
-  const shown = html.match(/<pre class="output" data-output="numpy"><samp>([\s\S]*?)<\/samp><\/pre>/)[1];
+  const shown = html.match(/<pre class="output" data-output="numpy"[^>]*><samp>([\s\S]*?)<\/samp><\/pre>/)[1];
   assert.equal(unescape(shown), printed.trimEnd(), 'the output shown on the page is what the block prints');
 });
 
