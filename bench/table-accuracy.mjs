@@ -9,7 +9,7 @@ import { init } from '../web/lib/index.js';
 
 const POSITIONS = [0, 255, 4095, 65535, 1e6, 2 ** 24 - 1, 2 ** 31 - 256];
 const pe = await init();
-const frequencies = Array.from(pe.frequencies(512));
+const frequencies = Array.from(pe.frequencies(512, { dtype: 'float64' }));
 const exact = JSON.parse(execFileSync('python3', [new URL('table-accuracy.py', import.meta.url).pathname],
   { input: JSON.stringify({ positions: POSITIONS, frequencies }), maxBuffer: 2 ** 26 }));
 for (const p of POSITIONS) {
