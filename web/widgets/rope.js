@@ -55,9 +55,11 @@ export class PeRope extends PeWidget {
     const pos = Math.min(v.pos, len - 1);
     if (pos < v.pos) this.note('clamped', { raw: v.pos, max: pos }, 'pos');
     this.controls(v, pos, len);
-    const rope = { base: v.base, scaling: scalingOption(v) };
+    // float64 throughout: the chart's point is that q·k is exactly constant along
+    // each diagonal, which float32 rounding would blur at the 1e-6 level.
+    const rope = { base: v.base, scaling: scalingOption(v), dtype: 'float64' };
     const freqs = variants.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
-    const plain = variants.ropeFrequencies(d, { base: v.base });
+    const plain = variants.ropeFrequencies(d, { base: v.base, dtype: 'float64' });
     const q = embed('q', d);
     const k = embed('k', d);
     const Q = variants.ropeApply(repeat(q, len), { ...rope, pairing: v.pairing });
@@ -140,8 +142,8 @@ export class PeRope extends PeWidget {
   pairingCheck(variants, q, len, rope) {
     const x = repeat(q, len);
     const inter = variants.ropeApply(x, { ...rope, pairing: 'interleaved' });
-    const moved = variants.ropePermute(inter, { axis: 'cols' }).data;
-    const half = variants.ropeApply(variants.ropePermute(x, { axis: 'cols' }), { ...rope, pairing: 'half' }).data;
+    const moved = variants.ropePermute(inter, { axis: 'cols', dtype: 'float64' }).data;
+    const half = variants.ropeApply(variants.ropePermute(x, { axis: 'cols', dtype: 'float64' }), { ...rope, pairing: 'half' }).data;
     const unpermuted = variants.ropeApply(x, { ...rope, pairing: 'half' }).data;
     const perm = Array.from(variants.ropePermutation(q.length));
     const shown = perm.length > 8 ? `${perm.slice(0, 4).join(', ')}, …, ${perm.slice(-2).join(', ')}` : perm.join(', ');
