@@ -16,9 +16,16 @@ before(async () => {
 });
 after(() => h?.close());
 const withPage = (path, run) => withPageIn(h, path, run);
+// Widgets above may still be drawing and grow past their reserved height,
+// pushing this one out of view again, so scroll to it until it has rendered,
+// as a reader would.
 const shown = async (page, id) => {
-  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-  return waitRendered(page, id, 60000); // generous: the machine running the suite may be busy
+  for (let tries = 0; tries < 30; tries++) {
+    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+    const state = await waitRendered(page, id, 2000).catch(() => null);
+    if (state) return state;
+  }
+  return waitRendered(page, id, 1000);
 };
 const exported = (page, id) => page.evaluate((i) => JSON.parse(JSON.stringify(document.getElementById(i).exportData())), id);
 const renders = (page, id) => page.evaluate((i) => document.getElementById(i).renders, id);

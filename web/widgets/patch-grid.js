@@ -29,7 +29,7 @@ export class PePatchGrid extends PeWidget {
     this.control('preset', 'presetLabel', v.preset, { kind: 'select', options: GRID_PRESETS.map((p) => [p, `grid_${p}`]) });
     this.control('first-axis', 'firstAxisLabel', v['first-axis'], { kind: 'select', options: [['w', 'axis_w'], ['h', 'axis_h']] });
     const table = fields.sincos2d(g, g, d, { preset: v.preset, firstAxis: v['first-axis'], base: v.base, dtype: 'float64' });
-    const sim = api.gram(table, { cosine: true }); // (g·g) × (g·g), patches row-major
+    const sim = api.gram(table, { cosine: true, dtype: 'float64' }); // (g·g) × (g·g), patches row-major
     const n = g * g;
     // Pixel (r·g + r2, c·g + c2) = cos(patch (r, c), patch (r2, c2)).
     const img = new Float64Array(n * n);
