@@ -3,6 +3,7 @@
 // standalone bundle copied into the site by the generator, the site served under
 // a strict CSP (with Trusted Types), and the post opened in headless Chromium:
 // every widget must draw, and the console must stay free of errors.
+/* global document -- page.evaluate callbacks run in the browser */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
