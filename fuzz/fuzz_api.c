@@ -968,8 +968,11 @@ static int fuzz_fields(src *s, long fail_at, int which) {
     double in1 = which >= 3 ? (double)n * d : n, in2 = which == 2 ? d : which == 4 ? (double)m * d : 0;
     call_state c = {0};
     c.refused = !dim_ok(n) || !dim_ok(d) || (which >= 2 && !dim_ok(m)) || count * eb > PE_MAX_BYTES || (which == 3 && m > 1024);
+    /* the Gaussian draw writes only B (m × d) into y: its own sizes decide, not the features' */
+    int gaussian = which == 4 && !flag && dim_ok(n);
+    if (gaussian) c.refused = !dim_ok(m) || !dim_ok(d) || in2 * 8 > PE_MAX_BYTES;
     if (!c.refused && too_big(count + in1 + in2)) return 0;
-    void *out = out_buf(c.refused ? TINY : count, eb);
+    void *out = out_buf(c.refused || gaussian ? TINY : count, eb);
     double *x = in_buf(s, c.refused ? TINY : in1, NULL), *y = in_buf(s, c.refused || !in2 ? TINY : in2, NULL);
     DESCRIBE("%s(dtype=%d, n=%d, d=%d, m=%d, flag=%d, rule=%d, a=%.17g, b=%.17g) fail_at=%ld", current, dtype, n, d, m, flag, rule, a, b, fail_at);
     begin(&c, fail_at);
@@ -980,7 +983,7 @@ static int fuzz_fields(src *s, long fail_at, int which) {
     case 2: st = pe_sincos_2d(out, dtype, x, n, y, d, m, m % 3, flag, rule, b); break;
     case 3: st = pe_fourier_features(out, dtype, x, n, d, m, a, rule % 2, flag, rule == 2, flag); break;
     default: /* B drawn into y, or used from it */
-        if (flag || !dim_ok(n)) st = pe_fourier_random(out, dtype, x, n, d, y, m);
+        if (!gaussian) st = pe_fourier_random(out, dtype, x, n, d, y, m);
         else st = pe_fourier_gaussian(y, m, d, floor(fabs(a)), fabs(b));
         break;
     }
