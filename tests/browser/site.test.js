@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open, newPage, waitRendered, canvasStats, widgetText, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage, SHOTS } from './harness.js';
 
 const SECTIONS = ['s-toy', 's-linear', 's-table', 's-curves', 's-clock', 's-norm', 's-dot', 's-attention', 's-conventions'];
 let h;
@@ -14,16 +14,7 @@ before(async () => {
 after(() => h?.close());
 
 /** Opens the tutorial in a fresh context; `run(page)` does the checks; console must stay clean. */
-async function withTutorial(run, path = 'en/index.html') {
-  const { context, page, errors } = await newPage(h.browser);
-  try {
-    await page.goto(h.url(path));
-    await run(page);
-    assert.deepEqual(errors, [], 'console errors');
-  } finally {
-    await context.close();
-  }
-}
+const withTutorial = (run, path = 'en/index.html') => withPage(h, path, run);
 
 const renders = (page, id) => page.evaluate((i) => document.getElementById(i).renders, id);
 const waitMoreRenders = (page, id, n) =>
