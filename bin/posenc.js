@@ -11,19 +11,28 @@
 // `table` by posenc, `rope` and `alibi` by posenc/variants, `timestep` and
 // `sincos2d` by posenc/fields; a command loads
 // only its own. Exit status: 0 written, 2 bad command line (unknown flag, bad
-// value), 1 anything else.
-import { openSync, writeSync, closeSync } from 'node:fs';
+// value, an existing file without --force), 1 anything else (a failed write).
+//
+// A file is never left half-written: the data goes to a temporary file in
+// the same folder, which is renamed over the target only once complete (and
+// removed on an error, SIGINT or SIGTERM).
+import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, existsSync, readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
+import { PRESET_NAMES } from 'posenc';
+import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
+import { shortestFloat32 } from './shortest.js';
 
 const FORMATS = ['npy', 'csv', 'json'];
 const COMMON = {
-  out: { type: 'string', help: 'output file ("-" for standard output); the extension picks the format' },
-  format: { type: 'string', help: 'npy | csv | json (default: from --out, else npy)' },
+  out: { type: 'string', help: 'output file .npy, .csv or .json ("-" for standard output)' },
+  format: { type: 'string', help: 'npy | csv | json (default: the extension of --out; npy for -); must match the extension' },
   dtype: { type: 'string', help: 'float32 | float64 (default float32)' },
+  force: { type: 'boolean', help: 'overwrite --out if it exists (otherwise refused)' },
   quiet: { type: 'boolean', help: 'no progress line on stderr' },
   help: { type: 'boolean', help: 'show this help' },
+  version: { type: 'boolean', help: 'print the version of posenc' },
 };
 
 const COMMANDS = {
@@ -33,7 +42,7 @@ const COMMANDS = {
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
       'd-model': { type: 'int', required: true, help: 'columns' },
-      preset: { type: 'string', help: 'vaswani (default) | tensor2tensor | fairseq | tf-tutorial | marian' },
+      preset: { type: 'string', help: `${PRESET_NAMES.join(' | ')} (default ${PRESET_NAMES[0]})` },
       layout: { type: 'string', help: 'interleaved | concat | split (overrides the preset)' },
       frequencies: { type: 'string', help: 'paper | geometric (overrides the preset)' },
       base: { type: 'number', help: 'default 10000' },
@@ -83,7 +92,7 @@ const COMMANDS = {
       dim: { type: 'int', required: true, help: 'embedding width (odd: a zero last column)' },
       steps: { type: 'int', help: 'timesteps 0, 1, ..., steps - 1 (or give --timesteps)' },
       timesteps: { type: 'string', help: 'comma-separated timesteps, may be fractional: 0,250.5,999' },
-      preset: { type: 'string', help: 'diffusers (default) | ddpm | stable-diffusion | dit' },
+      preset: { type: 'string', help: `${TIMESTEP_PRESET_NAMES.join(' | ')} (default ${TIMESTEP_PRESET_NAMES[0]})` },
       'flip-sin-to-cos': { type: 'boolean', help: 'cos first (overrides the preset)' },
       'no-flip-sin-to-cos': { type: 'boolean', help: 'sin first (overrides the preset)' },
       'downscale-freq-shift': { type: 'number', help: 's in maxPeriod^(-i/(dim/2 - s)) (overrides the preset)' },
@@ -99,7 +108,7 @@ const COMMANDS = {
       'grid-h': { type: 'int', required: true, help: 'patch rows' },
       'grid-w': { type: 'int', help: 'patch columns (default grid-h)' },
       dim: { type: 'int', required: true, help: 'embedding width, a multiple of 4' },
-      preset: { type: 'string', help: 'mae (default) | dit | diffusers | big-vision' },
+      preset: { type: 'string', help: `${GRID_PRESET_NAMES.join(' | ')} (default ${GRID_PRESET_NAMES[0]})` },
       'cls-token': { type: 'boolean', help: 'zero rows in front for the class token (see --extra-tokens)' },
       'extra-tokens': { type: 'int', help: 'how many zero rows --cls-token adds' },
       'base-size': { type: 'number', help: 'diffusers base_size (positions i / (grid / base-size))' },
@@ -123,10 +132,10 @@ function usage(cmd) {
   };
   if (!cmd) {
     lines.push('Usage: posenc <command> [flags]', '', 'Commands:');
-    for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(8)}${c.summary}`);
+    for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)}${c.summary}`);
     lines.push('', 'Common flags:');
     show(COMMON);
-    lines.push('', 'Run posenc <command> --help for the flags of a command.', '',
+    lines.push('', 'Run posenc <command> --help for the flags of a command; posenc --version prints the version.', '',
       'Example: posenc table --d-model 512 --max-len 2048 --preset vaswani --format npy --out pe.npy');
   } else {
     lines.push(`Usage: posenc ${cmd} [flags]`, '', COMMANDS[cmd].summary, '', 'Flags:');
@@ -139,6 +148,7 @@ function usage(cmd) {
 function parse(argv) {
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return { help: true };
+  if (cmd === '--version' || cmd === '-v') return { version: true };
   // Own keys only: "constructor" or "__proto__" must not find Object.prototype's.
   if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${Object.keys(COMMANDS).join(', ')})`);
   const spec = { ...COMMANDS[cmd].flags, ...COMMON };
@@ -168,72 +178,166 @@ function parse(argv) {
     values[name] = num;
   }
   if (values.help) return { cmd, help: true };
+  if (values.version) return { version: true };
   for (const [name, f] of Object.entries(spec)) {
     if (f.required && values[name] === undefined) throw new UsageError(`--${name} is required (see posenc ${cmd} --help)`);
   }
   if (values.out === undefined) throw new UsageError(`--out is required (a file name, or - for standard output)`);
-  const format = values.format ?? (FORMATS.find((x) => path.extname(values.out).toLowerCase() === `.${x}`) ?? 'npy');
-  if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`);
+  const format = formatOf(values.out, values.format);
   const dtype = values.dtype ?? 'float32';
   if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${JSON.stringify(dtype)}`);
+  if (values.out !== '-') checkTarget(values.out, values.force);
   return { cmd, values, format, dtype };
+}
+
+/** The format --format names, which must agree with the extension of --out; else the extension's. */
+function formatOf(out, given) {
+  if (given !== undefined && !FORMATS.includes(given)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(given)}`);
+  if (out === '-') return given ?? 'npy';
+  const ext = path.extname(out).toLowerCase().slice(1);
+  const implied = FORMATS.includes(ext) ? ext : undefined;
+  if (given !== undefined && implied !== undefined && given !== implied) {
+    throw new UsageError(`--format ${given} does not match the extension of ${out} (a .${implied} file holds ${implied}); rename the file or drop --format`);
+  }
+  const format = given ?? implied;
+  if (format === undefined) throw new UsageError(`cannot tell the format of ${out} from its extension: name it .npy, .csv or .json, or give --format`);
+  return format;
+}
+
+/** Refuses an --out that exists (without --force) or whose folder does not, before anything is computed. */
+function checkTarget(out, force) {
+  const dir = path.dirname(out);
+  let folder;
+  try {
+    folder = statSync(dir);
+  } catch {
+    throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
+  }
+  if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
+  if (existsSync(out)) {
+    if (statSync(out).isDirectory()) throw new UsageError(`--out ${out} is a folder`);
+    if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
+  }
 }
 
 // ---- output ------------------------------------------------------------------------
 
 /**
- * Streams an array of `shape` to `out` in `format`. `rows(onRow)` produces the
- * data as consecutive row-major chunks (typed arrays whose lengths are
- * multiples of the last dimension).
+ * Writes an array of `shape` to `out` in `format`. `chunks()` yields the data
+ * as consecutive row-major typed arrays whose lengths are multiples of the
+ * last dimension. A file is written whole or not at all: see atomicFile.
  */
-function writeArray(out, format, dtype, shape, produce, progress) {
-  const fd = out === '-' ? 1 : openSync(out, 'w');
+async function writeArray({ out, force }, format, dtype, shape, chunks, progress) {
+  const file = out === '-' ? { fd: 1, commit() {}, discard() {} } : atomicFile(out, force);
   const cols = shape[shape.length - 1];
   const totalRows = shape.slice(0, -1).reduce((a, b) => a * b, 1);
   let rowsDone = 0;
-  const write = (data) => (typeof data === 'string' ? writeSync(fd, data) : writeSync(fd, data));
-  const fmt = (v) => (Number.isFinite(v) ? String(v) : format === 'json' ? 'null' : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan');
+  const write = (data) => writeAll(file.fd, typeof data === 'string' ? Buffer.from(data) : data);
+  const number = dtype === 'float32' ? shortestFloat32 : (v) => (Object.is(v, -0) ? '-0' : String(v));
+  const fmt = (v) => (Number.isFinite(v) ? number(v) : format === 'json' ? 'null' : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan');
   try {
     if (format === 'npy') write(npyHeader(dtype, shape));
     if (format === 'json') write(`{"shape":${JSON.stringify(shape)},"dtype":"${dtype}","nonFinite":"null stands for a non-finite value (-Infinity: a masked entry)","data":`);
-    produce((chunk) => {
+    for (const chunk of chunks()) {
       if (format === 'npy') {
         write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       } else {
-        const lines = [];
-        for (let r = 0; r < chunk.length / cols; r++) {
-          const cells = Array.from(chunk.subarray(r * cols, (r + 1) * cols), fmt);
-          if (format === 'csv') lines.push(cells.join(',') + '\n');
-          else {
-            const index = rowsDone + r;
-            // Open and close the brackets of the leading dimensions around this row.
-            let open = '';
-            let close = '';
-            let stride = 1;
-            for (let d = shape.length - 2; d >= 0; d--) {
-              const pos = Math.floor(index / stride) % shape[d];
-              if (pos === 0 && index % stride === 0) open = '[' + open;
-              stride *= shape[d];
-            }
-            stride = 1;
-            for (let d = shape.length - 2; d >= 0; d--) {
-              const pos = Math.floor((index + 1) / stride) % shape[d];
-              if (pos === 0 && (index + 1) % stride === 0) close += ']';
-              stride *= shape[d];
-            }
-            const sep = index === totalRows - 1 ? '' : ',';
-            lines.push(`${open}[${cells.join(',')}]${close}${sep}${close ? '\n' : ''}`);
-          }
-        }
-        write(lines.join(''));
+        write(textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows));
       }
       rowsDone += chunk.length / cols;
       progress(rowsDone / totalRows);
-    });
+      // Let a pending SIGINT / SIGTERM run its handler (which removes the temporary file).
+      await new Promise(setImmediate);
+    }
     if (format === 'json') write('}\n');
-  } finally {
-    if (fd !== 1) closeSync(fd);
+    file.commit();
+  } catch (e) {
+    file.discard();
+    throw e;
   }
+}
+
+/** writeSync may write less than asked (a disk filling up does that first): loop until done or it throws. */
+function writeAll(fd, bytes) {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/** The CSV lines, or the JSON rows with their brackets, of `chunk`, whose first row is row `rowsDone`. */
+function textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows) {
+  const lines = [];
+  for (let r = 0; r < chunk.length / cols; r++) {
+    const cells = Array.from(chunk.subarray(r * cols, (r + 1) * cols), fmt);
+    if (format === 'csv') {
+      lines.push(cells.join(',') + '\n');
+      continue;
+    }
+    const index = rowsDone + r;
+    // Open and close the brackets of the leading dimensions around this row.
+    let open = '';
+    let close = '';
+    let stride = 1;
+    for (let d = shape.length - 2; d >= 0; d--) {
+      const pos = Math.floor(index / stride) % shape[d];
+      if (pos === 0 && index % stride === 0) open = '[' + open;
+      stride *= shape[d];
+    }
+    stride = 1;
+    for (let d = shape.length - 2; d >= 0; d--) {
+      const pos = Math.floor((index + 1) / stride) % shape[d];
+      if (pos === 0 && (index + 1) % stride === 0) close += ']';
+      stride *= shape[d];
+    }
+    const sep = index === totalRows - 1 ? '' : ',';
+    lines.push(`${open}[${cells.join(',')}]${close}${sep}${close ? '\n' : ''}`);
+  }
+  return lines.join('');
+}
+
+/**
+ * A temporary file beside `target` (same folder, hence the same file system,
+ * so the final rename is atomic). commit() flushes it to disk and gives it the
+ * target's name; without `force` it links instead of renaming, which fails
+ * rather than replace a file that appeared meanwhile. discard() removes it;
+ * so does a SIGINT or SIGTERM while it is open.
+ */
+function atomicFile(target, force) {
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.posenc-partial`);
+  const fd = openSync(temp, 'wx');
+  let open = true;
+  const remove = () => {
+    if (open) closeSync(fd);
+    open = false;
+    try { unlinkSync(temp); } catch { /* already gone */ }
+  };
+  const onSignal = (signal) => {
+    remove();
+    process.stderr.write(`\nposenc: ${signal}: stopped, ${target} not written\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const done = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  return {
+    fd,
+    commit() {
+      fsyncSync(fd);
+      closeSync(fd);
+      open = false;
+      try {
+        if (force) renameSync(temp, target);
+        else linkSync(temp, target);
+      } catch (e) {
+        if (e.code === 'EEXIST') throw new UsageError(`${target} appeared while writing; nothing replaced (add --force to overwrite)`);
+        throw e;
+      } finally {
+        remove();
+        done();
+      }
+    },
+    discard() {
+      remove();
+      done();
+    },
+  };
 }
 
 function progressLine(quiet, label, bytes) {
@@ -257,7 +361,7 @@ function progressLine(quiet, label, bytes) {
 // Rows computed per call for the chunked commands (keeps memory small for big outputs).
 const CHUNK_ELEMENTS = 1 << 20;
 
-function runTable(pe, { values: v, format, dtype }, out, tick) {
+async function runTable(pe, { values: v, format, dtype }, out, tick) {
   const maxLen = v['max-len'];
   const dModel = v['d-model'];
   const opts = { dtype };
@@ -270,11 +374,11 @@ function runTable(pe, { values: v, format, dtype }, out, tick) {
   const preset = pe.presets[v.preset ?? 'vaswani'];
   const padding = preset.paddingIdx; // fairseq: a zero row, counted from row 0 of the whole table
   const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / dModel));
-  writeArray(out, format, dtype, [maxLen, dModel], (emit) => {
+  await writeArray(out, format, dtype, [maxLen, dModel], function* () {
     for (let r0 = 0; r0 < maxLen; r0 += chunk) {
       const n = Math.min(chunk, maxLen - r0);
       const paddingIdx = padding !== undefined && padding >= r0 && padding < r0 + n ? padding - r0 : null;
-      emit(pe.table(n, dModel, { ...opts, offset: offset + r0, ...(padding !== undefined ? { paddingIdx } : {}) }).data);
+      yield pe.table(n, dModel, { ...opts, offset: offset + r0, ...(padding !== undefined ? { paddingIdx } : {}) }).data;
     }
   }, tick);
   return [maxLen, dModel];
@@ -294,7 +398,7 @@ function ropeScaling(v) {
   return s;
 }
 
-function runRope(pe, { values: v, format, dtype }, out, tick) {
+async function runRope(pe, { values: v, format, dtype }, out, tick) {
   const maxLen = v['max-len'];
   const dim = v.dim;
   const part = v.part ?? 'both';
@@ -309,17 +413,17 @@ function runRope(pe, { values: v, format, dtype }, out, tick) {
   const parts = part === 'both' ? ['cos', 'sin'] : [part];
   const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / cols));
   const shape = part === 'both' ? [2, maxLen, cols] : [maxLen, cols];
-  writeArray(out, format, dtype, shape, (emit) => {
+  await writeArray(out, format, dtype, shape, function* () {
     for (const which of parts) {
       for (let r0 = 0; r0 < maxLen; r0 += chunk) {
-        emit(pe.ropeCache(Math.min(chunk, maxLen - r0), dim, { ...opts, offset: offset + r0 })[which].data);
+        yield pe.ropeCache(Math.min(chunk, maxLen - r0), dim, { ...opts, offset: offset + r0 })[which].data;
       }
     }
   }, tick);
   return shape;
 }
 
-function runAlibi(pe, { values: v, format, dtype }, out, tick) {
+async function runAlibi(pe, { values: v, format, dtype }, out, tick) {
   const opts = { dtype };
   const map = { 'k-len': 'kLen', variant: 'variant', 'max-bias': 'maxBias', mode: 'mode', 'mask-value': 'maskValue', 'query-offset': 'queryOffset' };
   for (const [flag, key] of Object.entries(map)) if (v[flag] !== undefined) opts[key] = v[flag];
@@ -331,17 +435,17 @@ function runAlibi(pe, { values: v, format, dtype }, out, tick) {
   const data = v.head === undefined ? b.data : b.data.subarray(v.head * per, (v.head + 1) * per);
   const shape = v.head === undefined && format !== 'csv' ? [heads, b.rows, b.cols] : [b.rows, b.cols];
   const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / b.cols)) * b.cols;
-  writeArray(out, format, dtype, shape, (emit) => {
-    for (let i = 0; i < data.length; i += chunk) emit(data.subarray(i, i + chunk));
+  await writeArray(out, format, dtype, shape, function* () {
+    for (let i = 0; i < data.length; i += chunk) yield data.subarray(i, i + chunk);
   }, tick);
   return shape;
 }
 
 /** Writes a matrix the API returned, in chunks of whole rows. */
-function writeMatrix(out, format, dtype, m, tick) {
+async function writeMatrix(out, format, dtype, m, tick) {
   const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / m.cols)) * m.cols;
-  writeArray(out, format, dtype, [m.rows, m.cols], (emit) => {
-    for (let i = 0; i < m.data.length; i += chunk) emit(m.data.subarray(i, i + chunk));
+  await writeArray(out, format, dtype, [m.rows, m.cols], function* () {
+    for (let i = 0; i < m.data.length; i += chunk) yield m.data.subarray(i, i + chunk);
   }, tick);
   return [m.rows, m.cols];
 }
@@ -352,7 +456,7 @@ function pick(v, map, opts = {}) {
   return opts;
 }
 
-function runTimestep(pe, { values: v, format, dtype }, out, tick) {
+async function runTimestep(pe, { values: v, format, dtype }, out, tick) {
   if ((v.steps === undefined) === (v.timesteps === undefined)) throw new UsageError('give --steps or --timesteps (one of them)');
   if (v['flip-sin-to-cos'] && v['no-flip-sin-to-cos']) throw new UsageError('--flip-sin-to-cos and --no-flip-sin-to-cos contradict each other');
   let t;
@@ -371,7 +475,7 @@ function runTimestep(pe, { values: v, format, dtype }, out, tick) {
   return writeMatrix(out, format, dtype, pe.timestepEmbedding(t, v.dim, opts), tick);
 }
 
-function runSincos2d(pe, { values: v, format, dtype }, out, tick) {
+async function runSincos2d(pe, { values: v, format, dtype }, out, tick) {
   const opts = pick(v, { preset: 'preset', 'extra-tokens': 'extraTokens', 'base-size': 'baseSize', 'interpolation-scale': 'interpolationScale',
     'first-axis': 'firstAxis', frequencies: 'frequencies', base: 'base' }, { dtype });
   if (v['cls-token']) opts.clsToken = true;
@@ -398,6 +502,10 @@ async function main(argv) {
     process.stdout.write(usage(parsed.cmd));
     return 0;
   }
+  if (parsed.version) {
+    process.stdout.write(`posenc ${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+    return 0;
+  }
   if (endianness() !== 'LE') {
     process.stderr.write('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
     return 1;
@@ -412,7 +520,7 @@ async function main(argv) {
       : (values.head === undefined ? values.heads : 1) * values['q-len'] * (values['k-len'] ?? values['q-len']);
   const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, elems * bytesPer);
   try {
-    const shape = RUN[cmd](pe, parsed, values.out, (f) => bar.tick(f));
+    const shape = await RUN[cmd](pe, parsed, { out: values.out, force: Boolean(values.force) }, (f) => bar.tick(f));
     bar.done();
     if (!values.quiet && values.out !== '-') {
       process.stderr.write(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
@@ -425,7 +533,9 @@ async function main(argv) {
       process.stderr.write(`posenc: ${e.message}\n`);
       return 2;
     }
-    process.stderr.write(`posenc: ${e.message}\n`);
+    // A failed write (full disk, no permission) names the file; the temporary file is gone.
+    const why = e.code ? `cannot write ${values.out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); nothing was written` : e.message;
+    process.stderr.write(`posenc: ${why}\n`);
     return 1;
   }
 }

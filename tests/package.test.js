@@ -22,7 +22,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 test('the tarball holds the bundled entries, their maps and types, the widgets, the CLI, and nothing else of the repo', () => {
   const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js', 'dist/widgets/index.js'];
   const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts', 'web/widgets/index.d.ts'];
-  const cli = ['bin/posenc.js', 'bin/npy.js'];
+  const cli = ['bin/posenc.js', 'bin/npy.js', 'bin/shortest.js'];
   const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js', 'docs/widgets.md'];
   const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, ...widgets, 'package.json', 'README.md', 'LICENSE'];
   assert.deepEqual([...files].sort(), want.sort());

@@ -32,6 +32,8 @@ export default init;
  *   flip_sin_to_cos=True, downscale_freq_shift=0; DiT's TimestepEmbedder, from GLIDE/ADM).
  */
 export type TimestepPreset = 'diffusers' | 'ddpm' | 'stable-diffusion' | 'dit';
+/** Every timestep preset name, the default first. */
+export const TIMESTEP_PRESET_NAMES: readonly TimestepPreset[];
 
 export interface TimestepOptions {
   preset?: TimestepPreset;
@@ -64,6 +66,8 @@ export interface SinCos1dOptions {
  * - 'big-vision': frequencies 'spaced' (big_vision / simple ViT posemb_sincos_2d).
  */
 export type GridPreset = 'mae' | 'dit' | 'diffusers' | 'big-vision';
+/** Every patch-grid preset name, the default first. */
+export const GRID_PRESET_NAMES: readonly GridPreset[];
 
 export interface SinCos2dOptions {
   preset?: GridPreset;

@@ -1,0 +1,184 @@
+// The command-line exporter never lies about a file (issue 13, point 9): the
+// format follows the extension (a contradicting --format is refused), an
+// existing file is kept unless --force, a failed or interrupted write leaves
+// nothing (and an overwritten file intact) because the data goes to a
+// temporary file renamed only when complete, and CSV / JSON print the
+// shortest decimal that reads back as the stored float32 (checked against
+// NumPy's own shortest repr). Run: node --test tests/cli-files.test.js
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadApi } from './helpers/load.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '..');
+const cli = path.join(root, 'bin', 'posenc.js');
+const dir = mkdtempSync(path.join(tmpdir(), 'posenc-cli-files-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+const pe = await loadApi();
+
+function run(...args) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
+  if (r.error) throw r.error;
+  return r;
+}
+const TABLE = ['table', '--d-model', '8', '--max-len', '3', '--quiet'];
+/** A fresh empty folder for one test, so that its listing shows any leftover. */
+const folder = (name) => {
+  const d = path.join(dir, name);
+  mkdirSync(d);
+  return d;
+};
+const isNpy = (file) => readFileSync(file).subarray(0, 6).equals(Buffer.from([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]));
+
+test('--version prints the version of package.json and exits 0', () => {
+  const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  for (const args of [['--version'], ['table', '--version']]) {
+    const r = run(...args);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `posenc ${version}\n`);
+  }
+});
+
+test('the format follows the extension; a contradicting --format or an unknown extension is a usage error', () => {
+  const d = folder('format');
+  const cases = [
+    [['--out', path.join(d, 'x.txt')], /cannot tell the format of .*x\.txt from its extension/],
+    [['--out', path.join(d, 'x')], /cannot tell the format/],
+    [['--out', path.join(d, 'x.csv'), '--format', 'npy'], /--format npy does not match the extension of .*x\.csv/],
+    [['--out', path.join(d, 'x.npy'), '--format', 'json'], /--format json does not match/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(...TABLE, ...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  assert.deepEqual(readdirSync(d), [], 'nothing written');
+  // An extension that names no format is fine when --format says which; case does not matter.
+  assert.equal(run(...TABLE, '--out', path.join(d, 'x.dat'), '--format', 'npy').status, 0);
+  assert.ok(isNpy(path.join(d, 'x.dat')));
+  assert.equal(run(...TABLE, '--out', path.join(d, 'Y.NPY')).status, 0);
+  assert.ok(isNpy(path.join(d, 'Y.NPY')));
+  assert.equal(run(...TABLE, '--out', path.join(d, 'z.csv'), '--format', 'csv').status, 0);
+  assert.equal(readFileSync(path.join(d, 'z.csv'), 'utf8').split('\n')[0], '0,1,0,1,0,1,0,1');
+});
+
+test('an existing file is refused (exit 2, untouched) unless --force, which replaces it', () => {
+  const d = folder('force');
+  const file = path.join(d, 'pe.npy');
+  writeFileSync(file, 'keep me');
+  const r = run(...TABLE, '--out', file);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^posenc: .*pe\.npy exists; add --force to overwrite it/);
+  assert.equal(readFileSync(file, 'utf8'), 'keep me');
+  const f = run(...TABLE, '--out', file, '--force');
+  assert.equal(f.status, 0, f.stderr);
+  assert.ok(isNpy(file));
+  assert.deepEqual(readdirSync(d), ['pe.npy'], 'no temporary file left');
+});
+
+test('--out in a missing folder, or naming a folder, is a usage error (exit 2), not a raw ENOENT', () => {
+  const d = folder('missing');
+  const cases = [
+    [path.join(d, 'no', 'such', 'pe.npy'), /--out .*pe\.npy: the folder .*no\/such does not exist/],
+    [path.join(d, 'sub.npy'), /--out .*sub\.npy is a folder/],
+  ];
+  mkdirSync(path.join(d, 'sub.npy'));
+  for (const [out, message] of cases) {
+    const r = run(...TABLE, '--out', out, '--force');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, message);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});
+
+/**
+ * Runs the CLI with `args(folder)` inside a private mount namespace (unshare:
+ * root, or an unprivileged user namespace) where `folder` is a 64 KiB tmpfs
+ * holding an old file `old`; returns the CLI's status and stderr, and the
+ * folder's listing and the old file afterwards (the tmpfs goes with the namespace).
+ */
+function onFullTmpfs(name, old, args) {
+  const mnt = folder(name);
+  const script = `m=$1 node=$2 cli=$3; shift 3
+mount -t tmpfs -o size=64k tmpfs "$m" || exit 99
+printf old > "$m/$OLD"
+"$node" "$cli" "$@" 2>"$m.stderr"; echo "status $?"
+ls -A "$m"; echo ---; cat "$m/$OLD"`;
+  const r = spawnSync('unshare', ['-rm', 'sh', '-c', script, 'sh', mnt, process.execPath, cli, ...args(mnt)], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, OLD: old } });
+  assert.notEqual(r.status, 99, `cannot mount a tmpfs here (needs root or user namespaces): ${r.stderr}`);
+  assert.equal(r.status, 0, `unshare: ${r.error ?? r.stderr}`);
+  const [head, content] = r.stdout.split('---\n');
+  const [statusLine, ...listing] = head.trim().split('\n');
+  return { status: Number(statusLine.replace('status ', '')), stderr: readFileSync(`${mnt}.stderr`, 'utf8'), listing, content };
+}
+
+test('a write that fails on a full disk (64 KiB tmpfs) exits 1, leaves no partial file, and an overwritten file intact', () => {
+  for (const format of ['npy', 'csv']) {
+    // 512 × 512 float32: 1 MiB of NPY, more as CSV, on 64 KiB.
+    const r = onFullTmpfs(`tmpfs-${format}`, `pe.${format}`, (mnt) => ['table', '--d-model', '512', '--max-len', '512',
+      '--out', path.join(mnt, `pe.${format}`), '--force']);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /^posenc: cannot write .*pe\.(npy|csv) \(ENOSPC: no space left on device.*\); nothing was written/);
+    assert.deepEqual(r.listing, [`pe.${format}`], 'the old file alone: no temporary file left');
+    assert.equal(r.content, 'old', 'the old file is untouched');
+  }
+});
+
+test('a write stopped by the file-size limit (RLIMIT_FSIZE, no privilege needed) leaves nothing either', () => {
+  const d = folder('fsize');
+  const out = path.join(d, 'pe.npy');
+  const r = spawnSync('sh', ['-c', 'ulimit -f 16; exec "$0" "$@"', process.execPath, cli, 'table', '--d-model', '512', '--max-len', '512', '--out', out],
+    { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /cannot write .*pe\.npy \(EFBIG: file too large.*\); nothing was written/);
+  assert.deepEqual(readdirSync(d), []);
+});
+
+test('an interrupted write (SIGINT, SIGTERM) leaves neither the file nor its temporary file', async () => {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+    const d = folder(`interrupt-${signal}`);
+    const out = path.join(d, 'pe.csv');
+    // 64 M values as CSV: far longer to write than the wait for its temporary file.
+    const child = spawn(process.execPath, [cli, 'table', '--d-model', '1024', '--max-len', '65536', '--out', out, '--quiet']);
+    let stderr = '';
+    child.stderr.on('data', (b) => { stderr += b; });
+    const exited = new Promise((resolve) => child.on('exit', (status) => resolve(status)));
+    while (!readdirSync(d).some((f) => f.endsWith('.posenc-partial'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    child.kill(signal);
+    assert.equal(await exited, code, stderr);
+    assert.match(stderr, new RegExp(`posenc: ${signal}: stopped, .*pe\\.csv not written`));
+    assert.deepEqual(readdirSync(d), []);
+  }
+});
+
+test('CSV and JSON print the shortest decimal that reads back as the stored float32 (the digits NumPy prints)', () => {
+  const d = folder('shortest');
+  const args = ['table', '--d-model', '64', '--max-len', '300', '--offset', '1000', '--quiet'];
+  assert.equal(run(...args, '--out', path.join(d, 'pe.csv')).status, 0);
+  assert.equal(run(...args, '--out', path.join(d, 'pe.json')).status, 0);
+  assert.equal(run(...args, '--out', path.join(d, 'pe.npy')).status, 0);
+  const want = pe.table(300, 64, { offset: 1000 }).data;
+  const cells = readFileSync(path.join(d, 'pe.csv'), 'utf8').trimEnd().split('\n').flatMap((l) => l.split(','));
+  assert.deepEqual(cells.map((c) => Math.fround(Number(c))), Array.from(want), 'every cell reads back exactly');
+  const json = JSON.parse(readFileSync(path.join(d, 'pe.json'), 'utf8'));
+  assert.deepEqual(json.data.flat().map(Math.fround), Array.from(want));
+  // NumPy's shortest unique repr of each float32 (Dragon4), from the .npy the same command wrote.
+  const py = spawnSync('/usr/bin/python3', ['-c', `import numpy as np, sys
+a = np.load(sys.argv[1]).ravel()
+print(','.join(np.format_float_scientific(x, unique=True, trim='-') for x in a))`, path.join(d, 'pe.npy')], { encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  // Compare significant digits: '0.00123' and '1.23e-3' both give '123'.
+  const digits = (s) => s.replace(/^-/, '').replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '') || '0';
+  const numpy = py.stdout.trim().split(',');
+  assert.equal(numpy.length, cells.length);
+  cells.forEach((c, i) => assert.equal(digits(c), digits(numpy[i]), `cell ${i}: ${c} vs NumPy ${numpy[i]}`));
+  const float64 = run('table', '--d-model', '2', '--max-len', '2', '--dtype', 'float64', '--format', 'csv', '--out', '-');
+  assert.equal(float64.stdout, `0,1\n${Math.sin(1)},${Math.cos(1)}\n`, 'float64 keeps every digit of the double');
+  const small = run('table', '--d-model', '2', '--max-len', '2', '--format', 'csv', '--out', '-');
+  assert.equal(small.stdout, '0,1\n0.84147096,0.5403023\n', 'sin 1 and cos 1 as NumPy prints their float32');
+});
