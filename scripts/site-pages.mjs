@@ -51,7 +51,7 @@ export function rebase(html, prefix) {
 export function languagePage(source, page) {
   const other = page.lang === 'zh' ? 'en' : 'zh';
   let html = dropLanguage(source, other);
-  html = html.replace(/<html\b[^>]*>/, `<html lang="${page.htmlLang}" data-lang="${page.lang}">`);
+  html = html.replace(/<html\b[^>]*>/, `<html lang="${page.htmlLang}" data-lang="${page.lang}" data-first-screen>`);
   // <title data-en="...">中文</title>: a title cannot hold markup, so the English is an attribute.
   html = html.replace(/<title data-en="([^"]*)">([^<]*)<\/title>/, (_, en, zh) => `<title>${page.lang === 'en' ? en : zh}</title>`);
   return rebase(html, page.prefix);

@@ -6,12 +6,16 @@
 import { drawHero } from './hero.js';
 import { setupSettingsToggle } from './settings-toggle.js';
 import { setupPlace } from './place.js';
+import { layOutRest } from './first-screen.js';
 
 setupSettingsToggle();
 setupPlace();
 drawHero(document.getElementById('hero-canvas'))
   .catch((err) => console.error(err))
-  .then(() => Promise.all([import('./controls.js'), import('./lazy.js')]))
+  .then(() => {
+    layOutRest();
+    return Promise.all([import('./controls.js'), import('./lazy.js')]);
+  })
   .then(([{ setupControls }, { loadWhenNear }]) => {
     setupControls();
     loadWhenNear();
