@@ -23,7 +23,9 @@ enum {
     PE_ROPE_LINEAR = 1,  /* theta_i / factor (position interpolation) */
     PE_ROPE_NTK = 2,     /* base' = base * factor^(dim/(dim-2)) */
     PE_ROPE_YARN = 3,    /* HF _compute_yarn_parameters */
-    PE_ROPE_LLAMA3 = 4   /* HF _compute_llama3_parameters (Llama 3.1) */
+    PE_ROPE_LLAMA3 = 4,  /* HF _compute_llama3_parameters (Llama 3.1) */
+    PE_ROPE_DYNAMIC = 5, /* HF _compute_dynamic_ntk_parameters: NTK with a factor from seq_len */
+    PE_ROPE_LONGROPE = 6 /* HF _compute_longrope_parameters (Phi-3): per-frequency divisors */
 };
 /* Layout of a cos/sin cache row. */
 enum {
@@ -31,17 +33,27 @@ enum {
     PE_ROPE_CACHE_HALF = 1,       /* dim columns [f | f] (HF: emb = cat(freqs, freqs)) */
     PE_ROPE_CACHE_INTERLEAVED = 2 /* dim columns f0 f0 f1 f1 ... (GPT-J repeat_interleave) */
 };
-/* params (PE_ROPE_PARAMS doubles; may be NULL for PE_ROPE_DEFAULT):
- * [0] factor, [1] low_freq_factor, [2] high_freq_factor,
- * [3] original_max_position (YaRN, llama3), [4] beta_fast, [5] beta_slow,
- * [6] attention_factor (YaRN; 0 = the default 0.1 ln(factor) + 1).
- * Each factor, beta and attention factor lies in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX],
- * original_max_position in [1, PE_MAX_POSITION]; otherwise PE_ERR_VALUE. */
-#define PE_ROPE_PARAMS 7
+/* params (PE_ROPE_PARAMS doubles, plus dim for PE_ROPE_LONGROPE; may be NULL for
+ * PE_ROPE_DEFAULT). Hugging Face's names; 0 marks an optional value as absent:
+ * [0] factor (longrope: optional, default max_position_embeddings / original),
+ * [1] low_freq_factor, [2] high_freq_factor (llama3),
+ * [3] original_max_position_embeddings (YaRN, llama3, longrope), [4] beta_fast, [5] beta_slow (YaRN),
+ * [6] attention_factor (YaRN, longrope; optional, default from the factor),
+ * [7] max_position_embeddings (dynamic; longrope without a factor),
+ * [8] seq_len (dynamic, longrope; optional: by default the largest position + 1 of the
+ *     call, and none for pe_rope_frequencies, as HF at initialisation),
+ * [9] mscale, [10] mscale_all_dim (YaRN, optional: both given, the attention factor is
+ *     get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)),
+ * longrope only: [11 .. 11 + dim/2) short_factor, then dim/2 long_factor (used when
+ *     seq_len > original_max_position_embeddings).
+ * Each factor, beta, mscale and attention factor lies in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX],
+ * each length in [1, PE_MAX_POSITION] (longrope's original length >= 2, as its log divides);
+ * otherwise PE_ERR_VALUE. NTK and dynamic need dim >= 4 (PE_ERR_SIZE). */
+#define PE_ROPE_PARAMS 11
 #define PE_ROPE_PARAM_MIN 1e-3
 #define PE_ROPE_PARAM_MAX 1e6
 
-/* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN). */
+/* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN, longrope). */
 PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,
                                const double *params);
 /* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */

@@ -551,10 +551,10 @@ static int fuzz_strerror(src *s) {
 }
 
 static const char *params_text(const double *p) {
-    static char text[300];
+    static char text[400];
     if (!p) return "params=NULL";
-    snprintf(text, sizeof text, "params={%.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g}",
-             p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
+    snprintf(text, sizeof text, "params={%.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, ...}",
+             p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]);
     return text;
 }
 
@@ -564,11 +564,15 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* ---- RoPE and ALiBi ------------------------------------------------------------------------ */
-static double *rope_params(src *s) {
+/* PE_ROPE_PARAMS values, then the dim short and long factors longrope reads
+ * (NULL past 2^16 of them: the core then refuses the call for its NULL). */
+static double *rope_params(src *s, int32_t dim) {
     if (byte(s) % 4 == 0) return NULL;
-    double *p = __real_malloc(PE_ROPE_PARAMS * sizeof *p);
+    int32_t n = PE_ROPE_PARAMS + (dim_ok(dim) ? dim : 0);
+    if (n > PE_ROPE_PARAMS + 65536) return NULL;
+    double *p = __real_malloc((size_t)n * sizeof *p);
     REQUIRE(p != NULL);
-    for (int i = 0; i < PE_ROPE_PARAMS; i++) p[i] = num_arg(s);
+    for (int32_t i = 0; i < n; i++) p[i] = num_arg(s);
     return p;
 }
 
@@ -576,8 +580,8 @@ static int fuzz_rope(src *s, long fail_at, int which) {
     call_state c = {0};
     int32_t dim = size_arg(s);
     double base = byte(s) % 2 ? num_arg(s) : 10000.0;
-    int scaling = enum_arg(s, 5);
-    double *params = rope_params(s);
+    int scaling = enum_arg(s, 7);
+    double *params = rope_params(s, dim);
     int dtype = enum_arg(s, 2), layout = enum_arg(s, 3);
     int32_t rows = size_arg(s), heads = size_arg(s);
     double offset = byte(s) % 2 ? num_arg(s) : 0.0;
@@ -627,6 +631,7 @@ static int fuzz_rope(src *s, long fail_at, int which) {
     case 2: { /* pe_rope_apply */
         int32_t cols = dim_ok(dim) && dim_ok(heads) && (double)dim * heads <= PE_MAX_DIM ? dim * heads : size_arg(s);
         int pairing = enum_arg(s, 2), use_pos = byte(s) % 2;
+        int32_t rotary = byte(s) % 2 ? size_arg(s) : 0; /* 0: the whole head */
         double count = (double)rows * cols;
         c.refused = !dim_ok(rows) || !dim_ok(cols) || !dim_ok(dim) || 2.0 * count * 8 > PE_MAX_BYTES;
         if (!c.refused && too_big(count * 2)) break;
@@ -636,9 +641,9 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         x = in_buf(s, nx, &bigx);
         if (use_pos) pos = in_buf(s, np, NULL);
         o1 = out_buf((double)n1, 8);
-        DESCRIBE("pe_rope_apply(rows=%d, cols=%d, head_dim=%d, pairing=%d, positions=%d, 0, offset=%.17g, base=%.17g, scaling=%d, %s) max|x|=%g fail_at=%ld", rows, cols, dim, pairing, use_pos, offset, base, scaling, params_text(params), bigx, fail_at);
+        DESCRIBE("pe_rope_apply(rows=%d, cols=%d, head_dim=%d, rotary_dim=%d, pairing=%d, positions=%d, 0, offset=%.17g, base=%.17g, scaling=%d, %s) max|x|=%g fail_at=%ld", rows, cols, dim, rotary, pairing, use_pos, offset, base, scaling, params_text(params), bigx, fail_at);
         begin(&c, fail_at);
-        st = pe_rope_apply(o1, x, rows, cols, dim, 0, pairing, pos, offset, base, scaling, params);
+        st = pe_rope_apply(o1, x, rows, cols, dim, rotary, pairing, pos, offset, base, scaling, params);
         end(&c, st);
         if (st == PE_OK && bigx <= 1e150)
             REQUIRE(all_finite(o1, PE_F64, n1));

@@ -122,6 +122,61 @@ test('RoPE applied to q/k matches the golden values (both pairings, heads, scali
   }
 });
 
+test('dynamic NTK: seq_len is the largest position + 1 (or seqLen), floored at maxPosition', () => {
+  const dyn = (seqLen) => ({ type: 'dynamic', factor: 4, maxPosition: 16, ...(seqLen ? { seqLen } : {}) });
+  const plain = pe.ropeFrequencies(8, { dtype: 'float64' }).invFreq;
+  // Up to maxPosition HF's effective factor is 1: the default frequencies.
+  assert.deepEqual(pe.ropeFrequencies(8, { dtype: 'float64', scaling: dyn() }).invFreq, plain);
+  assert.deepEqual(pe.ropeFrequencies(8, { dtype: 'float64', scaling: dyn(16) }).invFreq, plain);
+  const x = randomMatrix(3, 8, 5);
+  const rotate = (opts) => pe.ropeApply(x, { dtype: 'float64', ...opts }).data;
+  // Positions 0..2 (seq_len 3 <= 16): as unscaled; positions up to 39: as seqLen 40.
+  assert.deepEqual(rotate({ scaling: dyn() }), rotate({}));
+  assert.deepEqual(rotate({ positions: [0, 39, 7], scaling: dyn() }), rotate({ positions: [0, 39, 7], scaling: dyn(40) }));
+  assert.notDeepEqual(rotate({ positions: [0, 39, 7], scaling: dyn() }), rotate({ positions: [0, 39, 7] }));
+  assert.deepEqual(rotate({ offset: 37, scaling: dyn() }), rotate({ offset: 37, scaling: dyn(40) }));
+  const cache = (opts) => pe.ropeCache(4, 8, { dtype: 'float64', offset: 36, ...opts }).cos.data;
+  assert.deepEqual(cache({ scaling: dyn() }), cache({ scaling: dyn(40) }));
+});
+
+test('longrope: the long factors once seq_len passes originalMaxPosition, in every entry', () => {
+  const lr = { type: 'longrope', originalMaxPosition: 8, factor: 4, shortFactor: [1, 2], longFactor: [3, 5] };
+  const theta = (seqLen) => pe.ropeFrequencies(4, { dtype: 'float64', scaling: { ...lr, seqLen } }).invFreq;
+  assert.deepEqual(Array.from(theta(8)), [1, 0.01 / 2]);
+  assert.deepEqual(Array.from(theta(9)), [1 / 3, 0.01 / 5]);
+  const x = randomMatrix(2, 4, 3);
+  const rotate = (opts) => pe.ropeApply(x, { dtype: 'float64', scaling: lr, ...opts }).data;
+  assert.deepEqual(rotate({ positions: [7, 0] }), rotate({ positions: [7, 0], scaling: { ...lr, seqLen: 8 } }));
+  assert.deepEqual(rotate({ positions: [8, 0] }), rotate({ positions: [8, 0], scaling: { ...lr, seqLen: 9 } }));
+  assert.notDeepEqual(rotate({ positions: [8, 0] }), rotate({ positions: [7, 0] }).map((v, i) => (i < 4 ? v : v)));
+  // The attention factor: sqrt(1 + ln 4 / ln 8) = sqrt(5/3), whichever set.
+  const { attentionFactor } = pe.ropeCache(2, 4, { scaling: lr, offset: 20 });
+  assert.ok(Math.abs(attentionFactor - Math.sqrt(5 / 3)) <= 1e-15);
+});
+
+test('ropeApply writes into `out` (float32 or float64) and returns it; nested arrays are accepted', () => {
+  const x = randomMatrix(3, 8, 11);
+  const nested = Array.from({ length: 3 }, (_, r) => Array.from(row(x, r)));
+  const want32 = pe.ropeApply(x, { offset: 2 });
+  const out32 = new Float32Array(24).fill(NaN);
+  const got32 = pe.ropeApply(nested, { offset: 2, out: out32 });
+  assert.equal(got32.data, out32);
+  assert.deepEqual(got32.shape, [3, 8]);
+  assert.deepEqual(out32, want32.data);
+  const out64 = new Float64Array(24);
+  assert.equal(pe.ropeApply(x, { dtype: 'float64', out: out64 }).data, out64);
+  assert.deepEqual(out64, pe.ropeApply(x, { dtype: 'float64' }).data);
+  // [H, S, D] nested, with rotaryDim
+  const heads = [nested, nested];
+  const h = pe.ropeApply(heads, { rotaryDim: 4, dtype: 'float64' });
+  assert.deepEqual(h.shape, [2, 3, 8]);
+  assert.deepEqual(h.data.subarray(24), pe.ropeApply(x, { rotaryDim: 4, dtype: 'float64' }).data);
+  // ropePermute takes nested weights too.
+  assert.deepEqual(pe.ropePermute(nested.slice(0, 2), { axis: 'cols', dtype: 'float64' }).data,
+    pe.ropePermute({ rows: 2, cols: 8, data: x.data.subarray(0, 16) }, { axis: 'cols', dtype: 'float64' }).data);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
 test('RoPE permutation is Hugging Face\'s LLaMA conversion permute (and its inverse)', () => {
   for (const c of golden.rope.permutation) {
     assert.deepEqual(Array.from(pe.ropePermutation(c.headDim, { heads: c.heads })), c.forward);
@@ -437,7 +492,7 @@ const BAD_CALLS = [
   ['ropeFrequencies dim 0', () => pe.ropeFrequencies(0), RangeError, 'dim'],
   ['ropeFrequencies string dim', () => pe.ropeFrequencies('8'), TypeError, 'dim'],
   ['ropeFrequencies base 1', () => pe.ropeFrequencies(8, { base: 1 }), RangeError, 'base'],
-  ['ropeFrequencies unknown scaling', () => pe.ropeFrequencies(8, { scaling: 'dynamic' }), RangeError, 'scaling.type'],
+  ['ropeFrequencies unknown scaling', () => pe.ropeFrequencies(8, { scaling: 'xpos' }), RangeError, 'scaling.type'],
   ['ropeFrequencies scaling number', () => pe.ropeFrequencies(8, { scaling: 4 }), TypeError, 'scaling'],
   ['ropeFrequencies linear without factor', () => pe.ropeFrequencies(8, { scaling: 'linear' }), TypeError, 'scaling.factor'],
   ['ropeFrequencies yarn without originalMaxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2 } }), TypeError, 'scaling.originalMaxPosition'],
@@ -446,6 +501,26 @@ const BAD_CALLS = [
   ['ropeFrequencies unknown scaling key', () => pe.ropeFrequencies(8, { scaling: { type: 'linear', factor: 2, beta: 1 } }), TypeError, 'beta'],
   ['ropeFrequencies ntk dim 2', () => pe.ropeFrequencies(2, { scaling: { type: 'ntk', factor: 2 } }), RangeError, 'NTK'],
   ['ropeFrequencies unknown option', () => pe.ropeFrequencies(8, { theta: 1 }), TypeError, 'theta'],
+  ['dynamic without maxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2 } }), TypeError, 'scaling.maxPosition is required'],
+  ['dynamic maxPosition 0', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 0 } }), RangeError, 'scaling.maxPosition must be a finite number from 1 to 2147483648'],
+  ['dynamic seqLen -1', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, seqLen: -1 } }), RangeError, 'scaling.seqLen must be a finite number from 1'],
+  ['dynamic dim 2', () => pe.ropeFrequencies(2, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8 } }), RangeError, 'needs dim >= 4'],
+  ['dynamic with mscale', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, mscale: 1 } }), TypeError, 'unknown option "mscale"'],
+  ['yarn mscale -1', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: -1 } }), RangeError, 'scaling.mscale must be a finite number from 0.001 to 1000000'],
+  ['yarn mscaleAllDim NaN', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscaleAllDim: NaN } }), RangeError, 'scaling.mscaleAllDim'],
+  ['yarn mscale string', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: '1' } }), TypeError, 'scaling.mscale must be a number'],
+  ['longrope without shortFactor', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, longFactor: [1, 1, 1, 1] } }), TypeError, 'scaling.shortFactor is required'],
+  ['longrope shortFactor of 3', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, shortFactor: [1, 1, 1], longFactor: [1, 1, 1, 1] } }), RangeError, 'scaling.shortFactor must have 4 elements'],
+  ['longrope longFactor[1] 0', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, shortFactor: [1, 1, 1, 1], longFactor: [1, 0, 1, 1] } }), RangeError, 'scaling.longFactor[1] must be a finite number from 0.001 to 1000000'],
+  ['longrope longFactor not an array', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, shortFactor: [1, 1, 1, 1], longFactor: 2 } }), TypeError, 'scaling.longFactor'],
+  ['longrope without factor or maxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, shortFactor: [1, 1, 1, 1], longFactor: [1, 1, 1, 1] } }), TypeError, 'scaling.factor or scaling.maxPosition'],
+  ['longrope originalMaxPosition 1', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 1, factor: 2, shortFactor: [1, 1, 1, 1], longFactor: [1, 1, 1, 1] } }), RangeError, 'scaling.originalMaxPosition must be a finite number from 2'],
+  ['longrope attentionFactor 1e7', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, attentionFactor: 1e7, shortFactor: [1, 1, 1, 1], longFactor: [1, 1, 1, 1] } }), RangeError, 'scaling.attentionFactor'],
+  ['ropeApply out of the wrong type', () => pe.ropeApply(x4, { out: new Float64Array(8) }), TypeError, 'out must be a Float32Array of 8 elements'],
+  ['ropeApply out too short', () => pe.ropeApply(x4, { out: new Float32Array(7) }), TypeError, 'out must be a Float32Array of 8 elements'],
+  ['ropeApply out float64 of the wrong length', () => pe.ropeApply(x4, { dtype: 'float64', out: new Float64Array(9) }), TypeError, 'out must be a Float64Array of 8 elements'],
+  ['ropeApply ragged nested x', () => pe.ropeApply([[1, 2], [3]]), RangeError, 'x is ragged'],
+  ['ropePermute nested of rank 3', () => pe.ropePermute([[[1, 2]]]), TypeError, 'weights must have 2 dimensions'],
   ['ropeCache maxLen 0', () => pe.ropeCache(0, 8), RangeError, 'maxLen'],
   ['ropeCache bad layout', () => pe.ropeCache(4, 8, { layout: 'full' }), RangeError, 'layout'],
   ['ropeCache bad dtype', () => pe.ropeCache(4, 8, { dtype: 'float16' }), RangeError, 'dtype'],

@@ -136,18 +136,38 @@ def _self_check_formats():
 
 # ---------------------------------------------------------------------------
 # RoPE. Frequencies as Hugging Face transformers modeling_rope_utils.py
-# (_compute_default / _linear_scaling / _ntk / _yarn / _llama3 _parameters),
-# but in exact arithmetic instead of float32.
+# (_compute_default / _linear_scaling / _ntk / _dynamic_ntk / _yarn / _longrope /
+# _llama3 _parameters, as of transformers 5), but in exact arithmetic instead of float32.
 # ---------------------------------------------------------------------------
-def rope_theta(dim, base, scaling):
-    """([theta_i Decimal], attention factor Decimal)."""
+def get_mscale(f, m=1):
+    """HF's get_mscale(scale, mscale) of YaRN."""
+    return D(1) if f <= 1 else D('0.1') * dec(m) * ln(f) + 1
+
+
+def rope_theta(dim, base, scaling, seen=0):
+    """([theta_i Decimal], attention factor Decimal). seen: the largest
+    position + 1 of the call (HF's seq_len when scaling.seqLen is absent;
+    0 for ropeFrequencies, which has no positions: HF at initialisation)."""
     base = dec(base)
     kind = scaling.get('type', 'default') if scaling else 'default'
     h = dim // 2
+    seq = dec(scaling.get('seqLen') or seen) if scaling else D(0)
     if kind == 'ntk':
         base = base * pow_(dec(scaling['factor']), F(dim, dim - 2))
+    if kind == 'dynamic':
+        # _compute_dynamic_ntk_parameters: seq_len = max(seq_len, max_position_embeddings)
+        f, mpe = dec(scaling['factor']), dec(scaling['maxPosition'])
+        seq = max(seq, mpe)
+        base = base * pow_(f * seq / mpe - (f - 1), F(dim, dim - 2))
     theta = [pow_(base, F(-2 * i, dim)) for i in range(h)]
     att = D(1)
+    if kind == 'longrope':
+        orig = dec(scaling['originalMaxPosition'])
+        f = dec(scaling.get('factor') or F(scaling['maxPosition'], scaling['originalMaxPosition']))
+        ext = scaling['longFactor'] if seq > orig else scaling['shortFactor']
+        theta = [t / dec(e) for t, e in zip(theta, ext)]
+        given = scaling.get('attentionFactor', 0)
+        att = dec(given) if given else (D(1) if f <= 1 else (1 + ln(f) / ln(orig)).sqrt())
     if kind == 'linear':
         theta = [t / dec(scaling['factor']) for t in theta]
     elif kind == 'llama3':
@@ -187,12 +207,18 @@ def rope_theta(dim, base, scaling):
             out.append((t / f) * (1 - extrapolation_factor) + t * extrapolation_factor)
         theta = out
         given = scaling.get('attentionFactor', 0)
-        att = dec(given) if given else (D(1) if f <= 1 else D('0.1') * ln(f) + 1)
+        ms, msad = scaling.get('mscale', 0), scaling.get('mscaleAllDim', 0)
+        if given:
+            att = dec(given)
+        elif ms and msad:   # DeepSeek-V2/V3: the ratio of the two
+            att = get_mscale(f, ms) / get_mscale(f, msad)
+        else:
+            att = get_mscale(f)
     return theta, att
 
 
 def rope_cache(max_len, dim, base, scaling, offset, layout):
-    theta, att = rope_theta(dim, base, scaling)
+    theta, att = rope_theta(dim, base, scaling, offset + max_len)
     h = dim // 2
     cos_rows, sin_rows = [], []
     for r in range(max_len):
@@ -215,18 +241,21 @@ def pair_index(i, dim, pairing):
     return (2 * i, 2 * i + 1) if pairing == 'interleaved' else (i, i + dim // 2)
 
 
-def rope_apply(x, head_dim, pairing, positions, base, scaling):
+def rope_apply(x, head_dim, pairing, positions, base, scaling, rotary_dim=None):
     """x: rows of floats. Meta LLaMA (complex product) for interleaved, HF
-    q*cos + rotate_half(q)*sin for half: both (a cos - b sin, b cos + a sin)."""
-    theta, att = rope_theta(head_dim, base, scaling)
+    q*cos + rotate_half(q)*sin for half: both (a cos - b sin, b cos + a sin).
+    Partial rotary (GPT-J rotary_dim, GPT-NeoX rotary_pct): the first rotary_dim
+    coordinates of each head rotate as a head of that width; the rest are copied."""
+    rd = rotary_dim or head_dim
+    theta, att = rope_theta(rd, base, scaling, max(positions) + 1)
     out = []
     for row, p in zip(x, positions):
-        y = [None] * len(row)
+        y = list(row)
         for b in range(0, len(row), head_dim):
             for i, t in enumerate(theta):
                 s, c = sin_cos(dec(p) * t)
                 s, c = s * att, c * att
-                i0, i1 = pair_index(i, head_dim, pairing)
+                i0, i1 = pair_index(i, rd, pairing)
                 a0, a1 = dec(row[b + i0]), dec(row[b + i1])
                 y[b + i0] = f64(a0 * c - a1 * s)
                 y[b + i1] = f64(a1 * c + a0 * s)
@@ -259,6 +288,13 @@ def lcg_matrix(rows, cols, seed):
     return out
 
 
+# A longrope scaling for dim 16 in Phi-3's shape: 8 short and 8 long divisors
+# (made-up values of the published ones' size), original length 4096.
+LONGROPE_16 = {'type': 'longrope', 'originalMaxPosition': 4096,
+               'shortFactor': [1, 1.0625, 1.125, 1.25, 1.375, 1.5, 1.875, 2.125],
+               'longFactor': [1, 1.25, 1.875, 3.125, 5.5, 9, 14.5, 21.25]}
+
+
 def rope_cases():
     cases = {'frequencies': [], 'cache': [], 'apply': [], 'permutation': []}
     freq_specs = [
@@ -275,6 +311,24 @@ def rope_cases():
          {'type': 'yarn', 'factor': 40, 'originalMaxPosition': 4096}),
         ('llama3 (Llama 3.1 8B)', 128, 500000, {'type': 'llama3'}),
         ('llama3 factor 32 (Llama 3.2)', 64, 500000, {'type': 'llama3', 'factor': 32}),
+        ('dynamic factor 2, no seqLen: unscaled', 64, 10000, {'type': 'dynamic', 'factor': 2, 'maxPosition': 2048}),
+        ('dynamic factor 2 mpe 2048 seqLen 8192', 64, 10000,
+         {'type': 'dynamic', 'factor': 2, 'maxPosition': 2048, 'seqLen': 8192}),
+        ('dynamic factor 4 mpe 4096 seqLen 5000 d128', 128, 500000,
+         {'type': 'dynamic', 'factor': 4, 'maxPosition': 4096, 'seqLen': 5000}),
+        ('yarn mscale 0.707 mscaleAllDim 0.707 (DeepSeek-V2: ratio 1)', 64, 10000,
+         {'type': 'yarn', 'factor': 40, 'originalMaxPosition': 4096, 'mscale': 0.707, 'mscaleAllDim': 0.707}),
+        ('yarn mscale 1 mscaleAllDim 0.5', 64, 10000,
+         {'type': 'yarn', 'factor': 16, 'originalMaxPosition': 4096, 'mscale': 1, 'mscaleAllDim': 0.5}),
+        ('yarn mscale alone is ignored (HF)', 64, 10000,
+         {'type': 'yarn', 'factor': 16, 'originalMaxPosition': 4096, 'mscale': 1}),
+        ('longrope short factors (no seqLen), factor from maxPosition', 16, 10000,
+         dict(LONGROPE_16, maxPosition=131072)),
+        ('longrope long factors (seqLen 4097 > 4096)', 16, 10000,
+         dict(LONGROPE_16, maxPosition=131072, seqLen=4097)),
+        ('longrope seqLen 4096 = original: short factors', 16, 10000,
+         dict(LONGROPE_16, maxPosition=131072, seqLen=4096)),
+        ('longrope factor 4 attentionFactor 1.5', 16, 10000, dict(LONGROPE_16, factor=4, attentionFactor=1.5)),
     ]
     for name, dim, base, scaling in freq_specs:
         theta, att = rope_theta(dim, base, scaling)
@@ -292,6 +346,14 @@ def rope_cases():
          {'layout': 'pairs', 'scaling': {'type': 'yarn', 'factor': 8, 'originalMaxPosition': 64}}),
         ('pairs llama3 at 60000', 3, 32, {'layout': 'pairs', 'offset': 60000, 'base': 500000,
                                           'scaling': {'type': 'llama3', 'originalMaxPosition': 256}}),
+        ('half dynamic: seq_len = offset + maxLen = 40 > 16', 5, 16,
+         {'layout': 'half', 'offset': 35, 'scaling': {'type': 'dynamic', 'factor': 3, 'maxPosition': 16}}),
+        ('pairs longrope: offset + maxLen = 4096, short', 3, 16,
+         {'layout': 'pairs', 'offset': 4093, 'scaling': dict(LONGROPE_16, maxPosition=131072)}),
+        ('pairs longrope: offset + maxLen = 4097, long', 3, 16,
+         {'layout': 'pairs', 'offset': 4094, 'scaling': dict(LONGROPE_16, maxPosition=131072)}),
+        ('pairs yarn mscale 1 mscaleAllDim 0.5', 3, 16, {'layout': 'pairs', 'offset': 7, 'scaling':
+         {'type': 'yarn', 'factor': 16, 'originalMaxPosition': 64, 'mscale': 1, 'mscaleAllDim': 0.5}}),
     ]:
         c, s, att = rope_cache(max_len, dim, opts.get('base', 10000), opts.get('scaling'),
                                opts.get('offset', 0), opts['layout'])
@@ -306,11 +368,22 @@ def rope_cases():
          {'pairing': 'half', 'offset': 10, 'base': 500000, 'scaling': {'type': 'llama3', 'originalMaxPosition': 64}}),
         ('half d8 yarn', 3, 8,
          {'pairing': 'half', 'offset': 2, 'scaling': {'type': 'yarn', 'factor': 4, 'originalMaxPosition': 32}}),
+        ('rotaryDim 4 of headDim 8, two heads, half (GPT-NeoX rotary_pct 0.5)', 3, 16,
+         {'pairing': 'half', 'headDim': 8, 'rotaryDim': 4, 'offset': 5}),
+        ('rotaryDim 6 of headDim 10, interleaved (GPT-J)', 3, 10,
+         {'pairing': 'interleaved', 'rotaryDim': 6, 'positions': [3, 0, 900]}),
+        ('dynamic, positions: seq_len = 301 > 128', 3, 8,
+         {'pairing': 'half', 'positions': [0, 300, 5], 'scaling': {'type': 'dynamic', 'factor': 2, 'maxPosition': 128}}),
+        ('longrope rotaryDim 8 of 12, positions past the original: long', 2, 12,
+         {'pairing': 'half', 'rotaryDim': 8, 'positions': [10, 64],
+          'scaling': {'type': 'longrope', 'originalMaxPosition': 64, 'factor': 8,
+                      'shortFactor': [1, 1.25, 1.5, 2], 'longFactor': [1.5, 3, 6.25, 12]}}),
     ]:
         x = lcg_matrix(rows, cols, rows * 1000 + cols)
         head = opts.get('headDim', cols)
         positions = opts.get('positions') or [opts.get('offset', 0) + r for r in range(rows)]
-        y = rope_apply(x, head, opts['pairing'], positions, opts.get('base', 10000), opts.get('scaling'))
+        y = rope_apply(x, head, opts['pairing'], positions, opts.get('base', 10000), opts.get('scaling'),
+                       opts.get('rotaryDim'))
         cases['apply'].append({'name': name, 'x': x, 'options': opts, 'out': y})
     for head_dim, heads in [(2, 1), (8, 1), (8, 2), (6, 3)]:
         fwd = hf_llama_permute(head_dim, heads)

@@ -817,7 +817,7 @@ static void test_rope_frequencies(void) {
     int32_t odd[] = {1, 3, 7, PE_MAX_DIM - 1};
     for (size_t i = 0; i < LEN(odd); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, odd[i], 1e4, 0, NULL), PE_ERR_ODD);
     for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, bad_bases[i], 0, NULL), PE_ERR_BASE);
-    int bad_scalings[] = {-1, 5, INT_MIN, INT_MAX};
+    int bad_scalings[] = {-1, 7, INT_MIN, INT_MAX};
     for (size_t i = 0; i < LEN(bad_scalings); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, bad_scalings[i], rope_ok), PE_ERR_OPTION);
     for (int sc = PE_ROPE_LINEAR; sc <= PE_ROPE_LLAMA3; sc++) {
         EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, NULL), PE_ERR_NULL); /* params required */
@@ -856,6 +856,71 @@ static void test_rope_frequencies(void) {
     EXPECT_NEAR(w[3], 0.001, 1e-18);
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LINEAR, rope_ok), PE_OK);
     EXPECT_NEAR(w[1], 0.05, 1e-16);
+}
+
+/* dynamic, YaRN's mscale pair and longrope (issue 13): statuses and the formulas. */
+static void test_rope_scalings(void) {
+    double w[4], w0[4], a = SENTINEL, p[PE_ROPE_PARAMS + 8] = {0};
+    EXPECT_STATUS(pe_rope_frequencies(w0, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_OK);
+    /* dynamic: factor 2, max_position 16; no seq_len: HF at init, unscaled */
+    p[0] = 2;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_ERR_VALUE); /* max_position 0 */
+    p[7] = 16;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_DYNAMIC, p), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT(w[i] == w0[i]);
+    p[8] = 64; /* scale 2 * 64/16 - 1 = 7: base 1e4 * 7^(8/6) */
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_OK);
+    EXPECT_NEAR(w[1], pow(1e4 * pow(7, 8.0 / 6), -0.25), 1e-15);
+    EXPECT(a == 1.0);
+    double bad_len[] = {-1, 0.5, PE_MAX_POSITION + 1, NAN};
+    for (size_t i = 0; i < LEN(bad_len); i++) {
+        p[8] = bad_len[i];
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_ERR_VALUE);
+    }
+    p[8] = 0;
+    /* the cache's seq_len is offset + max_len: positions 0..63 scale as seq_len 64 */
+    double c[64 * 4], s[64 * 4];
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 64, 8, 1e4, PE_ROPE_DYNAMIC, p, 0, PE_ROPE_CACHE_PAIRS), PE_OK);
+    EXPECT_NEAR(c[63 * 4 + 1], cos(63 * pow(1e4 * pow(7, 8.0 / 6), -0.25)), 1e-13);
+    p[0] = 1e6; /* base 1e300 * (1e6 * (1e9 + 1) / 16)^(4/3) overflows: refused */
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 1, 8, 1e300, PE_ROPE_DYNAMIC, p, 1e9, 0), PE_ERR_VALUE);
+    /* YaRN: mscale and mscale_all_dim, both or neither (HF); each in range or 0 */
+    double y[PE_ROPE_PARAMS] = {4, 0, 0, 64, 32, 1, 0, 0, 0, 1, 0.5};
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_OK);
+    EXPECT_NEAR(a, (0.1 * log(4) + 1) / (0.05 * log(4) + 1), 1e-15);
+    y[10] = 0;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_OK);
+    EXPECT_NEAR(a, 0.1 * log(4) + 1, 1e-15);
+    y[10] = -1;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_ERR_VALUE);
+    y[10] = 0.5, y[9] = 2e6;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_ERR_VALUE);
+    /* longrope: short factors up to seq_len = original, long past it */
+    double l[PE_ROPE_PARAMS + 8] = {0, 0, 0, 8, 0, 0, 0, 32, 0, 0, 0, 1, 2, 4, 8, 3, 5, 7, 9};
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, NULL), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / l[PE_ROPE_PARAMS + i], 1e-18);
+    EXPECT_NEAR(a, sqrt(1 + log(4) / log(8)), 1e-15); /* factor 32 / 8 */
+    l[8] = 9;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / l[PE_ROPE_PARAMS + 4 + i], 1e-18);
+    double x[2 * 8] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, o[16], pos[2] = {0, 8};
+    l[8] = 0; /* positions 0 and 8: seq_len 9 > 8, long factors (3) */
+    EXPECT_STATUS(pe_rope_apply(o, x, 2, 8, 8, 0, PE_ROPE_HALF, pos, 0, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
+    EXPECT_NEAR(o[8], a * (cos(8.0 / 3) - sin(8.0 / 3)), 1e-15); /* (x_0, x_4) = (1, 1) */
+    l[7] = 0; /* neither factor nor max_position */
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
+    l[0] = 2, l[3] = 1; /* ln(original) divides */
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
+    l[3] = 8;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        l[PE_ROPE_PARAMS + 6] = nonfinite[i];
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
+    }
+    l[PE_ROPE_PARAMS + 6] = 0;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
 }
 
 static void test_rope_cache(void) {
@@ -1325,6 +1390,7 @@ int main(void) {
         {"pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy},
         {"pe_attention: errors, overflow, golden, causal", test_attention},
         {"pe_rope_frequencies: errors, every scaling's parameters, golden", test_rope_frequencies},
+        {"pe_rope_frequencies: dynamic, YaRN mscale pair, longrope", test_rope_scalings},
         {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
         {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
         {"pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads},

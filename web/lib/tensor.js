@@ -49,13 +49,12 @@ function parts(check, name, value) {
 }
 
 /**
- * A tensor argument of one of `ranks` (default: a matrix): { shape, data },
- * data a typed array of every element checked by `elements(check, name, data,
- * count)` (default: finite numbers, as Checker.vector).
+ * A tensor argument of one of `ranks` (default: a matrix), nested arrays
+ * included: { shape, data }, data a typed array of every element checked by
+ * `elements(check, name, data, count)` (default: finite numbers, as Checker.vector).
  */
-export const readTensor = (check, name, value, ranks, elements) => checked(check, name, parts(check, name, value), ranks, elements);
-
-function checked(check, name, { shape, data }, ranks = [2], elements) {
+export function readNested(check, name, value, ranks = [2], elements) {
+  const { shape, data } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
@@ -64,13 +63,6 @@ function checked(check, name, { shape, data }, ranks = [2], elements) {
   const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   return { shape, data: values };
 }
-
-/**
- * readTensor, nested arrays included (the core's entry; posenc/variants, short
- * of bytes, takes every other form but not nested arrays).
- */
-export const readNested = (check, name, value, ranks, elements) => checked(check, name,
-  check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value), ranks, elements);
 
 /** readNested of a matrix, as { rows, cols, data }. */
 export function readMatrix(check, name, value) {

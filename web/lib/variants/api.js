@@ -8,13 +8,14 @@ import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.j
 import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
-import { readTensor, tensor } from '../tensor.js';
+import { readNested, tensor, outputArgs } from '../tensor.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
 const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 const SCALINGS = {
   default: C.PE_ROPE_DEFAULT, linear: C.PE_ROPE_LINEAR, ntk: C.PE_ROPE_NTK, yarn: C.PE_ROPE_YARN, llama3: C.PE_ROPE_LLAMA3,
+  dynamic: C.PE_ROPE_DYNAMIC, longrope: C.PE_ROPE_LONGROPE,
 };
 const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
 const ALIBI_VARIANTS = { press: C.PE_ALIBI_PRESS, mpt: C.PE_ALIBI_MPT };
@@ -28,14 +29,22 @@ const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
 const FLT_MAX = 3.4028234663852886e38;
 
 // Defaults per scaling type. Llama 3.1's published rope_scaling for llama3;
-// YaRN's paper values for beta (Hugging Face defaults). `null`: required.
+// YaRN's paper values for beta (Hugging Face defaults). `null`: required;
+// 0: optional, absent (the C core's default). longrope's arrays are read apart.
 const SCALING_DEFAULTS = {
   linear: { factor: null },
   ntk: { factor: null },
-  yarn: { factor: null, originalMaxPosition: null, betaFast: 32, betaSlow: 1, attentionFactor: 0 },
+  dynamic: { factor: null, maxPosition: null, seqLen: 0 },
+  yarn: { factor: null, originalMaxPosition: null, betaFast: 32, betaSlow: 1, attentionFactor: 0, mscale: 0, mscaleAllDim: 0 },
   llama3: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 },
+  longrope: { shortFactor: null, longFactor: null, originalMaxPosition: null, factor: 0, maxPosition: 0, attentionFactor: 0, seqLen: 0 },
 };
-
+// The index of each parameter in the C core's params array (c/posenc_variants.h);
+// the lengths (> 100) hold positions, the others are factors.
+const PARAM_SLOTS = {
+  factor: 0, lowFreqFactor: 1, highFreqFactor: 2, betaFast: 4, betaSlow: 5, attentionFactor: 6, mscale: 9, mscaleAllDim: 10,
+  originalMaxPosition: 103, maxPosition: 107, seqLen: 108,
+};
 
 /** The positions option (finite, within ±2^31; `length` of them when given), or null; not with opts[other]. */
 function positionsArg(check, opts, length, other) {
@@ -62,7 +71,7 @@ export function createVariants(wasm) {
     return value;
   }
 
-  /** { code, params: Float64Array(7) | null } from the `scaling` option. */
+  /** { code, params: Float64Array | null (the C core's params) } from the `scaling` option. */
   function scalingArgs(check, scaling, dim) {
     if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
     const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
@@ -78,32 +87,26 @@ export function createVariants(wasm) {
     const known = ['type', ...Object.keys(defaults)];
     const extra = Object.keys(all).find((key) => all[key] !== undefined && !known.includes(key));
     if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)}; known options are ${known.join(', ')}`);
-    const opts = all;
-    const value = (key) => {
-      const v = opts[key] ?? defaults[key];
-      if (v === null) throw check.fail(TypeError, `scaling.${key} is required for scaling type ${JSON.stringify(type)}`);
-      return v;
-    };
-    // The C core's bounds (PE_ROPE_PARAM_MIN/MAX): outside them a frequency can overflow or vanish.
-    const param = (key, extra = {}) => check.finite(`scaling.${key}`, value(key), { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX, ...extra });
-    const position = (key) => check.finite(`scaling.${key}`, value(key), { min: 1, max: MAX_POSITION });
-    const factor = param('factor');
-    if (type === 'ntk' && dim < 4) throw check.fail(RangeError, 'NTK scaling needs dim >= 4', dim);
-    const params = new Float64Array(ROPE_PARAMS);
-    params[0] = factor;
-    if (type === 'llama3') {
-      params[1] = param('lowFreqFactor');
-      params[2] = param('highFreqFactor');
-      if (params[2] <= params[1]) throw check.fail(RangeError, `scaling.highFreqFactor must be greater than lowFreqFactor (${params[1]})`, params[2]);
-      params[3] = position('originalMaxPosition');
+    const params = new Float64Array(ROPE_PARAMS + (type === 'longrope' ? dim : 0));
+    for (const [key, fallback] of Object.entries(defaults)) {
+      const v = all[key] ?? fallback;
+      const name = `scaling.${key}`;
+      if (v === null) throw check.fail(TypeError, `${name} is required for scaling type ${JSON.stringify(type)}`);
+      const slot = PARAM_SLOTS[key];
+      if (slot === undefined) { // longrope's shortFactor, longFactor: dim/2 factors each
+        const f = check.vector(name, v, dim / 2);
+        f.forEach((x, i) => check.finite(`${name}[${i}]`, x, { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX }));
+        params.set(f, ROPE_PARAMS + (key === 'longFactor' ? dim / 2 : 0));
+      } else if (v !== 0 || fallback !== 0) {
+        // The C core's bounds (PE_ROPE_PARAM_MIN/MAX): outside them a frequency can overflow or vanish.
+        params[slot % 100] = check.finite(name, v, slot > 100
+          ? { min: type === 'longrope' && slot === 103 ? 2 : 1, max: MAX_POSITION }
+          : { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX });
+      }
     }
-    if (type === 'yarn') {
-      params[3] = position('originalMaxPosition');
-      params[4] = param('betaFast');
-      params[5] = param('betaSlow');
-      const attention = value('attentionFactor');
-      params[6] = attention === 0 ? 0 : param('attentionFactor');
-    }
+    if (type === 'llama3' && params[2] <= params[1]) throw check.fail(RangeError, `scaling.highFreqFactor must be greater than lowFreqFactor (${params[1]})`, params[2]);
+    if (dim < 4 && /ntk|dyn/.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= 4`, dim);
+    if (!params[0] && !params[7]) throw check.fail(TypeError, 'scaling.factor or scaling.maxPosition is required for longrope');
     return { code: SCALINGS[type], params };
   }
 
@@ -113,7 +116,7 @@ export function createVariants(wasm) {
     return { base, ...scalingArgs(check, opts.scaling, dim) };
   }
 
-  const paramsPtr = (f, params) => (params ? f.float64(params, ROPE_PARAMS) : 0);
+  const paramsPtr = (f, params) => (params ? f.float64(params, params.length) : 0);
 
   // ---- RoPE -----------------------------------------------------------------------
 
@@ -163,8 +166,8 @@ export function createVariants(wasm) {
 
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype']);
-    const t = readTensor(check, 'x', x, [2, 3, 4]);
+    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype', 'out']);
+    const t = readNested(check, 'x', x, [2, 3, 4]);
     // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
     const [s, cols] = t.shape.slice(-2);
     const count = t.data.length;
@@ -176,7 +179,7 @@ export function createVariants(wasm) {
     const a = ropeCommon(check, opts, rotaryDim);
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const o = outputArgs(check, opts, count);
     check.bytes(count * 16 + s * 8);
     return withFrame(wasm, 'ropeApply', (f) => {
       const out = f.output('float64', count);
@@ -187,7 +190,7 @@ export function createVariants(wasm) {
         call(check, wasm.pe_rope_apply(out + at, input + at, s, cols, headDim, rotaryDim, PAIRINGS[pairing],
           pos, offset, a.base, a.code, params));
       }
-      return tensor(t.shape, f.read('float64', out, count, dtype));
+      return tensor(t.shape, o.into(f.read('float64', out, count, o.dtype)));
     });
   }
 
@@ -209,7 +212,7 @@ export function createVariants(wasm) {
   function ropePermute(w, options) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
-    const { shape: [rows, cols], data } = readTensor(check, 'weights', w);
+    const { shape: [rows, cols], data } = readNested(check, 'weights', w);
     const m = { rows, cols, data };
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? m.rows : m.cols;
