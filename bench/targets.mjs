@@ -7,7 +7,6 @@
 // two contenders in alternation (bench/measure.mjs measureRatio), which load
 // and GC that come and go on a shared machine hit alike. The verdict follows
 // the paired ratio; the detail says when the two disagree.
-import { SIZE_TARGET_BYTES } from './size.mjs';
 import { measureRatio } from './measure.mjs';
 import * as C from './contenders.mjs';
 
@@ -107,7 +106,7 @@ export function evaluateTargets(cases, paired = {}, size = null, t = FULL_THRESH
     }
   }
   for (const e of size?.entries ?? []) {
-    out.push({ target: `size: import '${e.name}' (${e.path}) < ${SIZE_TARGET_BYTES} bytes gzipped`, met: e.gzip < SIZE_TARGET_BYTES, detail: `${e.gzip} bytes` });
+    out.push({ target: `size: import '${e.name}' (${e.path}) < ${e.target} bytes gzipped`, met: e.gzip < e.target, detail: `${e.gzip} bytes` });
   }
   return out;
 }

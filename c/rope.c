@@ -57,7 +57,8 @@ static int read_params(rope_params *p, int scaling, const double *params, int32_
      * vanish: a factor of 1e-300 would turn theta / factor into infinity. */
     int ok = (p->factor == 0 && scaling == PE_ROPE_LONGROPE) || in_range(p->factor);
     ok = ok && opt_ok(given) && (params[8] == 0 || orig_ok(params[8]));
-    if ((scaling == PE_ROPE_NTK || scaling == PE_ROPE_DYNAMIC) && dim < 4) return PE_ERR_SIZE; /* dim/(dim-2) */
+    if ((scaling == PE_ROPE_NTK || scaling == PE_ROPE_DYNAMIC) && dim < 4)
+        return PE_ERR_SIZE; /* dim/(dim-2) */
     switch (scaling) {
     case PE_ROPE_NTK: p->scale = p->factor; break;
     case PE_ROPE_DYNAMIC:
@@ -67,14 +68,17 @@ static int read_params(rope_params *p, int scaling, const double *params, int32_
         if (seq < max_pos) seq = max_pos;
         p->scale = p->factor * seq / max_pos - (p->factor - 1);
         break;
-    case PE_ROPE_LLAMA3: ok = ok && in_range(p->low) && in_range(p->high) && p->high > p->low && orig_ok(p->orig); break;
+    case PE_ROPE_LLAMA3:
+        ok = ok && in_range(p->low) && in_range(p->high) && p->high > p->low && orig_ok(p->orig);
+        break;
     case PE_ROPE_YARN:
         ok = ok && orig_ok(p->orig) && in_range(p->beta_fast) && in_range(p->beta_slow) && opt_ok(params[9])
              && opt_ok(params[10]);
         /* DeepSeek: with both mscale and mscale_all_dim, their ratio. */
         p->attention = given ? given
-                       : params[9] && params[10] ? mscale(p->factor, params[9]) / mscale(p->factor, params[10])
-                                                 : mscale(p->factor, 1);
+                       : params[9] && params[10]
+                           ? mscale(p->factor, params[9]) / mscale(p->factor, params[10])
+                           : mscale(p->factor, 1);
         break;
     case PE_ROPE_LONGROPE: {
         /* Phi-3: factor defaults to max_position_embeddings / original; ln(orig) divides. */

@@ -39,7 +39,7 @@ export type NestedArray<T = number> = T[] | T[][] | T[][][] | T[][][][];
  */
 export type TensorInput<T = number> = TensorLike<T> | NestedArray<T>;
 
-/** TensorInput but nested arrays (what posenc/variants takes). */
+/** TensorInput but nested arrays. */
 export type TensorLike<T = number> =
   | { data: ArrayLike<T>; shape: readonly number[] }
   | (T extends number ? MatrixInput : never)

@@ -1,9 +1,9 @@
 // posenc/variants: the encodings that followed the 2017 sinusoid, in a
 // WebAssembly module of their own (web/lib/variants/; docs/variants.md).
 // Every array a function returns is a fresh copy owned by the caller.
-import type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorLike } from '../index.js';
+import type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, OutputOptions, Tensor, TensorInput, TensorLike } from '../index.js';
 
-export type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, Tensor, TensorLike } from '../index.js';
+export type { ArrayOf, DType, EncodingOptions, Matrix, MatrixInput, MemoryStats, OutputOptions, Tensor, TensorInput, TensorLike } from '../index.js';
 
 /** The dtype option: default 'float32'. */
 interface WithDType<T extends DType> {
@@ -15,12 +15,12 @@ export interface PosencVariants {
   ropeFrequencies<T extends DType = 'float32'>(dim: number, options?: RopeOptions & WithDType<T>): RopeFrequencies<ArrayOf<T>>;
   /** RoPE cos and sin tables, maxLen × (dim/2 or dim). */
   ropeCache<T extends DType = 'float32'>(maxLen: number, dim: number, options?: RopeCacheOptions & WithDType<T>): RopeCache<ArrayOf<T>>;
-  /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. Not nested arrays: { data, shape } or a tensor. */
-  ropeApply<T extends DType = 'float32'>(x: TensorLike, options?: RopeApplyOptions & WithDType<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
+  /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. `out`: written and returned as data. */
+  ropeApply<T extends DType = 'float32'>(x: TensorInput, options?: RopeApplyOptions & OutputOptions<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
-  ropePermute<T extends DType = 'float32'>(weights: TensorLike, options?: RopePermuteOptions & WithDType<T>): Matrix<ArrayOf<T>>;
+  ropePermute<T extends DType = 'float32'>(weights: TensorInput, options?: RopePermuteOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** ALiBi slope of each head. */
   alibiSlopes<T extends DType = 'float32'>(heads: number, options?: AlibiSlopeOptions & WithDType<T>): ArrayOf<T>;
   /** ALiBi bias added to the attention scores of each head. */
@@ -55,9 +55,12 @@ export default init;
 // ---- RoPE, ALiBi ------------------------------------------------------------------------
 
 /**
- * RoPE frequency scaling, as Hugging Face `rope_scaling` (modeling_rope_utils.py).
- * A bare type name uses the defaults; 'linear', 'ntk' and 'yarn' need `factor`,
- * 'yarn' also `originalMaxPosition`. 'llama3' defaults to Llama 3.1's values.
+ * RoPE frequency scaling, as Hugging Face transformers 5's modeling_rope_utils.py
+ * (docs/variants.md has the formulas). A bare type name uses the defaults;
+ * 'linear', 'ntk', 'dynamic' and 'yarn' need `factor`, 'yarn' also
+ * `originalMaxPosition`. 'llama3' defaults to Llama 3.1's values.
+ * `seqLen` (dynamic, longrope): HF's seq_len; by default the call's largest
+ * position + 1 (ropeApply, ropeCache), none for ropeFrequencies.
  */
 export type RopeScaling =
   | 'default' | 'llama3'
@@ -66,10 +69,23 @@ export type RopeScaling =
   | { type: 'linear'; factor: number }
   /** base' = base · factor^(dim/(dim−2)). */
   | { type: 'ntk'; factor: number }
-  /** HF _compute_yarn_parameters; cos and sin are multiplied by attentionFactor (default 0.1 ln(factor) + 1). */
-  | { type: 'yarn'; factor: number; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number }
+  /** HF _compute_dynamic_ntk_parameters: base' = base · (factor·s/maxPosition − factor + 1)^(dim/(dim−2)), s = max(seqLen, maxPosition). */
+  | { type: 'dynamic'; factor: number; maxPosition: number; seqLen?: number }
+  /**
+   * HF _compute_yarn_parameters with L = originalMaxPosition; cos and sin are multiplied by
+   * attentionFactor (default: with both mscale and mscaleAllDim, get_mscale(factor, mscale) /
+   * get_mscale(factor, mscaleAllDim) as DeepSeek; else 0.1 ln(factor) + 1).
+   */
+  | { type: 'yarn'; factor: number; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number; mscale?: number; mscaleAllDim?: number }
   /** HF _compute_llama3_parameters; defaults factor 8, lowFreqFactor 1, highFreqFactor 4, originalMaxPosition 8192. */
-  | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number };
+  | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number }
+  /**
+   * HF _compute_longrope_parameters (Phi-3): theta_i / longFactor[i] when seqLen > originalMaxPosition,
+   * else / shortFactor[i] (dim/2 each); factor defaults to maxPosition / originalMaxPosition;
+   * attentionFactor defaults to sqrt(1 + ln(factor) / ln(originalMaxPosition)) (1 for factor <= 1).
+   */
+  | ({ type: 'longrope'; shortFactor: ArrayLike<number>; longFactor: ArrayLike<number>; originalMaxPosition: number; attentionFactor?: number; seqLen?: number }
+    & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }));
 
 /** 'interleaved': pairs (x_2i, x_2i+1), Meta LLaMA / GPT-J. 'half': (x_i, x_i+d/2), rotate_half, GPT-NeoX / HF. */
 export type RopePairing = 'interleaved' | 'half';
@@ -86,7 +102,7 @@ export interface RopeOptions {
 export interface RopeFrequencies<D = Float32Array> {
   /** theta_i for i < dim/2 (HF inv_freq), after scaling. */
   invFreq: D;
-  /** Multiplies cos and sin: 1 except for YaRN. */
+  /** Multiplies cos and sin: 1 except for YaRN and longrope. */
   attentionFactor: number;
 }
 
