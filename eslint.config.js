@@ -29,5 +29,6 @@ export default [
   { files: ['web/widgets/**/*.js', 'web/site/**/*.js'], languageOptions: { globals: globals.browser } },
   // Node scripts and tests; the browser tests and bench/site.mjs pass functions into the page (page.evaluate).
   { files: ['bin/**', 'scripts/**', 'bench/**', 'tests/**', 'eslint.config.js'], languageOptions: { globals: globals.node } },
-  { files: ['tests/browser/**', 'bench/site.mjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
+  // tests/jsdom/: Vitest files run in its jsdom environment (a window and a document).
+  { files: ['tests/browser/**', 'tests/jsdom/**', 'bench/site.mjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
 ];

@@ -22,12 +22,24 @@ for (const f of ['dist/posenc-wasm.js', 'dist/variants-wasm.js', 'dist/fields-wa
   }
 }
 
+// web/lib/inflate.js, the loader's fallback where DecompressionStream is
+// missing (jsdom, older embedders), stays a file of its own, dist/lib/inflate.js,
+// that the entries import dynamically: no entry carries its bytes.
+const inflaterApart = {
+  name: 'inflater-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/inflate\.js$/ }, (args) => (args.kind === 'dynamic-import' ? { path: './inflate.js', external: true } : undefined));
+  },
+};
+
 await rm(OUT, { recursive: true, force: true });
 await build({
   absWorkingDir: ROOT,
   entryPoints: {
     posenc: 'web/lib/index.js', variants: 'web/lib/variants/index.js', fields: 'web/lib/fields/index.js', lab: 'web/lib/lab/index.js',
+    inflate: 'web/lib/inflate.js',
   },
+  plugins: [inflaterApart],
   outdir: OUT,
   // Neither Node nor a browser is assumed: the entries run on both as they are.
   platform: 'neutral',

@@ -8,11 +8,10 @@
 async function decode(base64) {
   const bytes = Uint8Array.from(atob(base64), (ch) => ch.charCodeAt(0));
   if (bytes[0] === 0 && bytes[1] === 0x61) return bytes;
-  if (typeof DecompressionStream !== 'function') {
-    throw new Error('posenc: this runtime lacks DecompressionStream (needs Node >= 18 or a current browser)');
-  }
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  // jsdom (no Blob.stream, Response or DecompressionStream) and older
+  // embedders: our own inflater, a file of its own fetched only there.
+  if (typeof DecompressionStream !== 'function' || typeof Response !== 'function') return (await import('./inflate.js')).inflate(bytes);
+  return new Uint8Array(await new Response(new Response(bytes).body.pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
 }
 
 /**
