@@ -28,7 +28,7 @@ export default [
   // The widgets and the tutorial run in the page.
   { files: ['web/widgets/**/*.js', 'web/site/**/*.js'], languageOptions: { globals: globals.browser } },
   // Node scripts and tests; the browser tests and bench/site.mjs pass functions into the page (page.evaluate).
-  { files: ['bin/**', 'scripts/**', 'bench/**', 'tests/**', 'eslint.config.js'], languageOptions: { globals: globals.node } },
+  { files: ['bin/**', 'scripts/**', 'bench/**', 'tests/**', 'examples/**', 'eslint.config.js'], languageOptions: { globals: globals.node } },
   // tests/jsdom/: Vitest files run in its jsdom environment (a window and a document).
   { files: ['tests/browser/**', 'tests/jsdom/**', 'bench/site.mjs'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
 ];

@@ -239,3 +239,81 @@ export function tfTableGram(tf, maxLen, dModel) {
   g.dispose();
   return out;
 }
+
+// ---- batched attention -------------------------------------------------------------
+// q [B, H, S, D]; k, v [B, Hkv, S, D] with Hkv dividing H (grouped-query: head h
+// of q reads head floor(h / (H / Hkv)) of k and v); causal; scale 1/sqrt(D).
+
+/** Random q, k, v for batched attention of `[B, H, Hkv, S, D]`, entries in [-1, 1). */
+export function attentionInputs([B, H, Hkv, S, D], randomMatrix) {
+  const make = (heads, seed) => ({ data: randomMatrix(B * heads * S, D, seed).data, shape: [B, heads, S, D] });
+  return { q: make(H, 1), k: make(Hkv, 2), v: make(Hkv, 3) };
+}
+
+/** The attention output in float64, straight from the definition (the reference). */
+export function referenceAttention({ q, k, v }) {
+  const [B, H, S, D] = q.shape;
+  const Hkv = k.shape[1];
+  const out = new Float64Array(B * H * S * D);
+  const p = new Float64Array(S);
+  const scale = 1 / Math.sqrt(D);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      const qo = (b * H + h) * S * D;
+      const kvo = (b * Hkv + Math.floor(h / (H / Hkv))) * S * D;
+      for (let i = 0; i < S; i++) {
+        let max = -Infinity;
+        for (let j = 0; j <= i; j++) {
+          let s = 0;
+          for (let d = 0; d < D; d++) s += q.data[qo + i * D + d] * k.data[kvo + j * D + d];
+          p[j] = s * scale;
+          if (p[j] > max) max = p[j];
+        }
+        let sum = 0;
+        for (let j = 0; j <= i; j++) sum += (p[j] = Math.exp(p[j] - max));
+        for (let j = 0; j <= i; j++) {
+          const w = p[j] / sum;
+          for (let d = 0; d < D; d++) out[qo + i * D + d] += w * v.data[kvo + j * D + d];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** posenc's 2-D attention called once per (batch, head): the baseline of the batched kernel. */
+export function posencAttentionPerHead(pe, { q, k, v }) {
+  const [B, H, S, D] = q.shape;
+  const Hkv = k.shape[1];
+  const out = new Float32Array(B * H * S * D);
+  const head = (t, heads, b, h) => ({ data: t.data.subarray((b * heads + h) * S * D, (b * heads + h + 1) * S * D), shape: [S, D] });
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      const g = Math.floor(h / (H / Hkv));
+      out.set(pe.attention(head(q, H, b, h), head(k, Hkv, b, g), head(v, Hkv, b, g), { causal: true }).output.data, (b * H + h) * S * D);
+    }
+  }
+  return out;
+}
+
+/**
+ * The same batched causal grouped-query attention with tfjs ops, upload and
+ * download included: k and v heads repeated to H, Kᵀ formed first (the fast
+ * form on the wasm backend; see tfGram), -1e9 on the future keys, softmax, ·V.
+ */
+export function tfAttention(tf, { q, k, v }) {
+  const [B, H, S, D] = q.shape;
+  const group = H / k.shape[1];
+  const out = tf.tidy(() => {
+    const repeat = (t) => (group === 1 ? t : tf.reshape(tf.tile(tf.expandDims(t, 2), [1, 1, group, 1, 1]), [B, H, S, D]));
+    const Q = tf.tensor4d(q.data, q.shape);
+    const K = repeat(tf.tensor4d(k.data, k.shape));
+    const V = repeat(tf.tensor4d(v.data, v.shape));
+    const scores = tf.mul(tf.matMul(Q, tf.transpose(K, [0, 1, 3, 2])), 1 / Math.sqrt(D));
+    const future = tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([S, S]), -1, 0)), -1e9);
+    return tf.matMul(tf.softmax(tf.add(scores, future)), V);
+  });
+  const data = out.dataSync();
+  out.dispose();
+  return data;
+}

@@ -27,7 +27,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => {
 }));
 const ci = Boolean(args.ci);
 const failOnMiss = Boolean(args['fail-on-miss']);
-const ops = args.ops ? String(args.ops).split(',') : ['table', 'tableGram', 'gram'];
+const ops = args.ops ? String(args.ops).split(',') : ['table', 'tableGram', 'gram', 'attention'];
 const onlyRe = args.only ? new RegExp(String(args.only), 'i') : null;
 const only = onlyRe ? (name) => onlyRe.test(name) : null;
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -108,6 +108,7 @@ const TITLES = {
   table: 'PE table (float32, interleaved, base 10000)',
   tableGram: 'Gram matrix of the PE table (float32 output, maxLen x maxLen)',
   gram: 'Gram matrix X Xᵀ of an arbitrary matrix (float32 in and out; entries uniform in [-1, 1))',
+  attention: 'Batched causal attention, grouped-query (size [B, H, Hkv, S, D]; q, k, v uniform in [-1, 1); error of the output against float64)',
 };
 const fmtMs = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
 const fmtErr = (e) => (e === undefined ? '' : e === 0 ? '0' : e.toExponential(1));

@@ -8,6 +8,8 @@ export const FULL_SIZES = {
   table: [[128, 64], [2048, 512], [8192, 1024]],
   tableGram: [[2048, 512], [4096, 512]],
   gram: [[1024, 512], [2048, 512]],
+  // [batch, query heads, key/value heads, sequence, head dim]: grouped-query, causal.
+  attention: [[2, 8, 2, 256, 64]],
 };
 
 /** Why a contender could not run, or null when it can. */
@@ -30,10 +32,16 @@ function tfRunner(tfState, backend, body) {
  */
 function contenders(op, size, pe, tfState, options) {
   const [a, b] = size;
-  const count = op === 'table' ? a * b : a * a;
+  const count = op === 'table' ? a * b : op === 'attention' ? options.attentionCount : a * a;
   const w = Math.min(a, 256); // rows of the warm-up input of slow contenders
   const list = [];
-  if (op === 'table') {
+  if (op === 'attention') {
+    const x = options.attention;
+    list.push({ name: 'posenc', posenc: true, run: () => pe.attention(x.q, x.k, x.v, { causal: true }).output.data });
+    list.push({ name: 'posenc, 2-D attention per (batch, head)', posenc: true, run: () => C.posencAttentionPerHead(pe, x) });
+    list.push({ name: 'tfjs cpu', tf: 'cpu', slow: true, run: (tf) => C.tfAttention(tf, x) });
+    list.push({ name: 'tfjs wasm', tf: 'wasm', run: (tf) => C.tfAttention(tf, x) });
+  } else if (op === 'table') {
     list.push({ name: 'posenc', posenc: true, run: () => pe.table(a, b).data });
     list.push({ name: 'JS, seeds (pow in loop)', run: () => C.jsSeedsTable(a, b) });
     list.push({ name: 'JS, frequencies hoisted', run: () => C.jsHoistedTable(a, b) });
@@ -82,6 +90,12 @@ export async function runCase(op, size, { pe, tfState, only, log = () => {}, bud
   let reference;
   if (op === 'table') reference = C.referenceTable(a, b);
   else if (op === 'tableGram') reference = C.referenceTableGram(a, b);
+  else if (op === 'attention') {
+    options.attention = C.attentionInputs(size, randomMatrix);
+    const [batch, heads, , seq, dim] = size;
+    options.attentionCount = batch * heads * seq * (seq + dim); // the weights and the output
+    reference = C.referenceAttention(options.attention);
+  }
   else {
     options.matrix = randomMatrix(a, b);
     reference = C.referenceGram(options.matrix);

@@ -14,6 +14,7 @@ export const FULL_TARGETS = {
   table: [8192, 1024],
   tableGram: [4096, 512],
   gram: [2048, 512],
+  attention: [2, 8, 2, 256, 64],
 };
 
 export const FULL_THRESHOLDS = {
@@ -23,6 +24,8 @@ export const FULL_THRESHOLDS = {
   tableGramVsFloor: 3, // Toeplitz Gram at most 3x the floor
   tableGramVsBrute: 1e-4, // relative agreement with the brute-force Gram
   gramVsTfWasm: 1.5, // arbitrary Gram at least 1.5x faster than tfjs-wasm
+  attentionVsPerHead: 1.1, // batched attention at most 1.1x the 2-D kernel called per head
+  attentionVsTfWasm: 1, // and no slower than tfjs-wasm doing the same batched work
 };
 
 const find = (c, name) => c?.results.find((r) => r.name === name && !r.skip);
@@ -53,6 +56,18 @@ export async function pairedTargets(cases, { pe, tfState, log = () => {} }) {
     await tfState.tf.setBackend('wasm');
     out.tfWasmVsGram = await measureRatio(() => C.tfGram(tfState.tf, m), () => pe.gram(m), 3);
     out.tfWasmFastVsGram = await measureRatio(() => C.tfGram(tfState.tf, m, true), () => pe.gram(m), 7);
+  }
+  if (pick(cases, 'attention')) {
+    const [B, H, Hkv, S, D] = FULL_TARGETS.attention;
+    log('paired: batched attention vs per-head 2-D calls, tfjs-wasm vs batched attention');
+    const { randomMatrix } = await import('./measure.mjs');
+    const x = C.attentionInputs([B, H, Hkv, S, D], randomMatrix);
+    const batched = () => pe.attention(x.q, x.k, x.v, { causal: true });
+    out.attentionVsPerHead = await measureRatio(batched, () => C.posencAttentionPerHead(pe, x), 7);
+    if (tfState.backends.wasm === true) {
+      await tfState.tf.setBackend('wasm');
+      out.tfWasmVsAttention = await measureRatio(() => C.tfAttention(tfState.tf, x), batched, 7);
+    }
   }
   return out;
 }
@@ -104,6 +119,16 @@ export function evaluateTargets(cases, paired = {}, size = null, t = FULL_THRESH
       if (w?.skip) out.push({ target, met: false, detail: `tfjs-wasm could not run: ${w.skip}` });
       else out.push(timing(target, t.gramVsTfWasm, false, ratioOf(w, p), pr));
     }
+  }
+  const cb = pick(cases, 'attention');
+  if (cb) {
+    const p = find(cb, 'posenc'), label = `[${FULL_TARGETS.attention.join(', ')}] (B, H, Hkv, S, D), causal`;
+    out.push(timing(`batched attention ${label}: posenc <= ${t.attentionVsPerHead}x its 2-D kernel called per head`, t.attentionVsPerHead, true,
+      ratioOf(p, find(cb, 'posenc, 2-D attention per (batch, head)')), paired.attentionVsPerHead));
+    const w = cb.results.find((r) => r.name === 'tfjs wasm');
+    const target = `batched attention ${label}: posenc >= ${t.attentionVsTfWasm}x as fast as tfjs-wasm doing the same batched work`;
+    if (w?.skip) out.push({ target, met: false, detail: `tfjs-wasm could not run: ${w.skip}` });
+    else out.push(timing(target, t.attentionVsTfWasm, false, ratioOf(w, p), paired.tfWasmVsAttention));
   }
   for (const e of size?.entries ?? []) {
     out.push({ target: `size: import '${e.name}' (${e.path}) < ${e.target} bytes gzipped`, met: e.gzip < e.target, detail: `${e.gzip} bytes` });

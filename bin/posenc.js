@@ -238,16 +238,18 @@ async function writeArray({ out, force }, format, dtype, shape, chunks, progress
   try {
     if (format === 'npy') write(npyHeader(dtype, shape));
     if (format === 'json') write(`{"shape":${JSON.stringify(shape)},"dtype":"${dtype}","nonFinite":"null stands for a non-finite value (-Infinity: a masked entry)","data":`);
+    // Text is slow to format: it goes out in parts of about 64 Ki values.
+    const textPart = Math.max(1, Math.floor(65536 / cols)) * cols;
     for (const chunk of chunks()) {
-      if (format === 'npy') {
-        write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      } else {
-        write(textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows));
+      for (let i = 0; i < chunk.length; i += format === 'npy' ? chunk.length : textPart) {
+        const part = format === 'npy' ? chunk : chunk.subarray(i, i + textPart);
+        if (format === 'npy') write(Buffer.from(part.buffer, part.byteOffset, part.byteLength));
+        else write(textRows(part, cols, format, fmt, shape, rowsDone, totalRows));
+        rowsDone += part.length / cols;
+        progress(rowsDone / totalRows);
+        // Let a pending SIGINT / SIGTERM run its handler (which removes the temporary file).
+        await new Promise(setImmediate);
       }
-      rowsDone += chunk.length / cols;
-      progress(rowsDone / totalRows);
-      // Let a pending SIGINT / SIGTERM run its handler (which removes the temporary file).
-      await new Promise(setImmediate);
     }
     if (format === 'json') write('}\n');
     file.commit();

@@ -2,7 +2,7 @@
 // project, imported in Node, bundled for the browser, and type-checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync, copyFileSync, readFileSync } from 'node:fs';
+import { rmSync, writeFileSync, copyFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from '../scripts/bundle.mjs';
 import { installPacked, run as runIn } from './helpers/consumer.js';
@@ -24,8 +24,11 @@ test('the tarball holds the bundled entries, their maps and types, the widgets, 
   const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js', 'dist/lib/inflate.js', 'dist/widgets/index.js'];
   const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts', 'web/widgets/index.d.ts'];
   const cli = ['bin/posenc.js', 'bin/npy.js', 'bin/shortest.js'];
-  const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js', 'docs/widgets.md'];
-  const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, ...widgets, 'package.json', 'README.md', 'LICENSE'];
+  const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js'];
+  // Every doc the README links (as absolute URLs into this version's tarball), and the examples.
+  const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const examples = ['examples/tfjs/attention.mjs'];
+  const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, ...widgets, ...docs, ...examples, 'package.json', 'README.md', 'LICENSE'];
   assert.deepEqual([...files].sort(), want.sort());
 });
 

@@ -51,7 +51,8 @@ test('every element is an embed view, and the page parameters are documented', (
 });
 
 test('the README links the widget docs and shows the exact script tag', () => {
-  assert.match(readme, /\(docs\/widgets\.md\)/);
+  // An absolute link into this version's tarball: the npm page has no repository to resolve docs/widgets.md against.
+  assert.match(readme, /\(https:\/\/cdn\.jsdelivr\.net\/npm\/posenc@[^/]+\/docs\/widgets\.md\)/);
   assert.ok(readme.includes('<script type="module" src="https://cdn.jsdelivr.net/npm/posenc@0.1.0/dist/posenc-widgets.js"></script>'));
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   assert.ok(readme.includes(`posenc@${pkg.version}/`), 'the README pins the current version');

@@ -6,13 +6,14 @@
 // clarity over speed: it inflates an embedded module of a few tens of kB
 // once, in milliseconds. Follows the structure of zlib's puff.c.
 
-const LENGTH_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+// The numbers below are DEFLATE's, each line marked "(not a C limit)" for tests/constants.test.js.
+const LENGTH_BASE = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]; // RFC 1951 (not a C limit)
 const LENGTH_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
+const DIST_BASE = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, // RFC 1951 (not a C limit)
   6145, 8193, 12289, 16385, 24577];
-const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+const DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]; // RFC 1951 (not a C limit)
 // The order in which a dynamic block lists the code lengths of its code-length code.
-const CLEN_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+const CLEN_ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]; // RFC 1951 (not a C limit)
 
 const corrupt = (what) => new Error(`posenc: the embedded WebAssembly module is corrupt (${what})`);
 
@@ -28,7 +29,7 @@ function huffman(lengths) {
   return { counts, symbols };
 }
 
-const FIXED_LITERALS = huffman(Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8)));
+const FIXED_LITERALS = huffman(Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8))); // RFC 1951 (not a C limit)
 const FIXED_DISTANCES = huffman(new Array(30).fill(5));
 
 /** The bytes that the zlib stream `input` (a Uint8Array) inflates to. */
@@ -95,7 +96,7 @@ export function inflate(input) {
       if (sym < 16) lengths.push(sym);
       else {
         if (sym === 16 && !lengths.length) throw corrupt('repeat with no length');
-        const [value, count] = sym === 16 ? [lengths[lengths.length - 1], 3 + bits(2)] : sym === 17 ? [0, 3 + bits(3)] : [0, 11 + bits(7)];
+        const [value, count] = sym === 16 ? [lengths[lengths.length - 1], 3 + bits(2)] : sym === 17 ? [0, 3 + bits(3)] : [0, 11 + bits(7)]; // RFC 1951 (not a C limit)
         for (let i = 0; i < count; i++) lengths.push(value);
       }
     }
@@ -105,10 +106,10 @@ export function inflate(input) {
   const codes = (literals, distances) => {
     for (;;) {
       const sym = decode(literals);
-      if (sym < 256) {
+      if (sym < 256) { // RFC 1951 (not a C limit)
         reserve(1);
         out[size++] = sym;
-      } else if (sym === 256) {
+      } else if (sym === 256) { // RFC 1951 (not a C limit)
         return;
       } else {
         const l = sym - 257;
