@@ -11,8 +11,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The public headers, and the one private header whose number JS needs (PE_ANCHOR). */
-export const HEADERS = ['c/posenc.h', 'c/posenc_variants.h', 'c/posenc_fields.h', 'c/oscillator.h'];
+/** The public headers (the lab's included), and the one private header whose number JS needs (PE_ANCHOR). */
+export const HEADERS = ['c/posenc.h', 'c/posenc_variants.h', 'c/posenc_fields.h', 'c/lab/posenc_lab.h', 'c/oscillator.h'];
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 

@@ -10,7 +10,7 @@ const read = (p) => readFileSync(new URL(`../${p}`, import.meta.url), 'utf8');
 const list = (name) => read(`c/exports/${name}.txt`).split('\n').map((s) => s.trim()).filter(Boolean);
 const declared = (header) => [...read(`c/${header}`).matchAll(/^PE_API\b[^(]*?\b(pe_\w+)\s*\(/gm)].map((m) => m[1]);
 
-for (const [header, lists] of [['posenc.h', ['common', 'core']], ['posenc_variants.h', ['variants']], ['posenc_fields.h', ['fields']]]) {
+for (const [header, lists] of [['posenc.h', ['common', 'core']], ['posenc_variants.h', ['variants']], ['posenc_fields.h', ['fields']], ['lab/posenc_lab.h', ['lab']]]) {
   test(`${header} declares exactly the functions of c/exports/${lists.join(' + ')}`, () => {
     assert.deepEqual(declared(header).sort(), lists.flatMap(list).sort());
   });

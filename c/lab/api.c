@@ -9,14 +9,16 @@ static uint64_t eval_rng(double seed) {
 }
 
 static int check_seed(double seed) {
-    return seed >= 0 && seed < 9007199254740992.0 && seed == (double)(uint64_t)seed ? PE_OK : PE_ERR_VALUE;
+    return seed >= 0 && seed <= PE_LAB_MAX_SEED && seed == (double)(int32_t)seed ? PE_OK : PE_ERR_VALUE;
 }
 
 int32_t pe_lab_real_bytes(void) { return (int32_t)sizeof(lab_real); }
 
 int pe_lab_task_shape(int32_t *out, int task) {
     if (!out) return PE_ERR_NULL;
-    return lab_task_shape(task, out, out + 1);
+    PE_TRY(lab_task_shape(task, out, out + 1));
+    out[2] = lab_task_min_length(task);
+    return PE_OK;
 }
 
 int pe_lab_task_seq_len(int32_t *out, int task, int32_t length) {
@@ -27,7 +29,7 @@ int pe_lab_task_seq_len(int32_t *out, int task, int32_t length) {
 int pe_lab_generate(int32_t *tokens, int32_t *targets, int task, int32_t length, int32_t count, double seed) {
     if (!tokens || !targets) return PE_ERR_NULL;
     PE_TRY(check_seed(seed));
-    if (count < 1 || count > PE_MAX_DIM) return PE_ERR_SIZE;
+    if (count < 1 || count > PE_LAB_MAX_EXAMPLES) return PE_ERR_SIZE;
     uint64_t rng = eval_rng(seed);
     return lab_task_batch(task, length, count, &rng, tokens, targets);
 }
@@ -75,15 +77,16 @@ int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t ma
     int32_t vocab, classes, T;
     PE_TRY(lab_task_shape(task, &vocab, &classes));
     if (vocab != m->vocab || classes != m->classes) return PE_ERR_SHAPE;
-    if (min_len > max_len || steps < 1 || steps > PE_MAX_DIM) return PE_ERR_SIZE;
-    PE_TRY(lab_task_seq_len(task, max_len, &T));
+    if (min_len > max_len || steps < 1 || steps > PE_LAB_MAX_STEPS) return PE_ERR_SIZE;
     PE_TRY(lab_task_seq_len(task, min_len, &T));
+    PE_TRY(lab_task_seq_len(task, max_len, &T));
+    /* refused before any step: the longest draw must fit, not only the ones drawn */
+    if (T > m->max_len) return PE_ERR_POSITION;
     double loss_sum = 0, right = 0, total = 0;
     for (int32_t s = 0; s < steps; s++) {
         int32_t len = min_len + (int32_t)(lab_uniform(&m->rng) * (max_len - min_len + 1)), correct, counted;
         double loss;
         PE_TRY(lab_task_seq_len(task, len, &T));
-        if (T > m->max_len) return PE_ERR_POSITION;
         lab_task_batch(task, len, m->batch, &m->rng, m->tokens, m->targets);
         PE_TRY(lab_forward(m, m->tokens, m->targets, m->batch, T, &loss, &correct, &counted, 1));
         lab_adam_step(m);
@@ -105,7 +108,7 @@ int pe_lab_evaluate(double *out, void *model, int task, int32_t length, int32_t 
     if (vocab != m->vocab || classes != m->classes) return PE_ERR_SHAPE;
     PE_TRY(lab_task_seq_len(task, length, &T));
     if (T > m->max_len) return PE_ERR_POSITION;
-    if (samples < 1 || samples > PE_MAX_DIM) return PE_ERR_SIZE;
+    if (samples < 1 || samples > PE_LAB_MAX_SAMPLES) return PE_ERR_SIZE;
     PE_TRY(check_seed(seed));
     uint64_t rng = eval_rng(seed);
     double loss_sum = 0, right = 0, total = 0;

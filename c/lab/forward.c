@@ -139,7 +139,7 @@ static void rope(const lab_model *m, lab_real *x, int32_t rows, int32_t len, int
  * T5's learned bias is per block and added by the caller). */
 static lab_real score_bias(const lab_model *m, int32_t h, int32_t i, int32_t j) {
     int enc = m->cfg[LAB_C_ENCODING];
-    if (enc == LAB_ALIBI) {
+    if (enc == PE_LAB_ALIBI) {
         int32_t dist = i > j ? i - j : j - i; /* causal keys have j <= i: -m (i - j) */
         return (lab_real)(-m->alibi_slopes[h] * dist);
     }
@@ -239,9 +239,9 @@ static void embed(lab_model *m, const int32_t *tokens, int32_t rows, int32_t len
     for (int32_t r = 0; r < rows; r++) {
         int32_t t = r % len;
         const lab_real *e = m->params + m->tok + (size_t)tokens[r] * d;
-        const lab_real *p = enc == LAB_SINUSOIDAL ? m->sin_table + (size_t)t * d
-                            : enc == LAB_LEARNED  ? m->params + m->pos + (size_t)t * d
-                                                  : NULL;
+        const lab_real *p = enc == PE_LAB_SINUSOIDAL ? m->sin_table + (size_t)t * d
+                            : enc == PE_LAB_LEARNED  ? m->params + m->pos + (size_t)t * d
+                                                     : NULL;
         for (int32_t c = 0; c < d; c++) x[(size_t)r * d + c] = p ? e[c] + p[c] : e[c];
     }
 }
@@ -255,7 +255,7 @@ static void block_forward(lab_model *m, int32_t l, int32_t batch, int32_t len, l
     mm_nn(a->q, a->h1, P + blk->wq, n, d, d, 0);
     mm_nn(a->k, a->h1, P + blk->wk, n, d, d, 0);
     mm_nn(a->v, a->h1, P + blk->wv, n, d, d, 0);
-    if (m->cfg[LAB_C_ENCODING] == LAB_ROPE) {
+    if (m->cfg[LAB_C_ENCODING] == PE_LAB_ROPE) {
         rope(m, a->q, n, len, 0);
         rope(m, a->k, n, len, 0);
     }
@@ -296,7 +296,7 @@ static void block_backward(lab_model *m, int32_t l, int32_t batch, int32_t len) 
     mm_tn(G + blk->wo, a->ctx, m->dx, n, d, d);
     mm_nt_rows(m->dctx, m->dx, P + blk->wo, n, d, d, 0, m->wt);
     attention_backward(m, blk, a, batch, len);
-    if (m->cfg[LAB_C_ENCODING] == LAB_ROPE) {
+    if (m->cfg[LAB_C_ENCODING] == PE_LAB_ROPE) {
         rope(m, m->dq, n, len, 1);
         rope(m, m->dk, n, len, 1);
     }
@@ -368,7 +368,7 @@ int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int
     int enc = m->cfg[LAB_C_ENCODING];
     for (int32_t r = 0; r < n; r++) {
         lab_real *gt = m->grads + m->tok + (size_t)tokens[r] * d;
-        lab_real *gp = enc == LAB_LEARNED ? m->grads + m->pos + (size_t)(r % len) * d : NULL;
+        lab_real *gp = enc == PE_LAB_LEARNED ? m->grads + m->pos + (size_t)(r % len) * d : NULL;
         for (int32_t c = 0; c < d; c++) {
             gt[c] += m->dx[(size_t)r * d + c];
             if (gp) gp[c] += m->dx[(size_t)r * d + c];

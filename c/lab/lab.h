@@ -19,23 +19,9 @@
 
 #include "../internal.h"
 #include "../posenc_variants.h"
+#include "posenc_lab.h"
 
-#ifdef PE_LAB_F64
-typedef double lab_real;
-#else
-typedef float lab_real;
-#endif
-
-enum {
-    LAB_NONE = 0,
-    LAB_SINUSOIDAL = 1,
-    LAB_LEARNED = 2,
-    LAB_ROPE = 3,
-    LAB_ALIBI = 4,
-    LAB_T5 = 5,
-    LAB_ENCODINGS_
-};
-enum { LAB_TASK_WHO = 0, LAB_TASK_SHIFT = 1, LAB_TASK_COPY = 2, LAB_TASK_REVERSE = 3, LAB_TASKS_ };
+typedef pe_lab_real lab_real;
 
 /* Integer configuration, in this order (pe_lab_create's cfg). */
 enum {
@@ -88,9 +74,6 @@ enum {
     LAB_K_HEAD_BIAS
 };
 
-#define LAB_MAX_LAYERS 4
-#define LAB_MAX_TENSORS 64
-
 typedef struct {
     int32_t offset, rows, cols, kind, decay;
 } lab_tensor;
@@ -111,8 +94,8 @@ typedef struct {
     double fcfg[LAB_F_COUNT_];
     int32_t d, heads, hd, layers, mlp, vocab, classes, max_len, batch;
     int32_t nparams, ntensors;
-    lab_tensor tensors[LAB_MAX_TENSORS];
-    lab_block blocks[LAB_MAX_LAYERS];
+    lab_tensor tensors[PE_LAB_MAX_TENSORS];
+    lab_block blocks[PE_LAB_MAX_LAYERS];
     int32_t tok, pos, gf, bf, wout, bout;
     lab_real *params, *grads, *m1, *m2;
     double adam_b1t, adam_b2t; /* beta^t */
@@ -123,7 +106,7 @@ typedef struct {
     double *alibi_slopes;          /* heads */
     int32_t *t5_bucket;            /* 2 max_len - 1: bucket of relative j - i, at index j - i + max_len - 1 */
     /* activations and scratch, sized for batch x max_len */
-    lab_acts acts[LAB_MAX_LAYERS];
+    lab_acts acts[PE_LAB_MAX_LAYERS];
     lab_real *xf, *xhatf, *hf, *logits, *dx, *dh, *dq, *dk, *dv, *dctx, *dp, *da, *dmid;
     double *rstdf;
     lab_real *wt; /* a transposed weight (mm_nt_rows) */
@@ -147,6 +130,7 @@ void lab_adam_step(lab_model *m);
 /* tasks.c: the vocabulary and class count of a task, the sequence length of a
  * task length, and a batch of examples drawn from *rng. */
 int lab_task_shape(int task, int32_t *vocab, int32_t *classes);
+int32_t lab_task_min_length(int task);
 int lab_task_seq_len(int task, int32_t length, int32_t *seq_len);
 int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng, int32_t *tokens, int32_t *targets);
 

@@ -30,7 +30,7 @@ static int32_t add_tensor(lab_model *m, int32_t rows, int32_t cols, int kind, in
 static void layout_params(lab_model *m) {
     int32_t d = m->d;
     m->tok = add_tensor(m, m->vocab, d, LAB_K_TOKEN, 0);
-    m->pos = m->cfg[LAB_C_ENCODING] == LAB_LEARNED ? add_tensor(m, m->max_len, d, LAB_K_POSITION, 0) : -1;
+    m->pos = m->cfg[LAB_C_ENCODING] == PE_LAB_LEARNED ? add_tensor(m, m->max_len, d, LAB_K_POSITION, 0) : -1;
     for (int32_t l = 0; l < m->layers; l++) {
         lab_block *b = &m->blocks[l];
         b->g1 = add_tensor(m, 1, d, LAB_K_NORM_GAIN, 0);
@@ -39,8 +39,9 @@ static void layout_params(lab_model *m) {
         b->wk = add_tensor(m, d, d, LAB_K_KEY, 1);
         b->wv = add_tensor(m, d, d, LAB_K_VALUE, 1);
         b->wo = add_tensor(m, d, d, LAB_K_OUT, 1);
-        b->t5 = m->cfg[LAB_C_ENCODING] == LAB_T5 ? add_tensor(m, m->heads, m->cfg[LAB_C_BUCKETS], LAB_K_T5, 0)
-                                                 : -1;
+        b->t5 = m->cfg[LAB_C_ENCODING] == PE_LAB_T5
+                    ? add_tensor(m, m->heads, m->cfg[LAB_C_BUCKETS], LAB_K_T5, 0)
+                    : -1;
         b->g2 = b->b2 = b->w1 = b->c1 = b->w2 = b->c2 = -1;
         if (m->mlp) {
             b->g2 = add_tensor(m, 1, d, LAB_K_NORM_GAIN, 0);
@@ -148,20 +149,26 @@ static void carve_all(lab_model *m, carver *c) {
 static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
 
 static int check_config(const int32_t *c, const double *f) {
-    if (!in_range(c[LAB_C_VOCAB], 2, 4096) || !in_range(c[LAB_C_CLASSES], 2, 4096)
-        || !in_range(c[LAB_C_DMODEL], 2, 512) || !in_range(c[LAB_C_HEADS], 1, 64)
-        || !in_range(c[LAB_C_LAYERS], 1, LAB_MAX_LAYERS) || !in_range(c[LAB_C_MLP], 0, 4096)
-        || !in_range(c[LAB_C_MAXLEN], 1, 1024) || !in_range(c[LAB_C_BATCH], 1, 1024))
+    if (!in_range(c[LAB_C_VOCAB], 2, PE_LAB_MAX_VOCAB) || !in_range(c[LAB_C_CLASSES], 2, PE_LAB_MAX_VOCAB)
+        || !in_range(c[LAB_C_DMODEL], PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL)
+        || !in_range(c[LAB_C_HEADS], 1, PE_LAB_MAX_HEADS) || !in_range(c[LAB_C_LAYERS], 1, PE_LAB_MAX_LAYERS)
+        || !in_range(c[LAB_C_MLP], 0, PE_LAB_MAX_MLP) || !in_range(c[LAB_C_MAXLEN], 1, PE_LAB_MAX_TOKENS)
+        || !in_range(c[LAB_C_BATCH], 1, PE_LAB_MAX_BATCH))
+        return PE_ERR_SIZE;
+    /* T5's bias table is heads x buckets parameters: bounded before the layout counts them */
+    if (c[LAB_C_ENCODING] == PE_LAB_T5
+        && (!in_range(c[LAB_C_BUCKETS], PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS)
+            || !in_range(c[LAB_C_MAXDIST], 1, PE_LAB_MAX_DISTANCE)))
         return PE_ERR_SIZE;
     if (c[LAB_C_DMODEL] % c[LAB_C_HEADS]) return PE_ERR_SHAPE;
-    if (!in_range(c[LAB_C_ENCODING], 0, LAB_ENCODINGS_ - 1) || !in_range(c[LAB_C_CAUSAL], 0, 1)
+    if (!in_range(c[LAB_C_ENCODING], 0, PE_LAB_ENCODINGS_ - 1) || !in_range(c[LAB_C_CAUSAL], 0, 1)
         || c[LAB_C_SEED] < 0)
         return PE_ERR_OPTION;
-    if (c[LAB_C_ENCODING] == LAB_ROPE && (c[LAB_C_DMODEL] / c[LAB_C_HEADS]) % 2) return PE_ERR_ODD;
+    if (c[LAB_C_ENCODING] == PE_LAB_ROPE && (c[LAB_C_DMODEL] / c[LAB_C_HEADS]) % 2) return PE_ERR_ODD;
     if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && f[LAB_F_BETA1] < 1)
         || !(f[LAB_F_BETA2] >= 0 && f[LAB_F_BETA2] < 1) || !(f[LAB_F_EPS] > 0 && f[LAB_F_EPS] <= 1)
         || !(f[LAB_F_DECAY] >= 0 && f[LAB_F_DECAY] <= 1) || !(f[LAB_F_CLIP] >= 0 && isfinite(f[LAB_F_CLIP]))
-        || !(f[LAB_F_ALIBIBIAS] > 0 && f[LAB_F_ALIBIBIAS] <= 64))
+        || !(f[LAB_F_ALIBIBIAS] > 0 && f[LAB_F_ALIBIBIAS] <= PE_LAB_MAX_ALIBI_BIAS))
         return PE_ERR_VALUE;
     return PE_OK;
 }
@@ -169,19 +176,19 @@ static int check_config(const int32_t *c, const double *f) {
 /* The position data of the encoding, from the core's own functions. */
 static int position_data(lab_model *m) {
     int32_t L = m->max_len, enc = m->cfg[LAB_C_ENCODING];
-    if (enc == LAB_SINUSOIDAL)
+    if (enc == PE_LAB_SINUSOIDAL)
         return pe_table(m->sin_table, DTYPE, L, m->d, m->cfg[LAB_C_LAYOUT], m->cfg[LAB_C_FREQ],
                         m->fcfg[LAB_F_SINBASE], 0, -1);
-    if (enc == LAB_LEARNED)
+    if (enc == PE_LAB_LEARNED)
         return pe_learned_table(
             m->params + m->pos, DTYPE, L, m->d, m->cfg[LAB_C_SEED], PE_DIST_UNIFORM,
             1.2247448713915890); /* standard deviation 1/sqrt(2) per element, as a sinusoid's */
-    if (enc == LAB_ROPE)
+    if (enc == PE_LAB_ROPE)
         return pe_rope_cache(m->rope_cos, m->rope_sin, DTYPE, L, m->hd, m->fcfg[LAB_F_ROPEBASE],
                              PE_ROPE_DEFAULT, NULL, 0, PE_ROPE_CACHE_PAIRS);
-    if (enc == LAB_ALIBI)
+    if (enc == PE_LAB_ALIBI)
         return pe_alibi_slopes(m->alibi_slopes, m->heads, PE_ALIBI_PRESS, m->fcfg[LAB_F_ALIBIBIAS]);
-    if (enc == LAB_T5) {
+    if (enc == PE_LAB_T5) {
         /* relative positions j - i for -(L-1) .. L-1, bucketed in place */
         for (int32_t r = 0; r < 2 * L - 1; r++) m->t5_bucket[r] = r - (L - 1);
         return pe_t5_bucket(m->t5_bucket, m->t5_bucket, 2 * L - 1, !m->cfg[LAB_C_CAUSAL],

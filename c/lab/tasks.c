@@ -21,16 +21,16 @@ static int32_t draw(uint64_t *rng, int32_t n) { return (int32_t)(lab_uniform(rng
 
 int lab_task_shape(int task, int32_t *vocab, int32_t *classes) {
     switch (task) {
-    case LAB_TASK_WHO:
+    case PE_LAB_WHO:
         *vocab = WHO_QUERY + 1;
         *classes = NAMES;
         return PE_OK;
-    case LAB_TASK_SHIFT:
+    case PE_LAB_SHIFT:
         *vocab = SYMBOLS;
         *classes = SYMBOLS;
         return PE_OK;
-    case LAB_TASK_COPY:
-    case LAB_TASK_REVERSE:
+    case PE_LAB_COPY:
+    case PE_LAB_REVERSE:
         *vocab = SEQ_BLANK + 1;
         *classes = SYMBOLS;
         return PE_OK;
@@ -38,11 +38,15 @@ int lab_task_shape(int task, int32_t *vocab, int32_t *classes) {
     }
 }
 
+/* who-did-what needs its three words; shift, a symbol SHIFT_BACK places back. */
+int32_t lab_task_min_length(int task) {
+    return task == PE_LAB_WHO ? 3 : task == PE_LAB_SHIFT ? SHIFT_BACK + 1 : 1;
+}
+
 int lab_task_seq_len(int task, int32_t length, int32_t *seq_len) {
-    int32_t min = task == LAB_TASK_WHO || task == LAB_TASK_SHIFT ? 3 : 1;
-    if (task < 0 || task >= LAB_TASKS_) return PE_ERR_OPTION;
-    if (length < min || length > 4096) return PE_ERR_SIZE;
-    *seq_len = task == LAB_TASK_WHO ? length + 1 : task == LAB_TASK_SHIFT ? length : 2 * length + 1;
+    if (task < 0 || task >= PE_LAB_TASKS_) return PE_ERR_OPTION;
+    if (length < lab_task_min_length(task) || length > PE_LAB_MAX_LENGTH) return PE_ERR_SIZE;
+    *seq_len = task == PE_LAB_WHO ? length + 1 : task == PE_LAB_SHIFT ? length : 2 * length + 1;
     return PE_OK;
 }
 
@@ -74,7 +78,7 @@ static void who(int32_t n, uint64_t *rng, int32_t *tok, int32_t *tgt) {
 
 static void sequence(int task, int32_t n, uint64_t *rng, int32_t *tok, int32_t *tgt) {
     for (int32_t i = 0; i < n; i++) tok[i] = draw(rng, SYMBOLS);
-    if (task == LAB_TASK_SHIFT) {
+    if (task == PE_LAB_SHIFT) {
         for (int32_t i = 0; i < n; i++) tgt[i] = i >= SHIFT_BACK ? tok[i - SHIFT_BACK] : -1;
         return;
     }
@@ -82,7 +86,7 @@ static void sequence(int task, int32_t n, uint64_t *rng, int32_t *tok, int32_t *
     for (int32_t i = 0; i <= n; i++) tgt[i] = -1;
     for (int32_t j = 0; j < n; j++) {
         tok[n + 1 + j] = SEQ_BLANK;
-        tgt[n + 1 + j] = tok[task == LAB_TASK_COPY ? j : n - 1 - j];
+        tgt[n + 1 + j] = tok[task == PE_LAB_COPY ? j : n - 1 - j];
     }
 }
 
@@ -92,7 +96,7 @@ int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng, int32
     PE_TRY(lab_task_seq_len(task, length, &T));
     for (int32_t b = 0; b < count; b++) {
         int32_t *tok = tokens + (size_t)b * T, *tgt = targets + (size_t)b * T;
-        if (task == LAB_TASK_WHO) who(length, rng, tok, tgt);
+        if (task == PE_LAB_WHO) who(length, rng, tok, tgt);
         else sequence(task, length, rng, tok, tgt);
     }
     return PE_OK;

@@ -6,8 +6,17 @@ import { withFrame, statusCall } from '../heap.js';
 import { Checker } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
+import {
+  PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL, PE_LAB_MAX_HEADS, PE_LAB_MAX_LAYERS, PE_LAB_MAX_MLP,
+  PE_LAB_MAX_TOKENS, PE_LAB_MAX_BATCH, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS, PE_LAB_MAX_DISTANCE,
+  PE_LAB_MAX_ALIBI_BIAS, PE_LAB_MAX_TENSORS, PE_LAB_MAX_LENGTH, PE_LAB_MAX_SEED, PE_LAB_MAX_STEPS,
+  PE_LAB_MAX_SAMPLES, PE_LAB_MAX_EXAMPLES, PE_LAB_CFG_INTS, PE_LAB_CFG_REALS, PE_LAB_TENSOR_FIELDS,
+  PE_LAB_NONE, PE_LAB_SINUSOIDAL, PE_LAB_LEARNED, PE_LAB_ROPE, PE_LAB_ALIBI, PE_LAB_T5,
+} from '../../../dist/constants.js';
 
-export const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
+const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
+  alibi: PE_LAB_ALIBI, t5: PE_LAB_T5 };
+export const ENCODINGS = Object.keys(ENCODING_IDS);
 export const ATTENTION = ['bidirectional', 'causal'];
 export const PARAMETER_KINDS = ['token', 'position', 'norm-gain', 'norm-bias', 'query', 'key', 'value',
   'output', 't5-bias', 'mlp-in', 'mlp-in-bias', 'mlp-out', 'mlp-out-bias', 'head', 'head-bias'];
@@ -17,7 +26,6 @@ const MODEL_KEYS = ['task', 'encoding', 'attention', 'seed', 'dModel', 'heads', 
   't5Buckets', 't5MaxDistance'];
 const TRAIN_KEYS = [...MODEL_KEYS, 'steps', 'onProgress', 'progressEvery'];
 const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8] };
-const MAX_SEED = 2 ** 31 - 1; // (not a C limit)
 
 export function createLab(wasm) {
   const call = statusCall(wasm);
@@ -26,10 +34,10 @@ export function createLab(wasm) {
   const f64 = (ptr, n) => new Float64Array(wasm.memory.buffer, ptr, n);
 
   function taskShape(check, frame, task) {
-    const out = frame.alloc(8);
+    const out = frame.alloc(12);
     call(check, wasm.pe_lab_task_shape(out, TASK_IDS[task]));
-    const [vocab, classes] = i32(out, 2);
-    return { vocab, classes };
+    const [vocab, classes, minLength] = i32(out, 3);
+    return { vocab, classes, minLength };
   }
 
   function seqLen(check, frame, task, length) {
@@ -43,8 +51,8 @@ export function createLab(wasm) {
     const task = check.oneOf('task', o.task ?? 'who-did-what', TASKS);
     const encoding = check.oneOf('encoding', o.encoding ?? 'sinusoidal', ENCODINGS);
     const attention = check.oneOf('attention', o.attention ?? 'bidirectional', ATTENTION);
-    const dModel = check.integer('dModel', o.dModel ?? 32, 2, 512);
-    const heads = check.integer('heads', o.heads ?? 4, 1, 64);
+    const dModel = check.integer('dModel', o.dModel ?? 32, PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL);
+    const heads = check.integer('heads', o.heads ?? 4, 1, PE_LAB_MAX_HEADS);
     if (dModel % heads) throw check.fail(RangeError, `dModel (${dModel}) must be a multiple of heads`, heads);
     if (encoding === 'rope' && (dModel / heads) % 2) {
       throw check.fail(RangeError, 'rope needs an even width per head (dModel / heads)', dModel / heads);
@@ -53,25 +61,25 @@ export function createLab(wasm) {
     if (!Array.isArray(lengths) || lengths.length !== 2) {
       throw check.fail(TypeError, 'trainLengths must be [shortest, longest]', lengths);
     }
-    const minLength = task === 'who-did-what' || task === 'shift' ? 3 : 1;
-    const lo = check.integer('trainLengths[0]', lengths[0], minLength, 1024);
-    const hi = check.integer('trainLengths[1]', lengths[1], lo, 1024);
+    const { minLength } = withFrame(wasm, check.fn, (frame) => taskShape(check, frame, task));
+    const lo = check.integer('trainLengths[0]', lengths[0], minLength, PE_LAB_MAX_LENGTH);
+    const hi = check.integer('trainLengths[1]', lengths[1], lo, PE_LAB_MAX_LENGTH);
     const config = {
       task, encoding, attention, dModel, heads,
-      seed: check.integer('seed', o.seed ?? 1, 0, MAX_SEED),
-      layers: check.integer('layers', o.layers ?? 2, 1, 4),
-      mlp: check.integer('mlp', o.mlp ?? 2 * dModel, 0, 4096),
-      batch: check.integer('batch', o.batch ?? 32, 1, 1024),
+      seed: check.integer('seed', o.seed ?? 1, 0, PE_LAB_MAX_SEED),
+      layers: check.integer('layers', o.layers ?? 2, 1, PE_LAB_MAX_LAYERS),
+      mlp: check.integer('mlp', o.mlp ?? 2 * dModel, 0, PE_LAB_MAX_MLP),
+      batch: check.integer('batch', o.batch ?? 32, 1, PE_LAB_MAX_BATCH),
       learningRate: check.finite('learningRate', o.learningRate ?? 3e-3, { above: 0, max: 1 }),
       weightDecay: check.finite('weightDecay', o.weightDecay ?? 0.01, { min: 0, max: 1 }),
       clip: check.finite('clip', o.clip ?? 1, { min: 0 }),
       trainLengths: [lo, hi],
-      maxLength: check.integer('maxLength', o.maxLength ?? 64, 1, 1024),
+      maxLength: check.integer('maxLength', o.maxLength ?? 64, 1, PE_LAB_MAX_TOKENS),
       preset: check.oneOf('preset', o.preset ?? 'vaswani', PRESET_NAMES),
       ropeBase: check.finite('ropeBase', o.ropeBase ?? 10000, { above: 1 }),
-      alibiMaxBias: check.finite('alibiMaxBias', o.alibiMaxBias ?? 8, { above: 0, max: 64 }),
-      t5Buckets: check.integer('t5Buckets', o.t5Buckets ?? 32, 2, 1024),
-      t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, 1 << 20),
+      alibiMaxBias: check.finite('alibiMaxBias', o.alibiMaxBias ?? 8, { above: 0, max: PE_LAB_MAX_ALIBI_BIAS }),
+      t5Buckets: check.integer('t5Buckets', o.t5Buckets ?? 32, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
+      t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, PE_LAB_MAX_DISTANCE),
     };
     withFrame(wasm, check.fn, (frame) => {
       const longest = seqLen(check, frame, task, hi);
@@ -87,12 +95,12 @@ export function createLab(wasm) {
     return withFrame(wasm, check.fn, (frame) => {
       const { vocab, classes } = taskShape(check, frame, config.task);
       const enc = encodingArgs(check, config.dModel, { preset: config.preset });
-      const cfg = frame.alloc(15 * 4);
-      i32(cfg, 15).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
-        config.maxLength, config.batch, ENCODINGS.indexOf(config.encoding), config.attention === 'causal' ? 1 : 0,
+      const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
+      i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
+        config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
         enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed]);
-      const fcfg = frame.alloc(9 * 8);
-      f64(fcfg, 9).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
+      const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
+      f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
         config.weightDecay, config.clip]);
       const out = frame.alloc(4);
       call(check, wasm.pe_lab_create(out, cfg, fcfg));
@@ -130,8 +138,8 @@ export function createLab(wasm) {
     const check = new Checker('lab.train');
     const o = check.options(options, TRAIN_KEYS);
     const config = resolve(check, o);
-    const steps = check.integer('steps', o.steps ?? 600, 1, 1e6); // (not a C limit)
-    const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, 1e6); // (not a C limit)
+    const steps = check.integer('steps', o.steps ?? 600, 1, PE_LAB_MAX_STEPS);
+    const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, PE_LAB_MAX_STEPS);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw check.fail(TypeError, 'onProgress must be a function', o.onProgress);
     }
@@ -157,9 +165,9 @@ export function createLab(wasm) {
     const config = checkModel(check, model);
     const o = check.options(options, ['task', 'length', 'samples', 'seed']);
     const task = check.oneOf('task', o.task ?? config.task, TASKS);
-    const length = check.integer('length', o.length ?? config.trainLengths[1], 1, 1024);
-    const samples = check.integer('samples', o.samples ?? 512, 1, 1 << 20);
-    const seed = check.integer('seed', o.seed ?? 0, 0, MAX_SEED);
+    const length = check.integer('length', o.length ?? config.trainLengths[1], 1, PE_LAB_MAX_LENGTH);
+    const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
+    const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     return withModel(check, config, model.params, (ptr, frame) => {
       const need = seqLen(check, frame, task, length);
       if (need > config.maxLength) {
@@ -204,9 +212,9 @@ export function createLab(wasm) {
     const check = new Checker('lab.examples');
     const o = check.options(options, ['task', 'length', 'count', 'seed']);
     const task = check.oneOf('task', o.task ?? 'who-did-what', TASKS);
-    const length = check.integer('length', o.length ?? 3, 1, 1024);
-    const count = check.integer('count', o.count ?? 1, 1, 1 << 16);
-    const seed = check.integer('seed', o.seed ?? 0, 0, MAX_SEED);
+    const length = check.integer('length', o.length ?? 3, 1, PE_LAB_MAX_LENGTH);
+    const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
+    const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     return withFrame(wasm, check.fn, (frame) => {
       const n = seqLen(check, frame, task, length);
       const tok = frame.alloc(4 * n * count);
@@ -244,12 +252,12 @@ export function createLab(wasm) {
     const check = new Checker('lab.tensors');
     const config = checkModel(check, model);
     return withModel(check, config, model.params, (ptr, frame) => {
-      const out = frame.alloc(64 * 5 * 4);
+      const out = frame.alloc(PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS * 4);
       const count = frame.alloc(4);
       call(check, wasm.pe_lab_tensors(out, count, ptr));
-      const rows = i32(out, 5 * i32(count, 1)[0]);
+      const rows = i32(out, PE_LAB_TENSOR_FIELDS * i32(count, 1)[0]);
       const list = [];
-      for (let t = 0; t < rows.length; t += 5) {
+      for (let t = 0; t < rows.length; t += PE_LAB_TENSOR_FIELDS) {
         list.push({ offset: rows[t], shape: [rows[t + 1], rows[t + 2]], kind: PARAMETER_KINDS[rows[t + 3]], decay: rows[t + 4] === 1 });
       }
       return list;

@@ -1,8 +1,10 @@
 // The lab's tasks and the words of their vocabularies, in the token order of
 // c/lab/tasks.c. Words are for display and for tokenize(); the model sees ids.
 
-export const TASKS = ['who-did-what', 'shift', 'copy', 'reverse'];
-export const TASK_IDS = { 'who-did-what': 0, shift: 1, copy: 2, reverse: 3 };
+import { PE_LAB_WHO, PE_LAB_SHIFT, PE_LAB_COPY, PE_LAB_REVERSE } from '../../../dist/constants.js';
+
+export const TASK_IDS = { 'who-did-what': PE_LAB_WHO, shift: PE_LAB_SHIFT, copy: PE_LAB_COPY, reverse: PE_LAB_REVERSE };
+export const TASKS = Object.keys(TASK_IDS);
 
 const SYMBOLS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 
