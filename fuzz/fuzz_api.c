@@ -39,6 +39,7 @@
 #include "posenc.h"
 #include "posenc_variants.h"
 #include "posenc_fields.h"
+#include "lab/posenc_lab.h"
 #include "input_format.h"
 
 /* The thresholds input_format.h promises seeds.py. */
@@ -1008,6 +1009,246 @@ static int fuzz_fields(src *s, long fail_at, int which) {
     return 1;
 }
 
+/* ---- the lab (c/lab/) ------------------------------------------------------------------------- */
+static int lab_seed_ok(double seed) { return seed >= 0 && seed <= PE_LAB_MAX_SEED && seed == floor(seed); }
+
+/* a seed: mostly small and valid, sometimes a palette number */
+static double lab_seed_arg(src *s) { return byte(s) % 4 ? byte(s) : num_arg(s); }
+
+static int32_t lab_min_length(int task) { return task == PE_LAB_WHO || task == PE_LAB_SHIFT ? 3 : 1; }
+
+static int lab_length_ok(int task, int32_t n) {
+    return task >= 0 && task < PE_LAB_TASKS_ && n >= lab_min_length(task) && n <= PE_LAB_MAX_LENGTH;
+}
+
+static int32_t lab_tokens(int task, int32_t n) { return task == PE_LAB_WHO ? n + 1 : task == PE_LAB_SHIFT ? n : 2 * n + 1; }
+
+/* pe_lab_task_shape, pe_lab_task_seq_len and pe_lab_generate: examples within
+ * the task's vocabulary and classes, every example with a target, the same
+ * seed giving the same examples. */
+static int fuzz_lab_generate(src *s, long fail_at) {
+    int task = enum_arg(s, PE_LAB_TASKS_);
+    int32_t length = size_arg(s), count = size_arg(s), shape[3] = {0, 0, 0}, T = -1;
+    double seed = lab_seed_arg(s);
+    call_state c = {0};
+    c.refused = !lab_length_ok(task, length) || count < 1 || count > PE_LAB_MAX_EXAMPLES || !lab_seed_ok(seed);
+    double total = c.refused ? TINY : (double)count * lab_tokens(task, length);
+    if (too_big(total)) return 0;
+    int32_t *tok = out_buf(total, 4), *tgt = out_buf(total, 4);
+    DESCRIBE("pe_lab_generate(task=%d, length=%d, count=%d, seed=%.17g) fail_at=%ld", task, length, count, seed, fail_at);
+    REQUIRE(pe_lab_real_bytes() == (int32_t)sizeof(pe_lab_real));
+    begin(&c, fail_at);
+    int st_shape = pe_lab_task_shape(shape, task), st_len = pe_lab_task_seq_len(&T, task, length);
+    int st = pe_lab_generate(tok, tgt, task, length, count, seed);
+    end(&c, st);
+    REQUIRE((st_shape == PE_OK) == (task >= 0 && task < PE_LAB_TASKS_));
+    REQUIRE((st_len == PE_OK) == lab_length_ok(task, length));
+    if (st_shape == PE_OK) REQUIRE(shape[2] == lab_min_length(task) && shape[1] <= shape[0]);
+    if (st == PE_OK) {
+        REQUIRE(T == lab_tokens(task, length));
+        int32_t *tok2 = out_buf(total, 4), *tgt2 = out_buf(total, 4);
+        REQUIRE(pe_lab_generate(tok2, tgt2, task, length, count, seed) == PE_OK);
+        REQUIRE(memcmp(tok, tok2, (size_t)total * 4) == 0 && memcmp(tgt, tgt2, (size_t)total * 4) == 0);
+        free(tok2);
+        free(tgt2);
+        for (int32_t e = 0; e < count; e++) {
+            int targets = 0;
+            for (int32_t i = 0; i < T; i++) {
+                size_t at = (size_t)e * T + i;
+                REQUIRE(tok[at] >= 0 && tok[at] < shape[0]);
+                REQUIRE(tgt[at] >= -1 && tgt[at] < shape[1]);
+                targets += tgt[at] >= 0;
+            }
+            REQUIRE(targets >= 1);
+        }
+    }
+    free(tok);
+    free(tgt);
+    return 1;
+}
+
+/* A model's configuration: mostly valid and small, sometimes any field awkward. */
+typedef struct {
+    int32_t c[PE_LAB_CFG_INTS];
+    double f[PE_LAB_CFG_REALS];
+    int task;
+} lab_config;
+
+/* One input in four may make any field awkward (one field in four of those);
+ * the others decode to a model that is valid but for its enums. */
+static __thread int lab_awkward;
+static int32_t lab_int(src *s, int32_t plain) { return lab_awkward && byte(s) % 4 == 0 ? size_arg(s) : plain; }
+static double lab_real_arg(src *s, double plain) { return lab_awkward && byte(s) % 4 == 0 ? num_arg(s) : plain; }
+
+static lab_config lab_decode(src *s) {
+    lab_config k;
+    lab_awkward = byte(s) % 4 == 0;
+    int32_t shape[3] = {17, 8, 3};
+    k.task = enum_arg(s, PE_LAB_TASKS_);
+    if (k.task >= 0 && k.task < PE_LAB_TASKS_) pe_lab_task_shape(shape, k.task);
+    /* one statement per field: the bytes are read in this order on every compiler */
+    int32_t heads = 1 + byte(s) % 4, v;
+    k.c[0] = lab_int(s, shape[0]);
+    k.c[1] = lab_int(s, shape[1]);
+    v = heads * 2 * (1 + byte(s) % 3);
+    k.c[2] = lab_int(s, v);
+    k.c[3] = lab_int(s, heads);
+    v = 1 + byte(s) % 3;
+    k.c[4] = lab_int(s, v);
+    v = byte(s) % 3 ? 4 * (byte(s) % 5) : 0;
+    k.c[5] = lab_int(s, v);
+    v = 2 + byte(s) % 24;
+    k.c[6] = lab_int(s, v);
+    v = 1 + byte(s) % 4;
+    k.c[7] = lab_int(s, v);
+    k.c[8] = enum_arg(s, PE_LAB_ENCODINGS_);
+    k.c[9] = enum_arg(s, 2);
+    k.c[10] = enum_arg(s, 3);
+    k.c[11] = enum_arg(s, 2);
+    v = 4 + byte(s) % 30;
+    k.c[12] = lab_int(s, v);
+    v = 16 + byte(s) % 100;
+    k.c[13] = lab_int(s, v);
+    v = byte(s);
+    k.c[14] = lab_int(s, v);
+    static const double plain[PE_LAB_CFG_REALS] = {10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1};
+    for (int i = 0; i < PE_LAB_CFG_REALS; i++) k.f[i] = lab_real_arg(s, plain[i]);
+    return k;
+}
+
+static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
+
+/* The sizes a model must be refused for (pe_lab_create's PE_ERR_SIZE). */
+static int lab_sizes_bad(const int32_t *c) {
+    return !in_range(c[0], 2, PE_LAB_MAX_VOCAB) || !in_range(c[1], 2, PE_LAB_MAX_VOCAB)
+        || !in_range(c[2], PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL) || !in_range(c[3], 1, PE_LAB_MAX_HEADS)
+        || !in_range(c[4], 1, PE_LAB_MAX_LAYERS) || !in_range(c[5], 0, PE_LAB_MAX_MLP)
+        || !in_range(c[6], 1, PE_LAB_MAX_TOKENS) || !in_range(c[7], 1, PE_LAB_MAX_BATCH)
+        || (c[8] == PE_LAB_T5 && (!in_range(c[12], PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS)
+                                  || !in_range(c[13], 1, PE_LAB_MAX_DISTANCE)));
+}
+
+/* Elements a valid model's buffers hold (its activations dominate). */
+static double lab_work(const int32_t *c) {
+    double n = (double)c[7] * c[6];
+    return c[4] * (n * (16.0 * c[2] + 2.0 * c[5]) + n * c[3] * c[6]) + (double)c[0] * c[2] + 4.0 * c[2] * c[2] * c[4];
+}
+
+static void require_distribution(const pe_lab_real *row, int32_t n, int32_t end) {
+    double sum = 0;
+    for (int32_t j = 0; j < n; j++) {
+        REQUIRE(isfinite(row[j]) && row[j] >= 0 && row[j] <= 1);
+        if (j >= end) REQUIRE(row[j] == 0);
+        sum += row[j];
+    }
+    REQUIRE(fabs(sum - 1) <= 1e-5 * n);
+}
+
+/* What a live model must do: tensors tile the parameters, training, evaluation
+ * and loss give finite numbers or a known status, attention rows are distributions. */
+static void fuzz_lab_use(src *s, void *model, const lab_config *k) {
+    int32_t rows[PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS], count = 0, next = 0, len;
+    REQUIRE(pe_lab_tensors(rows, &count, model) == PE_OK && count >= 1 && count <= PE_LAB_MAX_TENSORS);
+    for (int32_t t = 0; t < count; t++) {
+        REQUIRE(rows[PE_LAB_TENSOR_FIELDS * t] == next);
+        next += rows[PE_LAB_TENSOR_FIELDS * t + 1] * rows[PE_LAB_TENSOR_FIELDS * t + 2];
+    }
+    int32_t nparams = pe_lab_param_count(model);
+    REQUIRE(next == nparams);
+    const pe_lab_real *params = pe_lab_params(model);
+    for (int32_t i = 0; i < nparams; i++) REQUIRE(isfinite(params[i]));
+    int task = byte(s) % 8 ? k->task : enum_arg(s, PE_LAB_TASKS_);
+    int32_t lo = byte(s) % 8 ? 1 + byte(s) % 6 : size_arg(s), hi = byte(s) % 8 ? lo + byte(s) % 4 : size_arg(s);
+    int32_t steps = byte(s) % 8 ? 1 + byte(s) % 3 : size_arg(s);
+    double out[3];
+    /* a step costs about one pass over the model's buffers */
+    int st = in_range(steps, 1, PE_LAB_MAX_STEPS) && too_big(steps * lab_work(k->c)) ? PE_ERR_SIZE
+             : pe_lab_train(out, model, task, lo, hi, steps);
+    REQUIRE(st >= 0 && st < PE_ERR_COUNT_ && st != PE_ERR_NOMEM);
+    if (st == PE_OK) {
+        REQUIRE(lab_length_ok(task, lo) && lab_length_ok(task, hi) && lo <= hi && lab_tokens(task, hi) <= k->c[6]);
+        REQUIRE(isfinite(out[0]) && out[0] >= 0 && out[1] >= 0 && out[1] <= 1);
+        for (int32_t i = 0; i < nparams; i++) REQUIRE(isfinite(params[i]));
+    }
+    int32_t length = byte(s) % 8 ? 1 + byte(s) % 8 : size_arg(s), samples = byte(s) % 8 ? 1 + byte(s) % 20 : size_arg(s);
+    double seed = lab_seed_arg(s);
+    if (in_range(samples, 1, PE_LAB_MAX_SAMPLES) && lab_length_ok(task, length)
+        && too_big((double)samples * lab_tokens(task, length) * (k->c[6] + 16.0 * k->c[2])))
+        return;
+    st = pe_lab_evaluate(out, model, task, length, samples, seed);
+    REQUIRE(st >= 0 && st < PE_ERR_COUNT_ && st != PE_ERR_NOMEM);
+    if (st == PE_OK) {
+        REQUIRE(lab_length_ok(task, length) && lab_seed_ok(seed) && in_range(samples, 1, PE_LAB_MAX_SAMPLES));
+        REQUIRE(isfinite(out[0]) && out[0] >= 0 && out[1] >= 0 && out[1] <= 1);
+    }
+    /* the loss of examples of the model's own task, or of raw bytes as tokens */
+    int32_t batch = 1 + byte(s) % 4, n = 1 + byte(s) % 12, raw = byte(s) % 4 == 0;
+    int32_t tok[4 * 25], tgt[4 * 25];
+    if (pe_lab_task_seq_len(&len, k->task, n) == PE_OK && len <= 25 && !raw)
+        REQUIRE(pe_lab_generate(tok, tgt, k->task, n, batch, 1) == PE_OK);
+    else {
+        len = n;
+        for (int32_t i = 0; i < batch * len; i++) {
+            tok[i] = byte(s) % 20 - 1;
+            tgt[i] = byte(s) % 12 - 2;
+        }
+    }
+    int backward = byte(s) % 2;
+    st = pe_lab_loss(out, model, tok, tgt, batch, len, backward);
+    REQUIRE(st == PE_OK || st == PE_ERR_SIZE || st == PE_ERR_VALUE);
+    if (st == PE_OK) {
+        REQUIRE(batch <= k->c[7] && len <= k->c[6] && isfinite(out[0]) && out[0] >= 0 && out[1] <= out[2]);
+        const pe_lab_real *grads = pe_lab_grads(model);
+        if (backward)
+            for (int32_t i = 0; i < nparams; i++) REQUIRE(isfinite(grads[i]));
+    }
+    /* attention maps of one sequence (tokens wrapped into the vocabulary) */
+    int32_t alen = byte(s) % 8 ? 1 + byte(s) % 16 : shifted(size_arg(s), 1), L = k->c[4], H = k->c[3];
+    int ok_len = alen >= 1 && alen <= k->c[6];
+    size_t cells = ok_len ? (size_t)L * H * alen * alen : 1;
+    pe_lab_real *maps = out_buf((double)cells, sizeof(pe_lab_real));
+    int32_t *seq = out_buf(ok_len ? alen : 1, 4);
+    for (int32_t i = 0; i < (ok_len ? alen : 1); i++) seq[i] = byte(s) % k->c[0];
+    st = pe_lab_attention(maps, model, seq, alen);
+    REQUIRE(st == (ok_len ? PE_OK : PE_ERR_SIZE));
+    if (st == PE_OK)
+        for (int32_t m = 0; m < L * H; m++)
+            for (int32_t i = 0; i < alen; i++)
+                require_distribution(maps + ((size_t)m * alen + i) * alen, alen, k->c[9] ? i + 1 : alen);
+    free(maps);
+    free(seq);
+}
+
+/* pe_lab_create and everything a model does, then pe_lab_free: nothing left. */
+static int fuzz_lab_model(src *s, long fail_at) {
+    lab_config k = lab_decode(s);
+    call_state c = {0};
+    c.refused = lab_sizes_bad(k.c);
+    if (!c.refused && too_big(lab_work(k.c))) return 0;
+    DESCRIBE("pe_lab_create(vocab=%d classes=%d d=%d heads=%d layers=%d mlp=%d max_len=%d batch=%d enc=%d "
+             "causal=%d layout=%d freq=%d buckets=%d max_dist=%d seed=%d; bases %.17g %.17g alibi %.17g "
+             "lr %.17g betas %.17g %.17g eps %.17g decay %.17g clip %.17g) task=%d fail_at=%ld",
+             k.c[0], k.c[1], k.c[2], k.c[3], k.c[4], k.c[5], k.c[6], k.c[7], k.c[8], k.c[9], k.c[10], k.c[11],
+             k.c[12], k.c[13], k.c[14], k.f[0], k.f[1], k.f[2], k.f[3], k.f[4], k.f[5], k.f[6], k.f[7], k.f[8],
+             k.task, fail_at);
+    void *model = &k; /* must become NULL on failure */
+    begin(&c, fail_at);
+    int st = pe_lab_create(&model, k.c, k.f);
+    armed = 0;
+    REQUIRE(st >= 0 && st < PE_ERR_COUNT_);
+    if (c.refused) REQUIRE(st != PE_OK);
+    if (!c.inject) REQUIRE(st != PE_ERR_NOMEM);
+    if (st != PE_OK) {
+        REQUIRE(model == NULL && pe_live_allocations() == 0);
+        return 1;
+    }
+    REQUIRE(model != NULL);
+    fuzz_lab_use(s, model, &k);
+    pe_lab_free(model);
+    REQUIRE(pe_live_allocations() == 0);
+    return 1;
+}
+
 /* ---- entry ------------------------------------------------------------------------------------ */
 /* E_pe_table, E_pe_table_gram, ...: the index of each entry point in the input. */
 #define INDEX(name, allocates) E_##name,
@@ -1058,6 +1299,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case E_pe_fourier_features: case E_pe_fourier_random:
         fuzz_fields(&s, fail_at, which - E_pe_timestep_embedding);
         break;
+    case E_pe_lab_generate: fuzz_lab_generate(&s, fail_at); break;
+    case E_pe_lab_create: fuzz_lab_model(&s, fail_at); break; /* and every pe_lab_* a model serves */
     }
     REQUIRE(pe_live_allocations() == 0);
     return 0;

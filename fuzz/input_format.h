@@ -15,7 +15,9 @@
  * FUZZ_ENTRIES lists the entry points in index order as X(name, allocates):
  * allocates = 1 when the call allocates, so that a seed whose first malloc
  * fails exercises its PE_ERR_NOMEM path. Only append: the index is in the
- * committed corpus and regression inputs.
+ * committed corpus and regression inputs. pe_lab_create stands for the lab's
+ * model: one input makes a model, trains, evaluates, takes a loss and
+ * attention maps, and frees it (the other pe_lab_* calls).
  */
 #ifndef POSENC_FUZZ_INPUT_FORMAT_H
 #define POSENC_FUZZ_INPUT_FORMAT_H
@@ -67,6 +69,8 @@
     X(pe_sincos_1d, 1)               \
     X(pe_sincos_2d, 1)               \
     X(pe_fourier_features, 0)        \
-    X(pe_fourier_random, 0)
+    X(pe_fourier_random, 0)          \
+    X(pe_lab_generate, 0)            \
+    X(pe_lab_create, 1)
 
 #endif

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the C core natively from the same sources as the wasm (c/*.c) and runs
 # the C-level tests:
-#   1. tests/native/test_api.c under clang's AddressSanitizer + UndefinedBehavior-
-#      Sanitizer (-fno-sanitize-recover: the first report aborts the run), with
+#   1. tests/native/test_api.c, linked with test_lab.c (the lab's C tests),
+#      under clang's AddressSanitizer + UndefinedBehaviorSanitizer
+#      (-fno-sanitize-recover: the first report aborts the run), with
 #      the code that ships: the SIMD kernels through SIMDe's wasm_simd128
 #      emulation and the own allocator over a static arena (c/simd.h, c/alloc.c);
 #   2. the same tests built by gcc with -Wall -Wextra -Werror -pedantic -O2,
@@ -88,20 +89,19 @@ build() { # build NAME COMPILER FLAGS...: compiles or counts one failure
   fi
 }
 
+# The C tests: test_api.c (the harness and main) and the suites it links.
+native_tests=(tests/native/test_api.c tests/native/test_lab.c)
+
 # Every exported entry point must be exercised by the C tests and the fuzzer.
 coverage() {
   local missing=() name file
   while read -r name; do
     [ -z "$name" ] && continue
-    for file in tests/native/test_api.c fuzz/fuzz_api.c; do
-      [ -f "$file" ] || continue
-      grep -q "\b$name(" "$file" || missing+=("$name in $file")
-    done
-  # debug.txt: the debug build's work counters. lab.txt: c/lab/ is not yet linked
-  # into the native tests or the fuzzer; its tests are the node suites (float64
-  # gradient check, agreement with TensorFlow.js, bad options). Bringing it under
-  # the sanitizers is open work, not a pass.
-  done < <(ls c/exports/*.txt | grep -Ev '/(debug|lab).txt$' | xargs cat)
+    # the C tests are test_api.c and the files it links (test_lab.c)
+    grep -q "\b$name(" "${native_tests[@]}" || missing+=("$name in tests/native/test_*.c")
+    [ ! -f fuzz/fuzz_api.c ] || grep -q "\b$name(" fuzz/fuzz_api.c || missing+=("$name in fuzz/fuzz_api.c")
+  # debug.txt: the debug build's work counters.
+  done < <(ls c/exports/*.txt | grep -Ev '/debug.txt$' | xargs cat)
   if [ "${#missing[@]}" = 0 ]; then
     echo "ok - every entry point in c/exports/ is called by the C tests and the fuzz harness"
     echo "1 passed, 0 failed"
@@ -114,11 +114,11 @@ coverage() {
 run "coverage of c/exports/" coverage
 
 if build "test_api (clang, ASan + UBSan, SIMD kernels, own allocator)" clang "${cflags[@]}" "${san[@]}" "${shipped[@]}" \
-  "${sources[@]}" tests/native/test_api.c "${wrap[@]}" -lm -o "$out/test_api_asan"; then
+  "${sources[@]}" "${native_tests[@]}" "${wrap[@]}" -lm -o "$out/test_api_asan"; then
   run "C API tests, clang -fsanitize=address,undefined, SIMD kernels (SIMDe) and own allocator" "$out/test_api_asan"
 fi
 
-if build "test_api (gcc -Werror)" gcc "${gcc_flags[@]}" "${sources[@]}" tests/native/test_api.c \
+if build "test_api (gcc -Werror)" gcc "${gcc_flags[@]}" "${sources[@]}" "${native_tests[@]}" \
   "${wrap[@]}" -lm -o "$out/test_api_gcc"; then
   run "C API tests, gcc -O2 -Wall -Wextra -Werror, plain C paths and malloc" "$out/test_api_gcc"
 fi

@@ -23,11 +23,12 @@
 #include "posenc.h"
 #include "posenc_variants.h"
 #include "posenc_fields.h"
+#include "check.h"
 
 /* ---- malloc fault injection ------------------------------------------------- */
 void *__real_malloc(size_t bytes);
 void *__wrap_malloc(size_t bytes);
-static long malloc_calls;      /* calls seen since the last reset */
+long malloc_calls;             /* calls seen since the last reset */
 static long malloc_fail_at = -1; /* fail the call with this index (0-based); -1: never */
 
 void *__wrap_malloc(size_t bytes) {
@@ -46,7 +47,7 @@ int pe_arena_refuse(size_t bytes) {
     return p == NULL;
 }
 
-static void inject_failure(long at) {
+void inject_failure(long at) {
     malloc_calls = 0;
     malloc_fail_at = at;
 }
@@ -55,45 +56,7 @@ static void inject_failure(long at) {
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "allocator_may_return_null=1:detect_leaks=1"; }
 
-/* ---- a minimal test harness ---------------------------------------------------- */
-static int case_failures;
-
-#define EXPECT(cond)                                                                  \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            case_failures++;                                                          \
-            fprintf(stderr, "    %s:%d: expected %s\n", __FILE__, __LINE__, #cond);   \
-        }                                                                             \
-    } while (0)
-
-/* A call must return `want`, and leave no allocation outstanding. */
-#define EXPECT_STATUS(call, want)                                                     \
-    do {                                                                              \
-        int got_ = (call);                                                            \
-        if (got_ != (want)) {                                                         \
-            case_failures++;                                                          \
-            fprintf(stderr, "    %s:%d: %s returned %d (%s), expected %d (%s)\n",     \
-                    __FILE__, __LINE__, #call, got_, pe_strerror(got_), (want),       \
-                    pe_strerror(want));                                               \
-        }                                                                             \
-        if (pe_live_allocations() != 0) {                                             \
-            case_failures++;                                                          \
-            fprintf(stderr, "    %s:%d: %d allocations outstanding after %s\n",       \
-                    __FILE__, __LINE__, (int)pe_live_allocations(), #call);           \
-        }                                                                             \
-    } while (0)
-
-#define EXPECT_NEAR(a, b, tol)                                                        \
-    do {                                                                              \
-        double a_ = (a), b_ = (b);                                                    \
-        if (!(fabs(a_ - b_) <= (tol))) {                                              \
-            case_failures++;                                                          \
-            fprintf(stderr, "    %s:%d: %s = %.17g, expected %.17g (tolerance %g)\n", \
-                    __FILE__, __LINE__, #a, a_, b_, (double)(tol));                   \
-        }                                                                             \
-    } while (0)
-
-#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+int case_failures;
 
 /* ---- shared inputs ---------------------------------------------------------------- */
 static const int32_t BAD_SIZES[] = {0, -1, -7, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX};
@@ -1401,6 +1364,12 @@ int main(void) {
         {"pe_round / pe_format_bits / pe_precision_error: errors, golden", test_precision},
         {"pe_timestep_embedding / pe_sincos_1d / pe_sincos_2d / pe_fourier_*: errors, values", test_fields},
         {"allocation failure at every allocation frees everything", test_allocation_failures},
+        {"lab: tasks, shapes, lengths, generated examples, seeds", test_lab_tasks},
+        {"lab: every encoding, bidirectional and causal: train, evaluate, loss, attention maps", test_lab_modes},
+        {"lab: training lowers the loss (shift, causal, RoPE)", test_lab_learns},
+        {"lab: pe_lab_create refuses each bad field with its status", test_lab_create_errors},
+        {"lab: train / evaluate / loss / attention refuse bad arguments", test_lab_call_errors},
+        {"lab: allocation failure at every allocation of a model frees everything", test_lab_allocation_failures},
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < LEN(cases); i++) {
