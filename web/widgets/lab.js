@@ -6,7 +6,7 @@
 import { adoptStyles } from './styles.js';
 import { el, labelled } from './dom.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
-import { labText } from './lab-strings.js';
+import { translate } from './strings.js';
 import { int, oneOf, text } from './attrs.js';
 import { TASKS, vocabulary, splitWords } from '../lib/lab/tasks.js';
 
@@ -62,7 +62,8 @@ export class PeLab extends HTMLElement {
     return own.toLowerCase().startsWith('zh') ? 'zh' : 'en';
   }
 
-  t(key, vars) { return labText(this.lang, key, vars); }
+  /** The lab's words: the lab_ keys of strings/en.json and zh.json. */
+  t(key, vars) { return translate(this.lang, `lab_${key}`, vars); }
 
   attr(name, allowed, fallback) {
     const v = this.getAttribute(name);
