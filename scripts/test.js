@@ -15,6 +15,7 @@
 // build flavour and run once, in the release step.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 
 const testFiles = (dir) =>
   existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort().map((f) => `${dir}/${f}`) : [];
@@ -106,6 +107,12 @@ if (opts.list) {
 }
 if (!steps.length) usage('no step or test file matches');
 
+// node --test runs one file at a time on 2 cores (its default is cores - 1);
+// the node suites are CPU-bound and their files independent (each writes only
+// in its own mkdtemp folder), so they run one per core. Browser files stay one
+// at a time: each drives a whole Chromium.
+const concurrency = (step) => (step.key === 'browser' ? [] : [`--test-concurrency=${availableParallelism()}`]);
+
 let passed = 0;
 let failed = 0;
 const report = [];
@@ -113,7 +120,7 @@ const started = Date.now();
 for (const step of steps) {
   console.log(`\n=== ${step.name} ===`);
   const t0 = Date.now();
-  const [program, ...args] = step.command ?? [process.execPath, '--test', '--test-reporter=spec', ...step.files];
+  const [program, ...args] = step.command ?? [process.execPath, '--test', '--test-reporter=spec', ...concurrency(step), ...step.files];
   const c = counts(step, await run(program, args, step.env));
   passed += c.passed;
   failed += c.failed;
