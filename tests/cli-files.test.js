@@ -147,8 +147,10 @@ test('an interrupted write (SIGINT, SIGTERM) leaves neither the file nor its tem
     const child = spawn(process.execPath, [cli, 'table', '--d-model', '1024', '--max-len', '65536', '--out', out, '--quiet']);
     let stderr = '';
     child.stderr.on('data', (b) => { stderr += b; });
-    const exited = new Promise((resolve) => child.on('exit', (status) => resolve(status)));
-    while (!readdirSync(d).some((f) => f.endsWith('.posenc-partial'))) await new Promise((resolve) => setTimeout(resolve, 5));
+    let gone = false;
+    const exited = new Promise((resolve) => child.on('exit', (status) => { gone = true; resolve(status); }));
+    // Until the temporary file exists, or the child has ended without one (then the asserts below say why).
+    while (!gone && !readdirSync(d).some((f) => f.endsWith('.posenc-partial'))) await new Promise((resolve) => setTimeout(resolve, 5));
     child.kill(signal);
     assert.equal(await exited, code, stderr);
     assert.match(stderr, new RegExp(`posenc: ${signal}: stopped, .*pe\\.csv not written`));
