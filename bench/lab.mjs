@@ -1,5 +1,5 @@
 // The PE lab's part of `npm run bench` (also runnable alone: node bench/lab.mjs
-// [--lengths]):
+// [--lengths[=shift,who-did-what]]):
 //  1. time per training step of posenc/lab against the same model trained by
 //     TensorFlow.js (tfjs-wasm and tfjs-cpu, its own autodiff and Adam), on the
 //     same batch: who-did-what, length 6 (7 tokens), batch 32, d_model 32,
@@ -50,11 +50,15 @@ const LENGTH_RUNS = [
   { task: 'copy', attention: 'causal', steps: 1500, lengths: [2, 4, 8, 12, 16, 24] },
 ];
 
-/** Accuracy against test length, per task, encoding and seed (3 seeds). */
-export async function labLengths(log = () => {}) {
+/**
+ * Accuracy against test length, per task, encoding and seed (3 seeds). `only`
+ * keeps the runs whose "task attention" contains one of its words (a subset,
+ * for a busy machine); each row is logged as soon as it is measured.
+ */
+export async function labLengths(log = () => {}, only = null) {
   const lab = await init();
   const out = [];
-  for (const run of LENGTH_RUNS) {
+  for (const run of LENGTH_RUNS.filter((r) => !only || only.some((w) => `${r.task} ${r.attention}`.includes(w)))) {
     for (const encoding of lab.encodings) {
       const perSeed = [];
       for (const seed of [1, 2, 3]) {
@@ -67,6 +71,7 @@ export async function labLengths(log = () => {}) {
         return { length, mean: v.reduce((a, b) => a + b, 0) / v.length, min: Math.min(...v), max: Math.max(...v) };
       });
       out.push({ ...run, encoding, trainLengths: lab.train({ task: run.task, steps: 1 }).model.config.trainLengths, stats });
+      log(`lab: ${run.task} ${run.attention} ${encoding}: ${stats.map((x) => `${x.length}: ${x.mean.toFixed(2)} [${x.min.toFixed(2)}, ${x.max.toFixed(2)}]`).join(', ')}`);
     }
   }
   return out;
@@ -90,7 +95,10 @@ export function labMarkdown(speed, lengths) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const log = (l) => process.stderr.write(`${l}\n`);
   const speed = await labSpeed(log);
-  const lengths = process.argv.includes('--lengths') ? await labLengths(log) : null;
+  // --lengths: every run; --lengths=shift,causal: the runs whose "task attention" contains a word.
+  const arg = process.argv.find((a) => a.startsWith('--lengths'));
+  const only = arg?.includes('=') ? arg.split('=')[1].split(',') : null;
+  const lengths = arg ? await labLengths(log, only) : null;
   console.log(labMarkdown(speed, lengths).join('\n'));
   mkdirSync(join(root, 'dist'), { recursive: true });
   writeFileSync(join(root, 'dist/bench-lab.json'), `${JSON.stringify({ speed, lengths }, null, 1)}\n`);

@@ -7,6 +7,7 @@
 //                                   quiet machine; `npm test` and CI never time anything)
 //   node bench/run.mjs --ops=table,gram --only=posenc|floor   subsets, for development
 //   node bench/run.mjs --site        only the tutorial's first screen (bench/site.mjs)
+//   node bench/run.mjs --lab-browser only <pe-lab>'s default run in Chromium (bench/lab-browser.mjs)
 import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,6 +20,7 @@ import { ciChecks } from './ci.mjs';
 import { measureSize } from './size.mjs';
 import { measureSite, siteReport } from './site.mjs';
 import { labSpeed, labMarkdown } from './lab.mjs';
+import { measureLab, labBrowserReport } from './lab-browser.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
@@ -56,6 +58,12 @@ if (args.site) {
   const { lines, targets } = siteReport(await measureSite({ log }));
   console.log([...lines, '', ...targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`), '',
     `1-minute load average at the end: ${loadavg()[0].toFixed(2)} (${cpus().length} cores)`].join('\n'));
+  process.exit(failOnMiss && targets.some((t) => !t.met) ? 1 : 0);
+}
+
+if (args['lab-browser']) {
+  const { lines, targets } = labBrowserReport(await measureLab({ log }));
+  console.log([...lines, '', ...targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`)].join('\n'));
   process.exit(failOnMiss && targets.some((t) => !t.met) ? 1 : 0);
 }
 
@@ -102,6 +110,9 @@ const targets = [...evaluateTargets(cases, paired, size), ...siteLines.targets];
 // posenc/lab: a training step against tfjs-wasm and tfjs-cpu (bench/lab.mjs); in the
 // default run, or when --ops names 'lab'.
 const lab = !args.ops || ops.includes('lab') ? await labSpeed(log) : null;
+// <pe-lab>'s default run in Chromium (bench/lab-browser.mjs), in the same cases.
+const labBrowser = lab ? labBrowserReport(await measureLab({ log })) : null;
+if (labBrowser) targets.push(...labBrowser.targets);
 
 // ---- markdown -------------------------------------------------------------------
 const TITLES = {
@@ -138,6 +149,7 @@ for (const op of ops) {
   lines.push('');
 }
 if (lab) lines.push(...labMarkdown(lab), '');
+if (labBrowser) lines.push(...labBrowser.lines, '');
 lines.push('### Size of what a user loads, per entry (gzip -9 of its bundle)', '');
 lines.push('| entry | file | bytes | gzip | target met? | its .wasm alone, gzip (for reference) |', '|---|---|--:|--:|---|--:|');
 for (const e of size.entries) {

@@ -1,0 +1,139 @@
+// <pe-lab> in Chromium, as a reader runs it: the tutorial's widget, default
+// settings (who-did-what, bidirectional, every encoding, the default steps),
+// Train pressed once. Reports the time from the click to the end of the run
+// (every encoding trained and its accuracy against length measured) and, per
+// encoding, the time from the start of its training to its first progress
+// report at 95% accuracy or more, with the load average. Targets (issue 15,
+// point 7, on a 2-core machine): the whole run under 10 s, one encoding to 95%
+// under 3 s. The times come from the page's clock at each worker message
+// (a listener beside the widget's own). Only `npm run bench` runs this; no
+// test compares a time with a bound.
+//
+//   node bench/lab-browser.mjs [--runs=3]     this part alone (after bash build.sh)
+import { loadavg, cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../scripts/serve.js';
+
+export const LAB_TARGETS = { runMs: 10000, to95Ms: 3000, accuracy: 0.95 };
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--no-first-run'];
+
+/** Records every message a worker posts to the page, with the page's clock. */
+function recordWorkerMessages() {
+  const Native = globalThis.Worker;
+  globalThis.labLog = [];
+  globalThis.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', ({ data }) => {
+        const { type, encoding, step, accuracy } = data;
+        globalThis.labLog.push({ t: performance.now(), type, encoding, step, accuracy });
+      });
+    }
+  };
+}
+
+/** One default run in a fresh page: the click's time and the worker's messages. */
+async function oneRun(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(recordWorkerMessages);
+    await page.goto(url);
+    const lab = page.locator('#w-lab');
+    await lab.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.shadowRoot?.querySelector('button'));
+    const settings = await page.evaluate(() => {
+      const w = globalThis.document.querySelector('#w-lab');
+      globalThis.clickedAt = performance.now();
+      w.shadowRoot.querySelector('button').click(); // Train, with whatever the widget shows by default
+      return w.trained;
+    });
+    await page.waitForFunction(() => ['trained', 'error'].includes(globalThis.document.querySelector('#w-lab').dataset.state),
+      null, { timeout: 300000 });
+    const { state, log, clickedAt } = await page.evaluate(() => ({
+      state: globalThis.document.querySelector('#w-lab').dataset.state, log: globalThis.labLog, clickedAt: globalThis.clickedAt,
+    }));
+    if (state !== 'trained') throw new Error(`the lab ended in state ${state}`);
+    return { settings, ...summarise(log, clickedAt) };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Total time, and per encoding: its training's start, time and steps to 95%, final accuracy. */
+export function summarise(log, clickedAt) {
+  const finished = log.find((m) => m.type === 'finished');
+  const encodings = [];
+  let start = clickedAt; // the first encoding's clock includes the worker's start and the module's load
+  for (const done of log.filter((m) => m.type === 'done')) {
+    const progress = log.filter((m) => m.type === 'progress' && m.encoding === done.encoding);
+    const hit = progress.find((m) => m.accuracy >= LAB_TARGETS.accuracy);
+    encodings.push({
+      encoding: done.encoding,
+      to95Ms: hit ? +(hit.t - start).toFixed(0) : null,
+      stepsTo95: hit?.step ?? null,
+      trainMs: +(progress.at(-1).t - start).toFixed(0),
+      finalAccuracy: progress.at(-1).accuracy,
+    });
+    start = done.t;
+  }
+  return { runMs: +(finished.t - clickedAt).toFixed(0), encodings };
+}
+
+export async function measureLab({ runs = 3, log = () => {} } = {}) {
+  const server = await startServer();
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const results = [];
+  try {
+    const url = new URL('index.html', server.url).href;
+    for (let i = 0; i < runs; i++) {
+      const r = await oneRun(browser, url);
+      r.loadAverage1m = +loadavg()[0].toFixed(2);
+      log(`lab in Chromium, run ${i + 1}: ${r.runMs} ms in all; to 95%: ${r.encodings.map((e) => `${e.encoding} ${e.to95Ms ?? 'never'}`).join(', ')} (load ${r.loadAverage1m})`);
+      results.push(r);
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  return results;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Markdown lines and met/missed targets for bench/run.mjs (medians over the runs). */
+export function labBrowserReport(results) {
+  const s = results[0].settings;
+  const lines = [`### <pe-lab> in Chromium: the default run (${s.task}, ${s.attention}, ${s.steps} steps, d_model ${s.dModel}, ${s.layers} layers; median of ${results.length} runs)`, '',
+    '| encoding | ms to 95% (median) | steps to 95% | ms training | final training accuracy |', '|---|--:|--:|--:|--:|'];
+  const names = results[0].encodings.map((e) => e.encoding);
+  const per = names.map((name) => {
+    const rows = results.map((r) => r.encodings.find((e) => e.encoding === name));
+    const reached = rows.every((e) => e.to95Ms !== null);
+    return { name, reached, to95Ms: reached ? median(rows.map((e) => e.to95Ms)) : null, rows };
+  });
+  for (const p of per) {
+    lines.push(`| ${p.name} | ${p.reached ? p.to95Ms : 'not reached'} | ${p.rows.map((e) => e.stepsTo95 ?? '-').join(', ')} | ${median(p.rows.map((e) => e.trainMs))} | ${p.rows.map((e) => e.finalAccuracy.toFixed(3)).join(', ')} |`);
+  }
+  const runMs = median(results.map((r) => r.runMs));
+  lines.push('', `Whole run, click to finished: ${results.map((r) => r.runMs).join(', ')} ms (median ${runMs}); 1-minute load average after each run: ${results.map((r) => r.loadAverage1m).join(', ')} (${cpus().length} cores).`);
+  // `none` (bidirectional) cannot reach 95%: that is what the widget shows, not a miss.
+  const positional = per.filter((p) => p.name !== 'none' || s.attention === 'causal');
+  const slowest = Math.max(...positional.map((p) => p.to95Ms ?? Infinity));
+  const targets = [
+    { target: `lab: the default widget run finishes in under ${LAB_TARGETS.runMs / 1000} s in Chromium`, met: runMs < LAB_TARGETS.runMs, detail: `median ${runMs} ms` },
+    { target: `lab: every encoding with positions reaches 95% in under ${LAB_TARGETS.to95Ms / 1000} s`, met: slowest < LAB_TARGETS.to95Ms,
+      detail: `slowest median ${Number.isFinite(slowest) ? `${slowest} ms` : 'never'}` },
+  ];
+  return { lines, targets };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.split('=')[1] ?? 3);
+  const results = await measureLab({ runs, log: (l) => process.stderr.write(`${l}\n`) });
+  const { lines, targets } = labBrowserReport(results);
+  console.log([...lines, '', ...targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`)].join('\n'));
+}
