@@ -304,11 +304,10 @@ function textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows) {
  */
 function atomicFile(target, force) {
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.posenc-partial`);
-  const fd = openSync(temp, 'wx');
-  let open = true;
+  let fd = -1;
   const remove = () => {
-    if (open) closeSync(fd);
-    open = false;
+    if (fd >= 0) closeSync(fd);
+    fd = -1;
     try { unlinkSync(temp); } catch { /* already gone */ }
   };
   const onSignal = (signal) => {
@@ -316,14 +315,23 @@ function atomicFile(target, force) {
     process.stderr.write(`\nposenc: ${signal}: stopped, ${target} not written\n`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
+  // The handlers come first: a signal that arrived after the file was created
+  // but before they existed would end the process the default way, leaving the
+  // file behind (seen under load: the test's SIGTERM exited with no status).
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const done = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  try {
+    fd = openSync(temp, 'wx');
+  } catch (e) {
+    done();
+    throw e;
+  }
   return {
     fd,
     commit() {
       fsyncSync(fd);
       closeSync(fd);
-      open = false;
+      fd = -1;
       try {
         if (force) renameSync(temp, target);
         else linkSync(temp, target);
