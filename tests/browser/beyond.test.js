@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, shot } from './harness.js';
 import { init } from '../../web/lib/variants/index.js'; // these widgets' numbers are all the variants'
 
 const SECTIONS = ['s-beyond', 's-rope', 's-alibi', 's-relative', 's-learned', 's-binary', 's-precision'];
@@ -72,7 +72,7 @@ test('every new section renders non-blank charts with text alternatives; screens
           .filter((c) => c.offsetParent !== null).map((c) => c.closest('label')?.textContent.trim() || c.getAttribute('aria-label') || ''), w);
         for (const l of labels) assert.ok(l.length > 0, `${w}: every control has a label`);
       }
-      await section.screenshot({ path: `${SHOTS}section-${id}.png` });
+      await shot(section, `section-${id}.png`);
     }
   });
 });
@@ -238,7 +238,7 @@ test('the new prose and the new widgets are in the page\'s language', async () =
     }
     assert.equal(await page.locator('.en').count(), 0, 'no English prose on the Chinese page');
     assert.match(await widgetText(page, 'w-learned'), /API 的回答是:\s?RangeError: posenc\.learnedRows/);
-    await page.locator('#s-precision').screenshot({ path: `${SHOTS}section-s-precision-zh.png` });
+    await shot(page.locator('#s-precision'), 'section-s-precision-zh.png');
   });
 });
 
@@ -250,7 +250,7 @@ test('each new widget works standalone from the one blog script, several per pag
       ids.push(id);
       assert.equal(await waitRendered(page, id), 'ready', `${tag} rendered`);
       for (const s of await canvasStats(page, id)) assert.ok(s.ink > 1000, `${tag} drawn`);
-      await page.locator(`#${id}`).screenshot({ path: `${SHOTS}standalone-${tag}.png` });
+      await shot(page.locator(`#${id}`), `standalone-${tag}.png`);
     }
     // A second <pe-alibi> with other attributes is independent of the first.
     const other = await addWidget(page, 'pe-alibi', { heads: '4', mode: 'symmetric', lang: 'zh' });

@@ -4,7 +4,7 @@
 // standalone in embed.html, and the numbers they export are the API's in Node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, shot } from './harness.js';
 import { init } from '../../web/lib/fields/index.js';
 
 const WIDGETS = ['w-timestep', 'w-patch-grid', 'w-nerf'];
@@ -57,7 +57,7 @@ test('section 20 is in the table of contents, before the errata, and each of its
     for (const name of ['diffusers', 'ddpm', 'stable-diffusion', 'dit', 'mae', 'big-vision', 'nerf-paper', 'nerf-pytorch']) {
       assert.ok(rows.some((r) => r.includes(name)), `the conventions table names ${name}`);
     }
-    await page.locator('#s-fields').screenshot({ path: `${SHOTS}section-s-fields.png` });
+    await shot(page.locator('#s-fields'), 'section-s-fields.png');
   });
 });
 
@@ -125,7 +125,7 @@ test('embed.html draws each new view on its own', async () => {
       const id = await page.evaluate((t) => { const w = document.querySelector(t); w.id = 'embedded'; return w.id; }, tag);
       assert.equal(await waitRendered(page, id), 'ready', view);
       for (const s of await canvasStats(page, id)) assert.ok(s.ink > 1000, `${view}: ${s.ink}`);
-      await page.screenshot({ path: `${SHOTS}embed-${view}.png` });
+      await shot(page, `embed-${view}.png`);
     });
   }
 });

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import { open, newPage, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, SHOTS } from './harness.js';
+import { open, newPage, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, shot } from './harness.js';
 import { ROOT } from '../../scripts/serve.js';
 
 let h;
@@ -117,7 +117,7 @@ for (const [path, lang] of [['en/index.html', 'en'], ['index.html', 'zh'], ['exa
           .filter((c) => c.offsetParent).map((c) => c.getBoundingClientRect().height), id);
         for (const ht of charts) assert.ok(ht >= 180, `${id}: a chart ${ht} px tall`);
       }
-      await page.screenshot({ path: `${SHOTS}phone-${path.replace(/\W+/g, '-')}.png`, fullPage: true });
+      await shot(page, `phone-${path.replace(/\W+/g, '-')}.png`, { fullPage: true });
       assert.deepEqual(errors, []);
     } finally {
       await context.close();

@@ -8,6 +8,14 @@ import { existsSync } from 'node:fs';
 import { startServer, ROOT } from '../../scripts/serve.js';
 
 export const SHOTS = new URL('../../dist/screenshots/', import.meta.url).pathname;
+
+/**
+ * Saves a screenshot (a page or a locator) into dist/screenshots for people to
+ * look at; no test reads it. A full-page shot of the tutorial at phone width
+ * took over 15 s (the default limit) beside two CPU hogs, so shots get two
+ * minutes: a slow machine must not turn a picture into a failure.
+ */
+export const shot = (target, name, options = {}) => target.screenshot({ path: `${SHOTS}${name}`, timeout: 120000, ...options });
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run'];
 

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open, waitRendered, canvasStats, widgetText, withPage, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage, shot } from './harness.js';
 
 const SECTIONS = ['s-toy', 's-linear', 's-table', 's-curves', 's-clock', 's-norm', 's-dot', 's-attention', 's-conventions'];
 let h;
@@ -47,7 +47,7 @@ test('every section renders its charts (non-blank canvases) and a screenshot is 
         const alt = await page.evaluate((i) => [...document.getElementById(i).shadowRoot.querySelectorAll('canvas')].map((c) => c.getAttribute('aria-label') || ''), w);
         for (const a of alt) assert.ok(a.length > 20, `${w}: every canvas has a text alternative`);
       }
-      await section.screenshot({ path: `${SHOTS}section-${id}.png` });
+      await shot(section, `section-${id}.png`);
     }
   });
 });

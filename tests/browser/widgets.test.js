@@ -3,7 +3,7 @@
 // attributes shown in place, API errors shown, URL parameters validated.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, SHOTS } from './harness.js';
+import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, shot } from './harness.js';
 
 let h;
 before(async () => {
@@ -33,7 +33,7 @@ test('blog.html: three widgets from one script, each drawn and independent', asy
     await page.waitForFunction(() => document.getElementById('blog-heatmap').heat.cols === 16);
     assert.notEqual((await canvasStats(page, 'blog-heatmap'))[0].hash, heat[0].hash);
     assert.equal((await canvasStats(page, 'blog-curves'))[0].hash, curves[0].hash);
-    await page.screenshot({ path: `${SHOTS}blog.png`, fullPage: true });
+    await shot(page, 'blog.png', { fullPage: true });
   });
 });
 
@@ -70,7 +70,7 @@ test('embed.html draws a valid view', async () => {
     assert.equal(await waitRendered(page, id), 'ready');
     for (const s of await canvasStats(page, id)) assert.ok(s.ink > 1000);
     assert.equal(await page.evaluate(() => document.querySelector('pe-dot-heatmap').getAttribute('d-model')), '64');
-    await page.screenshot({ path: `${SHOTS}embed-dot.png` });
+    await shot(page, 'embed-dot.png');
   });
 });
 
