@@ -1158,7 +1158,8 @@ static void fuzz_lab_use(src *s, void *model, const lab_config *k) {
     const pe_lab_real *params = pe_lab_params(model);
     for (int32_t i = 0; i < nparams; i++) REQUIRE(isfinite(params[i]));
     int task = byte(s) % 8 ? k->task : enum_arg(s, PE_LAB_TASKS_);
-    int32_t lo = byte(s) % 8 ? 1 + byte(s) % 6 : size_arg(s), hi = byte(s) % 8 ? lo + byte(s) % 4 : size_arg(s);
+    int32_t lo = byte(s) % 8 ? 1 + byte(s) % 6 : size_arg(s);
+    int32_t hi = byte(s) % 8 ? (lo <= INT32_MAX - 3 ? lo + byte(s) % 4 : lo) : size_arg(s); /* lo + 0..3 */
     int32_t steps = byte(s) % 8 ? 1 + byte(s) % 3 : size_arg(s);
     double out[3];
     /* a step costs about one pass over the model's buffers */
