@@ -16,16 +16,13 @@ before(async () => {
 });
 after(() => h?.close());
 const withPage = (path, run) => withPageIn(h, path, run);
-// Widgets above may still be drawing and grow past their reserved height,
-// pushing this one out of view again, so scroll to it until it has rendered,
-// as a reader would.
+// Every widget above draws at its reserved height (tutorial.test.js checks
+// it), so one scroll brings this one into view for good, once the sections
+// off the first screen are laid out (first-screen.js).
 const shown = async (page, id) => {
-  for (let tries = 0; tries < 30; tries++) {
-    await page.locator(`#${id}`).scrollIntoViewIfNeeded();
-    const state = await waitRendered(page, id, 2000).catch(() => null);
-    if (state) return state;
-  }
-  return waitRendered(page, id, 1000);
+  await page.waitForFunction(() => !document.documentElement.dataset.firstScreen);
+  await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+  return waitRendered(page, id);
 };
 const exported = (page, id) => page.evaluate((i) => JSON.parse(JSON.stringify(document.getElementById(i).exportData())), id);
 const renders = (page, id) => page.evaluate((i) => document.getElementById(i).renders, id);

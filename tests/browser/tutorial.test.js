@@ -7,8 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { open } from './harness.js';
+import { SIZES, PAGES, TOLERANCE, heightsBefore, heightsAfter, compare } from './reserves.js';
 
-const SIZES = [{ width: 1366, height: 900 }, { width: 390, height: 844 }];
 const cjk = (s) => (s.match(/[\u4e00-\u9fff]/g) || []).length;
 let h;
 before(async () => {
@@ -117,6 +117,40 @@ for (const size of SIZES) {
       assert.ok(refs <= size.height, 'the references are on screen');
     });
   });
+}
+
+/** Where a section's heading is, below the sticky settings bar. */
+const belowBar = (page, id) => page.evaluate((i) => document.getElementById(i).getBoundingClientRect().top
+  - document.getElementById('controls').getBoundingClientRect().height, id);
+
+for (const size of SIZES) {
+  for (const path of PAGES) {
+    test(`${path} at ${size.width} px: each part draws at its reserved height, so a link followed before anything drew still lands`, async () => {
+      const before = await heightsBefore(h, path, size);
+      await withPage(path, size, async (page) => {
+        await page.waitForFunction(() => !document.documentElement.dataset.firstScreen);
+        // Jump while nothing above the target has drawn, and end place.js's hold at
+        // once, as a reader's wheel would: only the reserves can keep the target in place.
+        const jumps = {};
+        for (const id of ['s-precision', 's-refs']) {
+          await page.locator(`.toc a[href="#${id}"]`).click();
+          await page.evaluate(() => new Promise((ok) => setTimeout(ok))); // the hold listens from the next task on
+          await page.evaluate(() => dispatchEvent(new WheelEvent('wheel')));
+          jumps[id] = await page.evaluate(() => scrollY);
+        }
+        const off = compare(before, await heightsAfter(page)).filter((r) => Math.abs(r.after - r.before) > TOLERANCE);
+        assert.deepEqual(off.map((r) => `${r.id}: reserve ${Math.round(r.before)}, drawn ${Math.round(r.after)}`), [],
+          'every part draws within its reserve (rerun node scripts/measure-reserves.mjs --write after a layout change)');
+        // Everything has drawn now; the places the links scrolled to still show their headings at the top.
+        for (const [id, y] of Object.entries(jumps)) {
+          await page.evaluate((v) => window.scrollTo(0, v), y);
+          const top = await belowBar(page, id);
+          const atEnd = await page.evaluate(() => scrollY + innerHeight >= document.documentElement.scrollHeight - 2);
+          assert.ok((top >= -2 && top <= 40) || (atEnd && top >= 0 && top < size.height), `${id}: heading ${top} px below the bar`);
+        }
+      });
+    });
+  }
 }
 
 test('on a phone the settings bar is one line and opens on demand', async () => {

@@ -48,7 +48,8 @@ function load(node) {
   const tag = node.localName;
   if (tag in WIDGETS) return defineWidget(tag);
   const name = node.dataset.module;
-  return MODULES[name]?.().then((m) => m.mount(node));
+  // data-state marks a mounted module as widgets mark themselves drawn (tests and scripts/measure-reserves.mjs wait for it).
+  return MODULES[name]?.().then((m) => m.mount(node)).then(() => { node.dataset.state = 'ready'; });
 }
 
 /** Watches every widget and module on the page; loads each as it comes near. */
