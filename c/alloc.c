@@ -14,16 +14,23 @@
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "posenc.h"
 
 static int32_t live_allocations;
+/* What one call may hold at once is PE_MAX_BYTES: the inputs and outputs its
+ * caller allocated and the core's scratch (as handed out, rounded up to 16
+ * bytes; the 16-byte header of each chunk comes on top). Between
+ * calls nothing is live, so this bounds each call's share of linear memory
+ * (docs/limits.md). The debug build can lower it (pe_set_byte_limit) so that
+ * tests reach the limit without touching a gigabyte. */
+static size_t live_bytes, byte_limit = (size_t)PE_MAX_BYTES;
 
 #if defined(__wasm__) || defined(PE_ARENA)
 
 #define CHUNK_ALIGN 16u /* SIMD loads, and any C type */
 #define PAGE 65536u
 #define IN_USE ((struct chunk *)0x0be5eau) /* the `next` of a chunk handed out */
-#define MAX_REQUEST 0x7fff0000u            /* larger than any linear memory can hold */
 
 /* Header of every chunk; the caller's bytes start right after it. `size`
  * counts the header and is a multiple of CHUNK_ALIGN. */
@@ -126,7 +133,7 @@ static int grow(size_t need) {
 
 static void *heap_alloc(size_t bytes) {
     if (!heap_end) add_region(HEAP_BASE, (uintptr_t)MEMORY_END());
-    if (bytes > MAX_REQUEST || REFUSE(bytes)) return NULL;
+    if (REFUSE(bytes)) return NULL; /* pe_malloc keeps bytes <= PE_MAX_BYTES: no wrap below */
     size_t need = align_up(bytes) + sizeof(struct chunk);
     for (int attempt = 0; attempt < 2; attempt++) {
         for (struct chunk **link = &free_list; *link; link = &(*link)->next) {
@@ -149,6 +156,9 @@ static void *heap_alloc(size_t bytes) {
     return NULL;
 }
 
+/* The bytes a chunk holds for its caller: those asked for, rounded up. */
+static size_t held(void *ptr) { return ((struct chunk *)ptr - 1)->size - sizeof(struct chunk); }
+
 static void heap_free(void *ptr) {
     struct chunk *c = (struct chunk *)ptr - 1;
     /* Not a chunk handed out, or freed twice: linking it again would make
@@ -159,14 +169,36 @@ static void heap_free(void *ptr) {
 }
 
 #else
-#define heap_alloc malloc
-#define heap_free free
+/* Over malloc, a header in front of the caller's bytes keeps their size. */
+#define HEADER 16u
+static void *heap_alloc(size_t bytes) {
+    if (bytes > (size_t)-1 - HEADER) return NULL;
+    unsigned char *p = malloc(bytes + HEADER);
+    if (!p) return NULL;
+    memcpy(p, &bytes, sizeof bytes);
+    return p + HEADER;
+}
+static size_t held(void *ptr) {
+    size_t bytes;
+    memcpy(&bytes, (unsigned char *)ptr - HEADER, sizeof bytes);
+    return bytes;
+}
+static void heap_free(void *ptr) { free((unsigned char *)ptr - HEADER); }
 #endif
 
+/* 64: a chunk or two's rounding (pe_malloc has the final word). */
+int pe_check_scratch(double bytes) {
+    return bytes + 64.0 + (double)live_bytes <= (double)byte_limit ? PE_OK : PE_ERR_SIZE;
+}
+
 void *pe_malloc(size_t bytes) {
-    if (bytes == 0) return NULL;
+    /* in doubles: no wrap, and live_bytes can pass the limit by a chunk's rounding */
+    if (bytes == 0 || (double)bytes + (double)live_bytes > (double)byte_limit) return NULL;
     void *p = heap_alloc(bytes);
-    if (p) live_allocations++;
+    if (p) {
+        live_allocations++;
+        live_bytes += held(p);
+    }
     return p;
 }
 
@@ -175,8 +207,19 @@ void pe_free(void *ptr) {
     /* More frees than mallocs means a double free or a foreign pointer:
      * the debug build stops here instead of corrupting the heap. */
     assert(live_allocations > 0);
+    size_t bytes = held(ptr);
     heap_free(ptr); /* first: a bad pointer stops there, the count still right */
+    live_bytes -= bytes;
     live_allocations--;
 }
+
+#ifndef NDEBUG
+/* Tests only: a lower limit (never above PE_MAX_BYTES), so that calls at the
+ * limit stay small. Returns the limit now in force. */
+double pe_set_byte_limit(double bytes) {
+    if (bytes > 0 && bytes <= PE_MAX_BYTES) byte_limit = (size_t)bytes;
+    return (double)byte_limit;
+}
+#endif
 
 int32_t pe_live_allocations(void) { return live_allocations; }

@@ -377,6 +377,7 @@ static int gram_of(void *out, int dtype, const void *x, int f32, int32_t rows, i
     gram_sink g = { out, dtype, rows, NULL, &finite };
     double *norm = NULL;
     if (cosine) {
+        PE_TRY(pe_check_scratch((double)rows * sizeof *norm));
         norm = pe_malloc((size_t)rows * sizeof *norm);
         if (!norm) return PE_ERR_NOMEM;
         for (int32_t r = 0; r < rows; r++) norm[r] = sqrt(row_dot(x, f32, cols, r, r));
@@ -400,6 +401,7 @@ int pe_gram(void *out, int dtype, const double *x, int32_t rows, int32_t cols, i
         return gram_of(out, dtype, x, 0, rows, cols, cosine);
     /* A cosine does not change when a row is scaled: scale a copy. */
     size_t n = (size_t)rows * cols;
+    PE_TRY(pe_check_scratch((double)n * sizeof(double)));
     double *scaled = pe_malloc(n * sizeof *scaled);
     if (!scaled) return PE_ERR_NOMEM;
     memcpy(scaled, x, n * sizeof *scaled);
@@ -443,6 +445,7 @@ int pe_gram_f32(void *out, int dtype, const float *x, int32_t rows, int32_t cols
     if (ok) return gram_of(out, dtype, x, 1, rows, cols, cosine);
     /* Huge or tiny magnitudes: the float64 kernel, on a float64 copy. */
     size_t n = (size_t)rows * cols;
+    PE_TRY(pe_check_scratch((double)n * sizeof(double)));
     double *x64 = pe_malloc(n * sizeof *x64);
     if (!x64) return PE_ERR_NOMEM;
     for (size_t k = 0; k < n; k++) x64[k] = x[k];

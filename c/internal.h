@@ -16,6 +16,9 @@
 int pe_check_dim(int32_t n);
 /* elems * elem_bytes (as a real number, so it cannot wrap) <= PE_MAX_BYTES */
 int pe_check_bytes(double elems, double elem_bytes);
+/* Scratch of `bytes` fits beside what the call already holds (pe_malloc's
+ * limit, alloc.c): refused with PE_ERR_SIZE before anything is allocated. */
+int pe_check_scratch(double bytes);
 int pe_check_dtype(int dtype);
 int pe_check_base(double base);
 int pe_check_position(double pos);

@@ -22,6 +22,7 @@ int pe_osc_init(pe_osc *o, const double *w, int32_t n, double p) {
     /* Padded to an even count so that the SIMD step has no tail; the pad
      * frequency is 0 (sin 0, cos 1), which stays put under rotation. */
     size_t n2 = ((size_t)n + 1) & ~(size_t)1;
+    PE_TRY(pe_check_scratch(4.0 * n2 * sizeof(double)));
     o->s = pe_malloc(4 * n2 * sizeof(double));
     if (!o->s) return PE_ERR_NOMEM;
     o->c = o->s + n2;

@@ -50,6 +50,7 @@ int pe_sincos_1d(void *out, int dtype, const double *pos, int32_t n, int32_t dim
     PE_TRY(check_grid(dtype, dim / 2, rule, base));
     PE_TRY(pe_check_bytes((double)n * dim, dtype == PE_F32 ? 4 : 8));
     PE_TRY(check_positions(pos, n));
+    PE_TRY(pe_check_scratch((double)(dim / 2) * sizeof(double)));
     double *w = grid_frequencies(dim / 2, rule, base);
     if (!w) return PE_ERR_NOMEM;
     for (int32_t r = 0; r < n; r++) pe_sincos_halves(out, dtype, (size_t)r * dim, pos[r], w, dim / 2, 0);
@@ -71,6 +72,7 @@ int pe_sincos_2d(void *out, int dtype, const double *pos_h, int32_t gh, const do
     PE_TRY(pe_check_bytes(rows * dim, dtype == PE_F32 ? 4 : 8));
     PE_TRY(check_positions(pos_h, gh));
     PE_TRY(check_positions(pos_w, gw));
+    PE_TRY(pe_check_scratch((double)k * sizeof(double)));
     double *w = grid_frequencies(k, rule, base);
     if (!w) return PE_ERR_NOMEM;
     for (size_t i = 0; i < (size_t)extra * dim; i++) pe_store(out, dtype, i, 0.0);

@@ -20,6 +20,10 @@
 
 enum { INTERLEAVED_F32, INTERLEAVED_F64, BLOCKS_F32, BLOCKS_F64 };
 
+/* Scratch of a d-wide table: its frequencies (d/2 + 1 doubles) and their
+ * oscillator (4 arrays as long, even-padded), checked before either exists. */
+#define OSC_SCRATCH(d) (5.0 * 8 * ((d) / 2 + 2))
+
 typedef struct {
     char *out;     /* first row of the block */
     size_t stride; /* bytes per row */
@@ -175,6 +179,7 @@ int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model, int layout,
              double offset, int32_t zero_row) {
     PE_TRY(check_table_args(out, dtype, max_len, d_model, offset));
     PE_TRY(pe_check_bytes((double)max_len * d_model, dtype == PE_F32 ? 4 : 8));
+    PE_TRY(pe_check_scratch(OSC_SCRATCH(d_model)));
     pe_spec sp;
     PE_TRY(pe_spec_init(&sp, d_model, layout, freq, base));
     int status = fill_table(out, dtype, max_len, &sp, offset, zero_row);
@@ -190,6 +195,7 @@ int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model, int layout,
  */
 static int toeplitz_gram(void *out, int dtype, int32_t n, const pe_spec *sp, int cosine) {
     size_t elem = dtype == PE_F32 ? sizeof(float) : sizeof(double);
+    PE_TRY(pe_check_scratch((2.0 * n - 1) * elem));
     void *sym = pe_malloc((2 * (size_t)n - 1) * elem);
     if (!sym) return PE_ERR_NOMEM;
     pe_osc o;
@@ -219,6 +225,7 @@ static int toeplitz_gram(void *out, int dtype, int32_t n, const pe_spec *sp, int
 static int direct_gram(void *out, int dtype, int32_t n, const pe_spec *sp, double offset, int32_t zero_row,
                        int cosine) {
     PE_TRY(pe_check_bytes((double)n * sp->d, 8));
+    PE_TRY(pe_check_scratch((double)n * sp->d * sizeof(double)));
     double *table = pe_malloc((size_t)n * sp->d * sizeof(double));
     if (!table) return PE_ERR_NOMEM;
     int status = fill_table(table, PE_F64, n, sp, offset, zero_row);
@@ -231,6 +238,7 @@ int pe_table_gram(void *out, int dtype, int32_t max_len, int32_t d_model, int la
                   double offset, int32_t zero_row, int cosine) {
     PE_TRY(check_table_args(out, dtype, max_len, d_model, offset));
     PE_TRY(pe_check_bytes((double)max_len * max_len, dtype == PE_F32 ? 4 : 8));
+    PE_TRY(pe_check_scratch(OSC_SCRATCH(d_model)));
     pe_spec sp;
     PE_TRY(pe_spec_init(&sp, d_model, layout, freq, base));
     int toeplitz = sp.nf == sp.h && (zero_row < 0 || zero_row >= max_len);

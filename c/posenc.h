@@ -65,9 +65,17 @@ enum {
 };
 
 /* ---- memory ------------------------------------------------------------------ */
-PE_API void *pe_malloc(size_t bytes); /* counted malloc; NULL for 0 bytes or failure */
-PE_API void pe_free(void *ptr);       /* counted free; NULL is ignored */
+/* Counted malloc; NULL for 0 bytes, for failure, or when the bytes live at once
+ * (headers included) would pass PE_MAX_BYTES: one call's inputs, outputs and
+ * scratch together stay within it. */
+PE_API void *pe_malloc(size_t bytes);
+PE_API void pe_free(void *ptr); /* counted free; NULL is ignored */
 PE_API int32_t pe_live_allocations(void);
+#ifndef NDEBUG
+/* Debug builds, for tests: lowers that limit (0 < bytes <= PE_MAX_BYTES; other
+ * values change nothing); returns the limit in force. */
+PE_API double pe_set_byte_limit(double bytes);
+#endif
 
 /* ---- status text ------------------------------------------------------------- */
 PE_API const char *pe_strerror(int status); /* checks.c */

@@ -34,6 +34,7 @@ int pe_timestep_embedding(void *out, int dtype, const double *t, int32_t n, int3
     }
     double *w = NULL;
     if (half > 0) {
+        PE_TRY(pe_check_scratch((double)half * sizeof *w));
         w = pe_malloc((size_t)half * sizeof *w);
         if (!w) return PE_ERR_NOMEM;
         pe_dd ln_period = pe_log_dd(max_period);

@@ -129,6 +129,25 @@ static void test_memory(void) {
     EXPECT(pe_malloc(8) == NULL);
     inject_failure(-1);
     EXPECT(pe_live_allocations() == 0);
+#ifndef NDEBUG
+    /* What one call holds at once (buffers and the core's scratch) stays within
+     * the byte limit, lowered here to 1 MiB: refused as a size (status 2). */
+    EXPECT(pe_set_byte_limit(0) == PE_MAX_BYTES);
+    EXPECT(pe_set_byte_limit(1 << 20) == 1 << 20);
+    void *half = pe_malloc(1 << 19);
+    EXPECT(half != NULL);
+    EXPECT(pe_malloc((1 << 19) + 16) == NULL); /* 16 bytes past the limit */
+    static float row[1 << 14];
+    /* 2^14 columns: output 64 KiB, scratch 4 + 16 bytes a column = 320 KiB: fits beside half */
+    EXPECT(pe_table(row, PE_F32, 1, 1 << 14, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0.0, -1) == PE_OK);
+    pe_free(half);
+    half = pe_malloc(900 << 10); /* now 320 KiB of scratch cannot fit */
+    EXPECT(pe_table(row, PE_F32, 1, 1 << 14, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0.0, -1) == PE_ERR_SIZE);
+    EXPECT(pe_live_allocations() == 1); /* half only: nothing of the refused call */
+    pe_free(half);
+    EXPECT(pe_set_byte_limit(PE_MAX_BYTES) == PE_MAX_BYTES);
+    EXPECT(pe_live_allocations() == 0);
+#endif
 }
 
 /* ---- status text ------------------------------------------------------------------------ */

@@ -49,7 +49,7 @@ export class Frame {
 
   copy(Type, values, count) {
     if (typedLength(values) !== count) {
-      throw new TypeError(`posenc.${this.fn}: an input array changed while it was being read (expected ${count} elements)`);
+      throw new TypeError(`posenc.${this.fn}: an input array changed while being read`);
     }
     const ptr = this.alloc(Math.max(count, 1) * Type.BYTES_PER_ELEMENT);
     copyTyped(new Type(this.wasm.memory.buffer, ptr, count), values);

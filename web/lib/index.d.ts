@@ -164,7 +164,7 @@ export interface Posenc {
   memoryStats(): MemoryStats;
   /** The presets and the options they stand for. */
   readonly presets: Readonly<Record<Preset, Readonly<{ layout: Layout; frequencies: FrequencyRule; base: number; evenOnly: boolean }>>>;
-  /** Largest number of bytes one call may allocate (1 GiB). */
+  /** Largest number of bytes one call may hold in WebAssembly memory at once, inputs, outputs and scratch (1 GiB). */
   readonly maxBytes: number;
 }
 
