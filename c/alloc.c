@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "posenc.h"
+#include "work.h"
 
 static int32_t live_allocations;
 /* What one call may hold at once is PE_MAX_BYTES: the inputs and outputs its

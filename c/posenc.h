@@ -71,11 +71,6 @@ enum {
 PE_API void *pe_malloc(size_t bytes);
 PE_API void pe_free(void *ptr); /* counted free; NULL is ignored */
 PE_API int32_t pe_live_allocations(void);
-#ifndef NDEBUG
-/* Debug builds, for tests: lowers that limit (0 < bytes <= PE_MAX_BYTES; other
- * values change nothing); returns the limit in force. */
-PE_API double pe_set_byte_limit(double bytes);
-#endif
 
 /* ---- status text ------------------------------------------------------------- */
 PE_API const char *pe_strerror(int status); /* checks.c */

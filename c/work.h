@@ -25,6 +25,10 @@ extern double pe_work_counts[PE_WORK_KINDS_];
 /* The count of one kind since the last reset (-1 for an unknown kind). */
 double pe_work_count(int kind);
 void pe_work_reset(void);
+/* Lowers the limit of bytes live at once (alloc.c; 0 < bytes <= PE_MAX_BYTES,
+ * other values change nothing) so that tests reach it cheaply; returns the
+ * limit in force. */
+double pe_set_byte_limit(double bytes);
 #endif
 
 #endif

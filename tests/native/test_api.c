@@ -24,6 +24,7 @@
 #include "posenc_variants.h"
 #include "posenc_fields.h"
 #include "check.h"
+#include "work.h" /* pe_set_byte_limit (builds without NDEBUG) */
 
 /* ---- malloc fault injection ------------------------------------------------- */
 void *__real_malloc(size_t bytes);
