@@ -2,6 +2,10 @@
 # Fuzzes the C API of posenc with libFuzzer for a bounded time.
 #
 #   bash fuzz/run.sh                  60 s (FUZZ_SECONDS overrides: FUZZ_SECONDS=300 bash fuzz/run.sh)
+#   FUZZ_RUNS=N bash fuzz/run.sh      exactly N inputs from seed FUZZ_SEED (default 1), starting
+#                                     from the committed inputs alone: the same inputs on every
+#                                     run and machine (what `npm test` runs, so it cannot fail by
+#                                     chance; a timed run explores further and differently each time)
 #   bash fuzz/run.sh FILE...          replays FILEs (a crash found earlier) and stops
 #
 # Builds fuzz/fuzz_api.c with the same c/*.c as the wasm, under clang's
@@ -45,21 +49,39 @@ if [ "$#" -gt 0 ]; then
 fi
 
 seconds=${FUZZ_SECONDS:-60}
+runs=${FUZZ_RUNS:-}
 # libFuzzer reads -max_total_time=0 as "forever": insist on a bound.
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
   echo "fuzz/run.sh: FUZZ_SECONDS must be a whole number of seconds >= 1 (got '$seconds')" >&2
   exit 2
 fi
+if [ -n "$runs" ] && { ! [[ "$runs" =~ ^[0-9]+$ ]] || [ "$runs" -lt 1 ]; }; then
+  echo "fuzz/run.sh: FUZZ_RUNS must be a whole number of inputs >= 1 (got '$runs')" >&2
+  exit 2
+fi
 work=$out/fuzz-work
 artifacts=$out/fuzz-artifacts
-mkdir -p "$work" "$artifacts" fuzz/regressions
+mkdir -p "$artifacts" fuzz/regressions
+if [ -n "$runs" ]; then
+  # A fixed count from a fixed seed, from the committed inputs only (what earlier
+  # runs learned would change the path): deterministic. The time bound is a
+  # backstop against a stuck machine, far above what the count takes.
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  bound=(-runs="$runs" -seed="${FUZZ_SEED:-1}" -max_total_time=1800)
+  what="$runs inputs from seed ${FUZZ_SEED:-1}"
+else
+  mkdir -p "$work"
+  bound=(-max_total_time="$seconds")
+  what="${seconds} s"
+fi
 log=$out/fuzz.log
-echo "fuzz/run.sh: fuzzing the C API for ${seconds} s (log: $log)"
+echo "fuzz/run.sh: fuzzing the C API, $what (log: $log)"
 set +e
 # -timeout: one input may take 10 s at most (a hang is a failure too);
 # -rss_limit_mb: a runaway allocation is a failure, not a swapping machine.
 "$out/fuzz_api" "$work" fuzz/corpus fuzz/regressions \
-  -max_total_time="$seconds" -max_len=512 -timeout=10 -rss_limit_mb=4096 \
+  "${bound[@]}" -max_len=512 -timeout=10 -rss_limit_mb=4096 \
   -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
 status=$?
 set -e
@@ -76,7 +98,7 @@ if [ "$status" = 0 ] && [ -z "$execs" ]; then
   echo "fuzz: 0 passed, 1 failed"
   exit 1
 elif [ "$status" = 0 ]; then
-  echo "ok - libFuzzer ran ${execs:-?} inputs in ${seconds} s (${cov:-no coverage line}) with no crash, sanitizer report or broken invariant"
+  echo "ok - libFuzzer ran ${execs:-?} inputs ($what; ${cov:-no coverage line}) with no crash, sanitizer report or broken invariant"
   echo "fuzz: 1 passed, 0 failed"
 else
   grep -aE 'invariant failed|  call:|ERROR: |SUMMARY: |runtime error|Test unit written' "$log" | head -n 20 || true
