@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open, waitRendered, canvasStats, widgetText, withPage, shot } from './harness.js';
+import { open, newPage, waitRendered, canvasStats, widgetText, withPage, shot } from './harness.js';
 
 const SECTIONS = ['s-toy', 's-linear', 's-table', 's-curves', 's-clock', 's-norm', 's-dot', 's-attention', 's-conventions'];
 let h;
@@ -197,4 +197,41 @@ test('hovering the heatmap shows position, column, frequency and value', async (
     await page.mouse.move(2, 2);
     await tip.waitFor({ state: 'hidden', timeout: 5000 });
   });
+});
+
+// A copy of dist/web on any static host has no CSP header: the <meta> must
+// carry the policy alone, and the page must still work under it (issue 16).
+test('served without the CSP header, the page runs under its <meta> policy alone: charts draw, an inline script is refused', async () => {
+  const { context, page, errors } = await newPage(h.browser, { width: 390, height: 844 });
+  try {
+    await context.route('**/*', async (route) => {
+      const response = await route.fetch();
+      const headers = Object.fromEntries(Object.entries(response.headers()).filter(([k]) => k.toLowerCase() !== 'content-security-policy'));
+      await route.fulfill({ response, headers });
+    });
+    await context.addInitScript(() => {
+      globalThis.cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (e) => globalThis.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    });
+    const response = await page.goto(h.url('en/index.html'));
+    assert.equal(response.headers()['content-security-policy'], undefined, 'the header is stripped');
+    assert.equal(await page.locator('meta[http-equiv="Content-Security-Policy"]').count(), 1);
+    await page.waitForFunction(() => document.documentElement.dataset.firstChartMs, null, { timeout: 30000 });
+    await page.locator('#w-heatmap').scrollIntoViewIfNeeded();
+    assert.equal(await waitRendered(page, 'w-heatmap', 30000), 'ready');
+    assert.ok((await canvasStats(page, 'w-heatmap'))[0].ink > 1000, 'the heatmap has ink');
+    assert.deepEqual(await page.evaluate(() => globalThis.cspViolations), [], 'no violation while the page works');
+    // The policy is in force: what it forbids is refused, and reported. (Not
+    // eval: Playwright's evaluate is exempt from the page's policy.)
+    await page.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'globalThis.inlineRan = true';
+      document.body.append(s);
+    });
+    assert.equal(await page.evaluate(() => globalThis.inlineRan ?? false), false, 'inline script refused');
+    await page.waitForFunction(() => globalThis.cspViolations.some((v) => v.startsWith('script-src')));
+    assert.deepEqual(errors.filter((e) => !/Content Security Policy/.test(e)), [], 'console errors other than the refusals');
+  } finally {
+    await context.close();
+  }
 });
