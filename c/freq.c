@@ -73,3 +73,17 @@ int32_t pe_cos_col(const pe_spec *s, int32_t i) {
     default: return (s->d + 1) / 2 + i; /* split: after all ceil(d/2) sines */
     }
 }
+
+int pe_columns(int32_t *sin_cols, int32_t *cos_cols, int32_t d_model, int layout) {
+    if (!sin_cols || !cos_cols) return PE_ERR_NULL;
+    PE_TRY(pe_check_dim(d_model));
+    if (layout < PE_LAYOUT_INTERLEAVED || layout > PE_LAYOUT_SPLIT) return PE_ERR_OPTION;
+    /* The placement alone: the same pe_sin_col / pe_cos_col that pe_table
+     * writes through, on a spec without frequencies. */
+    pe_spec s = { d_model, layout, pe_pair_count(d_model, layout), d_model / 2, NULL };
+    for (int32_t i = 0; i < s.nf; i++) {
+        sin_cols[i] = pe_sin_col(&s, i);
+        cos_cols[i] = pe_cos_col(&s, i);
+    }
+    return PE_OK;
+}

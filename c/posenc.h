@@ -82,6 +82,11 @@ PE_API int32_t pe_pair_count(int32_t d_model, int layout);
 /* out[i] = w_i for i < pe_pair_count(d_model, layout); out must hold that many. */
 PE_API int pe_frequencies(double *out, int32_t d_model, int layout, int freq, double base);
 
+/* Where frequency i lands in a row, i < pe_pair_count(d_model, layout): its sine
+ * in column sin_cols[i], its cosine in cos_cols[i] (-1: an odd width's lone sine).
+ * Columns in neither list are zero (concat, odd d). Each array holds that many. */
+PE_API int pe_columns(int32_t *sin_cols, int32_t *cos_cols, int32_t d_model, int layout);
+
 /*
  * The max_len x d_model table. Row r encodes position offset + r.
  * zero_row >= 0 sets that row to zero (fairseq's padding row); < 0 means none.

@@ -348,6 +348,44 @@ static int fuzz_frequencies(src *s, long fail_at) {
     return 1;
 }
 
+/* Every column of a row holds at most one sine or cosine; each frequency has
+ * its sine, and its cosine unless it is an odd width's last; the only column
+ * left over is concat's zero column at the end of an odd width. */
+static int fuzz_columns(src *s, long fail_at) {
+    int32_t d = size_arg(s);
+    int layout = enum_arg(s, 3);
+    int32_t np = pe_pair_count(d, layout);
+    call_state c = {0};
+    c.refused = !dim_ok(d) || layout < PE_LAYOUT_INTERLEAVED || layout > PE_LAYOUT_SPLIT;
+    if (!c.refused && too_big(d)) return 0;
+    int32_t *sin_cols = out_buf(np + 1, 4), *cos_cols = out_buf(np + 1, 4);
+    unsigned char *used = out_buf(c.refused ? TINY : d, 1);
+    DESCRIBE("pe_columns(d=%d, layout=%d) fail_at=%ld", d, layout, fail_at);
+    begin(&c, fail_at);
+    int st = pe_columns(sin_cols, cos_cols, d, layout);
+    end(&c, st);
+    if (st == PE_OK) {
+        int32_t count = 0;
+        memset(used, 0, (size_t)d);
+        for (int32_t i = 0; i < np; i++) {
+            int32_t cols[2] = {sin_cols[i], cos_cols[i]};
+            REQUIRE(cols[1] >= 0 || (i == np - 1 && d % 2));
+            for (int k = 0; k < 2 && cols[k] >= 0; k++) {
+                REQUIRE(cols[k] < d && !used[cols[k]]);
+                used[cols[k]] = 1;
+                count++;
+            }
+        }
+        REQUIRE(count == (layout == PE_LAYOUT_CONCAT ? d - d % 2 : d));
+        REQUIRE(layout != PE_LAYOUT_CONCAT || d % 2 == 0 || !used[d - 1]);
+        REQUIRE(sin_cols[np] == (int32_t)0xA5A5A5A5 && cos_cols[np] == (int32_t)0xA5A5A5A5); /* nothing past np */
+    }
+    free(sin_cols);
+    free(cos_cols);
+    free(used);
+    return 1;
+}
+
 static int fuzz_dot(src *s, long fail_at) {
     int32_t n = size_arg(s);
     call_state c = {0};
@@ -1302,6 +1340,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     case E_pe_lab_generate: fuzz_lab_generate(&s, fail_at); break;
     case E_pe_lab_create: fuzz_lab_model(&s, fail_at); break; /* and every pe_lab_* a model serves */
+    case E_pe_columns: fuzz_columns(&s, fail_at); break;
     }
     REQUIRE(pe_live_allocations() == 0);
     return 0;

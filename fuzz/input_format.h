@@ -71,6 +71,7 @@
     X(pe_fourier_features, 0)        \
     X(pe_fourier_random, 0)          \
     X(pe_lab_generate, 0)            \
-    X(pe_lab_create, 1)
+    X(pe_lab_create, 1)              \
+    X(pe_columns, 0)
 
 #endif

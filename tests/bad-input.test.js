@@ -18,6 +18,8 @@ const pv = await loadVariants();
 const apiOf = (fn) => (fn in pe ? pe : pv);
 const G = JSON.parse(readFileSync(new URL('./golden/golden.json', import.meta.url), 'utf8'));
 const V = JSON.parse(readFileSync(new URL('./golden/golden_variants.json', import.meta.url), 'utf8'));
+const gColumns = JSON.parse(readFileSync(new URL('./golden/golden_columns.json', import.meta.url), 'utf8'))
+  .cases.find((c) => c.layout === 'interleaved' && c.dModel === 7);
 
 // ---- comparing with golden values --------------------------------------------------
 
@@ -76,6 +78,11 @@ const VALID = {
     opt: 1,
     args: () => [G.frequencies[0].dModel, { dtype: 'float64' }],
     check: (r) => close('frequencies', r, G.frequencies[0].values, { abs: 0, rel: 1e-15 }),
+  },
+  columns: {
+    opt: 1,
+    args: () => [gColumns.dModel, {}],
+    check: (r) => assert.deepEqual(r, { sin: Int32Array.from(gColumns.sin), cos: Int32Array.from(gColumns.cos) }),
   },
   tableGram: {
     opt: 2,
@@ -325,7 +332,7 @@ function matrixArg(fn, i, name) {
 
 // ---- the matrix, function by function ------------------------------------------------
 
-// Encoding options shared by table, tableGram, frequencies, rotation, precisionError.
+// Encoding options shared by table, tableGram, frequencies, columns, rotation, precisionError.
 function encodingOptions(fn) {
   option(fn, 'preset', BAD_ENUM);
   option(fn, 'layout', BAD_ENUM);
@@ -346,6 +353,11 @@ sizeArg('frequencies', 0, 'dModel');
 optionsArg('frequencies');
 encodingOptions('frequencies');
 add('frequencies', 'dModel', 5, [5, { preset: 'tf-tutorial' }], RangeError);
+
+sizeArg('columns', 0, 'dModel');
+optionsArg('columns');
+encodingOptions('columns');
+add('columns', 'dModel', 7, [7, { preset: 'tf-tutorial' }], RangeError);
 
 sizeArg('tableGram', 0, 'maxLen');
 sizeArg('tableGram', 1, 'dModel');

@@ -37,7 +37,7 @@ const POLLUTION = {
 
 const q = () => m(2, 2, [1, 0, 0, 1]);
 const CALLS = [
-  ['table', [4, 6]], ['frequencies', [6]], ['tableGram', [5, 6]], ['gram', [m(3, 2, [1, 2, 3, 4, 5, 6])]],
+  ['table', [4, 6]], ['frequencies', [6]], ['columns', [7]], ['tableGram', [5, 6]], ['gram', [m(3, 2, [1, 2, 3, 4, 5, 6])]],
   ['rotation', [1, 4]], ['toyAttention', [[1, 2, 3]]], ['attention', [q(), m(2, 2, [1, 2, 3, 4]), m(2, 2, [5, 6, 7, 8])]],
   ['ropeFrequencies', [8]], ['ropeFrequencies', [8, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } }]],
   ['ropeFrequencies', [8, { scaling: 'llama3' }]], ['ropeCache', [4, 8]],

@@ -178,6 +178,37 @@ static void test_pair_count(void) {
     EXPECT(pe_live_allocations() == 0);
 }
 
+/* Where frequency i's sin and cos land: the d = 7 rows of tests/golden/golden_columns.json
+ * (gen_columns.py), and the same columns as pe_table fills. */
+static void test_columns(void) {
+    int32_t sin_cols[8], cos_cols[8];
+    EXPECT_STATUS(pe_columns(NULL, cos_cols, 6, PE_LAYOUT_INTERLEAVED), PE_ERR_NULL);
+    EXPECT_STATUS(pe_columns(sin_cols, NULL, 6, PE_LAYOUT_INTERLEAVED), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_columns(sin_cols, cos_cols, BAD_SIZES[i], PE_LAYOUT_INTERLEAVED), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_columns(sin_cols, cos_cols, 6, BAD_LAYOUTS[i]), PE_ERR_OPTION);
+    static const int32_t want[3][2][5] = {
+        {{0, 2, 4, 6, -9}, {1, 3, 5, -1, -9}},  /* interleaved: the last sine has no cosine */
+        {{0, 1, 2, -9, -9}, {3, 4, 5, -9, -9}}, /* concat: column 6 is zero */
+        {{0, 1, 2, 3, -9}, {4, 5, 6, -1, -9}},  /* split: all ceil(7/2) sines first */
+    };
+    double row[7], w[4];
+    for (int layout = PE_LAYOUT_INTERLEAVED; layout <= PE_LAYOUT_SPLIT; layout++) {
+        for (int i = 0; i < 8; i++) sin_cols[i] = cos_cols[i] = -9; /* untouched past pe_pair_count */
+        EXPECT_STATUS(pe_columns(sin_cols, cos_cols, 7, layout), PE_OK);
+        for (int i = 0; i < 5; i++) EXPECT(sin_cols[i] == want[layout][0][i] && cos_cols[i] == want[layout][1][i]);
+        EXPECT_STATUS(pe_table(row, PE_F64, 1, 7, layout, PE_FREQ_PAPER, 1e4, 2, -1), PE_OK);
+        EXPECT_STATUS(pe_frequencies(w, 7, layout, PE_FREQ_PAPER, 1e4), PE_OK);
+        for (int32_t i = 0; i < pe_pair_count(7, layout); i++) {
+            EXPECT_NEAR(row[sin_cols[i]], sin(2 * w[i]), 1e-15);
+            if (cos_cols[i] >= 0) EXPECT_NEAR(row[cos_cols[i]], cos(2 * w[i]), 1e-15);
+        }
+    }
+    sin_cols[0] = -9;
+    EXPECT_STATUS(pe_columns(sin_cols, cos_cols, 1, PE_LAYOUT_CONCAT), PE_OK); /* no pair: nothing written */
+    EXPECT(sin_cols[0] == -9);
+    EXPECT(pe_live_allocations() == 0);
+}
+
 static void test_frequencies(void) {
     double w[8];
     EXPECT_STATUS(pe_frequencies(NULL, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_ERR_NULL);
@@ -1360,6 +1391,7 @@ int main(void) {
         {"pe_strerror: every code and unknown ones", test_strerror},
         {"pe_pair_count: layouts, odd widths, invalid arguments", test_pair_count},
         {"pe_frequencies: errors and golden values", test_frequencies},
+        {"pe_columns: errors, the golden placement, the table's columns", test_columns},
         {"pe_table: every bad argument gives its status, nothing written", test_table_errors},
         {"pe_table: golden values, offsets, zero row, layouts, extreme positions", test_table_values},
         {"pe_table: every layout/rule/width/base is finite and within [-1, 1]", test_table_bounds},

@@ -93,6 +93,24 @@ export function createApi(wasm) {
     });
   }
 
+  /**
+   * Where each frequency of `frequencies()` lands in a row of `table()`: the
+   * columns of its sine and its cosine (-1 for the lone sine of an odd width),
+   * as c/freq.c places them. Takes the encoding options of table(); only the
+   * layout moves columns.
+   */
+  function columns(dModel, options) {
+    const check = new Checker('columns');
+    check.size('dModel', dModel);
+    const a = encodingArgs(check, dModel, check.options(options, ENCODING_KEYS));
+    const count = wasm.pe_pair_count(dModel, a.layout);
+    return withFrame(wasm, 'columns', (f) => {
+      const [sin, cos] = [f.int32Output(count), f.int32Output(count)];
+      call(check, wasm.pe_columns(sin, cos, dModel, a.layout));
+      return { sin: f.readInt32(sin, count), cos: f.readInt32(cos, count) };
+    });
+  }
+
   function tableGram(maxLen, dModel, options) {
     const check = new Checker('tableGram');
     const opts = check.options(options, [...TABLE_KEYS, 'cosine']);
@@ -243,7 +261,7 @@ export function createApi(wasm) {
   }
 
   return Object.freeze({
-    table, frequencies, tableGram, dot, norms, gram, rotation, toyAttention, attention,
+    table, frequencies, columns, tableGram, dot, norms, gram, rotation, toyAttention, attention,
     memoryStats: () => memoryStats(wasm),
     presets: PRESETS,
     maxBytes: MAX_BYTES,

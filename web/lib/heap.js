@@ -61,6 +61,16 @@ export class Frame {
     return this.alloc(count * TYPES[dtype].BYTES_PER_ELEMENT);
   }
 
+  /** A fresh int32 buffer with room for `count` (at least one) elements. */
+  int32Output(count) {
+    return this.alloc(Math.max(count, 1) * 4);
+  }
+
+  /** A copy, owned by the caller, of `count` int32 values at `ptr`. */
+  readInt32(ptr, count) {
+    return new Int32Array(this.wasm.memory.buffer, ptr, count).slice();
+  }
+
   /** Copies `count` elements at `ptr` into `target` (a typed array of `dtype`) from index `at`. */
   readInto(target, at, dtype, ptr, count) {
     target.set(new TYPES[dtype](this.wasm.memory.buffer, ptr, count), at);

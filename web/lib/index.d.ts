@@ -131,6 +131,12 @@ export interface AttentionResult<D extends ArrayLike<number> = Float32Array> {
   output: Tensor<D> & Partial<Matrix<D>>;
 }
 
+/** What columns() returns: one entry per frequency, as many as frequencies() returns. */
+export interface ColumnPlacement {
+  sin: Int32Array;
+  cos: Int32Array;
+}
+
 export interface MemoryStats {
   /** Size of the WebAssembly memory in bytes. */
   bytes: number;
@@ -143,6 +149,13 @@ export interface Posenc {
   table<T extends DType = 'float32'>(maxLen: number, dModel: number, options?: TableOptions<T>): Matrix<ArrayOf<T>>;
   /** Angular frequencies w_i, one per (sin, cos) pair. */
   frequencies<T extends DType = 'float32'>(dModel: number, options?: EncodingOptions & { dtype?: T }): ArrayOf<T>;
+  /**
+   * Where each frequency of frequencies() lands in a row of table(): sin[i] is the
+   * column of sin(w_i · pos), cos[i] that of cos(w_i · pos), or -1 for the lone sine
+   * of an odd width (interleaved, split). Columns in neither are zero (concat, odd d).
+   * Only the layout matters; the other options are checked as table() checks them.
+   */
+  columns(dModel: number, options?: EncodingOptions): ColumnPlacement;
   /** maxLen × maxLen Gram (or cosine) matrix of the table, computed without forming it where possible. */
   tableGram<T extends DType = 'float32'>(maxLen: number, dModel: number, options?: TableGramOptions<T>): Matrix<ArrayOf<T>>;
   /** Dot product of two vectors of equal length. */

@@ -5,7 +5,7 @@
 // one circle. The position slider (and Play) moves the hands.
 import { PeWidget } from './base.js';
 import { encodingSpec, int, oneOf } from './attrs.js';
-import { pairColumns } from './columns.js';
+import { wholePairs } from './columns.js';
 import { el, fmt } from './dom.js';
 
 const MAX_ROWS = 16;
@@ -23,8 +23,7 @@ export class PeCircles extends PeWidget {
     const len = Math.min(v['max-len'], single ? 64 : MAX_ROWS);
     if (len < v['max-len']) this.note('clamped', { raw: v['max-len'], max: len }, 'max-len');
     const enc = PeWidget.encoding(v);
-    const { layout } = api.presets[v.preset];
-    const pairs = this.pairs(layout, d, single ? 1 : MAX_PAIRS);
+    const pairs = this.pairs(wholePairs(api, d, enc), single ? 1 : MAX_PAIRS);
     if (!pairs.length) throw new RangeError(this.t('noPairs', { d }));
     const last = single ? len - 1 : Math.max(len - 1, 200);
     const pos = Math.min(v.pos, last);
@@ -49,15 +48,9 @@ export class PeCircles extends PeWidget {
     });
   }
 
-  pairs(layout, d, most) {
-    const out = [];
-    for (let i = 0; out.length < most; i++) {
-      const cols = pairColumns(layout, d, i);
-      if (!cols) break;
-      out.push({ i, sin: cols[0], cos: cols[1] });
-    }
-    if (pairColumns(layout, d, most)) this.note('pairsCut', { most });
-    return out;
+  pairs(all, most) {
+    if (all.length > most) this.note('pairsCut', { most });
+    return all.slice(0, most);
   }
 
   controls(pos, last) {

@@ -1,25 +1,18 @@
-// Which frequency and which function (sin/cos) a column of a table holds, for
-// each layout of web/lib/index.d.ts. Used by tooltips and the circle views.
+// Which frequency and which function (sin/cos) each column of a table holds,
+// for tooltips and the circle views. The placement comes from the library's
+// columns() (c/freq.c defines it once); this only turns it around, column by column.
 
-/** { pair, fn } where fn is 'sin', 'cos' or 'zero' (t2t/fairseq pad an odd d with zeros). */
-export function columnInfo(layout, d, c) {
-  if (layout === 'interleaved') return { pair: c >> 1, fn: c % 2 ? 'cos' : 'sin' };
-  if (layout === 'split') {
-    const s = Math.ceil(d / 2);
-    return c < s ? { pair: c, fn: 'sin' } : { pair: c - s, fn: 'cos' };
-  }
-  const h = Math.floor(d / 2);
-  if (c < h) return { pair: c, fn: 'sin' };
-  return c < 2 * h ? { pair: c - h, fn: 'cos' } : { pair: -1, fn: 'zero' };
+/** [{ pair, fn }] for the d columns: fn 'sin', 'cos' or 'zero' (concat pads an odd d with zeros). */
+export function columnInfos(api, d, enc) {
+  const { sin, cos } = api.columns(d, enc);
+  const info = Array.from({ length: d }, () => ({ pair: -1, fn: 'zero' }));
+  sin.forEach((c, i) => { info[c] = { pair: i, fn: 'sin' }; });
+  cos.forEach((c, i) => { if (c >= 0) info[c] = { pair: i, fn: 'cos' }; });
+  return info;
 }
 
-/** Columns [sinCol, cosCol] of pair i, or null when the pair has no cosine. */
-export function pairColumns(layout, d, i) {
-  if (layout === 'interleaved') return 2 * i + 1 < d ? [2 * i, 2 * i + 1] : null;
-  if (layout === 'split') {
-    const s = Math.ceil(d / 2);
-    return i < d - s ? [i, s + i] : null;
-  }
-  const h = Math.floor(d / 2);
-  return i < h ? [i, h + i] : null;
+/** The (sin, cos) pairs that have both columns: [{ i, sin, cos }], i the frequency index. */
+export function wholePairs(api, d, enc) {
+  const { sin, cos } = api.columns(d, enc);
+  return Array.from(sin, (s, i) => ({ i, sin: s, cos: cos[i] })).filter((p) => p.cos >= 0);
 }

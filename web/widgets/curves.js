@@ -3,7 +3,7 @@
 import { PeWidget } from './base.js';
 import { encodingSpec, intList, limitRows } from './attrs.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
-import { columnInfo } from './columns.js';
+import { columnInfos } from './columns.js';
 import { fmt } from './dom.js';
 
 export class PeCurves extends PeWidget {
@@ -20,9 +20,9 @@ export class PeCurves extends PeWidget {
     const enc = PeWidget.encoding(v);
     const table = api.table(len, d, enc);
     const freqs = api.frequencies(d, enc);
-    const { layout } = api.presets[v.preset];
+    const infos = columnInfos(api, d, enc);
     const sets = cols.map((c, i) => {
-      const info = columnInfo(layout, d, c);
+      const info = infos[c];
       const lambda = info.pair >= 0 ? fmt((2 * Math.PI) / freqs[info.pair], 3) : '–';
       const data = Array.from({ length: len }, (_, p) => ({ x: p, y: table.data[p * d + c] }));
       return lineSet(`${this.t('column')} ${c} ${info.fn} (λ=${lambda})`, data, i);

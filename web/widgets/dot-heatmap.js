@@ -29,11 +29,12 @@ export class PeDotHeatmap extends PeWidget {
 
   render(api, v) {
     const d = v['d-model'];
-    const direct = !isToeplitz(api.presets[v.preset], d, v['max-len']);
+    const enc = PeWidget.encoding(v);
+    const direct = !isToeplitz(api.columns(d, enc), api.presets[v.preset], v['max-len']);
     const most = direct ? Math.min(MAX_LEN, Math.floor(Math.sqrt(DIRECT_WORK / d))) : MAX_LEN;
     const len = Math.min(v['max-len'], most);
     if (len < v['max-len']) this.note(direct ? 'gramDirect' : 'clamped', { raw: v['max-len'], max: len, d }, 'max-len');
-    const gram = api.tableGram(len, d, { ...PeWidget.encoding(v), cosine: v.cosine, dtype: 'float64' });
+    const gram = api.tableGram(len, d, { ...enc, cosine: v.cosine, dtype: 'float64' });
     const row = Math.min(v.row ?? Math.floor(len / 2), len - 1);
     this.control('row', 'rowLabel', row, { kind: 'range', min: 0, max: len - 1, step: 1 });
     this.control('cosine', 'cosineLabel', v.cosine, { kind: 'checkbox' });
@@ -59,11 +60,11 @@ export class PeDotHeatmap extends PeWidget {
 /**
  * Whether the core can take the Toeplitz shortcut (one profile row, then copies):
  * only when every sine has its cosine and no zero padding row is among the rows.
- * An odd d in an interleaved or split layout leaves one sine alone, and fairseq
- * zeroes row paddingIdx: then the whole table and its Gram are formed, len² · d work.
+ * A sine without a cosine (columns(): an odd d in an interleaved or split layout),
+ * or fairseq's zero row paddingIdx: then the whole table and its Gram are formed, len² · d work.
  */
-export function isToeplitz(preset, d, len) {
-  const lonelySine = d % 2 === 1 && preset.layout !== 'concat';
+export function isToeplitz(placement, preset, len) {
+  const lonelySine = placement.cos.includes(-1);
   const zeroRow = preset.paddingIdx !== undefined && preset.paddingIdx < len;
   return !lonelySine && !zeroRow;
 }

@@ -3,7 +3,7 @@
 import { PeWidget } from './base.js';
 import { encodingSpec, limitRows } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
-import { columnInfo } from './columns.js';
+import { columnInfos } from './columns.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
 
@@ -18,7 +18,7 @@ export class PeHeatmap extends PeWidget {
     const enc = PeWidget.encoding(v);
     const table = api.table(len, d, enc);
     const freqs = api.frequencies(d, enc);
-    const { layout } = api.presets[v.preset];
+    const info = columnInfos(api, d, enc);
     const caption = this.t('heatmapCaption', { len, d, preset: v.preset, base: v.base });
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.6 });
     this.heat.update({
@@ -29,7 +29,7 @@ export class PeHeatmap extends PeWidget {
       x: this.t('dimension'),
       y: this.t('position'),
       label: caption,
-      describe: (r, c) => this.tooltip(table, freqs, columnInfo(layout, d, c), r, c),
+      describe: (r, c) => this.tooltip(table, freqs, info[c], r, c),
     });
     this.captionEl.textContent = caption;
     this.data = () => matrixRows(table, 'position', 'dim');

@@ -59,10 +59,6 @@ function positionsArg(check, opts, length, other) {
 export function createVariants(wasm) {
   const call = statusCall(wasm);
 
-  /** Int32 buffers: room for `count`. */
-  const int32Out = (f, count) => f.alloc(Math.max(count, 1) * 4);
-  const readInt32 = (ptr, count) => new Int32Array(wasm.memory.buffer, ptr, count).slice();
-
   // ---- shared option readers --------------------------------------------------
 
   function evenSize(check, name, value, max) {
@@ -203,9 +199,9 @@ export function createVariants(wasm) {
     const count = headDim * heads;
     check.bytes(count * 4);
     return withFrame(wasm, 'ropePermutation', (f) => {
-      const out = int32Out(f, count);
+      const out = f.int32Output(count);
       call(check, wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
-      return readInt32(out, count);
+      return f.readInt32(out, count);
     });
   }
 
@@ -303,9 +299,9 @@ export function createVariants(wasm) {
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
     check.bytes(n * 8);
     return withFrame(wasm, 't5Bucket', (f) => {
-      const out = int32Out(f, n);
+      const out = f.int32Output(n);
       call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
-      return readInt32(out, n);
+      return f.readInt32(out, n);
     });
   }
 
@@ -319,9 +315,9 @@ export function createVariants(wasm) {
     const count = qLen * kLen;
     check.bytes(count * 4);
     return withFrame(wasm, 't5BucketMatrix', (f) => {
-      const out = int32Out(f, count);
+      const out = f.int32Output(count);
       call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
-      return matrix(qLen, kLen, readInt32(out, count));
+      return matrix(qLen, kLen, f.readInt32(out, count));
     });
   }
 
@@ -337,9 +333,9 @@ export function createVariants(wasm) {
     const count = qLen * kLen;
     check.bytes(count * 4);
     return withFrame(wasm, 'shawClip', (f) => {
-      const out = int32Out(f, count);
+      const out = f.int32Output(count);
       call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
-      return matrix(qLen, kLen, readInt32(out, count));
+      return matrix(qLen, kLen, f.readInt32(out, count));
     });
   }
 
@@ -430,7 +426,7 @@ export function createVariants(wasm) {
     const n = v.length;
     check.bytes(n * 12);
     return withFrame(wasm, 'formatBits', (f) => {
-      const out = int32Out(f, n);
+      const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
       return new Uint32Array(wasm.memory.buffer, out, n).slice();
     });
