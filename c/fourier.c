@@ -55,13 +55,13 @@ int pe_fourier_features(void *out, int dtype, const double *x, int32_t n, int32_
     PE_TRY(pe_check_dtype(dtype));
     PE_TRY(pe_check_dim(n));
     PE_TRY(pe_check_dim(d));
-    if (levels < 1 || levels > 1024) return PE_ERR_SIZE;
-    if (!(fabs(max_log2) <= 64)) return PE_ERR_VALUE;
+    if (levels < 1 || levels > PE_MAX_FOURIER_LEVELS) return PE_ERR_SIZE;
+    if (!(fabs(max_log2) <= PE_MAX_FOURIER_LOG2)) return PE_ERR_VALUE;
     if (layout != PE_FOURIER_BY_FREQUENCY && layout != PE_FOURIER_BY_COORDINATE) return PE_ERR_OPTION;
     double cols = (include_input ? (double)d : 0) + 2.0 * levels * d;
     PE_TRY(pe_check_bytes((double)n * cols, dtype == PE_F32 ? 4 : 8));
     PE_TRY(pe_check_bytes(cols, 1.0)); /* a row's width must fit an int32 */
-    double f[1024], largest = 0;
+    double f[PE_MAX_FOURIER_LEVELS], largest = 0;
     for (int32_t k = 0; k < levels; k++) {
         f[k] = band(k, levels, max_log2, log_sampling) * (use_pi ? PI : 1.0);
         largest = fmax(largest, f[k]);
@@ -111,5 +111,6 @@ int pe_fourier_random(void *out, int dtype, const double *x, int32_t n, int32_t 
 int pe_fourier_gaussian(double *b, int32_t m, int32_t d, double seed, double sigma) {
     /* one stream for every seeded random matrix of posenc, so B is reproducible
      * from its seed by anything that reproduces the learned table */
+    if (m > PE_MAX_FEATURES) return PE_ERR_SIZE;
     return pe_learned_table(b, PE_F64, m, d, seed, PE_DIST_NORMAL, sigma);
 }

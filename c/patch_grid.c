@@ -65,7 +65,8 @@ int pe_sincos_2d(void *out, int dtype, const double *pos_h, int32_t gh, const do
     PE_TRY(pe_check_dim(gw));
     PE_TRY(pe_check_dim(dim));
     if (dim % 4) return PE_ERR_ODD; /* two axes, each a sin half and a cos half */
-    if (extra < 0 || extra > PE_MAX_DIM) return PE_ERR_SIZE;
+    if (gh > PE_MAX_GRID || gw > PE_MAX_GRID) return PE_ERR_SIZE;
+    if (extra < 0 || extra > PE_MAX_EXTRA_TOKENS) return PE_ERR_SIZE;
     int32_t k = dim / 4;
     PE_TRY(check_grid(dtype, k, rule, base));
     double rows = (double)extra + (double)gh * gw;

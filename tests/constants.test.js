@@ -21,7 +21,8 @@ test('every constant has the value the C compiler gives it', () => {
   const names = Object.keys(constants);
   assert.ok(names.length > 40, `only ${names.length} constants were generated`);
   for (const name of ['PE_OK', 'PE_ERR_OPTION', 'PE_MAX_DIM', 'PE_MAX_BYTES', 'PE_MAX_POSITION', 'PE_ANCHOR',
-    'PE_ROPE_PARAM_MIN', 'PE_ROPE_PARAM_MAX', 'PE_ROPE_LLAMA3', 'PE_MAX_ROTATION_DIM', 'PE_MAX_HEADS']) {
+    'PE_ROPE_PARAM_MIN', 'PE_ROPE_PARAM_MAX', 'PE_ROPE_LLAMA3', 'PE_MAX_ROTATION_DIM', 'PE_MAX_HEADS',
+    'PE_MAX_GRID', 'PE_MAX_EXTRA_TOKENS', 'PE_MAX_FEATURES', 'PE_MAX_FOURIER_LEVELS', 'PE_MAX_FOURIER_LOG2']) {
     assert.ok(names.includes(name), `${name} is missing from dist/constants.js`);
   }
   const dir = mkdtempSync(join(tmpdir(), 'posenc-constants-'));
@@ -50,12 +51,13 @@ test('every constant has the value the C compiler gives it', () => {
 // occur as ordinary numbers): none of them may be typed as a literal in the
 // library's JS. `2 ** n` counts as the number it is; comments do not count, and
 // a line that says "(not a C limit)" uses such a number for another reason.
-// The lab's limits (PE_LAB_*) include small numbers such as 4 layers and 64
-// heads that occur everywhere as ordinary numbers: the next test checks them
-// where they are used, as the bounds of the lab's option checks.
+// The lab's limits (PE_LAB_*) and PE_MAX_FOURIER_LOG2 (64) are small numbers
+// such as 4 layers and 64 heads that occur everywhere as ordinary numbers: the
+// next test checks them where they are used, as the bounds of option checks.
+const SMALL_LIMITS = (n) => n.startsWith('PE_LAB_') || n === 'PE_MAX_FOURIER_LOG2';
 test('web/lib types none of the C limits as a number literal', () => {
   const limits = new Map(Object.entries(constants)
-    .filter(([n]) => /MAX|MIN|ANCHOR|PARAMS/.test(n) && !n.startsWith('PE_LAB_'))
+    .filter(([n]) => /MAX|MIN|ANCHOR|PARAMS/.test(n) && !SMALL_LIMITS(n))
     .map(([n, v]) => [v, n]));
   const files = readdirSync(join(root, 'web/lib'), { recursive: true }).filter((f) => f.endsWith('.js'));
   const found = [];
@@ -73,30 +75,34 @@ test('web/lib types none of the C limits as a number literal', () => {
   assert.deepEqual(found, [], 'import these from dist/constants.js instead');
 });
 
-// Every bound of an option that web/lib/lab checks (check.integer's lowest and
-// highest, check.finite's min/max/above) is 0, 1, a constant from C or a value
-// computed from other options: none is a number typed again, and none is
-// marked "(not a C limit)".
-test('web/lib/lab takes every bound of its options from C (PE_LAB_*)', () => {
-  const dir = join(root, 'web/lib/lab');
-  const found = [];
-  let checked = 0;
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
-    const text = readFileSync(join(dir, f), 'utf8');
-    text.split('\n').forEach((line, i) => {
-      if (line.includes('(not a C limit)')) found.push(`web/lib/lab/${f}:${i + 1} is marked (not a C limit)`);
-    });
-    const calls = [...text.matchAll(/check\.integer\(('[^']*'|`[^`]*`), [^,]+, ([^,]+), ([^)]+)\)/g)]
-      .flatMap((m) => [m[2], m[3]])
-      .concat([...text.matchAll(/\b(?:min|max|above): ([^,}]+)/g)].map((m) => m[1]));
-    for (const bound of calls.map((b) => b.trim())) {
-      checked++;
-      if (/^[\d.e+-]+$|\*\*|<</.test(bound) && !['0', '1'].includes(bound)) found.push(`web/lib/lab/${f}: bound ${bound}`);
-      for (const name of bound.match(/PE_\w+/g) ?? []) {
-        if (!(name in constants)) found.push(`web/lib/lab/${f}: ${name} is not in dist/constants.js`);
+// Every bound of an option that web/lib/lab and web/lib/fields check
+// (check.size's and check.integer's, check.finite's min/max/above) is 0, 1, a
+// constant from C or a value computed from other options: none is a number
+// typed again, and no check is marked "(not a C limit)" (in the lab, no line is:
+// a default such as fields' 256 features may say it is not a limit).
+for (const [module, header, least] of [['lab', 'c/lab/posenc_lab.h', 30], ['fields', 'c/posenc_fields.h', 10]]) {
+  test(`web/lib/${module} takes every bound of its options from C (${header})`, () => {
+    const dir = join(root, 'web/lib', module);
+    const found = [];
+    let checked = 0;
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.js'))) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      text.split('\n').forEach((line, i) => {
+        if (line.includes('(not a C limit)') && (module === 'lab' || /check\.\w+\(/.test(line))) found.push(`web/lib/${module}/${f}:${i + 1} is marked (not a C limit)`);
+      });
+      const calls = [...text.matchAll(/check\.integer\(('[^']*'|`[^`]*`), [^,]+, ([^,]+), ([^)]+)\)/g)]
+        .flatMap((m) => [m[2], m[3]])
+        .concat([...text.matchAll(/check\.size\(('[^']*'|`[^`]*`), [^,]+, ([^)]+)\)/g)].map((m) => m[2]))
+        .concat([...text.matchAll(/\b(?:min|max|above): ([^,}]+)/g)].map((m) => m[1]));
+      for (const bound of calls.map((b) => b.trim())) {
+        checked++;
+        if (/^-?[\d.e+-]+$|\*\*|<</.test(bound) && !['0', '1'].includes(bound)) found.push(`web/lib/${module}/${f}: bound ${bound}`);
+        for (const name of bound.match(/PE_\w+/g) ?? []) {
+          if (!(name in constants)) found.push(`web/lib/${module}/${f}: ${name} is not in dist/constants.js`);
+        }
       }
     }
-  }
-  assert.ok(checked >= 30, `only ${checked} bounds found: has the checking code changed shape?`);
-  assert.deepEqual(found, [], 'define the limit in c/lab/posenc_lab.h and import it from dist/constants.js');
-});
+    assert.ok(checked >= least, `only ${checked} bounds found: has the checking code changed shape?`);
+    assert.deepEqual(found, [], `define the limit in ${header} and import it from dist/constants.js`);
+  });
+}

@@ -1326,6 +1326,10 @@ static void test_fields(void) {
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 6, 0, 0, PE_GRID_MAE, 10000), PE_ERR_ODD);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, NULL, 2, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_NULL);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, -1, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
+    /* the module's own limits (posenc_fields.h), refused before the positions are read */
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, PE_MAX_EXTRA_TOKENS + 1, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, PE_MAX_GRID + 1, pw, 1, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 1, pw, PE_MAX_GRID + 1, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 4, 0, 0, PE_GRID_SPACED, 10000), PE_ERR_SIZE);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, 1, 0, PE_GRID_MAE, 10000), PE_OK);
     EXPECT(out[0] == 0.0 && out[7] == 0.0);              /* the class-token row */
@@ -1334,8 +1338,8 @@ static void test_fields(void) {
 
     double x[2] = {0.5, -0.25}, bm[2] = {1.0, -2.0}, far2[2] = {1e12, 0};
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 0, 0, 1, 1, 0, 0), PE_ERR_SIZE);
-    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 1025, 0, 1, 1, 0, 0), PE_ERR_SIZE);
-    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, 65, 1, 1, 0, 0), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, PE_MAX_FOURIER_LEVELS + 1, 0, 1, 1, 0, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, PE_MAX_FOURIER_LOG2 + 1, 1, 1, 0, 0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, 3, 1, 1, 0, 2), PE_ERR_OPTION);
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, far, 1, 1, 4, 12, 1, 1, 1, 0), PE_ERR_POSITION);
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 2, 1, 1, 1, 0, PE_FOURIER_BY_FREQUENCY), PE_OK);
@@ -1353,6 +1357,8 @@ static void test_fields(void) {
     EXPECT(memcmp(g, l, sizeof g) == 0);
     EXPECT_STATUS(pe_fourier_gaussian(NULL, 3, 2, 7, 2.5), PE_ERR_NULL);
     EXPECT_STATUS(pe_fourier_gaussian(g, 3, 2, 0.5, 2.5), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_fourier_gaussian(g, PE_MAX_FEATURES + 1, 2, 7, 2.5), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_gaussian(g, 3, 2, 7, PE_LEARNED_MAX_SCALE * 2), PE_ERR_VALUE);
 }
 
 static void test_allocation_failures(void) {

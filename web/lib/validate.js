@@ -208,7 +208,7 @@ export class Checker {
     if (total > MAX_BYTES) {
       // Rounded up: a call just over the limit must not read as "1024.0 MiB".
       const mib = (Math.ceil((total / 2 ** 20) * 10) / 10).toFixed(1);
-      throw this.fail(RangeError, `this call would need ${mib} MiB of WebAssembly memory; one call may use at most 1024 MiB`);
+      throw this.fail(RangeError, `this call would need ${mib} MiB of WebAssembly memory; one call may use at most ${MAX_BYTES / 2 ** 20} MiB`);
     }
     return total;
   }

@@ -10,7 +10,7 @@ import * as C from '../../../dist/constants.js';
 
 /** Largest |angle| the core evaluates (PE_MAX_ANGLE): past it a double angle has no sine left. */
 const MAX_ANGLE = C.PE_MAX_ANGLE;
-const MAX_LEVELS = 1024;
+const DEFAULT_FEATURES = 256; // random features when none are given: Tancik et al.'s m, a default (not a C limit)
 
 // C enum values (c/posenc_fields.h, through the generated dist/constants.js).
 const GRID_RULES = { mae: C.PE_GRID_MAE, spaced: C.PE_GRID_SPACED };
@@ -144,14 +144,14 @@ export function createFields(wasm) {
     const opts = check.options(options, ['preset', 'clsToken', 'extraTokens', 'baseSize', 'interpolationScale',
       'firstAxis', 'frequencies', 'base', 'dtype']);
     const preset = presetOf(check, opts, GRID_PRESETS, 'mae');
-    check.size('gridH', gridH, 65536); // (not a C limit)
-    check.size('gridW', gridW, 65536); // (not a C limit)
+    check.size('gridH', gridH, C.PE_MAX_GRID);
+    check.size('gridW', gridW, C.PE_MAX_GRID);
     check.size('dim', dim);
     if (dim % 4) throw check.fail(RangeError, 'dim must be a multiple of 4: each axis gets half, as sines and cosines', dim);
     const rule = gridRule(check, opts, preset, dim, dim / 4, 8);
     const base = check.finite('base', opts.base ?? 10000, { above: 1 });
     const cls = check.boolean('clsToken', opts.clsToken ?? false);
-    const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, 65536); // (not a C limit)
+    const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, C.PE_MAX_EXTRA_TOKENS);
     if (opts.extraTokens !== undefined && opts.clsToken === false && extra > 0) {
       throw check.fail(TypeError, 'extraTokens needs clsToken (as in DiT and diffusers); leave clsToken out or set it to true');
     }
@@ -184,11 +184,12 @@ export function createFields(wasm) {
     const opts = check.options(options, ['preset', 'levels', 'maxFreqLog2', 'includeInput', 'logSampling', 'pi', 'layout', 'dtype']);
     const preset = presetOf(check, opts, FOURIER_PRESETS, 'nerf-pytorch');
     const p = points(check, pointsArg);
-    const levels = check.size('levels', opts.levels ?? 10, MAX_LEVELS);
-    if (opts.maxFreqLog2 === undefined && levels > 65) {
-      throw check.fail(RangeError, 'levels above 65 need an explicit maxFreqLog2 (its default, levels − 1, must be at most 64)', levels);
+    const levels = check.size('levels', opts.levels ?? 10, C.PE_MAX_FOURIER_LEVELS);
+    const log2 = C.PE_MAX_FOURIER_LOG2;
+    if (opts.maxFreqLog2 === undefined && levels - 1 > log2) {
+      throw check.fail(RangeError, `levels above ${log2 + 1} need an explicit maxFreqLog2 (its default, levels − 1, must be at most ${log2})`, levels);
     }
-    const maxFreqLog2 = check.finite('maxFreqLog2', opts.maxFreqLog2 ?? levels - 1, { min: -64, max: 64 });
+    const maxFreqLog2 = check.finite('maxFreqLog2', opts.maxFreqLog2 ?? levels - 1, { min: -log2, max: log2 });
     const includeInput = check.boolean('includeInput', opts.includeInput ?? preset.includeInput);
     const logSampling = check.boolean('logSampling', opts.logSampling ?? preset.logSampling);
     const pi = check.boolean('pi', opts.pi ?? preset.pi);
@@ -229,8 +230,9 @@ export function createFields(wasm) {
     if (given && (opts.features !== undefined || opts.sigma !== undefined || opts.seed !== undefined)) {
       throw check.fail(TypeError, 'give B, or features / sigma / seed to draw it, not both');
     }
-    const m = given ? given.rows : check.size('features', opts.features ?? 256, 65536); // (not a C limit)
-    const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: 1e6 }); // (not a C limit)
+    const m = given ? given.rows : check.size('features', opts.features ?? DEFAULT_FEATURES, C.PE_MAX_FEATURES);
+    // B is drawn by the learned table's code (c/learned.c), within its scale limit.
+    const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: C.PE_LEARNED_MAX_SCALE });
     const seed = given ? 0 : check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = p.rows * 2 * m;
@@ -241,7 +243,7 @@ export function createFields(wasm) {
       if (!given) call(check, wasm.pe_fourier_gaussian(b, m, p.cols, seed, sigma));
       const out = f.output(dtype, count);
       const status = wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m);
-      if (status === 8) {
+      if (status === C.PE_ERR_POSITION) {
         throw check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
       }
       call(check, status);
