@@ -166,7 +166,8 @@ static int check_config(const int32_t *c, const double *f) {
         return PE_ERR_OPTION;
     if (c[LAB_C_ENCODING] == PE_LAB_ROPE && (c[LAB_C_DMODEL] / c[LAB_C_HEADS]) % 2) return PE_ERR_ODD;
     if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && f[LAB_F_BETA1] < 1)
-        || !(f[LAB_F_BETA2] >= 0 && f[LAB_F_BETA2] < 1) || !(f[LAB_F_EPS] > 0 && f[LAB_F_EPS] <= 1)
+        || !(f[LAB_F_BETA2] >= 0 && f[LAB_F_BETA2] < 1)
+        || !(f[LAB_F_EPS] >= PE_LAB_MIN_EPS && f[LAB_F_EPS] <= 1)
         || !(f[LAB_F_DECAY] >= 0 && f[LAB_F_DECAY] <= 1) || !(f[LAB_F_CLIP] >= 0 && isfinite(f[LAB_F_CLIP]))
         || !(f[LAB_F_ALIBIBIAS] > 0 && f[LAB_F_ALIBIBIAS] <= PE_LAB_MAX_ALIBI_BIAS))
         return PE_ERR_VALUE;

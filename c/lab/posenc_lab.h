@@ -46,6 +46,10 @@ enum { PE_LAB_WHO = 0, PE_LAB_SHIFT = 1, PE_LAB_COPY = 2, PE_LAB_REVERSE = 3, PE
 #define PE_LAB_MAX_DISTANCE 1048576 /* T5 max_distance */
 #define PE_LAB_MAX_ALIBI_BIAS 64    /* ALiBi's largest slope exponent (PE_ERR_VALUE above) */
 #define PE_LAB_MAX_TENSORS 64       /* rows pe_lab_tensors may write */
+/* Adam's epsilon lies in [PE_LAB_MIN_EPS, 1] (PE_ERR_VALUE outside): a smaller one
+ * rounds to 0 in float32 (0/0 for a zero gradient) or, when a tiny gradient's
+ * square underflows, lets |m1| / eps make a step of any size. */
+#define PE_LAB_MIN_EPS 1e-12
 /* Tasks and calls. */
 #define PE_LAB_MAX_LENGTH 1024     /* a task's length n (its examples have more tokens) */
 #define PE_LAB_MAX_SEED 2147483647 /* seeds are 0 .. 2^31 - 1 (PE_ERR_VALUE, or PE_ERR_OPTION in cfg) */

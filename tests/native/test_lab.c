@@ -232,7 +232,7 @@ void test_lab_create_errors(void) {
 
     struct { int field; double value; } reals[] = {
         {F_LR, 0}, {F_LR, 1.5}, {F_LR, NAN}, {F_BETA1, 1}, {F_BETA1, -0.1}, {F_BETA2, 1}, {F_EPS, 0},
-        {F_EPS, INFINITY}, {F_DECAY, -1}, {F_DECAY, 2}, {F_CLIP, -1}, {F_CLIP, INFINITY}, {F_CLIP, NAN},
+        {F_EPS, 4.869678384491403e-296}, {F_EPS, PE_LAB_MIN_EPS / 2}, {F_EPS, INFINITY}, {F_DECAY, -1}, {F_DECAY, 2}, {F_CLIP, -1}, {F_CLIP, INFINITY}, {F_CLIP, NAN},
         {F_ALIBI, 0}, {F_ALIBI, PE_LAB_MAX_ALIBI_BIAS + 1}, {F_ALIBI, NAN},
     };
     for (size_t i = 0; i < LEN(reals); i++) {
