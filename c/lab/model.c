@@ -165,8 +165,9 @@ static int check_config(const int32_t *c, const double *f) {
         || c[LAB_C_SEED] < 0)
         return PE_ERR_OPTION;
     if (c[LAB_C_ENCODING] == PE_LAB_ROPE && (c[LAB_C_DMODEL] / c[LAB_C_HEADS]) % 2) return PE_ERR_ODD;
-    if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && f[LAB_F_BETA1] < 1)
-        || !(f[LAB_F_BETA2] >= 0 && f[LAB_F_BETA2] < 1)
+    /* the betas are tested as stored: one that rounds to 1 in float32 would stop the moments */
+    if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && (lab_real)f[LAB_F_BETA1] < 1)
+        || !(f[LAB_F_BETA2] >= 0 && (lab_real)f[LAB_F_BETA2] < 1)
         || !(f[LAB_F_EPS] >= PE_LAB_MIN_EPS && f[LAB_F_EPS] <= 1)
         || !(f[LAB_F_DECAY] >= 0 && f[LAB_F_DECAY] <= 1) || !(f[LAB_F_CLIP] >= 0 && isfinite(f[LAB_F_CLIP]))
         || !(f[LAB_F_ALIBIBIAS] > 0 && f[LAB_F_ALIBIBIAS] <= PE_LAB_MAX_ALIBI_BIAS))

@@ -234,6 +234,9 @@ void test_lab_create_errors(void) {
         {F_LR, 0}, {F_LR, 1.5}, {F_LR, NAN}, {F_BETA1, 1}, {F_BETA1, -0.1}, {F_BETA2, 1}, {F_EPS, 0},
         {F_EPS, 4.869678384491403e-296}, {F_EPS, PE_LAB_MIN_EPS / 2}, {F_EPS, INFINITY}, {F_DECAY, -1}, {F_DECAY, 2}, {F_CLIP, -1}, {F_CLIP, INFINITY}, {F_CLIP, NAN},
         {F_ALIBI, 0}, {F_ALIBI, PE_LAB_MAX_ALIBI_BIAS + 1}, {F_ALIBI, NAN},
+        {F_EPS, 4.9406564584124654e-324}, {F_EPS, 1e-300}, /* also 0 in float32 (CI's fuzz run) */
+        /* a beta that is below 1 in double but rounds to 1 where it is used */
+        {F_BETA2, sizeof(pe_lab_real) == 4 ? 1 - 1e-9 : 1}, {F_BETA1, sizeof(pe_lab_real) == 4 ? 1 - 1e-9 : 1},
     };
     for (size_t i = 0; i < LEN(reals); i++) {
         k = small_cfg(PE_LAB_ALIBI, 0);
