@@ -1347,40 +1347,186 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifdef PE_FUZZ_REPLAY_MAIN
-/* Replays files, and every file in directories, through the harness. */
+/* Replays files, and every file in directories, through the harness; or, with
+ * --mutate N SEED, runs N seeded mutations of them.
+ *
+ * The mutations are what `npm test` runs. libFuzzer's own runs are not
+ * repeatable: its coverage feedback differs between runs of one binary (even
+ * with -seed, a fixed input order and no ASLR, two runs part ways after about
+ * 4000 inputs), so a count of its inputs found a bug on CI's machine and not
+ * on ours. These mutations depend on nothing but the committed inputs and
+ * SEED: every machine runs the same inputs, and a failure is a failure
+ * everywhere. Coverage-guided exploration stays a timed libFuzzer run. */
 #include <dirent.h>
+#include <signal.h>
+#include <unistd.h>
+
+#define MAX_INPUT 512 /* libFuzzer's -max_len in fuzz/run.sh */
 
 static long replayed;
+static uint8_t **inputs;
+static char **input_names;
+static size_t *input_sizes, input_count;
 
-static void replay_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return;
-    static uint8_t buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    LLVMFuzzerTestOneInput(buf, n);
-    fprintf(stderr, "replayed %s: %s\n", path, described);
-    replayed++;
+static char *copy_string(const char *text) {
+    char *c = malloc(strlen(text) + 1);
+    if (!c) abort();
+    return strcpy(c, text);
 }
 
-int main(int argc, char **argv) {
-    for (int a = 1; a < argc; a++) {
-        DIR *dir = opendir(argv[a]);
-        if (!dir) {
-            replay_file(argv[a]);
-            continue;
+static void add_input(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    uint8_t *buf = malloc(MAX_INPUT);
+    size_t n = buf ? fread(buf, 1, MAX_INPUT, f) : 0;
+    fclose(f);
+    inputs = realloc(inputs, (input_count + 1) * sizeof *inputs);
+    input_names = realloc(input_names, (input_count + 1) * sizeof *input_names);
+    input_sizes = realloc(input_sizes, (input_count + 1) * sizeof *input_sizes);
+    if (!buf || !inputs || !input_names || !input_sizes) abort();
+    input_names[input_count] = copy_string(path);
+    inputs[input_count] = buf;
+    input_sizes[input_count++] = n;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* A file, or a directory's files in name order (a listing's order differs between file systems). */
+static void add_path(const char *path) {
+    DIR *dir = opendir(path);
+    if (!dir) {
+        add_input(path);
+        return;
+    }
+    char **names = NULL;
+    size_t count = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        names = realloc(names, (count + 1) * sizeof *names);
+        if (!names) abort();
+        char name[4096];
+        snprintf(name, sizeof name, "%s/%s", path, e->d_name);
+        names[count++] = copy_string(name);
+    }
+    closedir(dir);
+    qsort(names, count, sizeof *names, by_name);
+    for (size_t i = 0; i < count; i++) {
+        add_input(names[i]);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static uint64_t rng_state;
+static uint64_t next_random(void) { /* splitmix64 */
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+static size_t below(size_t n) { return n ? (size_t)(next_random() % n) : 0; }
+
+/* One mutation of libFuzzer's kinds: bits, bytes, awkward bytes, insertions, erasures, splices. */
+static size_t mutate_once(uint8_t *d, size_t n) {
+    static const uint8_t awkward[] = {0, 1, 0x7f, 0x80, 0xff, FUZZ_PLAIN_BELOW - 1, FUZZ_AWKWARD,
+                                      FUZZ_NUM_PLAIN_BELOW, FUZZ_ELEM_PLAIN_BELOW, FUZZ_ENUM_PLAIN_BELOW,
+                                      FUZZ_FAIL | 1, FUZZ_CONTINUOUS, FUZZ_F32};
+    size_t at = below(n);
+    switch (below(8)) {
+    case 0: if (n) d[at] ^= (uint8_t)(1u << below(8)); break;
+    case 1: if (n) d[at] = (uint8_t)next_random(); break;
+    case 2: if (n) d[at] = awkward[below(sizeof awkward)]; break;
+    case 3: if (n) d[at] += (uint8_t)(below(2) ? 1 : -1); break;
+    case 4: /* insert a few random bytes */
+        for (size_t k = 1 + below(4); k-- && n < MAX_INPUT; n++) {
+            memmove(d + at + 1, d + at, n - at);
+            d[at] = (uint8_t)next_random();
         }
-        struct dirent *e;
-        while ((e = readdir(dir)) != NULL) {
-            if (e->d_name[0] == '.') continue;
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", argv[a], e->d_name);
-            replay_file(path);
-        }
-        closedir(dir);
+        break;
+    case 5: { /* erase a few bytes */
+        size_t k = n - at < 4 ? n - at : 1 + below(4);
+        memmove(d + at, d + at + k, n - at - k);
+        n -= k;
+        break;
+    }
+    case 6: { /* splice: the tail of another input */
+        size_t o = below(input_count), from = below(input_sizes[o]), k = input_sizes[o] - from;
+        if (at + k > MAX_INPUT) k = MAX_INPUT - at;
+        memcpy(d + at, inputs[o] + from, k);
+        n = at + k;
+        break;
+    }
+    default: d[below(2)] = (uint8_t)next_random(); break; /* another entry point or flag */
+    }
+    return n;
+}
+
+static uint8_t current_input[MAX_INPUT];
+static size_t current_size;
+static char artifact[4096];
+
+/* Saves the input that failed (an invariant's abort, a sanitizer report, a hang)
+ * where fuzz/run.sh replays it from; only async-signal-safe calls. */
+static void save_input(void) {
+    FILE *f = fopen(artifact, "wb");
+    if (f) {
+        fwrite(current_input, 1, current_size, f);
+        fclose(f);
+    }
+}
+static void on_signal(int sig) {
+    save_input();
+    if (sig == SIGALRM) fprintf(stderr, "fuzz_api: an input ran for over 10 s\n  call: %s\n", described);
+    signal(sig, SIG_DFL);
+    raise(sig == SIGALRM ? SIGABRT : sig);
+}
+/* the sanitizers' hook, when they are linked in */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static int mutate_main(long count, unsigned long long seed, const char *save_as) {
+    if (input_count == 0) return 1;
+    rng_state = seed;
+    snprintf(artifact, sizeof artifact, "%s", save_as);
+    signal(SIGABRT, on_signal);
+    signal(SIGALRM, on_signal);
+    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(save_input);
+    for (long i = 0; i < count; i++) {
+        size_t base = below(input_count);
+        memcpy(current_input, inputs[base], input_sizes[base]);
+        current_size = input_sizes[base];
+        for (size_t k = 1 + below(4); k--;) current_size = mutate_once(current_input, current_size);
+        alarm(10);
+        LLVMFuzzerTestOneInput(current_input, current_size);
+    }
+    alarm(0);
+    printf("ok - ran %ld mutations of %zu committed inputs (seed %llu) with no crash, sanitizer report or broken "
+           "invariant\n1 passed, 0 failed\n", count, input_count, seed);
+    return 0;
+}
+
+static int replay_main(void) {
+    for (size_t i = 0; i < input_count; i++) {
+        LLVMFuzzerTestOneInput(inputs[i], input_sizes[i]);
+        fprintf(stderr, "replayed %s: %s\n", input_names[i], described);
+        replayed++;
     }
     printf("ok - replayed %ld fuzz inputs without a crash or a broken invariant\n", replayed);
     printf("%d passed, %d failed\n", replayed > 0, replayed == 0);
     return replayed > 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    int mutate = argc >= 5 && strcmp(argv[1], "--mutate") == 0;
+    for (int a = mutate ? 5 : 1; a < argc; a++) add_path(argv[a]);
+    int status = mutate ? mutate_main(atol(argv[2]), strtoull(argv[3], NULL, 10), argv[4]) : replay_main();
+    for (size_t i = 0; i < input_count; i++) {
+        free(inputs[i]);
+        free(input_names[i]);
+    }
+    free(inputs);
+    free(input_names);
+    free(input_sizes);
+    return status;
 }
 #endif

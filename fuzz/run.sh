@@ -2,10 +2,11 @@
 # Fuzzes the C API of posenc with libFuzzer for a bounded time.
 #
 #   bash fuzz/run.sh                  60 s (FUZZ_SECONDS overrides: FUZZ_SECONDS=300 bash fuzz/run.sh)
-#   FUZZ_RUNS=N bash fuzz/run.sh      exactly N inputs from seed FUZZ_SEED (default 1), starting
-#                                     from the committed inputs alone: the same inputs on every
-#                                     run and machine (what `npm test` runs, so it cannot fail by
-#                                     chance; a timed run explores further and differently each time)
+#   FUZZ_RUNS=N bash fuzz/run.sh      N seeded mutations (seed FUZZ_SEED, default 1) of the
+#                                     committed inputs, without coverage feedback: the same
+#                                     inputs on every run and machine (what `npm test` runs,
+#                                     so it cannot fail by chance). libFuzzer's own runs are
+#                                     not repeatable, even with -seed: a timed run explores.
 #   bash fuzz/run.sh FILE...          replays FILEs (a crash found earlier) and stops
 #
 # Builds fuzz/fuzz_api.c with the same c/*.c as the wasm, under clang's
@@ -37,13 +38,21 @@ fi
 # allocator over a static arena (-DPE_ARENA), no fused multiply-adds (as in
 # wasm); the same sources as build.sh.
 mapfile -t sources < <(find c -name '*.c' | sort)
-clang -std=c99 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer -ffp-contract=off \
-  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DPE_SIMDE -DPE_ARENA \
-  -Ic "${sources[@]}" fuzz/fuzz_api.c -Wl,--wrap=malloc -lm -o "$out/fuzz_api"
+# $1: the sanitizers (with or without libFuzzer); the rest: more flags.
+build_harness() {
+  local sanitizers=$1
+  shift
+  clang -std=c99 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer -ffp-contract=off \
+    -fsanitize="$sanitizers" -fno-sanitize-recover=all -DPE_SIMDE -DPE_ARENA \
+    -Ic "${sources[@]}" fuzz/fuzz_api.c -Wl,--wrap=malloc -lm "$@"
+}
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+if [ "$#" -gt 0 ] || [ -z "${FUZZ_RUNS:-}" ]; then
+  build_harness fuzzer,address,undefined -o "$out/fuzz_api"
+fi
 if [ "$#" -gt 0 ]; then
   exec "$out/fuzz_api" "$@"
 fi
@@ -63,18 +72,29 @@ work=$out/fuzz-work
 artifacts=$out/fuzz-artifacts
 mkdir -p "$artifacts" fuzz/regressions
 if [ -n "$runs" ]; then
-  # A fixed count from a fixed seed, from the committed inputs only (what earlier
-  # runs learned would change the path): deterministic. The time bound is a
-  # backstop against a stuck machine, far above what the count takes.
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-  bound=(-runs="$runs" -seed="${FUZZ_SEED:-1}" -max_total_time=1800)
-  what="$runs inputs from seed ${FUZZ_SEED:-1}"
-else
-  mkdir -p "$work"
-  bound=(-max_total_time="$seconds")
-  what="${seconds} s"
+  # fuzz_api.c's --mutate driver: ASan and UBSan without libFuzzer, whose coverage
+  # feedback made two runs of one seed part ways (CI found what we did not).
+  build_harness address,undefined -DPE_FUZZ_REPLAY_MAIN -o "$out/fuzz_mutate"
+  seed=${FUZZ_SEED:-1}
+  saved=$artifacts/mutant-seed-$seed
+  echo "fuzz/run.sh: $runs mutations of the committed inputs from seed $seed (log: $out/fuzz.log)"
+  set +e
+  "$out/fuzz_mutate" --mutate "$runs" "$seed" "$saved" fuzz/corpus fuzz/regressions >"$out/fuzz.log" 2>&1
+  status=$?
+  set -e
+  if [ "$status" = 0 ] && grep -q '^ok - ran' "$out/fuzz.log"; then
+    grep '^ok - ran' "$out/fuzz.log"
+    echo "fuzz: 1 passed, 0 failed"
+    exit 0
+  fi
+  grep -aE 'invariant failed|an input ran|  call:|ERROR: |SUMMARY: |runtime error' "$out/fuzz.log" | head -n 20 || true
+  echo "not ok - a mutation failed (exit $status); reproduce with: bash fuzz/run.sh $saved"
+  echo "fuzz: 0 passed, 1 failed"
+  exit 1
 fi
+mkdir -p "$work"
+bound=(-max_total_time="$seconds")
+what="${seconds} s"
 log=$out/fuzz.log
 echo "fuzz/run.sh: fuzzing the C API, $what (log: $log)"
 set +e
