@@ -19,7 +19,7 @@
 import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, existsSync, readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
-import { PRESET_NAMES } from 'posenc';
+import { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from 'posenc';
 import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
 import { shortestFloat32 } from './shortest.js';
@@ -43,8 +43,8 @@ const COMMANDS = {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
       'd-model': { type: 'int', required: true, help: 'columns' },
       preset: { type: 'string', help: `${PRESET_NAMES.join(' | ')} (default ${PRESET_NAMES[0]})` },
-      layout: { type: 'string', help: 'interleaved | concat | split (overrides the preset)' },
-      frequencies: { type: 'string', help: 'paper | geometric (overrides the preset)' },
+      layout: { type: 'string', help: `${LAYOUT_NAMES.join(' | ')} (overrides the preset)` },
+      frequencies: { type: 'string', help: `${FREQUENCY_RULE_NAMES.join(' | ')} (overrides the preset)` },
       base: { type: 'number', help: 'default 10000' },
       offset: { type: 'number', help: 'position of row 0 (default 0)' },
     },

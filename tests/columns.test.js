@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadApi } from './helpers/load.js';
+import { LAYOUT_NAMES, FREQUENCY_RULE_NAMES, PRESET_NAMES } from '../dist/lib/posenc.js';
 
 const generator = new URL('./golden/gen_columns.py', import.meta.url).pathname;
 const golden = JSON.parse(readFileSync(new URL('./golden/golden_columns.json', import.meta.url), 'utf8'));
@@ -27,6 +28,17 @@ test('every layout and width: the golden columns, as fresh Int32Arrays', () => {
     assert.notEqual(pe.columns(c.dModel, { layout: c.layout }).sin, got.sin, 'each call returns its own copy');
   }
   assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('LAYOUT_NAMES, FREQUENCY_RULE_NAMES: the names the options take, as the CLI and UIs list them', () => {
+  assert.deepEqual([...LAYOUT_NAMES].sort(), [...new Set(golden.cases.map((c) => c.layout))].sort());
+  assert.ok(Object.isFrozen(LAYOUT_NAMES) && Object.isFrozen(FREQUENCY_RULE_NAMES));
+  for (const name of PRESET_NAMES) {
+    assert.ok(LAYOUT_NAMES.includes(pe.presets[name].layout), name);
+    assert.ok(FREQUENCY_RULE_NAMES.includes(pe.presets[name].frequencies), name);
+  }
+  for (const frequencies of FREQUENCY_RULE_NAMES) assert.equal(pe.frequencies(6, { frequencies }).length, 3);
+  assert.throws(() => pe.columns(6, { layout: 'bogus' }), (e) => e instanceof RangeError && e.message.includes(LAYOUT_NAMES.join(', ')));
 });
 
 test('each preset places columns by its layout', () => {

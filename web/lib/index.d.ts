@@ -64,7 +64,11 @@ export type Preset = 'vaswani' | 'tensor2tensor' | 'fairseq' | 'tf-tutorial' | '
 /** Every preset name, in the order the documentation lists them. */
 export const PRESET_NAMES: readonly Preset[];
 export type Layout = 'interleaved' | 'concat' | 'split';
+/** Every layout name, as the layout option takes them. */
+export const LAYOUT_NAMES: readonly Layout[];
 export type FrequencyRule = 'paper' | 'geometric';
+/** Every frequency rule name, as the frequencies option takes them. */
+export const FREQUENCY_RULE_NAMES: readonly FrequencyRule[];
 
 export interface EncodingOptions {
   /** Convention; its layout, frequency rule and defaults apply unless overridden below. */

@@ -6,7 +6,7 @@ import { cachedInit } from './wasm.js';
 import { createApi } from './api.js';
 
 export const init = cachedInit(WASM_BASE64, createApi);
-/** The preset names `table` and its kin accept, for UIs and CLIs that list them. */
-export { PRESET_NAMES } from './presets.js';
+/** The preset, layout and frequency-rule names `table` and its kin accept, for UIs and CLIs that list them. */
+export { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from './presets.js';
 
 export default init;

@@ -24,12 +24,14 @@ export const PRESETS = Object.freeze({
 });
 
 export const PRESET_NAMES = Object.freeze(Object.keys(PRESETS));
+export const LAYOUT_NAMES = Object.freeze(Object.keys(LAYOUTS));
+export const FREQUENCY_RULE_NAMES = Object.freeze(Object.keys(FREQUENCY_RULES));
 
 /** Resolves preset + overrides into the C core's arguments (and the preset itself). */
 export function encodingArgs(check, dModel, opts) {
   const preset = PRESETS[check.oneOf('preset', opts.preset ?? 'vaswani', PRESET_NAMES)];
-  const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(LAYOUTS));
-  const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(FREQUENCY_RULES));
+  const layout = check.oneOf('layout', opts.layout ?? preset.layout, LAYOUT_NAMES);
+  const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, FREQUENCY_RULE_NAMES);
   const base = check.finite('base', opts.base ?? preset.base, { above: 1 });
   if (preset.evenOnly && dModel % 2) {
     throw check.fail(RangeError, `preset ${JSON.stringify(opts.preset)} needs an even dModel`, dModel);
