@@ -13,12 +13,10 @@
 import { loadavg, cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../scripts/chromium.mjs';
 import { startServer } from '../scripts/serve.js';
 
 export const LAB_TARGETS = { runMs: 10000, to95Ms: 3000, accuracy: 0.95 };
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--no-first-run'];
 
 /** Records every message a worker posts to the page, with the page's clock. */
 function recordWorkerMessages() {
@@ -85,7 +83,7 @@ export function summarise(log, clickedAt) {
 
 export async function measureLab({ runs = 3, log = () => {} } = {}) {
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   const results = [];
   try {
     const url = new URL('index.html', server.url).href;

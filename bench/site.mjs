@@ -10,12 +10,11 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../scripts/chromium.mjs';
 import { startServer, ROOT } from '../scripts/serve.js';
 
 export const SITE_TARGETS = { firstChartMs: 500, scriptGzipBytes: 60 * 1024 };
 const SIZES = { phone: { width: 390, height: 844 }, desktop: { width: 1366, height: 900 } };
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const gz = (path) => gzipSync(readFileSync(path), { level: 9 }).length;
@@ -39,7 +38,7 @@ async function load(browser, url, viewport) {
 
 export async function measureSite({ loads = 7, log = () => {} } = {}) {
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
+  const browser = await launchChromium();
   const results = {};
   try {
     for (const [name, viewport] of Object.entries(SIZES)) {

@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../scripts/chromium.mjs';
 import { installPacked, run, ROOT } from './helpers/consumer.js';
 import { startServer } from '../scripts/serve.js';
 
@@ -68,7 +68,7 @@ before(async () => {
   writeFileSync(join(dir, 'src/favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>');
   run(process.execPath, [join(ROOT, 'node_modules/@11ty/eleventy/cmd.cjs'), '--quiet'], dir);
   server = await startServer({ root: join(dir, '_site') });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  browser = await launchChromium();
 });
 
 after(async () => {

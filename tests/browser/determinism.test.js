@@ -13,14 +13,12 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { init } from '../../web/lib/index.js';
 import { init as initVariants } from '../../web/lib/variants/index.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--no-first-run'];
 
 // One module, run by Node (from a data: URL) and by the page (served below).
 // Each configuration gets the core API (pe) and the variants' (pv).
@@ -137,7 +135,7 @@ let server;
 let browser;
 before(async () => {
   server = await startServer();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS, timeout: 30000 });
+  browser = await launchChromium();
 });
 after(async () => {
   await browser?.close().catch(() => {});

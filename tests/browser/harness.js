@@ -2,10 +2,10 @@
 // the site served in-process by scripts/serve.js (with its strict CSP), console
 // and page errors collected per page, and canvas pixel probes.
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { startServer, ROOT } from '../../scripts/serve.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 
 export const SHOTS = new URL('../../dist/screenshots/', import.meta.url).pathname;
 
@@ -16,15 +16,13 @@ export const SHOTS = new URL('../../dist/screenshots/', import.meta.url).pathnam
  * minutes: a slow machine must not turn a picture into a failure.
  */
 export const shot = (target, name, options = {}) => target.screenshot({ path: `${SHOTS}${name}`, timeout: 120000, ...options });
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--no-first-run'];
 
 /** Starts the server and the browser; call close() in after(). */
 export async function open() {
   if (!existsSync(`${ROOT}/index.html`)) throw new Error('dist/web is missing: run node scripts/build-site.mjs first');
   await mkdir(SHOTS, { recursive: true });
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS, timeout: 30000 });
+  const browser = await launchChromium();
   return {
     server,
     browser,
@@ -36,9 +34,12 @@ export async function open() {
   };
 }
 
-/** A fresh context and page whose console errors and page errors land in `errors`. */
-export async function newPage(browser, { width = 1280, height = 800 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+/**
+ * A fresh context and page whose console errors and page errors land in `errors`;
+ * options other than the size go to the context (javaScriptEnabled, colorScheme, ...).
+ */
+export async function newPage(browser, { width = 1280, height = 800, ...contextOptions } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true, ...contextOptions });
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   const errors = [];
@@ -81,9 +82,9 @@ export function widgetText(page, id) {
   return page.evaluate((i) => document.getElementById(i).shadowRoot.textContent, id);
 }
 
-/** Opens `path` in a fresh context; `run(page)` does the checks; the console must stay clean. */
-export async function withPage(h, path, run) {
-  const { context, page, errors } = await newPage(h.browser);
+/** Opens `path` in a fresh context (newPage's options); `run(page)` does the checks; the console must stay clean. */
+export async function withPage(h, path, run, options) {
+  const { context, page, errors } = await newPage(h.browser, options);
   try {
     await page.goto(h.url(path));
     await run(page);

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { open } from './harness.js';
+import { open, withPage as pageIn } from './harness.js';
 import { SIZES, PAGES, TOLERANCE, heightsBefore, heightsAfter, compare } from './reserves.js';
 
 const cjk = (s) => (s.match(/[\u4e00-\u9fff]/g) || []).length;
@@ -16,21 +16,7 @@ before(async () => {
 });
 after(() => h?.close());
 
-async function withPage(path, size, run, options = {}) {
-  const context = await h.browser.newContext({ viewport: size, ...options });
-  const page = await context.newPage();
-  page.setDefaultTimeout(15000);
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(e.message));
-  try {
-    await page.goto(h.url(path));
-    await run(page);
-    assert.deepEqual(errors, [], 'console errors');
-  } finally {
-    await context.close();
-  }
-}
+const withPage = (path, size, run, options = {}) => pageIn(h, path, run, { ...size, ...options });
 
 /** Waits until every widget on or near the screen (where they draw) has drawn, then two frames more. */
 async function settle(page) {
