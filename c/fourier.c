@@ -112,5 +112,5 @@ int pe_fourier_gaussian(double *b, int32_t m, int32_t d, double seed, double sig
     /* one stream for every seeded random matrix of posenc, so B is reproducible
      * from its seed by anything that reproduces the learned table */
     if (m > PE_MAX_FEATURES) return PE_ERR_SIZE;
-    return pe_learned_table(b, PE_F64, m, d, seed, PE_DIST_NORMAL, sigma);
+    return pe_normal_table(b, m, d, seed, sigma);
 }

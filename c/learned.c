@@ -3,12 +3,17 @@
  * trained_len rows of random numbers and nothing beyond. The numbers come
  * from splitmix64 (Steele, Lea and Flood 2014) used as a counter-based
  * generator: draw k is mix(seed + (k + 1) * 0x9E3779B97F4A7C15), so element
- * (p, c) is the same whatever trained_len is, and any row can be made alone.
- * Element (p, c) uses draws 2(p d + c) and 2(p d + c) + 1, u = top 53 bits / 2^53:
- *   normal  scale * sqrt(-2 ln(1 - u1)) * cos(2 pi u2)   (Box-Muller, cosine branch)
- *   uniform scale * (2 u1 - 1)
+ * i = p d + c is the same whatever trained_len is, and any row can be made
+ * alone. u_k = top 53 bits of draw k / 2^53; element i takes draw i:
+ *   uniform  scale * (2 u_i - 1)
+ *   normal   elements 2j and 2j + 1 are the two outputs of one Box-Muller
+ *            transform of draws 2j and 2j + 1:
+ *            scale * sqrt(-2 ln(1 - u_2j)) * (cos, sin)(2 pi u_2j+1)
+ * Using both outputs halves the logarithms and sines a table costs (issue 16:
+ * 2^28 draws took 25 s with the cosine alone).
  */
 #include <math.h>
+#include <string.h>
 #include "internal.h"
 #include "posenc_variants.h"
 #include "mathlib.h"
@@ -23,10 +28,21 @@ static double uniform(uint64_t seed, uint64_t k) {
     return (double)(mix(seed + (k + 1) * 0x9E3779B97F4A7C15ull) >> 11) * 0x1.0p-53;
 }
 
-static double element(uint64_t seed, uint64_t index, int dist, double scale) {
-    double u1 = uniform(seed, 2 * index), u2 = uniform(seed, 2 * index + 1);
-    if (dist == PE_DIST_UNIFORM) return scale * (2 * u1 - 1);
-    return scale * sqrt(-2 * pe_log(1 - u1)) * pe_cos(6.283185307179586 * u2);
+/* out[at .. at + count) = elements first .. first + count - 1. */
+PE_NOINLINE static void fill(void *out, int dtype, size_t at, uint64_t first, size_t count, uint64_t seed, int dist,
+                 double scale) {
+    for (size_t n = 0; n < count;) {
+        uint64_t i = first + n;
+        if (dist == PE_DIST_UNIFORM) {
+            pe_store(out, dtype, at + n++, scale * (2 * uniform(seed, i) - 1));
+            continue;
+        }
+        uint64_t j = i & ~(uint64_t)1; /* the pair's first element */
+        double r = scale * sqrt(-2 * pe_log(1 - uniform(seed, j))), s, c;
+        pe_sincos_turns(uniform(seed, j + 1), &s, &c);
+        if (i == j) pe_store(out, dtype, at + n++, r * c);
+        if (n < count) pe_store(out, dtype, at + n++, r * s);
+    }
 }
 
 static int check_learned(const void *out, int dtype, int32_t trained_len, int32_t d_model, double seed,
@@ -40,31 +56,46 @@ static int check_learned(const void *out, int dtype, int32_t trained_len, int32_
     return (scale >= 0 && scale <= PE_LEARNED_MAX_SCALE) ? PE_OK : PE_ERR_VALUE;
 }
 
+/* fill in slices, so that the hot loop is a call V8 optimises (PE_NOINLINE) */
+static void fill_sliced(void *out, int dtype, size_t at, uint64_t first, size_t count, uint64_t seed, int dist,
+                        double scale) {
+    for (size_t n = 0; n < count; n += PE_SLICE)
+        fill(out, dtype, at + n, first + n, count - n < PE_SLICE ? count - n : PE_SLICE, seed, dist, scale);
+}
+
+PE_INLINE int check_count(double rows, int32_t d_model, int dtype, double max_elements) {
+    PE_TRY(pe_check_bytes(rows * d_model, dtype == PE_F32 ? 4 : 8));
+    return rows * d_model <= max_elements ? PE_OK : PE_ERR_SIZE;
+}
+
 int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n, int32_t trained_len,
                     int32_t d_model, double seed, int dist, double scale) {
     PE_TRY(check_learned(out, dtype, trained_len, d_model, seed, dist, scale));
     if (!positions) return PE_ERR_NULL;
     PE_TRY(pe_check_dim(n));
-    PE_TRY(pe_check_bytes((double)n * d_model, dtype == PE_F32 ? 4 : 8));
+    PE_TRY(check_count(n, d_model, dtype, PE_LEARNED_MAX_ELEMENTS));
     /* The point of this encoding: there is no row to look up past the trained length. */
     for (int32_t r = 0; r < n; r++)
         if (positions[r] < 0 || positions[r] >= trained_len) return PE_ERR_POSITION;
-    uint64_t s = (uint64_t)seed;
     for (int32_t r = 0; r < n; r++)
-        for (int32_t c = 0; c < d_model; c++)
-            pe_store(out, dtype, (size_t)r * d_model + c,
-                     element(s, (uint64_t)positions[r] * (uint64_t)d_model + (uint64_t)c, dist, scale));
+        fill_sliced(out, dtype, (size_t)r * d_model, (uint64_t)positions[r] * (uint64_t)d_model, (size_t)d_model,
+                    (uint64_t)seed, dist, scale);
+    return PE_OK;
+}
+
+static int table(void *out, int dtype, int32_t trained_len, int32_t d_model, double seed, int dist, double scale,
+                 double max_elements) {
+    PE_TRY(check_learned(out, dtype, trained_len, d_model, seed, dist, scale));
+    PE_TRY(check_count(trained_len, d_model, dtype, max_elements));
+    fill_sliced(out, dtype, 0, 0, (size_t)trained_len * (size_t)d_model, (uint64_t)seed, dist, scale);
     return PE_OK;
 }
 
 int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model, double seed, int dist,
                      double scale) {
-    PE_TRY(check_learned(out, dtype, trained_len, d_model, seed, dist, scale));
-    PE_TRY(pe_check_bytes((double)trained_len * d_model, dtype == PE_F32 ? 4 : 8));
-    uint64_t s = (uint64_t)seed;
-    for (int32_t r = 0; r < trained_len; r++)
-        for (int32_t c = 0; c < d_model; c++)
-            pe_store(out, dtype, (size_t)r * d_model + c,
-                     element(s, (uint64_t)r * (uint64_t)d_model + (uint64_t)c, dist, scale));
-    return PE_OK;
+    return table(out, dtype, trained_len, d_model, seed, dist, scale, PE_LEARNED_MAX_ELEMENTS);
+}
+
+int pe_normal_table(double *out, int32_t rows, int32_t cols, double seed, double scale) {
+    return table(out, PE_F64, rows, cols, seed, PE_DIST_NORMAL, scale, PE_MAX_BYTES / 8);
 }

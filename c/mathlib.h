@@ -19,6 +19,8 @@
 #include "inline.h"
 
 void pe_sincos(double x, double *s, double *c);
+/* sin and cos of 2 pi u, |u| <= 2^48: whole turns cost no precision. */
+void pe_sincos_turns(double u, double *s, double *c);
 double pe_sin(double x);
 double pe_cos(double x);
 

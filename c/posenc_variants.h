@@ -104,8 +104,14 @@ PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k,
 /* ---- learned absolute table (learned.c) --------------------------------------- */
 enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };
 #define PE_LEARNED_MAX_SCALE 1e6 /* scale lies in [0, PE_LEARNED_MAX_SCALE] */
-/* Element (p, c) comes from splitmix64 draws number 2(p d + c) and 2(p d + c) + 1 of seed
- * (0 <= seed < 2^53): normal = scale * Box-Muller, uniform = scale * (2u - 1). Rows
+/* Numbers one call makes: trained_len * d_model, or n * d_model for rows. 2^28 (float32's
+ * 1 GiB) took 25 s before issue 16's Box-Muller with both outputs, and ~3x less after:
+ * still many seconds (docs/limits.md, Time). GPT-3's and OPT-175B's tables are
+ * 2048 x 12288, about 2^24.6. */
+#define PE_LEARNED_MAX_ELEMENTS 67108864
+/* Element i = p d + c takes splitmix64 draw number i of seed (0 <= seed < 2^53), u in [0, 1):
+ * uniform = scale * (2u - 1); normal: elements 2j and 2j + 1 are scale times the cosine
+ * and sine outputs of Box-Muller on draws 2j and 2j + 1. Rows
  * exist only for positions 0 .. trained_len - 1: any other gives PE_ERR_POSITION. */
 PE_API int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n, int32_t trained_len,
                            int32_t d_model, double seed, int dist, double scale);

@@ -52,6 +52,29 @@ PE_INLINE double cos_kernel(pe_dd r) {
     return w + (((1 - w) - hz) + small);
 }
 
+/* sin and cos of k pi/2 + r from the kernels at r. */
+static void quadrant(pe_dd r, double k, double *sn, double *cs) {
+    double s = sin_kernel(r), c = cos_kernel(r);
+    switch ((int)((int64_t)k & 3)) { /* two's complement: also right for k < 0 */
+    case 0:
+        *sn = s;
+        *cs = c;
+        break;
+    case 1:
+        *sn = c;
+        *cs = -s;
+        break;
+    case 2:
+        *sn = -s;
+        *cs = -c;
+        break;
+    default:
+        *sn = -c;
+        *cs = s;
+        break;
+    }
+}
+
 void pe_sincos(double x, double *sn, double *cs) {
     PE_WORK(PE_WORK_SINCOS, 1);
     assert(!isfinite(x) || fabs(x) <= 0x1p50);
@@ -74,25 +97,18 @@ void pe_sincos(double x, double *sn, double *cs) {
         if (pass || fabs(r.hi) <= R_MAX) break;
         k += r.hi > 0 ? 1 : -1;
     }
-    double s = sin_kernel(r), c = cos_kernel(r);
-    switch ((int)((int64_t)k & 3)) { /* two's complement: also right for k < 0 */
-    case 0:
-        *sn = s;
-        *cs = c;
-        break;
-    case 1:
-        *sn = c;
-        *cs = -s;
-        break;
-    case 2:
-        *sn = -s;
-        *cs = -c;
-        break;
-    default:
-        *sn = -c;
-        *cs = s;
-        break;
-    }
+    quadrant(r, k, sn, cs);
+}
+
+/* Quarter turns are exact in binary: t = 4u - round(4u) has no rounding
+ * error, and only t pi/2 is rounded (to a double-double), so this is as good
+ * as pe_sincos at a fraction of its reduction. */
+void pe_sincos_turns(double u, double *sn, double *cs) {
+    PE_WORK(PE_WORK_SINCOS, 1);
+    assert(fabs(u) <= 0x1p48);
+    double t = 4 * u, k = (t + ROUNDER) - ROUNDER, r = t - k;
+    pe_dd p = pe_two_prod(r, PIO2_1);
+    quadrant(pe_fast_two_sum(p.hi, p.lo + r * PIO2_2), k, sn, cs);
 }
 
 double pe_sin(double x) {

@@ -519,6 +519,10 @@ for (const fn of ['learnedTable', 'learnedRows']) {
 }
 vectorArg('learnedRows', 0, 'positions', { length: 2 });
 for (const v of [4, 100, -1, 1.5]) add('learnedRows', 'positions[1]', v, withArg('learnedRows', 0, [0, v]), RangeError);
+// PE_LEARNED_MAX_ELEMENTS = 2^26 numbers per call (256 MiB in float32, within the byte limit)
+add('learnedTable', 'trainedLen × dModel', 2 ** 26 + 2 ** 13, [2 ** 13 + 1, 2 ** 13], RangeError, 'trainedLen × dModel must be at most 67108864');
+add('learnedRows', 'positions × dModel', 2 ** 26 + 2 ** 13, [new Int32Array(2 ** 13 + 1), 4, 2 ** 13], RangeError,
+  'positions × dModel must be at most 67108864');
 
 // binary
 sizeArg('binaryTable', 0, 'maxLen');

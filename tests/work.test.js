@@ -87,3 +87,20 @@ test('gram of an arbitrary matrix forms about n(n+1)/2 dot products, not n^2', (
     assert.ok(w.gramDots >= upper && w.gramDots <= upper + 4 * n, `n=${n}: ${w.gramDots} dot products for ${upper} entries`);
   }
 });
+
+test('learned table: one Box-Muller sin/cos per pair of normal numbers, none for uniform ones', async () => {
+  const { WASM_BASE64: VARIANTS } = await import('../dist/debug/variants-wasm.js');
+  const { createVariants } = await import('../web/lib/variants/api.js');
+  const rawV = await instantiate(VARIANTS);
+  const pv = createVariants(rawV);
+  const sincos = (fn) => {
+    rawV.pe_work_reset();
+    fn();
+    return rawV.pe_work_count(KINDS.sincos);
+  };
+  // Both outputs of each transform are used (issue 16: the cosine alone cost twice the work).
+  for (const [n, d] of [[4, 6], [3, 5], [1000, 33]]) assert.equal(sincos(() => pv.learnedTable(n, d)), Math.ceil((n * d) / 2), `${n}x${d}`);
+  // Rows 3 and 1 of width 5 are numbers 15..19 and 5..9: pairs 7..9 and 2..4.
+  assert.equal(sincos(() => pv.learnedRows([3, 1], 4, 5)), 6);
+  assert.equal(sincos(() => pv.learnedTable(100, 16, { distribution: 'uniform' })), 0);
+});

@@ -558,8 +558,9 @@ def shaw_cases():
 
 # ---------------------------------------------------------------------------
 # Learned table: splitmix64 (Steele, Lea, Flood 2014) as a counter: draw k is
-# mix(seed + (k + 1) * golden gamma); u = top 53 bits / 2^53. Element (p, c)
-# uses draws 2(p d + c), 2(p d + c) + 1. normal: Box-Muller cosine branch.
+# mix(seed + (k + 1) * golden gamma); u = top 53 bits / 2^53. Element
+# i = p d + c takes draw i. uniform: 2 u_i - 1. normal: elements 2j and 2j + 1
+# are the cosine and sine outputs of Box-Muller on draws 2j and 2j + 1.
 # ---------------------------------------------------------------------------
 M64 = 2 ** 64 - 1
 
@@ -572,12 +573,14 @@ def splitmix64(seed, k):
 
 
 def learned_value(seed, index, dist, scale):
-    u1 = F(splitmix64(seed, 2 * index) >> 11, 2 ** 53)
-    u2 = F(splitmix64(seed, 2 * index + 1) >> 11, 2 ** 53)
+    def draw(k):
+        return F(splitmix64(seed, k) >> 11, 2 ** 53)
     if dist == 'uniform':
-        return f64(dec(scale) * (2 * dec(u1) - 1))
-    radius = (-2 * ln(1 - u1)).sqrt()
-    return f64(dec(scale) * radius * sin_cos(TWO_PI * dec(u2))[1])
+        return f64(dec(scale) * (2 * dec(draw(index)) - 1))
+    pair = index - index % 2
+    radius = (-2 * ln(1 - draw(pair))).sqrt()
+    s, c = sin_cos(TWO_PI * dec(draw(pair + 1)))
+    return f64(dec(scale) * radius * (c if index % 2 == 0 else s))
 
 
 def learned_cases():

@@ -102,6 +102,7 @@ static void golden(const char *path) {
     for (int i = 0; i < 5; i++) report(&st[i], "golden");
 }
 
+#define N 1000000
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static double uniform(void) { /* [0, 1) */
     rng ^= rng << 13;
@@ -110,7 +111,32 @@ static double uniform(void) { /* [0, 1) */
     return (double)(rng >> 11) * 0x1p-53;
 }
 
-#define N 1000000
+/* sin and cos of 2 pi u in long double: quarter turns come off exactly (4u - k
+ * is exact), the rest is one long double product and sinl/cosl. */
+static void turns_want(double u, long double *s, long double *c) {
+    double t = 4 * u, k = nearbyint(t), r = t - k;
+    long double th = (long double)r * 1.5707963267948966192313216916397510L, sn = sinl(th), cs = cosl(th);
+    long double q[4][2] = { { sn, cs }, { cs, -sn }, { -sn, -cs }, { -cs, sn } };
+    int i = (int)((int64_t)k & 3);
+    *s = q[i][0];
+    *c = q[i][1];
+}
+
+/* pe_sincos_turns (the learned table's Box-Muller angles: u a multiple of 2^-53 in [0, 1)) */
+static void turns(void) {
+    struct tally sn = { .name = "sin2pi" }, cs = { .name = "cos2pi" };
+    for (long i = 0; i < N; i++) {
+        double u = i % 8 ? uniform() : ldexp(2 * uniform() - 1, (int)(uniform() * 48)), s, c;
+        long double ws, wc;
+        pe_sincos_turns(u, &s, &c);
+        turns_want(u, &ws, &wc);
+        add(&sn, s, ws, u);
+        add(&cs, c, wc, u);
+    }
+    report(&sn, "random");
+    report(&cs, "random");
+}
+
 static void random_inputs(void) {
     struct tally sn = { .name = "sin" }, cs = { .name = "cos" }, ex = { .name = "exp" }, lg = { .name = "log" }, pw = { .name = "pow" };
     for (long i = 0; i < N; i++) {
@@ -191,6 +217,7 @@ int main(int argc, char **argv) {
     }
     golden(argv[1]);
     random_inputs();
+    turns();
     special_values();
     printf("%d passed, %d failed\n", passed, failed);
     return failed != 0;

@@ -352,11 +352,19 @@ export function createVariants(wasm) {
     return { seed, dist: DISTRIBUTIONS[distribution], scale, dtype };
   }
 
+  // rows × dModel numbers (and `extra` bytes of input): within the byte limit, then
+  // PE_LEARNED_MAX_ELEMENTS (2^26; a normal table of 2^28 took seconds)
+  function learnedCount(check, what, rows, dModel, dtype, extra = 0) {
+    const count = rows * dModel;
+    check.bytes(count * bytesPer(dtype) + extra);
+    if (count > C.PE_LEARNED_MAX_ELEMENTS) throw check.fail(RangeError, `${what} × dModel must be at most ${C.PE_LEARNED_MAX_ELEMENTS}`, count);
+    return count;
+  }
+
   function learnedTable(trainedLen, dModel, options) {
     const check = new Checker('learnedTable');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
-    const count = trainedLen * dModel;
-    check.bytes(count * bytesPer(a.dtype));
+    const count = learnedCount(check, 'trainedLen', trainedLen, dModel, a.dtype);
     return withFrame(wasm, 'learnedTable', (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
@@ -376,8 +384,7 @@ export function createVariants(wasm) {
       }
     }
     const n = pos.length;
-    const count = n * dModel;
-    check.bytes(count * bytesPer(a.dtype) + n * 4);
+    const count = learnedCount(check, 'positions', n, dModel, a.dtype, n * 4);
     return withFrame(wasm, 'learnedRows', (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));

@@ -31,9 +31,9 @@ export interface PosencVariants {
   t5BucketMatrix(qLen: number, options?: T5BucketMatrixOptions): Matrix<Int32Array>;
   /** qLen × kLen Shaw relative positions clip(j − (i + queryOffset), −k, k) (+ k when shift). */
   shawClip(qLen: number, options?: ShawOptions): Matrix<Int32Array>;
-  /** A seeded random learned table with rows for positions 0 .. trainedLen − 1 only. */
+  /** A seeded random learned table with rows for positions 0 .. trainedLen − 1 only; trainedLen × dModel ≤ 2^26. */
   learnedTable<T extends DType = 'float32'>(trainedLen: number, dModel: number, options?: LearnedOptions & WithDType<T>): Matrix<ArrayOf<T>>;
-  /** Rows of that table; a RangeError for any position ≥ trainedLen (no such row exists). */
+  /** Rows of that table; a RangeError for any position ≥ trainedLen (no such row exists); positions × dModel ≤ 2^26. */
   learnedRows<T extends DType = 'float32'>(positions: ArrayLike<number>, trainedLen: number, dModel: number, options?: LearnedOptions & WithDType<T>): Matrix<ArrayOf<T>>;
   /** maxLen × bits: bit b (LSB first) of each position, 0/1 or ±1. */
   binaryTable<T extends DType = 'float32'>(maxLen: number, bits: number, options?: BinaryOptions & WithDType<T>): Matrix<ArrayOf<T>>;
