@@ -29,8 +29,8 @@ static double uniform(uint64_t seed, uint64_t k) {
 }
 
 /* out[at .. at + count) = elements first .. first + count - 1. */
-PE_NOINLINE static void fill(void *out, int dtype, size_t at, uint64_t first, size_t count, uint64_t seed, int dist,
-                 double scale) {
+PE_NOINLINE static void fill(void *out, int dtype, size_t at, uint64_t first, size_t count, uint64_t seed,
+                             int dist, double scale) {
     for (size_t n = 0; n < count;) {
         uint64_t i = first + n;
         if (dist == PE_DIST_UNIFORM) {
@@ -57,8 +57,8 @@ static int check_learned(const void *out, int dtype, int32_t trained_len, int32_
 }
 
 /* fill in slices, so that the hot loop is a call V8 optimises (PE_NOINLINE) */
-static void fill_sliced(void *out, int dtype, size_t at, uint64_t first, size_t count, uint64_t seed, int dist,
-                        double scale) {
+static void fill_sliced(void *out, int dtype, size_t at, uint64_t first, size_t count, uint64_t seed,
+                        int dist, double scale) {
     for (size_t n = 0; n < count; n += PE_SLICE)
         fill(out, dtype, at + n, first + n, count - n < PE_SLICE ? count - n : PE_SLICE, seed, dist, scale);
 }
@@ -78,13 +78,13 @@ int pe_learned_rows(void *out, int dtype, const int32_t *positions, int32_t n, i
     for (int32_t r = 0; r < n; r++)
         if (positions[r] < 0 || positions[r] >= trained_len) return PE_ERR_POSITION;
     for (int32_t r = 0; r < n; r++)
-        fill_sliced(out, dtype, (size_t)r * d_model, (uint64_t)positions[r] * (uint64_t)d_model, (size_t)d_model,
-                    (uint64_t)seed, dist, scale);
+        fill_sliced(out, dtype, (size_t)r * d_model, (uint64_t)positions[r] * (uint64_t)d_model,
+                    (size_t)d_model, (uint64_t)seed, dist, scale);
     return PE_OK;
 }
 
-static int table(void *out, int dtype, int32_t trained_len, int32_t d_model, double seed, int dist, double scale,
-                 double max_elements) {
+static int table(void *out, int dtype, int32_t trained_len, int32_t d_model, double seed, int dist,
+                 double scale, double max_elements) {
     PE_TRY(check_learned(out, dtype, trained_len, d_model, seed, dist, scale));
     PE_TRY(check_count(trained_len, d_model, dtype, max_elements));
     fill_sliced(out, dtype, 0, 0, (size_t)trained_len * (size_t)d_model, (uint64_t)seed, dist, scale);
