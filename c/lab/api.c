@@ -69,14 +69,20 @@ int pe_lab_loss(double *out, void *model, const int32_t *tokens, const int32_t *
     return PE_OK;
 }
 
+/* A task this model was built for: its vocabulary and classes are the model's. */
+static int model_task(const lab_model *m, int task) {
+    int32_t vocab, classes;
+    PE_TRY(lab_task_shape(task, &vocab, &classes));
+    return vocab != m->vocab || classes != m->classes ? PE_ERR_SHAPE : PE_OK;
+}
+
 /* steps Adam steps on fresh batches of lengths drawn from [min_len, max_len];
  * out = [mean loss, accuracy] over those steps' batches. */
 int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps) {
     if (!out || !model) return PE_ERR_NULL;
     lab_model *m = model;
-    int32_t vocab, classes, T;
-    PE_TRY(lab_task_shape(task, &vocab, &classes));
-    if (vocab != m->vocab || classes != m->classes) return PE_ERR_SHAPE;
+    int32_t T;
+    PE_TRY(model_task(m, task));
     if (min_len > max_len || steps < 1 || steps > PE_LAB_MAX_STEPS) return PE_ERR_SIZE;
     PE_TRY(lab_task_seq_len(task, min_len, &T));
     PE_TRY(lab_task_seq_len(task, max_len, &T));
@@ -103,9 +109,8 @@ int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t ma
 int pe_lab_evaluate(double *out, void *model, int task, int32_t length, int32_t samples, double seed) {
     if (!out || !model) return PE_ERR_NULL;
     lab_model *m = model;
-    int32_t vocab, classes, T;
-    PE_TRY(lab_task_shape(task, &vocab, &classes));
-    if (vocab != m->vocab || classes != m->classes) return PE_ERR_SHAPE;
+    int32_t T;
+    PE_TRY(model_task(m, task));
     PE_TRY(lab_task_seq_len(task, length, &T));
     if (T > m->max_len) return PE_ERR_POSITION;
     if (samples < 1 || samples > PE_LAB_MAX_SAMPLES) return PE_ERR_SIZE;
