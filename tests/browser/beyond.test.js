@@ -120,6 +120,17 @@ test('RoPE: changing the scaling redraws the same charts; q·k is constant along
     assert.ok(Math.abs(scaled.rows[10][1 + 3] - json.rows[10][1 + 3]) > 1e-6, 'scaling changed the scores');
     // Both pairings agree once q is permuted, and not without.
     assert.match(await widgetText(page, id), /to within 0; without the permutation the two differ by up to [1-9]/);
+    // The pair chart plots the columns each pairing rotates together: i and i + d/2 (half), 2i and 2i + 1.
+    const pairDims = () => page.evaluate((i) => document.getElementById(i).pairChart.data.datasets
+      .map((set) => set.label.match(/pair (\d+) \(dims (\d+), (\d+)\)/).slice(1).map(Number)), id);
+    const half = await pairDims();
+    const d = 2 * (half.at(-1)[0] + 1);
+    assert.ok(half.length >= 3 && half.every(([i, a, b]) => a === i && b === i + d / 2), JSON.stringify(half));
+    const r2 = await renders(page, id);
+    await page.locator(`#${id} select`).filter({ has: page.locator('option[value=interleaved]') }).selectOption('interleaved');
+    await waitMoreRenders(page, id, r2);
+    const inter = await pairDims();
+    assert.ok(inter.every(([i, a, b]) => a === 2 * i && b === 2 * i + 1), JSON.stringify(inter));
   });
 });
 

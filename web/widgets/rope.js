@@ -17,8 +17,16 @@ import { fmt } from './dom.js';
 const SCALINGS = ['default', 'linear', 'ntk', 'yarn', 'llama3'];
 const PAIRINGS = ['half', 'interleaved'];
 
-/** Columns [a, b] of pair i: adjacent (interleaved) or i and i + d/2 (half, rotate_half). */
-const pairCols = (pairing, d, i) => (pairing === 'interleaved' ? [2 * i, 2 * i + 1] : [i, i + d / 2]);
+/**
+ * Columns [a, b] of pair i. Interleaved pairs are adjacent; the library's
+ * ropePermutation says where the half (rotate_half) layout puts them, so the
+ * widget does not restate that convention.
+ */
+function pairColumns(variants, pairing, d) {
+  if (pairing === 'interleaved') return (i) => [2 * i, 2 * i + 1];
+  const at = variants.ropePermutation(d, { inverse: true });
+  return (i) => [at[2 * i], at[2 * i + 1]];
+}
 
 /** The `scaling` option of the API for the widget's attributes. */
 function scalingOption(v) {
@@ -72,7 +80,7 @@ export class PeRope extends PeWidget {
     const scores = Float64Array.from({ length: len * len }, (_, i) => g[Math.floor(i / len) * 2 * len + len + (i % len)]);
     const spread = diagonalSpread(scores, len);
     this.drawScores(scores, len, spread, v);
-    this.drawPairs(Q, pos, v.pairing, freqs.invFreq);
+    this.drawPairs(Q, pos, v.pairing, pairColumns(variants, v.pairing, d), freqs.invFreq);
     const freqText = this.drawFrequencies(plain.invFreq, freqs, v);
     const scoreText = this.t('ropeCaption', { len, d, base: v.base, spread: fmt(spread, 2), pairing: this.t(`pairing_${v.pairing}`) });
     this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, rope)}`;
@@ -99,13 +107,13 @@ export class PeRope extends PeWidget {
   }
 
   /** Pairs 0, h/4, h/2 and h − 1 of the rotated q over every position, the chosen one enlarged. */
-  drawPairs(Q, pos, pairing, theta) {
+  drawPairs(Q, pos, pairing, pairCols, theta) {
     const d = Q.cols;
     const h = d / 2;
     const pairs = [...new Set([0, Math.floor(h / 4), Math.floor(h / 2), h - 1])];
     let r = 0;
     const sets = pairs.map((i, s) => {
-      const [a, b] = pairCols(pairing, d, i);
+      const [a, b] = pairCols(i);
       const data = Array.from({ length: Q.rows }, (_, m) => ({ x: Q.data[m * d + a], y: Q.data[m * d + b] }));
       for (const p of data) r = Math.max(r, Math.hypot(p.x, p.y));
       return lineSet(this.t('ropePairSeries', { i, a, b, theta: fmt(theta[i], 3) }), data, s, {
