@@ -68,6 +68,7 @@ int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_
     if (isnan(mask_value)) return PE_ERR_VALUE; /* -inf is the usual mask */
     PE_TRY(pe_check_position((double)query_offset + q_len));
     PE_TRY(pe_check_bytes((double)heads * q_len * k_len, dtype == PE_F32 ? 4 : 8));
+    PE_TRY(pe_check_scratch((double)heads * sizeof(double)));
     double *m = pe_malloc((size_t)heads * sizeof *m);
     if (!m) return PE_ERR_NOMEM;
     if (variant == PE_ALIBI_PRESS) press_slopes(m, heads, max_bias);

@@ -48,6 +48,7 @@ int pe_spec_init(pe_spec *s, int32_t d_model, int layout, int freq, double base)
     s->h = d_model / 2;
     s->w = NULL;
     if (s->nf == 0) return PE_OK; /* d_model 1 under concat: a single zero column */
+    PE_TRY(pe_check_scratch((double)s->nf * sizeof *s->w));
     s->w = pe_malloc((size_t)s->nf * sizeof *s->w);
     if (!s->w) return PE_ERR_NOMEM;
     fill_frequencies(s->w, s->nf, d_model, freq, base);

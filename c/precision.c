@@ -107,10 +107,11 @@ int pe_precision_error(double *out, const double *positions, int32_t n, int32_t 
     for (int32_t k = 0; k < n; k++) PE_TRY(pe_check_position(positions[k]));
     pe_spec sp;
     PE_TRY(pe_spec_init(&sp, d_model, layout, freq, base));
-    double *wr = pe_malloc(((size_t)sp.nf + 1) * sizeof *wr);
+    int status = pe_check_scratch(((double)sp.nf + 1) * sizeof(double));
+    double *wr = status ? NULL : pe_malloc(((size_t)sp.nf + 1) * sizeof *wr);
     if (!wr) {
         pe_spec_free(&sp);
-        return PE_ERR_NOMEM;
+        return status ? status : PE_ERR_NOMEM;
     }
     for (int32_t i = 0; i < sp.nf; i++) wr[i] = round_to(sp.w[i], format);
     int angle = mode != PE_PREC_RESULT, result = mode != PE_PREC_ANGLE;

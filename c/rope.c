@@ -155,6 +155,8 @@ static int make_frequencies(double **w, double *attention, int32_t dim, double b
      * assertion). Refused as a result that overflowed, before anything is allocated. */
     if (p.scale != 1) base *= pe_pow(p.scale, (double)dim / (dim - 2));
     if (!isfinite(base)) return PE_ERR_VALUE;
+    /* past the per-call limit: a size refusal (status 2), not "out of memory" */
+    PE_TRY(pe_check_scratch((double)(dim / 2) * sizeof **w));
     *w = pe_malloc((size_t)(dim / 2) * sizeof **w);
     if (!*w) return PE_ERR_NOMEM;
     fill_frequencies(*w, dim, base, scaling, &p);
