@@ -105,8 +105,8 @@ PE_API int pe_shaw_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t k,
 enum { PE_DIST_NORMAL = 0, PE_DIST_UNIFORM = 1 };
 #define PE_LEARNED_MAX_SCALE 1e6 /* scale lies in [0, PE_LEARNED_MAX_SCALE] */
 /* Numbers one call makes: trained_len * d_model, or n * d_model for rows. 2^28 (float32's
- * 1 GiB) took 25 s before issue 16's Box-Muller with both outputs, and ~3x less after:
- * still many seconds (docs/limits.md, Time). GPT-3's and OPT-175B's tables are
+ * 1 GiB) took 25 s before issue 16's Box-Muller with both outputs, about half after:
+ * still over ten seconds (docs/limits.md, Time). GPT-3's and OPT-175B's tables are
  * 2048 x 12288, about 2^24.6. */
 #define PE_LEARNED_MAX_ELEMENTS 67108864
 /* Element i = p d + c takes splitmix64 draw number i of seed (0 <= seed < 2^53), u in [0, 1):
