@@ -118,11 +118,13 @@ int pe_precision_error(double *out, const double *positions, int32_t n, int32_t 
     for (int32_t k = 0; k < n; k++) {
         double p = positions[k], pr = round_to(p, format), worst = 0.0;
         for (int32_t i = 0; i < sp.nf; i++) {
-            double a = p * sp.w[i], s = pe_sin(a), c = pe_cos(a);
+            double a = p * sp.w[i], s, c, s2, c2; /* pe_sincos: both at the cost of one */
+            pe_sincos(a, &s, &c);
             /* The product of two values of these formats is exact in double,
              * so rounding it once is the format's own multiplication. */
             double ar = angle ? round_to(pr * wr[i], format) : a;
-            double s2 = angle ? pe_sin(ar) : s, c2 = angle ? pe_cos(ar) : c;
+            if (angle) pe_sincos(ar, &s2, &c2);
+            else s2 = s, c2 = c;
             if (result) {
                 s2 = round_to(s2, format);
                 c2 = round_to(c2, format);

@@ -193,7 +193,10 @@ int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int3
         double pos = offset + r;
         size_t row = (size_t)r * cols;
         for (int32_t i = 0; i < h; i++) {
-            double angle = pos * w[i], c = pe_cos(angle) * a, s = pe_sin(angle) * a;
+            double c, s; /* one pe_sincos: pe_cos and pe_sin would each evaluate both */
+            pe_sincos(pos * w[i], &s, &c);
+            c *= a;
+            s *= a;
             size_t c0, c1;
             switch (layout) {
             case PE_ROPE_CACHE_PAIRS: c0 = c1 = (size_t)i; break;
@@ -252,7 +255,10 @@ int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int3
         double *yr = out + (size_t)r * cols;
         for (int32_t c = 0; c < cols; c++) yr[c] = xr[c];
         for (int32_t i = 0; i < h; i++) {
-            double angle = pos * w[i], c = pe_cos(angle) * a, s = pe_sin(angle) * a;
+            double c, s; /* one pe_sincos: pe_cos and pe_sin would each evaluate both */
+            pe_sincos(pos * w[i], &s, &c);
+            c *= a;
+            s *= a;
             for (int32_t b = 0; b < cols; b += head_dim) {
                 int32_t i0 = pairing == PE_ROPE_INTERLEAVED ? b + 2 * i : b + i;
                 int32_t i1 = pairing == PE_ROPE_INTERLEAVED ? i0 + 1 : i0 + h;
