@@ -142,7 +142,8 @@ export function createApi(wasm) {
   function norms(matrixArg, options) {
     const check = new Checker('norms');
     const opts = check.options(options, ['dtype']);
-    const m = readMatrix(check, 'matrix', matrixArg);
+    // the norms too, before the input is read: 1 GiB of input alone would pass
+    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * 8);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return withFrame(wasm, 'norms', (f) => {
       const out = f.output('float64', m.rows);

@@ -52,21 +52,22 @@ function parts(check, name, value) {
  * A tensor argument of one of `ranks` (default: a matrix), nested arrays
  * included: { shape, data }, data a typed array of every element checked by
  * `elements(check, name, data, count)` (default: finite numbers, as Checker.vector).
+ * alsoBytes(shape): what else the call will hold, refused with the copy before it is made.
  */
-export function readNested(check, name, value, ranks = [2], elements) {
+export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0) {
   const { shape, data } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
   const count = shape.reduce((a, b) => a * b, 1);
-  check.bytes(count * 8);
+  check.bytes(count * 8 + alsoBytes(shape));
   const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   return { shape, data: values };
 }
 
 /** readNested of a matrix, as { rows, cols, data }. */
-export function readMatrix(check, name, value) {
-  const t = readNested(check, name, value);
+export function readMatrix(check, name, value, alsoBytes) {
+  const t = readNested(check, name, value, undefined, undefined, alsoBytes);
   return { rows: t.shape[0], cols: t.shape[1], data: t.data };
 }
 
