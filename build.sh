@@ -39,7 +39,14 @@ fi
 # npm ci records what it installed in node_modules/.package-lock.json.
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "build.sh: installing npm dev dependencies (npm ci)..."
-  npm ci --no-audit --no-fund --loglevel=error
+  # The registry is the one thing here that fails by chance (an idle timeout
+  # while fetching a package ended a fresh-clone npm test): retry, then give up.
+  for attempt in 1 2 3; do
+    npm ci --no-audit --no-fund --loglevel=error --fetch-retries=4 && break
+    if [ "$attempt" = 3 ]; then echo "build.sh: npm ci failed three times" >&2; exit 1; fi
+    echo "build.sh: npm ci failed (attempt $attempt of 3); retrying in $((attempt * 10)) s" >&2
+    sleep $((attempt * 10))
+  done
 fi
 
 # Debian's emcc runs its JS optimiser with the system Node, which finds
