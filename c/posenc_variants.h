@@ -73,6 +73,23 @@ PE_API int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, in
 PE_API int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t cols, int32_t head_dim,
                            int inverse, int axis);
 
+/* ---- RoPE over several position axes (rope_axes.c) ------------------------- */
+/* Qwen2-VL's M-RoPE, FLUX's EmbedND, Pixtral's 2-D RoPE: frequency i (of n_freq)
+ * turns by positions[axis[i] * rows + r] * freq[i] in row r. positions is axes x rows
+ * (each within +-PE_MAX_POSITION), 1 <= axes <= PE_MAX_DIM, 0 <= axis[i] < axes,
+ * 0 <= freq[i] <= PE_ROPE_MAX_FREQ (so that the angle stays where pe_sincos is exact),
+ * attention (multiplies cos and sin) in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX]. */
+#define PE_ROPE_MAX_FREQ 1e5
+/* rows x cols cos and sin, cols = n_freq (PE_ROPE_CACHE_PAIRS) or 2 n_freq. */
+PE_API int pe_rope_axes_cache(void *cos_out, void *sin_out, int dtype, const double *positions, int32_t rows,
+                              int32_t axes, const double *freq, const int32_t *axis, int32_t n_freq,
+                              double attention, int layout);
+/* Rotates x (rows x cols, one block per head of head_dim) as pe_rope_apply does, the first
+ * 2 n_freq (<= head_dim) coordinates of each head by the frequencies above. */
+PE_API int pe_rope_axes_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
+                              int pairing, const double *positions, int32_t axes, const double *freq,
+                              const int32_t *axis, int32_t n_freq, double attention);
+
 /* ---- ALiBi (alibi.c) ------------------------------------------------------ */
 enum {
     PE_ALIBI_PRESS =

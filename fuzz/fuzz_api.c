@@ -1288,6 +1288,66 @@ static int fuzz_lab_model(src *s, long fail_at) {
     return 1;
 }
 
+/* ---- multi-axis RoPE ------------------------------------------------------------------------ */
+/* pe_rope_axes_cache (which 0) and pe_rope_axes_apply (1): positions axes x rows,
+ * n_freq frequencies and axes from the input (axes sometimes out of range). */
+static int fuzz_rope_axes(src *s, long fail_at, int which) {
+    call_state c = {0};
+    int32_t rows = size_arg(s), axes = byte(s) % 2 ? size_arg(s) : 1 + byte(s) % 3, nf = size_arg(s);
+    int dtype = enum_arg(s, 2), layout = enum_arg(s, 3), pairing = enum_arg(s, 2);
+    int32_t head = size_arg(s), heads = 1 + byte(s) % 3;
+    double attention = byte(s) % 2 ? num_arg(s) : 1.0;
+    int axes_ok = dim_ok(axes);
+    double np = in_count(dim_ok(rows) && axes_ok, (double)rows * axes), nw = in_count(dim_ok(nf), nf);
+    if (np < 0 || nw < 0) return 0;
+    double *pos = in_buf(s, np, NULL), *w = in_buf(s, nw, NULL);
+    int32_t *ax = __real_malloc((size_t)nw * sizeof *ax);
+    REQUIRE(ax != NULL);
+    for (size_t i = 0; i < (size_t)nw; i++) ax[i] = byte(s) < 240 ? byte(s) % (axes_ok ? axes : 1) : axes;
+    int st;
+    void *o1 = NULL, *o2 = NULL;
+    double *x = NULL, bigx = 0;
+    size_t n1;
+    if (which == 0) {
+        int32_t cols = layout == PE_ROPE_CACHE_PAIRS ? nf : 2 * nf;
+        size_t eb = dtype == PE_F32 ? 4 : 8;
+        double count = (double)rows * cols;
+        c.refused = !dim_ok(rows) || !dim_ok(nf) || !axes_ok || 2.0 * count * eb > PE_MAX_BYTES;
+        if (!c.refused && too_big(2 * count)) goto done;
+        n1 = c.refused ? TINY : (size_t)count;
+        o1 = out_buf((double)n1, eb);
+        o2 = out_buf((double)n1, eb);
+        DESCRIBE("pe_rope_axes_cache(dtype=%d, rows=%d, axes=%d, n_freq=%d, attention=%.17g, layout=%d) fail_at=%ld", dtype, rows, axes, nf, attention, layout, fail_at);
+        begin(&c, fail_at);
+        st = pe_rope_axes_cache(o1, o2, dtype, pos, rows, axes, w, ax, nf, attention, layout);
+        end(&c, st);
+        if (st == PE_OK) REQUIRE(all_finite(o1, dtype, n1) && all_finite(o2, dtype, n1));
+    } else {
+        int32_t cols = dim_ok(head) && (double)head * heads <= PE_MAX_DIM ? head * heads : size_arg(s);
+        double count = (double)rows * cols;
+        c.refused = !dim_ok(rows) || !dim_ok(cols) || !dim_ok(head) || !dim_ok(nf) || !axes_ok || 2.0 * count * 8 > PE_MAX_BYTES;
+        if (!c.refused && too_big(2 * count)) goto done;
+        double nx = in_count(dim_ok(rows) && dim_ok(cols), count);
+        if (nx < 0) goto done;
+        n1 = c.refused ? TINY : (size_t)count;
+        x = in_buf(s, nx, &bigx);
+        o1 = out_buf((double)n1, 8);
+        DESCRIBE("pe_rope_axes_apply(rows=%d, cols=%d, head_dim=%d, pairing=%d, axes=%d, n_freq=%d, attention=%.17g) max|x|=%g fail_at=%ld", rows, cols, head, pairing, axes, nf, attention, bigx, fail_at);
+        begin(&c, fail_at);
+        st = pe_rope_axes_apply(o1, x, rows, cols, head, pairing, pos, axes, w, ax, nf, attention);
+        end(&c, st);
+        if (st == PE_OK && bigx <= 1e150) REQUIRE(all_finite(o1, PE_F64, n1));
+    }
+done:
+    free(pos);
+    free(w);
+    free(ax);
+    free(x);
+    free(o1);
+    free(o2);
+    return 1;
+}
+
 /* ---- entry ------------------------------------------------------------------------------------ */
 /* E_pe_table, E_pe_table_gram, ...: the index of each entry point in the input. */
 #define INDEX(name, allocates) E_##name,
@@ -1341,6 +1401,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case E_pe_lab_generate: fuzz_lab_generate(&s, fail_at); break;
     case E_pe_lab_create: fuzz_lab_model(&s, fail_at); break; /* and every pe_lab_* a model serves */
     case E_pe_columns: fuzz_columns(&s, fail_at); break;
+    case E_pe_rope_axes_cache: case E_pe_rope_axes_apply:
+        fuzz_rope_axes(&s, fail_at, which - E_pe_rope_axes_cache);
+        break;
     }
     REQUIRE(pe_live_allocations() == 0);
     return 0;

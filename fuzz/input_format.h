@@ -72,6 +72,8 @@
     X(pe_fourier_random, 0)          \
     X(pe_lab_generate, 0)            \
     X(pe_lab_create, 1)              \
-    X(pe_columns, 0)
+    X(pe_columns, 0)                 \
+    X(pe_rope_axes_cache, 0)         \
+    X(pe_rope_axes_apply, 0)
 
 #endif

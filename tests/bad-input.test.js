@@ -18,6 +18,7 @@ const pv = await loadVariants();
 const apiOf = (fn) => (fn in pe ? pe : pv);
 const G = JSON.parse(readFileSync(new URL('./golden/golden.json', import.meta.url), 'utf8'));
 const V = JSON.parse(readFileSync(new URL('./golden/golden_variants.json', import.meta.url), 'utf8'));
+const M = JSON.parse(readFileSync(new URL('./golden/golden_mrope.json', import.meta.url), 'utf8'));
 const gColumns = JSON.parse(readFileSync(new URL('./golden/golden_columns.json', import.meta.url), 'utf8'))
   .cases.find((c) => c.layout === 'interleaved' && c.dModel === 7);
 
@@ -68,7 +69,32 @@ const gRound = V.precision.formats.find((f) => f.format === 'float32');
 const roundIdx = gRound.rounded.map((r, i) => (r === null ? -1 : i)).filter((i) => i >= 0);
 const gPrec = V.precision.error[0];
 
+const gMpos = M.positions[0];
+const gMcache = M.mropeCache[0];
+const gAxial = M.axialCache.find((c) => c.name === 'pixtral');
+const mpos = () => ({ shape: [3, gMcache.positions[0].length], data: gMcache.positions.flat() });
+
 const VALID = {
+  mropePositions: {
+    opt: 1,
+    args: () => [structuredClone(gMpos.segments), {}],
+    check: (r) => assert.deepEqual(Array.from(r.data), gMpos.positions.flat()),
+  },
+  mropeCache: {
+    opt: 2,
+    args: () => [mpos(), gMcache.headDim, { section: gMcache.section, base: gMcache.base, dtype: 'float64' }],
+    check: (r) => matrixClose('mropeCache', r.cos, gMcache.cos, { abs: 1e-12 }),
+  },
+  ropeAxialCache: {
+    opt: 1,
+    args: () => [matrixOf(gAxial.ids), { ...gAxial.options, dtype: 'float64' }],
+    check: (r) => matrixClose('ropeAxialCache', r.sin, gAxial.sin, { abs: 1e-12 }),
+  },
+  ropeGridIds: {
+    opt: 2,
+    args: () => [3, 4],
+    check: (r) => assert.deepEqual(Array.from(r.data), gAxial.ids.flat()),
+  },
   table: {
     opt: 2,
     args: () => [gTable.maxLen, gTable.dModel, { dtype: 'float64' }],
@@ -407,6 +433,34 @@ optionsArg('attention');
 option('attention', 'causal', BAD_BOOL);
 numberOption('attention', 'scale', [0, -0, -1, -1e-300]);
 option('attention', 'dtype', BAD_ENUM);
+
+// Multi-axis RoPE (tests/mrope.test.js has the rest)
+optionsArg('mropePositions');
+add('mropePositions', 'segments', 'not an array', ['segments'], TypeError);
+add('mropePositions', 'segments[1]', 'two kinds', [[{ text: 1 }, { text: 1, image: [1, 2, 2] }]], TypeError);
+add('mropePositions', 'segments[0].image[1]', 'zero height', [[{ image: [1, 0, 2] }]], RangeError);
+add('mropePositions', 'spatialMergeSize', 'odd width', [[{ image: [1, 2, 3] }]], RangeError);
+option('mropePositions', 'spatialMergeSize', [[0, RangeError], [1.5, RangeError], ['2', TypeError]]);
+numberOption('mropePositions', 'tokensPerSecond', [0, -1]);
+option('mropePositions', 'leftPadding', [[-1, RangeError], [0.5, RangeError], ['1', TypeError]]);
+matrixArg('mropeCache', 0, 'positions');
+sizeArg('mropeCache', 1, 'headDim');
+optionsArg('mropeCache');
+option('mropeCache', 'section', [[[2, 3, 2], RangeError], [[8], RangeError], [[2, 3, NaN], RangeError], ['233', TypeError]]);
+option('mropeCache', 'interleaved', BAD_BOOL);
+option('mropeCache', 'layout', BAD_ENUM);
+option('mropeCache', 'dtype', BAD_ENUM);
+numberOption('mropeCache', 'base', [1, 0.5, 0, -2]);
+matrixArg('ropeAxialCache', 0, 'ids');
+optionsArg('ropeAxialCache');
+option('ropeAxialCache', 'axesDim', [[[32], RangeError], [[31, 32], RangeError], [[0, 32], RangeError], ['3232', TypeError]]);
+option('ropeAxialCache', 'frequencies', BAD_ENUM);
+option('ropeAxialCache', 'pairing', BAD_ENUM);
+option('ropeAxialCache', 'dtype', BAD_ENUM);
+sizeArg('ropeGridIds', 0, 'height');
+sizeArg('ropeGridIds', 1, 'width');
+optionsArg('ropeGridIds');
+option('ropeGridIds', 'axes', [[1, RangeError], [4, RangeError], ['3', TypeError]]);
 
 // RoPE
 for (const fn of ['ropeFrequencies', 'ropeCache']) {

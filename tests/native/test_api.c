@@ -1012,6 +1012,57 @@ static void test_rope_apply(void) {
     EXPECT_NEAR(out[9], cos(2.0), 1e-15);
 }
 
+/* Multi-axis RoPE: frequency 0 reads axis 1, frequency 1 axis 0 (an M-RoPE
+ * section in miniature), against cos/sin of the position the axis holds. */
+static void test_rope_axes(void) {
+    double pos[2 * 3] = {0, 1, 2, /* axis 0 */ 5, 6, 7 /* axis 1 */}, w[2] = {1, 0.5}, c[3 * 4], s[3 * 4];
+    int32_t ax[2] = {1, 0};
+    EXPECT_STATUS(pe_rope_axes_cache(NULL, s, PE_F64, pos, 3, 2, w, ax, 2, 1, 1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, NULL, 3, 2, w, ax, 2, 1, 1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, NULL, 2, 1, 1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_rope_axes_cache(c, s, BAD_DTYPES[i], pos, 3, 2, w, ax, 2, 1, 1), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 1, 3), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 0, w, ax, 2, 1, 1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, PE_MAX_DIM + 1, w, ax, 2, 1, 1), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, BAD_SIZES[i], 2, w, ax, 2, 1, 1), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, BAD_SIZES[i], 1, 1), PE_ERR_SIZE);
+    }
+    int32_t bad_axis[2] = {2, 0};
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, bad_axis, 2, 1, 1), PE_ERR_SHAPE);
+    double bad_w[2] = {-1, 0.5}, big_w[2] = {PE_ROPE_MAX_FREQ * 2, 0.5};
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, bad_w, ax, 2, 1, 1), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, big_w, ax, 2, 1, 1), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 0, 1), PE_ERR_VALUE);
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        pos[4] = nonfinite[i];
+        EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 1, 1), PE_ERR_POSITION);
+    }
+    pos[4] = 6;
+    EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 2, PE_ROPE_CACHE_HALF), PE_OK);
+    /* row 1: frequency 0 at axis 1's 6, frequency 1 at axis 0's 1; half layout [f0 f1 | f0 f1]; attention 2 */
+    EXPECT_NEAR(c[4], 2 * cos(6.0), 1e-15);
+    EXPECT_NEAR(s[5], 2 * sin(0.5), 1e-15);
+    EXPECT(c[6] == c[4] && s[7] == s[5]);
+
+    double x[3 * 4] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1}, out[12];
+    EXPECT_STATUS(pe_rope_axes_apply(NULL, x, 3, 4, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 4, 2, pos, 2, w, ax, 2, 1), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 3, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 2, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_SHAPE); /* 4 freqs' width > 2 */
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 6, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_SHAPE); /* 6 % 4 */
+    x[3] = NAN;
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_VALUE);
+    x[3] = 0;
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_OK);
+    /* row 0, e_0 under rotate_half: frequency 0 at axis 1's 5 turns (x0, x2) */
+    EXPECT_NEAR(out[0], cos(5.0), 1e-15);
+    EXPECT_NEAR(out[2], sin(5.0), 1e-15);
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 4, PE_ROPE_INTERLEAVED, pos, 2, w, ax, 1, 1), PE_OK);
+    EXPECT(out[2] == x[2] && out[3] == x[3]); /* one frequency: the second pair is copied */
+    EXPECT_NEAR(out[1], sin(5.0), 1e-15);
+}
+
 static void test_rope_permutation(void) {
     int32_t perm[16];
     double w[16], o[16];
@@ -1417,6 +1468,7 @@ int main(void) {
         {"pe_rope_frequencies: dynamic, YaRN mscale pair, longrope", test_rope_scalings},
         {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
         {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
+        {"pe_rope_axes_cache / pe_rope_axes_apply: errors, axes, layouts, pairings", test_rope_axes},
         {"pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads},
         {"pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation},
         {"pe_alibi_slopes / pe_alibi_bias: errors, golden, masks", test_alibi},

@@ -10,11 +10,11 @@ import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
+import { createAxes, AXES_APPLY_KEYS, PAIRINGS, CACHE_LAYOUTS } from './axes.js';
+import { mropePositions, ropeGridIds } from './mrope.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
-const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
-const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
 const ALIBI_VARIANTS = { press: C.PE_ALIBI_PRESS, mpt: C.PE_ALIBI_MPT };
 const ALIBI_MODES = { causal: C.PE_ALIBI_CAUSAL, symmetric: C.PE_ALIBI_SYMMETRIC };
 const DISTRIBUTIONS = { normal: C.PE_DIST_NORMAL, uniform: C.PE_DIST_UNIFORM };
@@ -36,6 +36,7 @@ function positionsArg(check, opts, length, other) {
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
+  const axes = createAxes(wasm, call);
 
   // ---- shared option readers --------------------------------------------------
 
@@ -96,7 +97,8 @@ export function createVariants(wasm) {
 
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype', 'out']);
+    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype', 'out', ...AXES_APPLY_KEYS]);
+    if (opts.section !== undefined || opts.axesDim !== undefined) return axes.axesApply(check, x, opts); // M-RoPE, axial (axes.js)
     const t = readNested(check, 'x', x, [2, 3, 4]);
     // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
     const [s, cols] = t.shape.slice(-2);
@@ -403,6 +405,7 @@ export function createVariants(wasm) {
 
   return Object.freeze({
     ropeFrequencies, ropeCache, ropeApply, ropePermutation, ropePermute,
+    mropePositions, mropeCache: axes.mropeCache, ropeAxialCache: axes.ropeAxialCache, ropeGridIds,
     alibiSlopes, alibiBias,
     t5Bucket, t5BucketMatrix, shawClip,
     learnedTable, learnedRows,

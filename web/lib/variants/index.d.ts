@@ -16,7 +16,15 @@ export interface PosencVariants {
   /** RoPE cos and sin tables, maxLen × (dim/2 or dim). */
   ropeCache<T extends DType = 'float32'>(maxLen: number, dim: number, options?: RopeCacheOptions & WithDType<T>): RopeCache<ArrayOf<T>>;
   /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. `out`: written and returned as data. */
-  ropeApply<T extends DType = 'float32'>(x: TensorInput, options?: RopeApplyOptions & OutputOptions<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
+  ropeApply<T extends DType = 'float32'>(x: TensorInput, options?: (RopeApplyOptions | RopeMultiAxisApplyOptions) & OutputOptions<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
+  /** Qwen2-VL's get_rope_index for a prompt of text, images and videos: [3, S] position ids (time, height, width) and the rope delta. */
+  mropePositions(segments: MropeSegment[], options?: MropePositionsOptions): MropePositions;
+  /** M-RoPE cos and sin, S × headDim in HF's layout: frequencies split among the position rows by `section` (Qwen2/2.5-VL) or interleaved (Qwen3-VL). */
+  mropeCache<T extends DType = 'float32'>(positions: TensorInput, headDim: number, options: MropeCacheOptions & WithDType<T>): MultiAxisCache<ArrayOf<T>>;
+  /** Axial RoPE cos and sin for ids [N, A]: FLUX's EmbedND (axesDim [16, 56, 56]), diffusers' FluxPosEmbed, Pixtral's 2-D RoPE. */
+  ropeAxialCache<T extends DType = 'float32'>(ids: TensorInput, options: RopeAxialOptions & WithDType<T>): MultiAxisCache<ArrayOf<T>>;
+  /** Patch-grid ids in raster order: [h, w] per patch (axes 2: ViT, Pixtral) or [time, h, w] (axes 3: FLUX's img_ids). */
+  ropeGridIds(height: number, width: number, options?: { axes?: 2 | 3; time?: number; offset?: number }): Matrix<Float64Array>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
@@ -131,6 +139,79 @@ export interface RopeApplyOptions extends RopeOptions {
   positions?: ArrayLike<number>;
   /** Position of row 0 when positions is not given. Default 0. */
   offset?: number;
+}
+
+/**
+ * ropeApply's multi-axis form: with `section`, positions are [A, S] (M-RoPE, from mropePositions);
+ * with `axesDim`, ids are [S, A] (axial). `offset` and `rotaryDim` do not apply; the first
+ * 2 · sum(section) or sum(axesDim) coordinates of each head rotate.
+ */
+export interface RopeMultiAxisApplyOptions extends RopePairingOptions {
+  positions: TensorInput;
+  section?: ArrayLike<number>;
+  interleaved?: boolean;
+  axesDim?: ArrayLike<number>;
+  frequencies?: 'axis' | 'alternate';
+}
+
+interface RopePairingOptions extends RopeOptions {
+  pairing?: RopePairing;
+  headDim?: number;
+}
+
+/** One run of a prompt: text tokens (vision start and end tokens included), an image grid or a video grid [t, h, w] in patches (before merging). */
+export type MropeSegment =
+  | { text: number }
+  | { image: [number, number, number] | ArrayLike<number> }
+  /** secondsPerGrid: HF's second_per_grid_t (temporal_patch_size / fps). Default 1. */
+  | { video: [number, number, number] | ArrayLike<number>; secondsPerGrid?: number };
+
+export interface MropePositionsOptions {
+  /** vision_config.spatial_merge_size; h and w must be multiples. Default 2. */
+  spatialMergeSize?: number;
+  /** vision_config.tokens_per_second (Qwen2.5-VL): a video's time step is tokensPerSecond × secondsPerGrid. Default none (Qwen2-VL: step 1). */
+  tokensPerSecond?: number;
+  /** Padded slots before the prompt (attention mask 0). Default 0. */
+  leftPadding?: number;
+}
+
+export interface MropePositions {
+  /** [3, S]: rows time, height, width; padded slots hold 1. */
+  shape: [3, number];
+  data: Int32Array;
+  /** max(position) + 1 − S: the offset of generated token k is S + k + ropeDelta. */
+  ropeDelta: number;
+  /** Per token: 0 text (and padding), 1 image, 2 video (HF 5's mm_token_type_ids). */
+  tokenTypes: Uint8Array;
+  attentionMask: Uint8Array;
+}
+
+export interface MropeCacheOptions extends RopeOptions {
+  /** HF's mrope_section, one entry per position row, summing to headDim / 2 (Qwen2-VL [16, 24, 24]). */
+  section: ArrayLike<number>;
+  /** Qwen3-VL's interleaved assignment. Default false (sectioned). */
+  interleaved?: boolean;
+  /** Default 'half' (HF's cat(freqs, freqs)). */
+  layout?: RopeCacheLayout;
+}
+
+export interface RopeAxialOptions {
+  /** Width of each axis (even), one per column of ids; FLUX [16, 56, 56]. */
+  axesDim: ArrayLike<number>;
+  /** 'axis' (default): axis a has its own base^(−2j/axesDim[a]) (FLUX, Qwen2-VL vision); 'alternate': one head of sum(axesDim), axis a takes every A-th frequency from the a-th (Pixtral). */
+  frequencies?: 'axis' | 'alternate';
+  /** Default 10000. */
+  base?: number;
+  /** Which coordinates pair: default 'interleaved' (FLUX's adjacent pairs); 'half' (HF). */
+  pairing?: RopePairing;
+  /** Default the pairing's layout; 'pairs' for one column per frequency. */
+  layout?: RopeCacheLayout;
+}
+
+export interface MultiAxisCache<D extends ArrayLike<number> = Float32Array> extends RopeCache<D> {
+  /** The frequency of each pair, and the position row (axis) it reads. */
+  frequencies: Float64Array;
+  axis: Int32Array;
 }
 
 export interface RopePermuteOptions {

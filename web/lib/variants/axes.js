@@ -1,0 +1,226 @@
+// RoPE over several position axes: Qwen2/2.5-VL's sectioned and Qwen3-VL's
+// interleaved M-RoPE (mropeCache), FLUX's EmbedND, diffusers' FluxPosEmbed and
+// Pixtral's 2-D RoPE (ropeAxialCache), and ropeApply with [A, S] positions and
+// a section or [S, A] ids and axesDim. Each model is a choice of frequencies
+// and of the axis each frequency reads; this file makes that choice (from
+// c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
+import { withFrame, matrix, dtypeCode } from '../heap.js';
+import * as C from '../../../dist/constants.js';
+import { Checker, DTYPES, MAX_DIM, bytesPer } from '../validate.js';
+import { readNested, tensor, outputArgs } from '../tensor.js';
+import { ropeCommon } from './scaling.js';
+
+// Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
+export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
+export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
+/** The options of the multi-axis form of ropeApply (besides its own). */
+export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencies'];
+
+/** The section option: whole numbers summing to `half` (HF's mrope_section), one per position row. */
+function sectionArg(check, value, rows, half) {
+  const s = check.vector('section', value);
+  s.forEach((n, i) => check.integer(`section[${i}]`, n, 0, half ?? MAX_DIM / 2));
+  const sum = s.reduce((a, b) => a + b, 0);
+  if (sum < 1) throw check.fail(RangeError, 'section must hold at least one frequency', `[${s}]`);
+  if (half !== undefined && sum !== half) throw check.fail(RangeError, `section must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${sum})`);
+  if (rows !== undefined && s.length !== rows) throw check.fail(RangeError, `section has ${s.length} entries but positions has ${rows} rows`);
+  return Array.from(s);
+}
+
+/**
+ * The axis each of the sum(section) frequencies reads. Sectioned (Qwen2-VL's
+ * apply_multimodal_rotary_pos_emb: cos split by mrope_section * 2): the first
+ * section[0] frequencies read row 0, the next section[1] row 1, ...
+ * Interleaved (Qwen3-VL's apply_interleaved_mrope): frequency i reads row
+ * a = i mod A when a > 0 and i < A · section[a], and row 0 otherwise.
+ */
+export function sectionAxes(section, interleaved) {
+  const a = section.length;
+  const n = section.reduce((x, y) => x + y, 0);
+  const axis = new Int32Array(n);
+  if (interleaved) {
+    for (let i = 0; i < n; i++) axis[i] = i % a && i < a * section[i % a] ? i % a : 0;
+  } else {
+    let i = 0;
+    section.forEach((len, row) => axis.fill(row, i, (i += len)));
+  }
+  return axis;
+}
+
+/** axesDim: an even width per axis (FLUX's axes_dim), their sum at most MAX_DIM. */
+function axesDimArg(check, value, axes) {
+  const d = check.vector('axesDim', value, axes);
+  d.forEach((n, i) => {
+    check.size(`axesDim[${i}]`, n);
+    if (n % 2) throw check.fail(RangeError, `axesDim[${i}] must be even (RoPE rotates pairs)`, n);
+  });
+  const sum = d.reduce((a, b) => a + b, 0);
+  if (sum > MAX_DIM) throw check.fail(RangeError, `axesDim must sum to at most ${MAX_DIM}`, sum);
+  return Array.from(d);
+}
+
+/** Positions as the C core reads them: axis-major, A × S. */
+function axisMajor(t, idsRows) {
+  if (!idsRows) return t.data;
+  const [s, a] = t.shape;
+  const out = new Float64Array(s * a);
+  for (let r = 0; r < s; r++) for (let k = 0; k < a; k++) out[k * s + r] = t.data[r * a + k];
+  return out;
+}
+
+export function createAxes(wasm, call) {
+  /** theta_i of a head of width dim and the attention factor (c/rope_scaling.c). */
+  function frequencies(f, check, dim, common) {
+    const out = f.output('float64', dim / 2);
+    const af = f.output('float64', 1);
+    const params = common.params ? f.float64(common.params, common.params.length) : 0;
+    call(check, wasm.pe_rope_frequencies(out, af, dim, common.base, common.code, params));
+    return { w: f.read('float64', out, dim / 2), attention: f.read('float64', af, 1)[0] };
+  }
+
+  /**
+   * { freq, axis, attention } of a plan: M-RoPE (section: HF's frequencies of
+   * a head of 2 sum(section), scaling included) or axial (axesDim: per axis
+   * its own theta^(-2j/axesDim[a]), FLUX; or, with frequencies 'alternate',
+   * the frequencies of one head of sum(axesDim), axis a taking every A-th
+   * from the a-th, Pixtral).
+   */
+  function planFrequencies(f, check, plan) {
+    if (plan.section) {
+      const { w, attention } = frequencies(f, check, plan.dim, plan.common);
+      return { freq: w, axis: sectionAxes(plan.section, plan.interleaved), attention };
+    }
+    const dims = plan.axesDim;
+    const n = dims.reduce((a, b) => a + b, 0) / 2;
+    const freq = new Float64Array(n);
+    const axis = new Int32Array(n);
+    if (plan.alternate) {
+      const { w } = frequencies(f, check, 2 * n, plan.common);
+      let at = 0;
+      for (let a = 0; a < dims.length; a++) {
+        for (let i = a; i < n; i += dims.length) { freq[at] = w[i]; axis[at++] = a; }
+      }
+    } else {
+      let at = 0;
+      dims.forEach((d, a) => {
+        freq.set(frequencies(f, check, d, plan.common).w, at);
+        axis.fill(a, at, (at += d / 2));
+      });
+    }
+    return { freq, axis, attention: 1 };
+  }
+
+  /** The axial plan's options: axesDim, frequencies rule, base. */
+  function axialPlan(check, opts, axes) {
+    const axesDim = axesDimArg(check, opts.axesDim, axes);
+    const rule = check.oneOf('frequencies', opts.frequencies ?? 'axis', ['axis', 'alternate']);
+    if (rule === 'alternate' && axesDim.some((d) => d !== axesDim[0])) {
+      throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
+    }
+    if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
+    const dim = axesDim.reduce((a, b) => a + b, 0);
+    return { axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, Math.max(...axesDim)) };
+  }
+
+  function cacheOut(check, name, rows, plan, positions, layout, dtype) {
+    const n = plan.dim / 2;
+    const cols = layout === 'pairs' ? n : 2 * n;
+    const count = rows * cols;
+    check.bytes(2 * count * bytesPer(dtype) + positions.length * 8);
+    return withFrame(wasm, name, (f) => {
+      const p = planFrequencies(f, check, plan);
+      const cos = f.output(dtype, count);
+      const sin = f.output(dtype, count);
+      call(check, wasm.pe_rope_axes_cache(cos, sin, dtypeCode(dtype), f.float64(positions, positions.length), rows,
+        positions.length / rows, f.float64(p.freq, n), f.int32(p.axis, n), n, p.attention, CACHE_LAYOUTS[layout]));
+      return {
+        cos: matrix(rows, cols, f.read(dtype, cos, count)),
+        sin: matrix(rows, cols, f.read(dtype, sin, count)),
+        attentionFactor: p.attention,
+        layout,
+        frequencies: p.freq,
+        axis: p.axis,
+      };
+    });
+  }
+
+  function mropeCache(positions, headDim, options) {
+    const check = new Checker('mropeCache');
+    const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'layout', 'dtype']);
+    check.size('headDim', headDim);
+    if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
+    const t = readNested(check, 'positions', positions, [2]);
+    const [rows, s] = t.shape;
+    if (opts.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24])');
+    const section = sectionArg(check, opts.section, rows, headDim / 2);
+    const interleaved = check.boolean('interleaved', opts.interleaved ?? false);
+    const common = ropeCommon(check, opts, headDim);
+    const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    return cacheOut(check, 'mropeCache', s, { section, interleaved, dim: headDim, common }, t.data, layout, dtype);
+  }
+
+  function ropeAxialCache(ids, options) {
+    const check = new Checker('ropeAxialCache');
+    const opts = check.options(options, ['axesDim', 'frequencies', 'base', 'layout', 'pairing', 'dtype']);
+    const t = readNested(check, 'ids', ids, [2]);
+    const [n, axes] = t.shape;
+    if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56])');
+    const plan = axialPlan(check, opts, axes);
+    const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', Object.keys(PAIRINGS));
+    const layout = check.oneOf('layout', opts.layout ?? pairing, Object.keys(CACHE_LAYOUTS));
+    if (opts.pairing !== undefined && layout !== 'pairs' && layout !== pairing) {
+      throw check.fail(TypeError, `layout ${layout} contradicts pairing ${pairing}`);
+    }
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    return cacheOut(check, 'ropeAxialCache', n, plan, axisMajor(t, true), layout, dtype);
+  }
+
+  /** ropeApply with a section ([A, S] positions) or axesDim ([S, A] ids); opts already read. */
+  function axesApply(check, x, opts) {
+    for (const key of ['offset', 'rotaryDim']) {
+      if (opts[key] !== undefined) throw check.fail(TypeError, `${key} does not apply with section or axesDim (give the positions)`);
+    }
+    if (opts.section !== undefined && opts.axesDim !== undefined) throw check.fail(TypeError, 'give section or axesDim, not both');
+    const t = readNested(check, 'x', x, [2, 3, 4]);
+    const [s, cols] = t.shape.slice(-2);
+    const headDim = opts.headDim ?? cols;
+    check.size('headDim', headDim);
+    if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
+    if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
+    const p = readNested(check, 'positions', opts.positions, [2]);
+    const bySection = opts.section !== undefined;
+    const [pRows, pCols] = bySection ? p.shape : [...p.shape].reverse();
+    if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
+    let plan;
+    if (bySection) {
+      const section = sectionArg(check, opts.section, pRows, undefined);
+      const dim = 2 * section.reduce((a, b) => a + b, 0);
+      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim) };
+    } else {
+      plan = axialPlan(check, opts, pRows);
+    }
+    if (plan.dim > headDim) throw check.fail(RangeError, `the rotated width (${plan.dim}) must be at most headDim (${headDim})`);
+    const count = t.data.length;
+    const o = outputArgs(check, opts, count);
+    check.bytes(count * 16 + p.data.length * 8);
+    const positions = axisMajor(p, !bySection);
+    return withFrame(wasm, 'ropeApply', (f) => {
+      const { freq, axis, attention } = planFrequencies(f, check, plan);
+      const n = plan.dim / 2;
+      const out = f.output('float64', count);
+      const input = f.float64(t.data, count);
+      const pos = f.float64(positions, positions.length);
+      const fp = f.float64(freq, n);
+      const ap = f.int32(axis, n);
+      for (let at = 0; at < count * 8; at += s * cols * 8) {
+        call(check, wasm.pe_rope_axes_apply(out + at, input + at, s, cols, headDim, PAIRINGS[pairing], pos, pRows, fp, ap, n, attention));
+      }
+      return tensor(t.shape, o.into(f.read('float64', out, count, o.dtype)));
+    });
+  }
+
+  return { mropeCache, ropeAxialCache, axesApply };
+}
