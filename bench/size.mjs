@@ -5,7 +5,7 @@
 // would send it; a page that uses both loads both ("both", the sum).
 //
 // The size target, 15 kB (k = 1000, SIZE_TARGET_BYTES below; docs/performance.md,
-// "Targets"), applies to each entry but posenc/variants, whose target is 16 kB;
+// "Targets"), applies to each entry but posenc/variants, whose target is 20 kB;
 // tests/size.test.js enforces it.
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -19,8 +19,11 @@ export const SIZE_TARGET_BYTES = 15000;
  * inputs and `out` for ropeApply, about 790 bytes more (C +330, JS +460).
  * -Oz with LTO for its module gave back 35; no dead code or duplicated JS was
  * left to cut (docs/performance.md, "Size"), so the line moved by 1 kB.
+ * Issue 23 (multi-axis RoPE: Qwen-VL's M-RoPE positions and caches, FLUX's and
+ * Pixtral's axial RoPE) added 3858 bytes (JS +3219, wasm +639) to 15881: the
+ * line moved to 20 kB (docs/performance.md, "The variants budget").
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 16000;
+export const VARIANTS_SIZE_TARGET_BYTES = 20000;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

@@ -189,6 +189,14 @@ test('transformers.js get_rope_index agrees with mropePositions on image, video 
   assert.ok(compared.length >= 6, compared.join('; '));
 });
 
+test('transformers.js text-only ids for a batch of 2 without a mask: floor((i mod S) / B), documented', () => {
+  const model = Object.assign(Object.create(Qwen2VLForConditionalGeneration.prototype), { config: CONFIG });
+  const [pos] = model.get_rope_index(int64(new Array(8).fill(100), [2, 4]), null, null, null);
+  const row0 = Array.from(pos.data.subarray(0, 4), Number);
+  assert.deepEqual(row0, [0, 0, 1, 1]); // HF Python: 0, 1, 2, 3 (as mropePositions for one sequence)
+  assert.deepEqual(Array.from(pe.mropePositions([{ text: 4 }]).data.subarray(0, 4)), [0, 1, 2, 3]);
+});
+
 // ---- bad input --------------------------------------------------------------------------
 
 function refuses(fn, Type, name, label) {
