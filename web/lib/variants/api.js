@@ -9,7 +9,7 @@ import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
-import { ropeCommon } from './scaling.js';
+import { ropeCommon, configArgs } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS, PAIRINGS, CACHE_LAYOUTS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
 
@@ -51,14 +51,10 @@ export function createVariants(wasm) {
 
   // ---- RoPE -----------------------------------------------------------------------
 
-  function ropeFrequencies(dim, options) {
-    const check = new Checker('ropeFrequencies');
-    const opts = check.options(options, ['base', 'scaling', 'dtype']);
-    evenSize(check, 'dim', dim);
-    const a = ropeCommon(check, opts, dim);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+  /** dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's). */
+  function frequencies(check, name, dim, a, dtype) {
     const h = dim / 2;
-    return withFrame(wasm, 'ropeFrequencies', (f) => {
+    return withFrame(wasm, name, (f) => {
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
@@ -66,9 +62,40 @@ export function createVariants(wasm) {
     });
   }
 
+  function ropeFrequencies(dim, options) {
+    const check = new Checker('ropeFrequencies');
+    const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'dtype']);
+    evenSize(check, 'dim', dim);
+    const a = ropeCommon(check, opts, dim);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    return frequencies(check, 'ropeFrequencies', dim, a, dtype);
+  }
+
+  /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
+  function axialFrequencies(check, r, dtype) {
+    const parts = r.axial.map((d) => frequencies(check, 'ropeFromConfig', d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
+    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
+    const rotaryDim = r.axial.reduce((a, b) => a + b, 0);
+    return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq, attentionFactor: 1, warnings: r.warnings };
+  }
+
+  function ropeFromConfig(config, options) {
+    const check = new Checker('ropeFromConfig');
+    const opts = check.options(options, ['layerType', 'layerIndex', 'seqLen', 'dtype']);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);
+    if (opts.seqLen !== undefined) check.integer('seqLen', opts.seqLen, 1, MAX_POSITION);
+    const a = configArgs(check, config, opts);
+    const r = a.resolved;
+    if (r.axial) return axialFrequencies(check, r, dtype);
+    const { scaling, ...described } = r;
+    if (r.type === 'none') return described;
+    return { ...described, scaling, ...frequencies(check, 'ropeFromConfig', r.rotaryDim, a, dtype) };
+  }
+
   function ropeCache(maxLen, dim, options) {
     const check = new Checker('ropeCache');
-    const opts = check.options(options, ['base', 'scaling', 'offset', 'layout', 'dtype']);
+    const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'offset', 'layout', 'dtype']);
     check.size('maxLen', maxLen);
     evenSize(check, 'dim', dim);
     const a = ropeCommon(check, opts, dim);
@@ -97,7 +124,7 @@ export function createVariants(wasm) {
 
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype', 'out', ...AXES_APPLY_KEYS]);
+    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'dtype', 'out', ...AXES_APPLY_KEYS]);
     if (opts.section !== undefined || opts.axesDim !== undefined) return axes.axesApply(check, x, opts); // M-RoPE, axial (axes.js)
     const t = readNested(check, 'x', x, [2, 3, 4]);
     // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
@@ -405,6 +432,7 @@ export function createVariants(wasm) {
 
   return Object.freeze({
     ropeFrequencies, ropeCache, ropeApply, ropePermutation, ropePermute,
+    ropeFromConfig,
     mropePositions, mropeCache: axes.mropeCache, ropeAxialCache: axes.ropeAxialCache, ropeGridIds,
     alibiSlopes, alibiBias,
     t5Bucket, t5BucketMatrix, shawClip,
