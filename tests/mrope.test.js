@@ -36,6 +36,10 @@ function assertClose(label, got, want, tol) {
 }
 
 /** The largest |angle| a row of a golden case reaches: positions × θ_0 (θ_0 = 1). */
+function refuses(fn, Type, name, label) {
+  assert.throws(fn, (e) => e instanceof Type && e.message.includes(name) && /^posenc\./.test(e.message), label);
+}
+
 const angleTol = (maxPos) => () => 1e-12 + 16 * EPS * maxPos;
 const maxAbs = (rows) => Math.max(...rows.flat().map(Math.abs));
 
@@ -137,6 +141,26 @@ test('ropeApply with [3, S] positions and a section, and with [S, A] ids and axe
   }
 });
 
+test('config: Qwen2-VL\'s and Qwen3-VL\'s config.json give their section, assignment and theta; FLUX\'s its axes', () => {
+  const qwen2 = JSON.parse(readFileSync(path.join(here, 'fixtures', 'configs', 'qwen2-vl-7b.json'), 'utf8'));
+  const p = pe.mropePositions([{ text: 3 }, { image: [1, 4, 6] }, { text: 2 }]);
+  const same = (a, b) => assert.deepEqual(Array.from(a.cos.data), Array.from(b.cos.data));
+  same(pe.mropeCache(p, 128, { config: qwen2 }), pe.mropeCache(p, 128, { section: [16, 24, 24], base: 1e6 }));
+  // Qwen3-VL: text_config.rope_scaling with mrope_interleaved (numbers of Qwen3-VL-8B-Instruct's config.json)
+  const qwen3 = { model_type: 'qwen3_vl', text_config: { model_type: 'qwen3_vl_text', head_dim: 128, hidden_size: 4096, num_attention_heads: 32,
+    rope_theta: 5000000, rope_scaling: { rope_type: 'default', mrope_section: [24, 20, 20], mrope_interleaved: true } } };
+  same(pe.mropeCache(p, 128, { config: qwen3 }), pe.mropeCache(p, 128, { section: [24, 20, 20], interleaved: true, base: 5e6 }));
+  const flux = JSON.parse(readFileSync(path.join(here, 'fixtures', 'configs', 'flux.1-dev.json'), 'utf8'));
+  const ids = pe.ropeGridIds(3, 2, { axes: 3 });
+  assert.deepEqual(Array.from(pe.ropeAxialCache(ids, { config: flux }).sin.data),
+    Array.from(pe.ropeAxialCache(ids, { axesDim: [16, 56, 56], base: 10000 }).sin.data));
+  refuses(() => pe.mropeCache(p, 128, { config: qwen2, section: [16, 24, 24] }), TypeError, 'config', 'config and section');
+  refuses(() => pe.mropeCache(p, 128, { config: flux }), RangeError, 'mrope_section', 'not an M-RoPE config');
+  refuses(() => pe.mropeCache(p, 64, { config: qwen2 }), RangeError, 'headDim / 2', 'head of another width');
+  refuses(() => pe.ropeAxialCache(ids, { config: qwen2 }), RangeError, 'axes_dims_rope', 'not an axial config');
+  refuses(() => pe.ropeAxialCache(ids, { config: flux, base: 10 }), TypeError, 'base', 'config and base');
+});
+
 // ---- transformers.js ------------------------------------------------------------------
 
 const CONFIG = { vision_config: { spatial_merge_size: 2 }, image_token_id: 151655, video_token_id: 151656, vision_start_token_id: 151652 };
@@ -198,10 +222,6 @@ test('transformers.js text-only ids for a batch of 2 without a mask: floor((i mo
 });
 
 // ---- bad input --------------------------------------------------------------------------
-
-function refuses(fn, Type, name, label) {
-  assert.throws(fn, (e) => e instanceof Type && e.message.includes(name) && /^posenc\./.test(e.message), label);
-}
 
 test('bad input: a posenc error naming the parameter, and the module stays usable', () => {
   const ok = [{ text: 2 }, { image: [1, 4, 4] }];

@@ -9,6 +9,7 @@ import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_DIM, bytesPer } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
+import { resolveConfig } from './config.js';
 
 // Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
@@ -66,6 +67,25 @@ function axisMajor(t, idsRows) {
   const out = new Float64Array(s * a);
   for (let r = 0; r < s; r++) for (let k = 0; k < a; k++) out[k * s + r] = t.data[r * a + k];
   return out;
+}
+
+/** A key of a config object, read once (own properties only), or undefined. */
+function configKey(check, o, key) {
+  if (o === null || typeof o !== 'object') return undefined;
+  return check.read(`config.${key}`, () => (Object.hasOwn(o, key) ? o[key] : undefined));
+}
+
+/**
+ * M-RoPE's section and assignment in a config, where transformers reads them:
+ * rope_scaling (v4) or rope_parameters (v5), in text_config when there is one
+ * (Qwen2-VL: { type: 'mrope', mrope_section }; Qwen3-VL: mrope_interleaved).
+ */
+function mropeOfConfig(check, config) {
+  const text = configKey(check, config, 'text_config') ?? config;
+  const rope = configKey(check, text, 'rope_parameters') ?? configKey(check, text, 'rope_scaling');
+  const section = configKey(check, rope, 'mrope_section');
+  if (section === undefined) throw check.fail(RangeError, 'config has no mrope_section (in rope_scaling or rope_parameters): not an M-RoPE model');
+  return { section, interleaved: configKey(check, rope, 'mrope_interleaved') ?? false };
 }
 
 export function createAxes(wasm, call) {
@@ -146,14 +166,19 @@ export function createAxes(wasm, call) {
 
   function mropeCache(positions, headDim, options) {
     const check = new Checker('mropeCache');
-    const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'layout', 'dtype']);
+    const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
     check.size('headDim', headDim);
     if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
     const t = readNested(check, 'positions', positions, [2]);
     const [rows, s] = t.shape;
-    if (opts.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24])');
-    const section = sectionArg(check, opts.section, rows, headDim / 2);
-    const interleaved = check.boolean('interleaved', opts.interleaved ?? false);
+    let m = { section: opts.section, interleaved: opts.interleaved };
+    if (opts.config !== undefined) {
+      if (m.section !== undefined || m.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
+      m = mropeOfConfig(check, opts.config);
+    }
+    if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
+    const section = sectionArg(check, m.section, rows, headDim / 2);
+    const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const common = ropeCommon(check, opts, headDim);
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
@@ -162,10 +187,11 @@ export function createAxes(wasm, call) {
 
   function ropeAxialCache(ids, options) {
     const check = new Checker('ropeAxialCache');
-    const opts = check.options(options, ['axesDim', 'frequencies', 'base', 'layout', 'pairing', 'dtype']);
+    const given = check.options(options, ['axesDim', 'frequencies', 'base', 'config', 'layout', 'pairing', 'dtype']);
+    const opts = given.config === undefined ? given : axialOfConfig(check, given);
     const t = readNested(check, 'ids', ids, [2]);
     const [n, axes] = t.shape;
-    if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56])');
+    if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
     const plan = axialPlan(check, opts, axes);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', Object.keys(PAIRINGS));
     const layout = check.oneOf('layout', opts.layout ?? pairing, Object.keys(CACHE_LAYOUTS));
@@ -174,6 +200,14 @@ export function createAxes(wasm, call) {
     }
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return cacheOut(check, 'ropeAxialCache', n, plan, axisMajor(t, true), layout, dtype);
+  }
+
+  /** The options with FLUX's axes_dims_rope and theta from a config (ropeFromConfig's reading). */
+  function axialOfConfig(check, opts) {
+    for (const key of ['axesDim', 'base']) if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
+    const r = resolveConfig(check, opts.config, {});
+    if (!r.axial) throw check.fail(RangeError, 'config has no axes_dims_rope: not an axial RoPE model (ropeFromConfig tells what it holds)');
+    return { ...opts, config: undefined, axesDim: r.axial, base: r.theta };
   }
 
   /** ropeApply with a section ([A, S] positions) or axesDim ([S, A] ids); opts already read. */

@@ -20,9 +20,9 @@ export interface PosencVariants {
   /** Qwen2-VL's get_rope_index for a prompt of text, images and videos: [3, S] position ids (time, height, width) and the rope delta. */
   mropePositions(segments: MropeSegment[], options?: MropePositionsOptions): MropePositions;
   /** M-RoPE cos and sin, S × headDim in HF's layout: frequencies split among the position rows by `section` (Qwen2/2.5-VL) or interleaved (Qwen3-VL). */
-  mropeCache<T extends DType = 'float32'>(positions: TensorInput, headDim: number, options: MropeCacheOptions & WithDType<T>): MultiAxisCache<ArrayOf<T>>;
+  mropeCache<T extends DType = 'float32'>(positions: TensorInput, headDim: number, options?: MropeCacheOptions & WithDType<T>): MultiAxisCache<ArrayOf<T>>;
   /** Axial RoPE cos and sin for ids [N, A]: FLUX's EmbedND (axesDim [16, 56, 56]), diffusers' FluxPosEmbed, Pixtral's 2-D RoPE. */
-  ropeAxialCache<T extends DType = 'float32'>(ids: TensorInput, options: RopeAxialOptions & WithDType<T>): MultiAxisCache<ArrayOf<T>>;
+  ropeAxialCache<T extends DType = 'float32'>(ids: TensorInput, options?: RopeAxialOptions & WithDType<T>): MultiAxisCache<ArrayOf<T>>;
   /** Patch-grid ids in raster order: [h, w] per patch (axes 2: ViT, Pixtral) or [time, h, w] (axes 3: FLUX's img_ids). */
   ropeGridIds(height: number, width: number, options?: { axes?: 2 | 3; time?: number; offset?: number }): Matrix<Float64Array>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
@@ -187,8 +187,11 @@ export interface MropePositions {
 }
 
 export interface MropeCacheOptions extends RopeOptions {
-  /** HF's mrope_section, one entry per position row, summing to headDim / 2 (Qwen2-VL [16, 24, 24]). */
-  section: ArrayLike<number>;
+  /** HF's mrope_section, one entry per position row, summing to headDim / 2 (Qwen2-VL [16, 24, 24]); or give `config`. */
+  section?: ArrayLike<number>;
+  /** A parsed config.json (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): its mrope_section, mrope_interleaved, rope_theta and scaling, instead of section, interleaved, base, scaling. */
+  config?: object;
+  layerType?: string;
   /** Qwen3-VL's interleaved assignment. Default false (sectioned). */
   interleaved?: boolean;
   /** Default 'half' (HF's cat(freqs, freqs)). */
@@ -196,8 +199,10 @@ export interface MropeCacheOptions extends RopeOptions {
 }
 
 export interface RopeAxialOptions {
-  /** Width of each axis (even), one per column of ids; FLUX [16, 56, 56]. */
-  axesDim: ArrayLike<number>;
+  /** Width of each axis (even), one per column of ids; FLUX [16, 56, 56]; or give `config`. */
+  axesDim?: ArrayLike<number>;
+  /** A parsed FLUX transformer config.json: its axes_dims_rope and theta, instead of axesDim and base. */
+  config?: object;
   /** 'axis' (default): axis a has its own base^(−2j/axesDim[a]) (FLUX, Qwen2-VL vision); 'alternate': one head of sum(axesDim), axis a takes every A-th frequency from the a-th (Pixtral). */
   frequencies?: 'axis' | 'alternate';
   /** Default 10000. */
