@@ -22,6 +22,7 @@ const WIDGETS = {
   'pe-patch-grid': () => import('../widgets/patch-grid.js').then((m) => m.PePatchGrid),
   'pe-timestep': () => import('../widgets/timestep.js').then((m) => m.PeTimestep),
   'pe-nerf': () => import('../widgets/nerf.js').then((m) => m.PeNerf),
+  'pe-model': () => import('../widgets/model.js').then((m) => m.PeModel),
 };
 
 const MODULES = {
@@ -29,6 +30,7 @@ const MODULES = {
   numbers: () => import('./numbers.js'),
   combine: () => import('./combine.js'),
   code: () => import('./code-blocks.js'),
+  'model-gallery': () => import('./model-gallery.js'),
 };
 
 export const WIDGET_TAGS = Object.keys(WIDGETS);

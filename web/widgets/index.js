@@ -19,6 +19,7 @@ import { PeLab } from './lab.js';
 import { PePatchGrid } from './patch-grid.js';
 import { PeTimestep } from './timestep.js';
 import { PeNerf } from './nerf.js';
+import { PeModel } from './model.js';
 
 export const WIDGETS = {
   'pe-heatmap': PeHeatmap,
@@ -40,6 +41,7 @@ export const WIDGETS = {
   'pe-patch-grid': PePatchGrid,
   'pe-timestep': PeTimestep,
   'pe-nerf': PeNerf,
+  'pe-model': PeModel,
 };
 
 // A page may load the bundle twice (e.g. tutorial + blog snippet): define once.
