@@ -206,11 +206,13 @@ test('transformers.js get_rope_index agrees with mropePositions on image, video 
     if (pad && !textOnly) {
       // 3. padded slots: 0 in transformers.js (and HF 5), 1 in HF Python 4.x (ours); never attended
       const padded = js.positions.filter((_, k) => c.attentionMask[k % c.inputIds.length] === 0);
-      assert.ok(padded.every((v) => v === 0), `${c.name}: transformers.js pads with 0`);
+      assert.ok(padded.length > 0 && padded.every((v) => v === 0), `${c.name}: transformers.js pads with 0`);
+      assert.ok(Array.from(ours.data).filter((_, k) => c.attentionMask[k % c.inputIds.length] === 0).every((v) => v === 1));
+      compared.push(`${c.name}: padding values differ (documented)`);
     }
     compared.push(c.name);
   }
-  assert.ok(compared.length >= 6, compared.join('; '));
+  assert.ok(compared.length >= 8 && compared.some((s) => s.includes('padding values')) && compared.some((s) => s.includes('time step')), compared.join('; '));
 });
 
 test('transformers.js text-only ids for a batch of 2 without a mask: floor((i mod S) / B), documented', () => {

@@ -134,6 +134,7 @@ POSITION_CASES = [
     ('image and video, left padding', [{'text': 3}, {'image': [1, 4, 4]}, {'text': 2},
                                        {'video': [2, 2, 4], 'secondsPerGrid': 1.0}, {'text': 2}],
      {'tokensPerSecond': 2, 'leftPadding': 3}),
+    ('image, left padding', [{'text': 2}, {'image': [1, 2, 4]}, {'text': 2}], {'leftPadding': 2}),
     ('text only', [{'text': 6}], {}),
     ('text only, left padding', [{'text': 5}], {'leftPadding': 2}),
 ]
