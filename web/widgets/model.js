@@ -28,12 +28,6 @@ function parseConfig(raw) {
   return config;
 }
 
-/** Whether the config has M-RoPE sections (where transformers reads them). */
-function hasMrope(config) {
-  const text = config.text_config ?? config;
-  return Boolean((text.rope_parameters ?? text.rope_scaling)?.mrope_section);
-}
-
 /** Counts of each layer type, "full_attention × 6, sliding_attention × 28". */
 function layerSummary(types) {
   const counts = new Map();
@@ -78,7 +72,7 @@ export class PeModel extends PeWidget {
     }
     parts.push(this.drawWavelengths(r, variants));
     if (r.type === 'axial') parts.push(this.drawFluxIds(variants, v.grid, r));
-    else if (hasMrope(config)) parts.push(this.drawMrope(variants, config, v.grid, r));
+    else if (r.mropeSection) parts.push(this.drawMrope(variants, config, v.grid, r));
     else this.ids?.box.classList.add('hidden');
     if (r.warnings.length) parts.push(this.t('modelWarnings', { list: r.warnings.join('; ') }));
     this.captionEl.textContent = parts.join(' ');

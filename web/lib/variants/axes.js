@@ -69,25 +69,6 @@ function axisMajor(t, idsRows) {
   return out;
 }
 
-/** A key of a config object, read once (own properties only), or undefined. */
-function configKey(check, o, key) {
-  if (o === null || typeof o !== 'object') return undefined;
-  return check.read(`config.${key}`, () => (Object.hasOwn(o, key) ? o[key] : undefined));
-}
-
-/**
- * M-RoPE's section and assignment in a config, where transformers reads them:
- * rope_scaling (v4) or rope_parameters (v5), in text_config when there is one
- * (Qwen2-VL: { type: 'mrope', mrope_section }; Qwen3-VL: mrope_interleaved).
- */
-function mropeOfConfig(check, config) {
-  const text = configKey(check, config, 'text_config') ?? config;
-  const rope = configKey(check, text, 'rope_parameters') ?? configKey(check, text, 'rope_scaling');
-  const section = configKey(check, rope, 'mrope_section');
-  if (section === undefined) throw check.fail(RangeError, 'config has no mrope_section (in rope_scaling or rope_parameters): not an M-RoPE model');
-  return { section, interleaved: configKey(check, rope, 'mrope_interleaved') ?? false };
-}
-
 export function createAxes(wasm, call) {
   /** theta_i of a head of width dim and the attention factor (c/rope_scaling.c). */
   function frequencies(f, check, dim, common) {
@@ -174,7 +155,9 @@ export function createAxes(wasm, call) {
     let m = { section: opts.section, interleaved: opts.interleaved };
     if (opts.config !== undefined) {
       if (m.section !== undefined || m.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
-      m = mropeOfConfig(check, opts.config);
+      const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
+      if (!r.mropeSection) throw check.fail(RangeError, 'config has no mrope_section (in rope_scaling or rope_parameters): not an M-RoPE model');
+      m = { section: r.mropeSection, interleaved: r.mropeInterleaved };
     }
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
     const section = sectionArg(check, m.section, rows, headDim / 2);
