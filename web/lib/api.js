@@ -65,7 +65,7 @@ export function createApi(wasm) {
     const runs = given ? positionRuns(check, opts.positions, maxLen, chunk)
       : Array.from({ length: Math.ceil(maxLen / chunk) }, (_, i) => [a.offset + i * chunk, i * chunk, Math.min(chunk, maxLen - i * chunk)]);
     check.bytes(maxLen * dModel * bytesPer(a.dtype)); // the result, though wasm holds one chunk
-    const data = a.out ?? new TYPES[a.dtype](maxLen * dModel);
+    const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, 'table', (f) => {
       const out = f.output(a.dtype, chunk * dModel);
       for (const [start, r0, rows] of runs) {

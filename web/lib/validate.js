@@ -14,7 +14,8 @@ import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.
 export const MAX_DIM = PE_MAX_DIM;
 export const MAX_POSITION = PE_MAX_POSITION;
 export const MAX_BYTES = PE_MAX_BYTES;
-export const DTYPES = ['float32', 'float64'];
+// Results come as float32 (the default), float64, or float16 / bfloat16 bit patterns in a Uint16Array.
+export const DTYPES = ['float32', 'float64', 'float16', 'bfloat16'];
 
 // The typed array intrinsics, taken once at load: the real element count and
 // element type of a typed array (both throw for anything else) and its bulk
@@ -22,8 +23,44 @@ export const DTYPES = ['float32', 'float64'];
 // none of them reads a property that could answer differently later.
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
-const typedArrayName = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
 const typedArraySet = TypedArrayPrototype.set;
+// Absent where resizable buffers do not exist (then no buffer is resizable).
+const resizableGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable')?.get;
+const growableGetter = typeof SharedArrayBuffer === 'function'
+  ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'growable')?.get : undefined;
+
+/** The constructor name of a typed array ('Float32Array', ...), by its internal slot. */
+export const typedArrayName = (value) => typedArrayTag.call(value);
+/** The buffer of a typed array, by its internal slot. */
+export const typedArrayBuffer = (value) => typedArrayBufferGetter.call(value);
+
+/** Whether an ArrayBuffer or SharedArrayBuffer can change its length (each getter throws for the other kind). */
+export function isResizable(buffer) {
+  for (const get of [resizableGetter, growableGetter]) {
+    try {
+      if (get) return get.call(buffer) === true;
+    } catch {
+      // the other kind of buffer
+    }
+  }
+  return false;
+}
+
+const byteLengthGetters = [ArrayBuffer, globalThis.SharedArrayBuffer].filter(Boolean)
+  .map((B) => Object.getOwnPropertyDescriptor(B.prototype, 'byteLength').get);
+/** Whether `value` is an ArrayBuffer or SharedArrayBuffer (by internal slot). */
+function isBuffer(value) {
+  return byteLengthGetters.some((get) => {
+    try {
+      get.call(value);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** The element count of a (non-DataView) typed array, or -1 for anything else. */
 export function typedLength(value) {
@@ -134,13 +171,16 @@ export class Checker {
   options(value, known, name = 'options') {
     const snapshot = Object.create(null);
     if (value === undefined || value === null) return snapshot;
-    if (typeof value !== 'object' || this.read(name, () => Array.isArray(value))) {
-      throw this.fail(TypeError, `${name} must be an object`, value);
+    // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
+    // as what it is, not as an unknown option "0".
+    if (typeof value !== 'object' || ArrayBuffer.isView(value) || isBuffer(value) || this.read(name, () => Array.isArray(value))) {
+      throw this.fail(TypeError, `${name} must be an object of named options`, value);
     }
     const keys = this.read(name, () => Object.keys(value));
+    const what = name === 'options' ? 'option' : `${name} option`;
     for (const key of keys) {
       if (!known.includes(key)) {
-        throw this.fail(TypeError, `unknown option ${JSON.stringify(key)}; known options are ${known.join(', ')}`);
+        throw this.fail(TypeError, `unknown ${what} ${JSON.stringify(key)}; known ${what}s are ${known.join(', ')}`);
       }
     }
     for (const key of known) {
@@ -179,7 +219,7 @@ export class Checker {
   }
 
   typedSnapshot(name, value, count, length) {
-    const type = typedArrayName.call(value);
+    const type = typedArrayName(value);
     if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     this.count(name, count, length);
     return copyTyped(type === 'Float32Array' ? new Float32Array(count) : new Float64Array(count), value);

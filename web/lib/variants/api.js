@@ -190,7 +190,8 @@ export function createVariants(wasm) {
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const mode = check.oneOf('mode', opts.mode ?? 'causal', Object.keys(ALIBI_MODES));
     const maskValue = check.number('maskValue', opts.maskValue ?? -Infinity);
-    if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN', maskValue);
+    // +Infinity added to a score makes softmax NaN: only -Infinity or a finite value masks.
+    if (Number.isNaN(maskValue) || maskValue === Infinity) throw check.fail(RangeError, 'maskValue must be -Infinity or a finite number', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A finite mask past float32's range would become -Infinity silently.
