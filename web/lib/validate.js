@@ -82,6 +82,7 @@ export function copyTyped(target, source) {
 function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${value}n`;
+  if (Object.is(value, -0)) return '-0';
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
   try {
     if (Array.isArray(value)) return 'an array';
