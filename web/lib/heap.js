@@ -94,8 +94,18 @@ export class Frame {
   }
 }
 
-/** Runs `body(frame)` and frees everything it allocated, whatever happens. */
-export function withFrame(wasm, fn, body) {
+// Headroom over a footprint for the allocator's headers and rounding (16
+// bytes each) and the core's small scratch buffers.
+const RESERVE_SLACK = 4096;
+
+/**
+ * Runs `body(frame)` and frees everything it allocated, whatever happens.
+ * `check` is the call's Checker (or its name): memory grows once for the
+ * footprint its bytes() check recorded, not in steps as buffers are made.
+ */
+export function withFrame(wasm, check, body) {
+  const fn = typeof check === 'string' ? check : check.fn;
+  if (check.footprint > 0) wasm.pe_reserve(check.footprint + RESERVE_SLACK);
   const frame = new Frame(wasm, fn);
   try {
     return body(frame);

@@ -96,6 +96,7 @@ function show(value) {
 export class Checker {
   constructor(fn) {
     this.fn = fn;
+    this.footprint = 0; // bytes(): what the call will hold in wasm memory
   }
 
   fail(ErrorType, text, value) {
@@ -244,8 +245,16 @@ export class Checker {
     return copy;
   }
 
-  /** Refuses, before allocating, a call whose buffers would not fit. */
-  bytes(total) {
+  /**
+   * Refuses, before allocating, a call whose buffers would not fit: `total`,
+   * everything the call holds, and `wasm`, the part of it in WebAssembly
+   * memory at once (inputs, outputs and the C core's scratch; less than total
+   * where a result is made a chunk at a time). `wasm` is kept as the call's
+   * footprint: withFrame grows memory for it in one step.
+   */
+  bytes(total, wasm = total) {
+    total = Math.max(total, wasm);
+    this.footprint = wasm;
     if (total > MAX_BYTES) {
       // Rounded up: a call just over the limit must not read as "1024.0 MiB".
       const mib = (Math.ceil((total / 2 ** 20) * 10) / 10).toFixed(1);
