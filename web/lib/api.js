@@ -3,7 +3,7 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { as4, extraArg, maskElements, biasElements } from './attention-args.js';
@@ -23,10 +23,10 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
 
 const isF32 = (m) => m.data instanceof Float32Array;
 
-// What pe_table and pe_table_gram hold besides their output: the oscillator
-// state (OSC_SCRATCH in c/pe_table.c, 40 bytes a pair) and the frequencies
-// (c/freq.c, 8 bytes a pair), counted before anything is allocated.
-const tableScratch = (dModel) => 48 * (Math.floor(dModel / 2) + 2);
+// What pe_table and pe_table_gram hold besides their output, as their own
+// first check counts it (OSC_SCRATCH in c/pe_table.c: the oscillator state and
+// the frequencies, 40 bytes a pair), counted here before anything is allocated.
+const tableScratch = (dModel) => 40 * (Math.floor(dModel / 2) + 2) + SCRATCH_SLACK;
 
 /**
  * Runs of consecutive positions: [start, first row, rows], each at most

@@ -6,7 +6,7 @@
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
@@ -76,7 +76,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
-    check.bytes(2 * count * bytesPer(dtype) + dim * 4); // and the core's dim / 2 frequencies
+    check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK); // and the core's dim / 2 frequencies
     return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
@@ -110,7 +110,7 @@ export function createVariants(wasm) {
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
     const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + s * 8 + rotaryDim * 4); // and the core's rotaryDim / 2 frequencies
+    check.bytes(count * 16 + s * 8 + rotaryDim * 4 + SCRATCH_SLACK); // and the core's rotaryDim / 2 frequencies
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       const input = f.float64(t.data, count);
