@@ -10,24 +10,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeHalf, encodeHalf, decodeHalves, encodeHalves } from '../web/lib/float16.js';
 import { loadApi, loadVariants, loadFields } from './helpers/load.js';
+import { FORMATS, valueOf, nearestBits } from './helpers/half.js';
 
 const pe = await loadApi();
 const pv = await loadVariants();
 const pf = await loadFields();
-
-// [exponent bits, fraction bits, bias] of each format (IEEE 754-2008 binary16; bfloat16).
-const FORMATS = { float16: [5, 10, 15], bfloat16: [8, 7, 127] };
-
-/** The value of bit pattern b, from the definition of the format. */
-function valueOf(b, format) {
-  const [eb, fb, bias] = FORMATS[format];
-  const s = b >> 15 ? -1 : 1;
-  const e = (b >> fb) & ((1 << eb) - 1);
-  const f = b & ((1 << fb) - 1);
-  if (e === (1 << eb) - 1) return f === 0 ? s * Infinity : NaN;
-  if (e === 0) return s * f * Math.pow(2, 1 - bias - fb);
-  return s * (Math.pow(2, fb) + f) * Math.pow(2, e - bias - fb);
-}
 
 const isNaNBits = (b, format) => Number.isNaN(valueOf(b, format));
 const ALL = Array.from({ length: 65536 }, (_, b) => b);
@@ -91,28 +78,6 @@ test('bfloat16 edges: float32 range, rounding from float64 in one step', () => {
   ];
   for (const [x, bits] of cases) assert.equal(encodeHalf(x, 'bfloat16'), bits, `bfloat16(${x})`);
 });
-
-/**
- * The pattern nearest to the finite x, ties to the even pattern, found by
- * bisection over the format's values alone. Past the largest finite value
- * the next step (same gap) is Infinity's.
- */
-function nearestBits(x, format) {
-  const fb = FORMATS[format][1];
-  const inf = ((1 << FORMATS[format][0]) - 1) << fb;
-  const s = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
-  const a = Math.abs(x);
-  let lo = 0, hi = inf; // valueOf(lo) <= a < valueOf(hi)
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (valueOf(mid, format) <= a) lo = mid;
-    else hi = mid;
-  }
-  const below = valueOf(lo, format);
-  const above = lo + 1 === inf ? below + (below - valueOf(lo - 1, format)) : valueOf(lo + 1, format);
-  const up = a - below > above - a || (a - below === above - a && lo % 2 === 1);
-  return s | (up ? lo + 1 : lo);
-}
 
 // ---- through the API ----------------------------------------------------------------
 

@@ -81,7 +81,7 @@ function typedData(check, name, type, data, integers) {
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
     return decodeHalves(data, type);
   }
-  if (array?.startsWith('Big')) return Float64Array.from(data, (x) => bigToNumber(check, name, x));
+  if (array?.startsWith('Big') && type.endsWith('int64')) return Float64Array.from(data, (x) => bigToNumber(check, name, x));
   return data; // numbers, checked by the parameter's element check
 }
 
