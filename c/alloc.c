@@ -125,6 +125,7 @@ static int grow(size_t need) {
     size_t pages = (need - have + PAGE - 1) / PAGE;
     size_t old = MEMORY_GROW(pages);
     if (old == (size_t)-1) return 0;
+    PE_WORK(PE_WORK_GROWS, 1);
     /* The 2 GiB cap (build.sh) keeps these below 2^32. */
     uint64_t start = MEMORY_ORIGIN + (uint64_t)old * PAGE, end = start + (uint64_t)pages * PAGE;
     if (end > UINTPTR_MAX) return 0;
