@@ -8,7 +8,7 @@
 // Infinity and NaN. Tolerance: none; conversions are exact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeHalf, encodeHalf, decodeHalves, encodeHalves } from '../web/lib/float16.js';
+import { encodeHalf, decodeHalves, encodeHalves } from '../web/lib/float16.js';
 import { loadApi, loadVariants, loadFields } from './helpers/load.js';
 import { FORMATS, valueOf, nearestBits } from './helpers/half.js';
 
@@ -24,8 +24,7 @@ for (const format of Object.keys(FORMATS)) {
     const decoded = decodeHalves(Uint16Array.from(ALL), format);
     for (const b of ALL) {
       const want = valueOf(b, format);
-      assert.ok(Object.is(decodeHalf(b, format), want), `decodeHalf(0x${b.toString(16)}) = ${decodeHalf(b, format)}, want ${want}`);
-      assert.ok(Object.is(decoded[b], want), `decodeHalves 0x${b.toString(16)}`);
+      assert.ok(Object.is(decoded[b], want), `decodeHalves 0x${b.toString(16)} = ${decoded[b]}, want ${want}`);
       const back = encodeHalf(want, format);
       if (isNaNBits(b, format)) assert.ok(isNaNBits(back, format), `NaN 0x${b.toString(16)} encodes to a NaN`);
       else assert.equal(back, b, `encode(decode(0x${b.toString(16)}))`);
@@ -135,12 +134,12 @@ test('a result beyond float16 is refused (status 7), not rounded to Infinity; ou
 
 test('element types: unknown ones refused by name, integers only where integers make sense', () => {
   const bad = [
-    [{ type: 'float8', dims: [1, 2], data: new Uint8Array(2) }, TypeError, /element type "float8"/],
-    [{ dtype: 'string', shape: [1, 2], dataSync: () => ['a', 'b'] }, TypeError, /element type "string"/],
-    [{ type: 'int8', dims: [1, 2], data: new Int8Array(2) }, TypeError, /holds int8 values/],
-    [{ type: 'int32', dims: [1, 2], data: new Int32Array(2) }, TypeError, /holds int32 values/],
+    [{ type: 'float8', dims: [1, 2], data: new Uint8Array(2) }, TypeError, /element type float32, .*\(got "float8"\)/],
+    [{ dtype: 'string', shape: [1, 2], dataSync: () => ['a', 'b'] }, TypeError, /element type .*\(got "string"\)/],
+    [{ type: 'int8', dims: [1, 2], data: new Int8Array(2) }, TypeError, /element type .*\(got "int8"\)/],
+    [{ type: 'int32', dims: [1, 2], data: new Int32Array(2) }, TypeError, /element type .*\(got "int32"\)/],
     [{ type: 'float16', dims: [1, 2], data: new Float32Array(2) }, TypeError, /Uint16Array of float16/],
-    [{ type: 7, dims: [1, 2], data: new Float32Array(2) }, TypeError, /type must be a string/],
+    [{ type: 7, dims: [1, 2], data: new Float32Array(2) }, TypeError, /element type .*\(got 7\)/],
     [f16([Infinity, 1], [1, 2]), RangeError, /finite/],
   ];
   for (const [m, Type, pattern] of bad) {

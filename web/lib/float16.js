@@ -5,79 +5,48 @@
 // Decoding is exact (every value is a float32); encoding rounds a float64 to
 // nearest, ties to even, in one step (through float32 it would round twice).
 
-const FORMATS = {
-  float16: { exp: 5, frac: 10 },
-  bfloat16: { exp: 8, frac: 7 },
-};
+const FORMATS = { float16: [5, 10], bfloat16: [8, 7] }; // exponent and fraction bits
 export const HALF_TYPES = Object.keys(FORMATS);
 
-/** The value of the bit pattern `bits` in `format` ('float16' or 'bfloat16'). */
-export function decodeHalf(bits, format) {
-  const { exp, frac } = FORMATS[format];
-  const bias = 2 ** (exp - 1) - 1;
-  const e = (bits >> frac) & (2 ** exp - 1);
-  const f = bits & (2 ** frac - 1);
-  const sign = bits & 0x8000 ? -1 : 1;
-  if (e === 2 ** exp - 1) return f ? NaN : sign * Infinity;
-  // subnormals have no implicit 1 and the exponent of the smallest normal
-  return sign * (e ? 1 + f / 2 ** frac : f / 2 ** frac) * 2 ** ((e || 1) - bias);
-}
-
-/** An integer rounded to nearest, ties to even (x >= 0; exact below 2^53). */
-function roundEven(x) {
-  const whole = Math.floor(x);
-  const rest = x - whole; // exact: x has no bits below those of its fraction
-  return rest > 0.5 || (rest === 0.5 && whole % 2 === 1) ? whole + 1 : whole;
-}
-
-/** The exponent e with 2^e <= a < 2^(e+1) (a > 0 finite), without trusting log2's rounding. */
-function exponentOf(a) {
-  let e = Math.floor(Math.log2(a));
-  if (2 ** e > a) e--;
-  else if (2 ** (e + 1) <= a) e++;
-  return e;
-}
-
-/** The bit pattern of the number `x` in `format`, rounded to nearest even; NaN is the quiet NaN. */
-export function encodeHalf(x, format) {
-  const { exp, frac } = FORMATS[format];
-  const bias = 2 ** (exp - 1) - 1;
-  const top = 2 ** exp - 1; // the exponent field of Infinity and NaN
-  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
-  if (Number.isNaN(x)) return (top << frac) | (1 << (frac - 1));
-  const a = Math.abs(x);
-  if (a === Infinity) return sign | (top << frac);
-  const minExp = 1 - bias;
-  // Below the smallest normal: whole units of the smallest subnormal (a
-  // power-of-two scaling, exact). Rounding up to 2^frac units gives the
-  // smallest normal's pattern, which is right.
-  if (a < 2 ** minExp) return sign | roundEven(a * 2 ** (frac - minExp));
-  let e = exponentOf(a);
-  let m = roundEven(a * 2 ** (frac - e)); // 2^frac .. 2^(frac+1)
-  if (m === 2 ** (frac + 1)) {
-    m /= 2;
-    e++;
-  }
-  if (e + bias >= top) return sign | (top << frac); // past the largest finite: Infinity
-  return sign | ((e + bias) << frac) | (m - 2 ** frac);
+/** [fraction bits, exponent bias, the pattern of +Infinity] of a format. */
+function layout(format) {
+  const [e, f] = FORMATS[format];
+  return [f, 2 ** (e - 1) - 1, (2 ** e - 1) << f];
 }
 
 /** A Float32Array of the values of the bit patterns `bits` (exact). */
 export function decodeHalves(bits, format) {
-  const out = new Float32Array(bits.length);
-  // bfloat16 is float32's high half: place the bits, read them as float32
-  if (format === 'bfloat16') {
-    const words = new Uint32Array(out.buffer);
-    for (let i = 0; i < bits.length; i++) words[i] = bits[i] << 16;
-    return out;
-  }
-  for (let i = 0; i < bits.length; i++) out[i] = decodeHalf(bits[i], format);
-  return out;
+  const [f, bias, inf] = layout(format);
+  return Float32Array.from(bits, (b) => {
+    const e = (b & inf) >> f, m = b & ((1 << f) - 1);
+    // subnormals have no implicit 1 and the exponent of the smallest normal
+    const v = (b & 0x7fff) >= inf ? (m ? NaN : Infinity) : (e ? 1 + m / 2 ** f : m / 2 ** f) * 2 ** ((e || 1) - bias);
+    return b & 0x8000 ? -v : v;
+  });
 }
 
-/** A Uint16Array of the bit patterns of `values` in `format`, each rounded to nearest even. */
-export function encodeHalves(values, format) {
-  const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = encodeHalf(values[i], format);
-  return out;
+/** An integer rounded to nearest, ties to even (x >= 0; exact below 2^53). */
+function roundEven(x) {
+  const whole = Math.floor(x), rest = x - whole; // exact: x has no bits below its fraction's
+  return rest > 0.5 || (rest === 0.5 && whole % 2) ? whole + 1 : whole;
 }
+
+/** The bit pattern of the number `x` in `format`, rounded to nearest even; NaN is the quiet NaN. */
+export function encodeHalf(x, format) {
+  const [f, bias, inf] = layout(format);
+  if (Number.isNaN(x)) return inf | (1 << (f - 1));
+  const a = Math.abs(x), sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  if (a >= 2 ** (bias + 1)) return sign | inf;
+  // The exponent (2^k <= a < 2^(k+1), not trusting log2's rounding), the
+  // smallest normal's for subnormals. The fraction is scaled by a power of
+  // two (exact) and rounded; a carry out of it steps the exponent, as the
+  // bits of the next binade (or Infinity) say.
+  let k = Math.floor(Math.log2(a));
+  if (2 ** k > a) k--;
+  else if (2 ** (k + 1) <= a) k++;
+  k = Math.max(k, 1 - bias);
+  return sign | Math.min(inf, ((k + bias - 1) << f) + roundEven(a * 2 ** (f - k)));
+}
+
+/** A Uint16Array of the bit patterns of `values` in `format`. */
+export const encodeHalves = (values, format) => Uint16Array.from(values, (x) => encodeHalf(x, format));

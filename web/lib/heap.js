@@ -4,7 +4,7 @@
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
 import { Checker, typedLength, copyTyped } from './validate.js';
-import { HALF_TYPES, encodeHalves } from './float16.js';
+import { HALF_TYPES, encodeHalves, decodeHalves } from './float16.js';
 import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
 /** The array a result of each dtype comes in: float16 and bfloat16 as their bit patterns. */
@@ -148,9 +148,9 @@ export function asDtype(check, data, dtype) {
   if (dtype === 'float64') return data;
   const half = HALF_TYPES.includes(dtype);
   const out = half ? encodeHalves(data, dtype) : new Float32Array(data);
+  const values = half ? decodeHalves(out, dtype) : out;
   for (let i = 0; i < out.length; i++) {
-    const finite = half ? (out[i] & 0x7fff) < (dtype === 'float16' ? 0x7c00 : 0x7f80) : Number.isFinite(out[i]);
-    if (!finite && Number.isFinite(data[i])) {
+    if (!Number.isFinite(values[i]) && Number.isFinite(data[i])) {
       throw check.fail(RangeError, `a result (${data[i]}) overflows ${dtype}; use dtype 'float64' (status ${PE_ERR_VALUE})`);
     }
   }

@@ -54,40 +54,27 @@ function parts(check, name, value) {
 
 // Element types of other libraries' tensors (onnxruntime-web and
 // transformers.js `type`, TensorFlow.js `dtype`). float16 and bfloat16 come as
-// bit patterns in a Uint16Array and are decoded exactly.
-const ELEMENT_TYPES = ['float32', 'float64', 'float16', 'bfloat16', 'int8', 'uint8', 'int16', 'uint16',
-  'int32', 'uint32', 'int64', 'uint64', 'bool'];
+// bit patterns in a Uint16Array and are decoded exactly. Integer and boolean
+// types only where the parameter holds integers (a mask): an int8 tensor of
+// activations is quantized data whose scale posenc cannot know, so it is
+// refused rather than read as values.
 const REAL_TYPES = ['float32', 'float64', ...HALF_TYPES];
+const INTEGER_TYPES = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'bool'];
 
-/**
- * The data of a tensor whose element type is `type` (undefined: none given),
- * as numbers. Integer and boolean types only where the parameter holds
- * integers (a mask): an int8 or uint8 tensor of activations is quantized data
- * whose scale posenc cannot know, so it is refused rather than read as values.
- */
+/** The data of a tensor whose element type is `type` (undefined: none given), as numbers. */
 function typedData(check, name, type, data, integers) {
   if (type === undefined || type === null) return data;
-  if (typeof type !== 'string') throw check.fail(TypeError, `${name}.type must be a string naming the element type`, type);
-  if (!ELEMENT_TYPES.includes(type)) {
-    throw check.fail(TypeError, `${name} has element type ${JSON.stringify(type)}, which posenc does not read; known types are ${ELEMENT_TYPES.join(', ')}`);
+  if (!REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
+    throw check.fail(TypeError, `${name} must have element type ${REAL_TYPES.join(', ')}${integers ? ` or ${INTEGER_TYPES.join(', ')}` : ''}`, type);
   }
-  if (!integers && !REAL_TYPES.includes(type)) {
-    throw check.fail(TypeError, `${name} holds ${type} values, but takes real numbers (${REAL_TYPES.join(', ')}): convert integer or quantized data first`);
-  }
-  const array = typedLength(data) >= 0 ? typedArrayName(data) : null;
-  if (type === 'float16' && array === 'Float16Array') return data; // its elements are the values
-  if (HALF_TYPES.includes(type)) {
+  const array = typedLength(data) >= 0 ? typedArrayName(data) : '';
+  if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
     // the bits mean nothing as numbers: only their own storage is read
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
     return decodeHalves(data, type);
   }
-  if (array?.startsWith('Big') && type.endsWith('int64')) return Float64Array.from(data, (x) => bigToNumber(check, name, x));
-  return data; // numbers, checked by the parameter's element check
-}
-
-function bigToNumber(check, name, x) {
-  if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < -BigInt(Number.MAX_SAFE_INTEGER)) throw check.fail(RangeError, `${name} holds an integer beyond 2^53`, x);
-  return Number(x);
+  // an int64 mask: any value but 0 and 1 is refused after this
+  return array.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(data, Number) : data;
 }
 
 /**
@@ -132,26 +119,15 @@ export function tensor(shape, data) {
 export function outputArgs(check, opts, count) {
   const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', Object.keys(TYPES));
   const Type = TYPES[dtype];
-  const out = opts.out === undefined || opts.out === null ? null : fixedOut(check, opts.out, Type, count, dtype);
-  const into = (data) => {
-    if (!out) return data instanceof Type ? data : Type.from(data);
-    return copyTyped(writable(check, out, count), data);
+  const given = opts.out ?? null;
+  // `out`, checked: again before each write (a transfer may have detached its buffer meanwhile)
+  const out = () => {
+    if (typedLength(given) !== count || typedArrayName(given) !== Type.name || isResizable(typedArrayBuffer(given))) {
+      throw check.fail(TypeError, `out must be a ${Type.name} of ${count} elements (dtype ${dtype}) on a fixed-length buffer`, given);
+    }
+    return given;
   };
-  return { dtype, out, into, target: () => (out ? writable(check, out, count) : new Type(count)) };
-}
-
-function fixedOut(check, out, Type, count, dtype) {
-  const want = `out must be a ${Type.name} of ${count} elements (dtype ${dtype})`;
-  if (typedLength(out) < 0 || typedArrayName(out) !== Type.name) throw check.fail(TypeError, want, out);
-  if (isResizable(typedArrayBuffer(out))) {
-    throw check.fail(TypeError, `${want} on a fixed-length buffer, not a resizable or growable one`, out);
-  }
-  if (typedLength(out) !== count) throw check.fail(TypeError, want, `${typedLength(out)} elements`);
-  return out;
-}
-
-/** `out`, still `count` elements long (a transfer may have detached its buffer meanwhile). */
-function writable(check, out, count) {
-  if (typedLength(out) !== count) throw check.fail(TypeError, `out changed while the call ran: it must stay ${count} elements long`);
-  return out;
+  if (given !== null) out();
+  const into = (data) => (given !== null ? copyTyped(out(), data) : data instanceof Type ? data : Type.from(data));
+  return { dtype, out: given, into, target: () => (given !== null ? out() : new Type(count)) };
 }

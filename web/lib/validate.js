@@ -29,40 +29,25 @@ const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'l
 const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
 const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
 const typedArraySet = TypedArrayPrototype.set;
-// Absent where resizable buffers do not exist (then no buffer is resizable).
-const resizableGetter = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'resizable')?.get;
-const growableGetter = typeof SharedArrayBuffer === 'function'
-  ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'growable')?.get : undefined;
+// Whether an ArrayBuffer / SharedArrayBuffer can change its length (each throws
+// for anything else; absent where no buffer can).
+const BUFFER_FLAGS = [[ArrayBuffer, 'resizable'], [globalThis.SharedArrayBuffer, 'growable']]
+  .map(([B, key]) => B && Object.getOwnPropertyDescriptor(B.prototype, key)?.get).filter(Boolean);
 
 /** The constructor name of a typed array ('Float32Array', ...), by its internal slot. */
 export const typedArrayName = (value) => typedArrayTag.call(value);
 /** The buffer of a typed array, by its internal slot. */
 export const typedArrayBuffer = (value) => typedArrayBufferGetter.call(value);
 
-/** Whether an ArrayBuffer or SharedArrayBuffer can change its length (each getter throws for the other kind). */
-export function isResizable(buffer) {
-  for (const get of [resizableGetter, growableGetter]) {
+/** For an ArrayBuffer or SharedArrayBuffer, whether it can change its length; undefined for anything else. */
+export function isResizable(value) {
+  for (const get of BUFFER_FLAGS) {
     try {
-      if (get) return get.call(buffer) === true;
+      return get.call(value);
     } catch {
-      // the other kind of buffer
+      // not this kind of buffer
     }
   }
-  return false;
-}
-
-const byteLengthGetters = [ArrayBuffer, globalThis.SharedArrayBuffer].filter(Boolean)
-  .map((B) => Object.getOwnPropertyDescriptor(B.prototype, 'byteLength').get);
-/** Whether `value` is an ArrayBuffer or SharedArrayBuffer (by internal slot). */
-function isBuffer(value) {
-  return byteLengthGetters.some((get) => {
-    try {
-      get.call(value);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** The element count of a (non-DataView) typed array, or -1 for anything else. */
@@ -178,7 +163,7 @@ export class Checker {
     if (value === undefined || value === null) return snapshot;
     // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
     // as what it is, not as an unknown option "0".
-    if (typeof value !== 'object' || ArrayBuffer.isView(value) || isBuffer(value) || this.read(name, () => Array.isArray(value))) {
+    if (typeof value !== 'object' || ArrayBuffer.isView(value) || isResizable(value) !== undefined || this.read(name, () => Array.isArray(value))) {
       throw this.fail(TypeError, `${name} must be an object of named options`, value);
     }
     const keys = this.read(name, () => Object.keys(value));
