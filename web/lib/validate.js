@@ -16,7 +16,7 @@ export const MAX_POSITION = PE_MAX_POSITION;
 export const MAX_BYTES = PE_MAX_BYTES;
 // Added to a count of the C core's scratch: pe_check_scratch allows 64 bytes a
 // buffer for its rounding, and every chunk rounds to 16 bytes.
-export const SCRATCH_SLACK = 256;
+export const SCRATCH_SLACK = 256; // (not a C limit)
 // Results come as float32 (the default), float64, or float16 / bfloat16 bit patterns in a Uint16Array.
 export const DTYPES = ['float32', 'float64', 'float16', 'bfloat16'];
 
