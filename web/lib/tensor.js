@@ -106,7 +106,6 @@ export function tensor(shape, data) {
   return shape.length === 2 ? { rows: shape[0], cols: shape[1], shape, data } : { shape, data };
 }
 
-
 /**
  * The `dtype` and `out` options of a function returning `count` numbers:
  * { dtype, out, into(data) }, into() giving `out` holding data, or data as
