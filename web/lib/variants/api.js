@@ -6,7 +6,7 @@
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
@@ -57,7 +57,7 @@ export function createVariants(wasm) {
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const h = dim / 2;
-    return withFrame(wasm, 'ropeFrequencies', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
@@ -76,8 +76,8 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
-    check.bytes(2 * count * bytesPer(dtype));
-    return withFrame(wasm, 'ropeCache', (f) => {
+    check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK); // and the core's dim / 2 frequencies
+    return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
       const params = paramsPtr(f, a.params);
@@ -110,8 +110,8 @@ export function createVariants(wasm) {
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
     const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + s * 8);
-    return withFrame(wasm, 'ropeApply', (f) => {
+    check.bytes(count * 16 + s * 8 + rotaryDim * 4 + SCRATCH_SLACK); // and the core's rotaryDim / 2 frequencies
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       const input = f.float64(t.data, count);
       const pos = positions ? f.float64(positions, s) : 0;
@@ -132,7 +132,7 @@ export function createVariants(wasm) {
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const count = headDim * heads;
     check.bytes(count * 4);
-    return withFrame(wasm, 'ropePermutation', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
       return f.readInt32(out, count);
@@ -153,7 +153,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
-    return withFrame(wasm, 'ropePermute', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
         axis === 'rows' ? 0 : 1));
@@ -175,7 +175,7 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
     const a = slopeArgs(check, heads, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return withFrame(wasm, 'alibiSlopes', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', heads);
       call(check, wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
       return f.read('float64', out, heads, dtype);
@@ -190,7 +190,8 @@ export function createVariants(wasm) {
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const mode = check.oneOf('mode', opts.mode ?? 'causal', Object.keys(ALIBI_MODES));
     const maskValue = check.number('maskValue', opts.maskValue ?? -Infinity);
-    if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN', maskValue);
+    // +Infinity added to a score makes softmax NaN: only -Infinity or a finite value masks.
+    if (Number.isNaN(maskValue) || maskValue === Infinity) throw check.fail(RangeError, 'maskValue must be -Infinity or a finite number', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A finite mask past float32's range would become -Infinity silently.
@@ -199,7 +200,7 @@ export function createVariants(wasm) {
     }
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
-    return withFrame(wasm, 'alibiBias', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
         ALIBI_MODES[mode], maskValue, queryOffset));
@@ -232,7 +233,7 @@ export function createVariants(wasm) {
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
     check.bytes(n * 8);
-    return withFrame(wasm, 't5Bucket', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return f.readInt32(out, n);
@@ -248,7 +249,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, 't5BucketMatrix', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return matrix(qLen, kLen, f.readInt32(out, count));
@@ -266,7 +267,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -C.PE_MAX_DIM, C.PE_MAX_DIM);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, 'shawClip', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
       return matrix(qLen, kLen, f.readInt32(out, count));
@@ -299,7 +300,7 @@ export function createVariants(wasm) {
     const check = new Checker('learnedTable');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     const count = learnedCount(check, 'trainedLen', trainedLen, dModel, a.dtype);
-    return withFrame(wasm, 'learnedTable', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(trainedLen, dModel, f.read(a.dtype, out, count));
@@ -319,7 +320,7 @@ export function createVariants(wasm) {
     }
     const n = pos.length;
     const count = learnedCount(check, 'positions', n, dModel, a.dtype, n * 4);
-    return withFrame(wasm, 'learnedRows', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(n, dModel, f.read(a.dtype, out, count));
@@ -338,7 +339,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = maxLen * bits;
     check.bytes(count * bytesPer(dtype));
-    return withFrame(wasm, 'binaryTable', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0));
       return matrix(maxLen, bits, f.read(dtype, out, count));
@@ -353,7 +354,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 16);
-    return withFrame(wasm, 'roundTo', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
       return f.read('float64', out, n);
@@ -366,7 +367,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 12);
-    return withFrame(wasm, 'formatBits', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
       return new Uint32Array(wasm.memory.buffer, out, n).slice();
@@ -393,7 +394,7 @@ export function createVariants(wasm) {
     if (n * dModel > PRECISION_MAX_WORK) {
       throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
     }
-    return withFrame(wasm, 'precisionError', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
         FORMATS[format], PRECISION_MODES[mode]));
