@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "mathlib.h"
 #include "simd.h"
+#include "work.h"
 
 enum { B_, H_, HKV_, N_, M_, DK_, DV_ };
 #define BK 64 /* keys per block: K^T of a block stays in L1 for dk <= 128 */
@@ -130,6 +131,7 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
                 f->qt[c * TR + t] = r < f->rows ? q[(size_t)r * f->dk + c] : 0.0f;
         }
         if (!any) continue; /* causal: the whole block is in these rows' future */
+        PE_WORK(PE_WORK_SCORES, TR * jn8);
         memset(f->s, 0, sizeof(float) * TR * BK);
         tile_gemm(f->s, BK, f->qt, 1, TR, f->kt, BK, f->dk, jn8);
         for (int t = 0; t < TR && r0 + t < f->rows; t++)
@@ -147,8 +149,10 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
 static int kv_head(const flash *f, float *out, const float *q, const float *k, const float *v) {
     memset(f->acc, 0, sizeof(float) * (size_t)(f->rows + TR) * f->dv);
     for (int32_t r = 0; r < f->rows; r++) f->mx[r] = -INFINITY, f->sum[r] = 0.0f;
-    for (int32_t j0 = 0; j0 < f->m; j0 += BK) {
+    /* causal: query i sees keys 0..i, so no row sees a key past n - 1 */
+    for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= f->n); j0 += BK) {
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
+        PE_WORK(PE_WORK_KV_BLOCKS, 1);
         for (int32_t j = 0; j < ((jn + 7) & ~7); j++) /* K^T, zero up to a multiple of 8 keys */
             for (int32_t c = 0; c < f->dk; c++)
                 f->kt[c * BK + j] = j < jn ? k[(size_t)(j0 + j) * f->dk + c] : 0.0f;
