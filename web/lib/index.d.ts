@@ -192,8 +192,7 @@ export interface Posenc {
    * softmax(scale · Q Kᵀ + bias) V per head: q [S, D], [H, S, D] or [B, H, S, D]; k and v of
    * the same rank and batch, with H or a divisor of H heads (grouped-query attention).
    */
-  attention<T extends DType = 'float32'>(q: TensorInput, k: TensorInput, v: TensorInput, options: AttentionOptions<T> & { weights: false }): AttentionOutput<ArrayOf<T>>;
-  attention<T extends DType = 'float32'>(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions<T>): AttentionResult<ArrayOf<T>>;
+  attention<T extends DType = 'float32', W extends boolean = true>(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions<T> & { weights?: W }): W extends false ? AttentionOutput<ArrayOf<T>> : AttentionResult<ArrayOf<T>>;
   /** WebAssembly memory in use; for leak checks and benchmarks. */
   memoryStats(): MemoryStats;
   /** The presets and the options they stand for. */
