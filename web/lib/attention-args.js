@@ -1,7 +1,7 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength, typedName } from './validate.js';
+import { typedLength, typedArrayName } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
@@ -33,7 +33,7 @@ export function attentionShape(check, q, k, v) {
  * anything else as Checker.numbers reads it; not yet checked finite.
  */
 export const numbersOnly = (check, name, data, count) =>
-  (typedLength(data) === count && !typedName(data).startsWith('Big') ? data : check.numbers(name, data, count));
+  (typedLength(data) === count && !typedArrayName(data).startsWith('Big') ? data : check.numbers(name, data, count));
 
 /** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
 function broadcastStrides(check, name, shape, target) {

@@ -60,9 +60,6 @@ export function typedLength(value) {
   }
 }
 
-/** The element type of a typed array ('Float32Array', ...), from its internal slot. */
-export const typedName = (value) => typedArrayName.call(value);
-
 /** Copies the typed array `source` into the typed array `target` (same length), by internal slots. */
 export function copyTyped(target, source) {
   typedArraySet.call(target, source);
