@@ -5,7 +5,7 @@
 // would send it; a page that uses both loads both ("both", the sum).
 //
 // The size target, 15 kB (k = 1000, SIZE_TARGET_BYTES below; docs/performance.md,
-// "Targets"), applies to each entry but posenc/variants, whose target is 25 kB;
+// "Targets"), applies to each entry but posenc/variants, whose target is 26 kB;
 // tests/size.test.js enforces it.
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -25,9 +25,10 @@ export const SIZE_TARGET_BYTES = 15000;
  * (its English and Chinese meanings stay out of the bundle), the C struct and
  * the proportional type +0.3 kB; the line moved to 21 kB. The multi-axis RoPE
  * of the same issue (Qwen-VL's M-RoPE, FLUX's and Pixtral's axial RoPE) added
- * 3.8 kB more (JS +3.2, wasm +0.6; 24,040 bytes): the line moved to 25 kB.
+ * 3.8 kB more (JS +3.2, wasm +0.6; 24,040 bytes): the line moved to 25 kB, then
+ * to 26 kB with main's harden change merged (25,085 bytes).
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 25000;
+export const VARIANTS_SIZE_TARGET_BYTES = 26000;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

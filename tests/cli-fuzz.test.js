@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse } from '../bin/posenc.js';
 import { UsageError } from '../bin/args.js';
+import { rng } from './helpers/rng.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'posenc-cli-fuzz-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,18 +31,6 @@ const AWKWARD = [
   '16777216', '16777217', '__proto__', 'constructor', 'toString', '--__proto__', '--constructor=1', 'table', 'rope', '-',
   '\u0000', '\u202e', '数字', 'a'.repeat(5000), '1'.repeat(400), '/', '.', '..', file('npy'), file('xls'),
 ];
-
-/** A small deterministic generator (mulberry32). */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 function mutate(argv, r) {
   const a = [...argv];

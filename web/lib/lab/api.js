@@ -61,7 +61,7 @@ export function createLab(wasm) {
     if (!Array.isArray(lengths) || lengths.length !== 2) {
       throw check.fail(TypeError, 'trainLengths must be [shortest, longest]', lengths);
     }
-    const { minLength } = withFrame(wasm, check.fn, (frame) => taskShape(check, frame, task));
+    const { minLength } = withFrame(wasm, check, (frame) => taskShape(check, frame, task));
     const lo = check.integer('trainLengths[0]', lengths[0], minLength, PE_LAB_MAX_LENGTH);
     const hi = check.integer('trainLengths[1]', lengths[1], lo, PE_LAB_MAX_LENGTH);
     const config = {
@@ -81,7 +81,7 @@ export function createLab(wasm) {
       t5Buckets: check.integer('t5Buckets', o.t5Buckets ?? 32, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
       t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, PE_LAB_MAX_DISTANCE),
     };
-    withFrame(wasm, check.fn, (frame) => {
+    withFrame(wasm, check, (frame) => {
       const longest = seqLen(check, frame, task, hi);
       if (longest > config.maxLength) {
         throw check.fail(RangeError, `maxLength (${config.maxLength}) is shorter than the ${longest} tokens of a training example of length ${hi}`);
@@ -92,7 +92,7 @@ export function createLab(wasm) {
 
   /** Runs body(model pointer) on a C model made from config (and params), freed after. */
   function withModel(check, config, params, body) {
-    return withFrame(wasm, check.fn, (frame) => {
+    return withFrame(wasm, check, (frame) => {
       const { vocab, classes } = taskShape(check, frame, config.task);
       const enc = encodingArgs(check, config.dModel, { preset: config.preset });
       const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
@@ -215,7 +215,7 @@ export function createLab(wasm) {
     const length = check.integer('length', o.length ?? 3, 1, PE_LAB_MAX_LENGTH);
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
-    return withFrame(wasm, check.fn, (frame) => {
+    return withFrame(wasm, check, (frame) => {
       const n = seqLen(check, frame, task, length);
       const tok = frame.alloc(4 * n * count);
       const tgt = frame.alloc(4 * n * count);

@@ -6,7 +6,7 @@
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs } from './scaling.js';
@@ -54,7 +54,7 @@ export function createVariants(wasm) {
   /** dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's). */
   function frequencies(check, name, dim, a, dtype) {
     const h = dim / 2;
-    return withFrame(wasm, name, (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
@@ -104,8 +104,8 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
-    check.bytes(2 * count * bytesPer(dtype));
-    return withFrame(wasm, 'ropeCache', (f) => {
+    check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK); // and the core's dim / 2 frequencies
+    return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
       const params = paramsPtr(f, a.params);
@@ -139,8 +139,8 @@ export function createVariants(wasm) {
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
     const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + s * 8);
-    return withFrame(wasm, 'ropeApply', (f) => {
+    check.bytes(count * 16 + s * 8 + rotaryDim * 4 + SCRATCH_SLACK); // and the core's rotaryDim / 2 frequencies
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       const input = f.float64(t.data, count);
       const pos = positions ? f.float64(positions, s) : 0;
@@ -161,7 +161,7 @@ export function createVariants(wasm) {
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const count = headDim * heads;
     check.bytes(count * 4);
-    return withFrame(wasm, 'ropePermutation', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
       return f.readInt32(out, count);
@@ -182,7 +182,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
-    return withFrame(wasm, 'ropePermute', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
         axis === 'rows' ? 0 : 1));
@@ -204,7 +204,7 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
     const a = slopeArgs(check, heads, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return withFrame(wasm, 'alibiSlopes', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', heads);
       call(check, wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
       return f.read('float64', out, heads, dtype);
@@ -219,7 +219,8 @@ export function createVariants(wasm) {
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const mode = check.oneOf('mode', opts.mode ?? 'causal', Object.keys(ALIBI_MODES));
     const maskValue = check.number('maskValue', opts.maskValue ?? -Infinity);
-    if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN', maskValue);
+    // +Infinity added to a score makes softmax NaN: only -Infinity or a finite value masks.
+    if (Number.isNaN(maskValue) || maskValue === Infinity) throw check.fail(RangeError, 'maskValue must be -Infinity or a finite number', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A finite mask past float32's range would become -Infinity silently.
@@ -228,7 +229,7 @@ export function createVariants(wasm) {
     }
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
-    return withFrame(wasm, 'alibiBias', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
         ALIBI_MODES[mode], maskValue, queryOffset));
@@ -261,7 +262,7 @@ export function createVariants(wasm) {
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
     check.bytes(n * 8);
-    return withFrame(wasm, 't5Bucket', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return f.readInt32(out, n);
@@ -277,7 +278,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, 't5BucketMatrix', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return matrix(qLen, kLen, f.readInt32(out, count));
@@ -295,7 +296,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -C.PE_MAX_DIM, C.PE_MAX_DIM);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, 'shawClip', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
       return matrix(qLen, kLen, f.readInt32(out, count));
@@ -328,7 +329,7 @@ export function createVariants(wasm) {
     const check = new Checker('learnedTable');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     const count = learnedCount(check, 'trainedLen', trainedLen, dModel, a.dtype);
-    return withFrame(wasm, 'learnedTable', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(trainedLen, dModel, f.read(a.dtype, out, count));
@@ -348,7 +349,7 @@ export function createVariants(wasm) {
     }
     const n = pos.length;
     const count = learnedCount(check, 'positions', n, dModel, a.dtype, n * 4);
-    return withFrame(wasm, 'learnedRows', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(n, dModel, f.read(a.dtype, out, count));
@@ -367,7 +368,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = maxLen * bits;
     check.bytes(count * bytesPer(dtype));
-    return withFrame(wasm, 'binaryTable', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0));
       return matrix(maxLen, bits, f.read(dtype, out, count));
@@ -382,7 +383,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 16);
-    return withFrame(wasm, 'roundTo', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
       return f.read('float64', out, n);
@@ -395,7 +396,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 12);
-    return withFrame(wasm, 'formatBits', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
       return new Uint32Array(wasm.memory.buffer, out, n).slice();
@@ -422,7 +423,7 @@ export function createVariants(wasm) {
     if (n * dModel > PRECISION_MAX_WORK) {
       throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
     }
-    return withFrame(wasm, 'precisionError', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
         FORMATS[format], PRECISION_MODES[mode]));

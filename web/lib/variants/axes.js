@@ -128,7 +128,7 @@ export function createAxes(wasm, call) {
     const cols = layout === 'pairs' ? n : 2 * n;
     const count = rows * cols;
     check.bytes(2 * count * bytesPer(dtype) + positions.length * 8);
-    return withFrame(wasm, name, (f) => {
+    return withFrame(wasm, check, (f) => {
       const p = planFrequencies(f, check, plan);
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
@@ -224,7 +224,7 @@ export function createAxes(wasm, call) {
     const o = outputArgs(check, opts, count);
     check.bytes(count * 16 + p.data.length * 8);
     const positions = axisMajor(p, !bySection);
-    return withFrame(wasm, 'ropeApply', (f) => {
+    return withFrame(wasm, check, (f) => {
       const { freq, axis, attention } = planFrequencies(f, check, plan);
       const n = plan.dim / 2;
       const out = f.output('float64', count);
