@@ -36,6 +36,8 @@ const REFUSED = [
   ['variants', 'learnedRows', [[0, 1, 2, 3, 4], 8, 2 ** 24]], ['variants', 'binaryTable', [2 ** 24, 64]],
   ['variants', 'roundTo', [{ length: 2 ** 24 + 1 }, 'float16']], ['variants', 'formatBits', [{ length: 2 ** 24 + 1 }, 'float16']],
   ['variants', 'precisionError', [2 ** 24, { count: 2 ** 24 }]],
+  ['variants', 'mropePositions', [[{ video: [2 ** 16, 2 ** 10, 2 ** 10] }]]], ['variants', 'mropeCache', [big(3, 2 ** 22), 2 ** 10, { section: [2 ** 8, 2 ** 8, 2 ** 8] }]],
+  ['variants', 'ropeAxialCache', [big(2 ** 22, 2), { axesDim: [2 ** 9, 2 ** 9] }]], ['variants', 'ropeGridIds', [2 ** 14, 2 ** 14]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],
