@@ -429,7 +429,10 @@ for (const fn of ['ropeFrequencies', 'ropeCache']) {
   for (const betaFast of [0, -1, NaN]) {
     add(fn, 'scaling.betaFast', betaFast, withOption(fn, 'scaling', { type: 'yarn', factor: 2, originalMaxPosition: 64, betaFast }), RangeError);
   }
-  add(fn, 'scaling.highFreqFactor', 'below low', withOption(fn, 'scaling', { type: 'llama3', lowFreqFactor: 4, highFreqFactor: 1 }), RangeError);
+  // highFreqFactor <= lowFreqFactor is HF's warning only (Llama 4 Scout has both 1): accepted since issue 23
+  for (const partialRotaryFactor of [0, 1.5, NaN]) {
+    add(fn, 'scaling.partialRotaryFactor', partialRotaryFactor, withOption(fn, 'scaling', { type: 'proportional', partialRotaryFactor }), RangeError);
+  }
   add(fn, 'dim', 'NTK with dim 2', fn === 'ropeFrequencies' ? [2, { scaling: { type: 'ntk', factor: 2 } }] : [4, 2, { scaling: { type: 'ntk', factor: 2 } }], RangeError);
 }
 sizeArg('ropeCache', 0, 'maxLen');
