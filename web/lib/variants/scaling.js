@@ -4,6 +4,7 @@
 // the table in rope-types.js.
 import * as C from '../../../dist/constants.js';
 import { PARAMS, TYPES } from './rope-types.js';
+import { resolveConfig } from './config.js';
 
 /** The JS names of every type (the values of scaling.type). */
 export const SCALINGS = Object.fromEntries(Object.entries(TYPES).map(([name, t]) => [name, t.code]));
@@ -14,9 +15,8 @@ const FIXED = FIELDS.indexOf('factors');
 const ALL_KEYS = ['type', ...Object.keys(PARAMS)];
 
 /** One parameter's value into the struct image, checked against the table's bounds. */
-function writeParam(check, params, key, value, { dim, min }) {
+function writeParam(check, params, key, value, { dim, min, name }) {
   const p = PARAMS[key];
-  const name = `scaling.${key}`;
   if (p.kind === 'boolean') {
     params[FIELDS.indexOf(p.c)] = check.boolean(name, value) ? 1 : 0;
   } else if (p.kind === 'factors') { // longrope's shortFactor, longFactor: dim/2 each, short first
@@ -40,8 +40,12 @@ function scalingObject(check, scaling) {
   return check.options(spec, ALL_KEYS, 'scaling');
 }
 
+/** How a parameter is named in messages: as the `scaling` option's key, or (config) as the config's key. */
+const OPTION_NAME = (key) => `scaling.${key}`;
+const CONFIG_NAME = (key) => `config rope_parameters.${PARAMS[key].hf ?? PARAMS[key].config ?? key}`;
+
 export /** { code, params: Float64Array | null (the image of C's pe_rope_params) } from the `scaling` option. */
-function scalingArgs(check, scaling, dim) {
+function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
   if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
   const all = scalingObject(check, scaling);
   const type = check.oneOf('scaling.type', all.type, Object.keys(TYPES));
@@ -53,21 +57,45 @@ function scalingArgs(check, scaling, dim) {
   const params = new Float64Array(FIXED + (type === 'longrope' ? dim : 0));
   for (const [key, { default: fallback, min }] of Object.entries(declared)) {
     const v = all[key] ?? fallback;
-    if (v === null) throw check.fail(TypeError, `scaling.${key} is required for scaling type ${JSON.stringify(type)}`);
+    if (v === null) throw check.fail(TypeError, `${label(key)} is required for scaling type ${JSON.stringify(type)}`);
     if (v === 0 && fallback === 0) continue; // absent: the C core derives it
-    writeParam(check, params, key, v, { dim, min });
+    writeParam(check, params, key, v, { dim, min, name: label(key) });
   }
   if (dim < 4 && /ntk|dyn/.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= 4`, dim);
   const at = (key) => params[FIELDS.indexOf(PARAMS[key].c)];
   if ((type === 'yarn' || type === 'longrope') && !at('factor') && !at('maxPosition')) {
-    throw check.fail(TypeError, `scaling.factor or scaling.maxPosition is required for ${type}`);
+    throw check.fail(TypeError, `${label('factor')} or ${label('maxPosition')} is required for ${type}`);
   }
   return { code: SCALINGS[type], params };
 }
 
-/** The base and the scaling of a RoPE call. */
+/** The base and scaling of one layer of a model's config (the `config` and `layerType` options). */
+function fromConfig(check, opts, dim) {
+  for (const key of ['base', 'scaling']) {
+    if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
+  }
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
+  if (r.axial || r.type === 'none') {
+    throw check.fail(RangeError, `config describes ${r.axial ? 'axial RoPE (axes_dims_rope)' : 'a layer without RoPE'}; ropeFromConfig tells what it holds`);
+  }
+  if (dim !== r.rotaryDim) {
+    throw check.fail(RangeError, `the dim must be ${r.rotaryDim}, the config's rotary dim (head_dim ${r.headDim} × partial_rotary_factor)`, dim);
+  }
+  return { base: r.theta, ...scalingArgs(check, r.scaling, dim, CONFIG_NAME) };
+}
+
+/** The base and the scaling of a RoPE call: `base` and `scaling`, or a model's `config` (+ `layerType`). */
 export function ropeCommon(check, opts, dim) {
+  if (opts.config !== undefined) return fromConfig(check, opts, dim);
+  if (opts.layerType !== undefined) throw check.fail(TypeError, 'layerType needs config');
   const base = check.finite('base', opts.base ?? 10000, { above: 1 });
   // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
   return { base, ...scalingArgs(check, opts.scaling, dim) };
+}
+
+/** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
+export function configArgs(check, config, opts) {
+  const r = resolveConfig(check, config, opts);
+  if (r.axial || r.type === 'none') return { resolved: r };
+  return { resolved: r, base: r.theta, ...scalingArgs(check, r.scaling, r.rotaryDim, CONFIG_NAME) };
 }
