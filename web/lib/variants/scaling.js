@@ -49,11 +49,11 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
   if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
   const all = scalingObject(check, scaling);
   const type = check.oneOf('scaling.type', all.type, Object.keys(TYPES));
-  if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
   const declared = TYPES[type].params;
   const known = ['type', ...Object.keys(declared)];
   const extra = Object.keys(all).find((key) => all[key] !== undefined && !known.includes(key));
   if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)} for scaling type ${JSON.stringify(type)}; known options are ${known.join(', ')}`);
+  if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
   const params = new Float64Array(FIXED + (type === 'longrope' ? dim : 0));
   for (const [key, { default: fallback, min }] of Object.entries(declared)) {
     const v = all[key] ?? fallback;
