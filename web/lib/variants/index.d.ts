@@ -62,48 +62,33 @@ export const ROPE_PARAMS: Readonly<Record<string, { hf: string | null; config?: 
 
 /**
  * RoPE frequency scaling, as Hugging Face transformers 5's modeling_rope_utils.py
- * (docs/variants.md has the formulas). Each member mirrors one entry of
- * web/lib/variants/rope-types.js (tests/rope-types.test.js checks that they agree):
- * a key is optional exactly when the table gives it a default. A bare type name
- * uses the defaults. `seqLen` (dynamic, longrope): HF's seq_len; by default the
+ * (docs/variants.md has the formulas). Written from web/lib/variants/rope-types.js
+ * (tests/rope-types.test.js fails when it differs): one member per type, a key
+ * optional exactly when the table gives it a default. A bare type name uses the
+ * defaults. `seqLen` (dynamic, longrope): HF's seq_len; by default the
  * call's largest position + 1 (ropeApply, ropeCache), none for ropeFrequencies.
  */
-export type RopeScaling =
-  /** A bare name: the types whose parameters all have defaults. */
-  | 'default' | 'llama3' | 'proportional'
-  | { type: 'default' }
-  /** theta_i / factor (position interpolation). */
-  | { type: 'linear'; factor: number }
-  /** base' = base · factor^(dim/(dim−2)) (posenc's own; HF has no such rope_type). */
-  | { type: 'ntk'; factor: number }
-  /** HF _compute_dynamic_ntk_parameters: base' = base · (factor·s/maxPosition − factor + 1)^(dim/(dim−2)), s = max(seqLen, maxPosition). */
-  | { type: 'dynamic'; factor: number; maxPosition: number; seqLen?: number }
-  /**
-   * HF _compute_yarn_parameters with L = originalMaxPosition; factor defaults to
-   * maxPosition / originalMaxPosition (give one of them); cos and sin are multiplied by
-   * attentionFactor (default: with both mscale and mscaleAllDim, get_mscale(factor, mscale) /
-   * get_mscale(factor, mscaleAllDim) as DeepSeek; else 0.1 ln(factor) + 1). truncate (default
-   * true) floors / ceils the correction range.
-   */
-  | ({ type: 'yarn'; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number; mscale?: number; mscaleAllDim?: number; truncate?: boolean }
-    & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }))
-  /** HF _compute_llama3_parameters; defaults factor 8, lowFreqFactor 1, highFreqFactor 4, originalMaxPosition 8192. */
-  | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number }
-  /**
-   * HF _compute_longrope_parameters (Phi-3): theta_i / longFactor[i] when seqLen > originalMaxPosition,
-   * else / shortFactor[i] (dim/2 each); factor defaults to maxPosition / originalMaxPosition;
-   * attentionFactor defaults to sqrt(1 + ln(factor) / ln(originalMaxPosition)) (1 for factor <= 1).
-   */
-  | ({ type: 'longrope'; shortFactor: ArrayLike<number>; longFactor: ArrayLike<number>; originalMaxPosition: number; attentionFactor?: number; seqLen?: number }
-    & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }))
-  /**
-   * HF _compute_proportional_rope_parameters: the first int(partialRotaryFactor · dim / 2) pairs
-   * rotate with theta_i = base^(−2i/dim), the others get 0; all divided by factor (default 1).
-   */
-  | { type: 'proportional'; factor?: number; partialRotaryFactor?: number };
-
-/** The names of the RoPE types (rope-types.js). */
+// rope-types: written by scripts/rope-types-doc.mjs from web/lib/variants/rope-types.js
 export type RopeTypeName = 'default' | 'linear' | 'ntk' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
+export type RopeScaling =
+  | 'default' | 'llama3' | 'proportional'
+  /** θ_i = base^(−2i/dim), as RoFormer. */
+  | { type: 'default' }
+  /** position interpolation: every θ_i divided by the factor. */
+  | { type: 'linear'; factor: number }
+  /** NTK-aware: base × factor^(dim/(dim−2)) (posenc only; HF has no such rope_type). */
+  | { type: 'ntk'; factor: number }
+  /** NTK whose factor grows with seq_len past max_position_embeddings. */
+  | { type: 'dynamic'; factor: number; maxPosition: number; seqLen?: number }
+  /** YaRN: a ramp between kept and divided frequencies over the correction range, and an attention factor. */
+  | ({ type: 'yarn'; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number; mscale?: number; mscaleAllDim?: number; truncate?: boolean } & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }))
+  /** Llama 3.1: long wavelengths divided, short ones kept, a smooth blend between. */
+  | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number }
+  /** LongRoPE (Phi-3): per-frequency divisors, short or long set by seq_len. */
+  | ({ type: 'longrope'; shortFactor: ArrayLike<number>; longFactor: ArrayLike<number>; originalMaxPosition: number; attentionFactor?: number; seqLen?: number } & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }))
+  /** a share of the pairs rotate with θ_i = base^(−2i/head_dim), the rest get 0; all divided by the factor. */
+  | { type: 'proportional'; factor?: number; partialRotaryFactor?: number };
+// /rope-types
 
 /** A parsed config.json (transformers' PretrainedConfig as JSON): read as HF reads it. */
 export type ModelConfig = Record<string, unknown>;

@@ -8,8 +8,12 @@
 // TypeScript union (index.d.ts) and the rope widget's menu derive from this
 // file; tests/rope-types.test.js fails when one of them disagrees.
 //
-// Adding a type: one entry in TYPES, its formula in c/rope_scaling.c, its
-// golden generator in tests/golden/gen_rope_config.py, its paragraph in docs/variants.md.
+// Adding a type: one entry in TYPES (and its words in MEANINGS), its formula
+// in c/rope_scaling.c (with its enum value in c/posenc_variants.h), its golden
+// generator in tests/golden/gen_rope_config.py, its paragraph in
+// docs/variants.md. `node scripts/rope-types-doc.mjs` then rewrites the docs
+// table and the TypeScript union; tests/rope-types.test.js names anything
+// still missing (the widget's two names for it in web/widgets/strings/).
 import * as C from '../../../dist/constants.js';
 import { MAX_POSITION } from '../validate.js';
 
