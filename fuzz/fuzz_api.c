@@ -671,19 +671,10 @@ static pe_rope_params *rope_params(src *s, int32_t dim) {
     if (n > 65536) return NULL;
     pe_rope_params *p = __real_malloc(sizeof *p + (size_t)n * sizeof(double));
     REQUIRE(p != NULL);
-    p->factor = num_arg(s);
-    p->low_freq_factor = num_arg(s);
-    p->high_freq_factor = num_arg(s);
-    p->original_max_position = num_arg(s);
-    p->beta_fast = num_arg(s);
-    p->beta_slow = num_arg(s);
-    p->attention_factor = num_arg(s);
-    p->max_position = num_arg(s);
-    p->seq_len = num_arg(s);
-    p->mscale = num_arg(s);
-    p->mscale_all_dim = num_arg(s);
-    p->truncate = num_arg(s);
-    p->rotary_fraction = num_arg(s);
+    double *fields[] = {&p->factor, &p->low_freq_factor, &p->high_freq_factor, &p->original_max_position,
+                        &p->beta_fast, &p->beta_slow, &p->attention_factor, &p->max_position, &p->seq_len,
+                        &p->mscale, &p->mscale_all_dim, &p->truncate, &p->rotary_fraction};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) *fields[i] = num_arg(s);
     for (int32_t i = 0; i < n; i++) p->factors[i] = num_arg(s);
     return p;
 }
