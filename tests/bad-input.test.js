@@ -478,6 +478,7 @@ for (const v of ['config.json', 5, null, undefined, [], new Float32Array(2), tru
   add('ropeFromConfig', 'factor', 'a string', full, TypeError);
   add('ropeFromConfig', 'head_dim', 'missing', withConfig((c) => { delete c.hidden_size; }), TypeError);
   add('ropeFromConfig', 'config.head_dim', 'odd', withConfig((c) => { c.head_dim = 63; }), RangeError, 'even');
+  add('ropeFromConfig', 'config.num_hidden_layers', '1e9 (a list that long would exhaust memory)', withConfig((c) => { delete c.layer_types; c.num_hidden_layers = 1e9; c.rope_local_base_freq = 1e4; c.sliding_window_pattern = 6; }), RangeError);
   add('ropeFromConfig', 'layer_types', 'a number', withConfig((c) => { c.layer_types = ['full_attention', 5]; }), TypeError);
   add('ropeFromConfig', 'config.text_config', 'a throwing getter', withConfig((c) => { Object.defineProperty(c, 'text_config', { get() { throw new Error('boom'); } }); }), TypeError);
 }

@@ -13,7 +13,7 @@ import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './ro
  * with a warning naming the value, so that nothing is assumed silently.
  */
 const MODEL_DEFAULTS = {
-  gemma3_text: { rope_theta: 1000000, rope_local_base_freq: 10000, head_dim: 256, sliding_window_pattern: 6 },
+  gemma3_text: { rope_theta: 1000000, rope_local_base_freq: 10000, head_dim: 256, sliding_window_pattern: 6 }, // (not a C limit): transformers' values
   modernbert: { global_rope_theta: 160000, local_rope_theta: 10000, global_attn_every_n_layers: 3 },
   llama4_text: { no_rope_layer_interval: 4 },
   deepseek_v3: { rope_interleave: true },
@@ -22,6 +22,10 @@ const MODEL_DEFAULTS = {
 /** Models whose attention rotates adjacent pairs (complex multiplication) unless the config says otherwise. */
 const INTERLEAVED_MODELS = ['llama4_text', 'llama4'];
 const DEFAULT_THETA = 10000; // HF's RotaryEmbeddingConfigMixin.default_theta
+/** Layers a config may list (Llama 4 has 48, the largest published models a few hundred): bounds the per-layer lists made here. */
+const MAX_LAYERS = 65536; // (not a C limit)
+/** A head or axis width read from a config (the C core then applies its own size limit). */
+const MAX_WIDTH = 2 ** 20; // (not a C limit)
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
@@ -47,7 +51,7 @@ function positive(check, key, value) {
 function headDimOf(check, get) {
   for (const key of ['qk_rope_head_dim', 'head_dim']) {
     const v = get(key);
-    if (v !== undefined && v !== null) return check.integer(`config.${key}`, v, 2, 2 ** 20); // (not a C limit)
+    if (v !== undefined && v !== null) return check.integer(`config.${key}`, v, 2, MAX_WIDTH);
   }
   const hidden = get('hidden_size'), heads = get('num_attention_heads');
   if (hidden === undefined || heads === undefined) {
@@ -63,7 +67,8 @@ function layerTypesOf(check, get) {
     given.forEach((t, i) => { if (typeof t !== 'string') throw check.fail(TypeError, `config.layer_types[${i}] must be a string`, t); });
     return [...given];
   }
-  const n = get('num_hidden_layers');
+  const layers = get('num_hidden_layers');
+  const n = layers === undefined ? undefined : check.integer('config.num_hidden_layers', layers, 1, MAX_LAYERS);
   const kind = (sliding) => (sliding ? 'sliding_attention' : 'full_attention');
   if (get('rope_local_base_freq') !== undefined && n !== undefined) { // Gemma 3: every pattern-th layer is global
     const p = check.integer('config.sliding_window_pattern', get('sliding_window_pattern'), 1, n);
@@ -82,8 +87,8 @@ function ropeLayersOf(check, get) {
   const n = get('num_hidden_layers');
   if (Array.isArray(given) && given.length) return given.map((v) => v !== 0 && v !== false);
   if (given === undefined && !get('no_rope_layer_interval')) return null;
-  const every = get('no_rope_layer_interval') ?? 4;
-  return Array.from({ length: check.integer('config.num_hidden_layers', n, 1, 2 ** 20) }, (_, i) => (i + 1) % every !== 0); // (not a C limit)
+  const every = check.integer('config.no_rope_layer_interval', get('no_rope_layer_interval') ?? 4, 1, MAX_LAYERS);
+  return Array.from({ length: check.integer('config.num_hidden_layers', n, 1, MAX_LAYERS) }, (_, i) => (i + 1) % every !== 0);
 }
 
 /** A shallow own-key copy of a rope dict (HF mutates its own; the caller's object is never touched). */
@@ -209,7 +214,7 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
 /** FLUX's axial RoPE (diffusers' axes_dims_rope): one set of frequencies per axis, adjacent pairs. */
 function axialOf(check, get, warnings) {
   const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
-  axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, 2 ** 20)); // (not a C limit)
+  axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
   const theta = get('theta') ?? DEFAULT_THETA;
   return { axial: Array.from(axes), theta, headDim: get('attention_head_dim') ?? axes.reduce((a, b) => a + b, 0), warnings: [...new Set(warnings)] };
 }
