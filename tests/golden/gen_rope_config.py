@@ -71,6 +71,8 @@ def standardized(c):
     for d in dicts.values():
         d.setdefault('rope_type', d.get('type', 'default'))
         d['rope_type'] = {'mrope': 'default', 'su': 'longrope'}.get(d['rope_type'], d['rope_type'])
+        if c.get('model_type') == 'phi3' and d['rope_type'] == 'yarn':  # Phi3Config's own rename
+            d['rope_type'] = 'longrope'
         d.setdefault('rope_theta', theta)
         if c.get('partial_rotary_factor') is not None:
             d['partial_rotary_factor'] = c['partial_rotary_factor']
@@ -216,6 +218,7 @@ def synthetic():
         ('yarn with mscale and mscale_all_dim', dict(llama, rope_scaling={'type': 'yarn', 'factor': 16.0, 'original_max_position_embeddings': 256, 'mscale': 0.707, 'mscale_all_dim': 1.0, 'beta_fast': 0, 'beta_slow': 0}), {}),
         ('longrope short factors', dict(llama, original_max_position_embeddings=1024, rope_scaling={'type': 'longrope', 'short_factor': sf, 'long_factor': lf}), {}),
         ('longrope long factors', dict(llama, original_max_position_embeddings=1024, rope_scaling={'type': 'longrope', 'short_factor': sf, 'long_factor': lf}), {'seqLen': 1025}),
+        ('Phi-3 rope_type "yarn" is LongRoPE (Phi3Config)', dict(llama, model_type='phi3', original_max_position_embeddings=1024, rope_scaling={'type': 'yarn', 'short_factor': sf, 'long_factor': lf}), {'seqLen': 2048}),
         ('longrope explicit factor wins (HF 5)', dict(llama, rope_parameters={'rope_type': 'longrope', 'factor': 2.0, 'original_max_position_embeddings': 1024, 'short_factor': sf, 'long_factor': lf}), {}),
         ('proportional, a quarter of the pairs', dict(llama, rope_parameters={'rope_type': 'proportional', 'rope_theta': 1e6, 'partial_rotary_factor': 0.25, 'factor': 8.0}), {}),
         ('partial_rotary_factor 0.5 at the top level', dict(llama, partial_rotary_factor=0.5, rope_theta=50000.0), {}),

@@ -19,6 +19,8 @@ const MODEL_DEFAULTS = {
   deepseek_v3: { rope_interleave: true },
   deepseek_v2: { rope_interleave: false },
 };
+/** rope_type names a model's config class rewrites before validation (Phi3Config: its early "su" and "yarn" were LongRoPE). */
+const MODEL_RENAMES = { phi3: { su: 'longrope', yarn: 'longrope' } };
 /** Models whose attention rotates adjacent pairs (complex multiplication) unless the config says otherwise. */
 const INTERLEAVED_MODELS = ['llama4_text', 'llama4'];
 const DEFAULT_THETA = 10000; // HF's RotaryEmbeddingConfigMixin.default_theta
@@ -117,8 +119,10 @@ function standardize(check, get, layerTypes) {
     ? Object.fromEntries(Object.entries(rp).map(([k, d]) => [k, copyDict(check, `config.rope_parameters.${k}`, d)]))
     : { '': rp };
   const prf = get('partial_rotary_factor');
+  const renames = MODEL_RENAMES[get('model_type')] ?? {};
   for (const d of Object.values(dicts)) {
     d.rope_type ??= d.type ?? 'default';
+    d.rope_type = renames[d.rope_type] ?? d.rope_type;
     d.rope_theta ??= theta;
     if (prf !== undefined && prf !== null) d.partial_rotary_factor = prf; // the top-level value wins (HF)
     if (['llama3', 'yarn', 'longrope'].includes(typeOfHf(d.rope_type))) {
