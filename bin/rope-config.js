@@ -13,9 +13,9 @@ import { readFileSync, openSync, writeSync, closeSync, fsyncSync, renameSync, li
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
+import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
 
-class UsageError extends Error {}
 
 const SELECT = {
   'layer-type': { type: 'string', help: 'the layer type whose RoPE to use (a key of layer_types / rope_parameters)' },
@@ -56,33 +56,10 @@ function usage(cmd) {
   return lines.join('\n') + '\n';
 }
 
-/** Flags of `spec` (each at most once; integers in decimal digits), and the positional arguments. */
-function parse(cmd, argv) {
-  const spec = COMMANDS[cmd].flags;
-  const values = Object.create(null);
-  const positional = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i];
-    if (!token.startsWith('--')) {
-      positional.push(token);
-      continue;
-    }
-    const eq = token.indexOf('=');
-    const name = token.slice(2, eq < 0 ? undefined : eq);
-    const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
-    if (!f) throw new UsageError(`unknown flag --${name} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
-    if (name in values) throw new UsageError(`--${name} is given twice`);
-    if (f.type === 'boolean') {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-      values[name] = true;
-      continue;
-    }
-    const raw = eq >= 0 ? token.slice(eq + 1) : argv[++i];
-    if (raw === undefined || (eq < 0 && raw.startsWith('--'))) throw new UsageError(`--${name} needs a value`);
-    if (f.type === 'int' && !/^-?\d{1,16}$/.test(raw)) throw new UsageError(`--${name} expects a decimal integer, got ${JSON.stringify(raw)}`);
-    values[name] = f.type === 'int' ? Number(raw) : raw;
-  }
-  return { values, positional };
+/** The flags (bin/args.js: strict numbers, each flag once) and, for inspect, the config file before them. */
+function parse(cmd, tokens) {
+  const positional = cmd === 'inspect' && tokens.length && !tokens[0].startsWith('-') ? [tokens[0]] : [];
+  return { values: parseFlags(tokens.slice(positional.length), COMMANDS[cmd].flags, cmd).values, positional };
 }
 
 /** The parsed config.json, or a usage error naming the file. */
@@ -233,7 +210,6 @@ export async function main(argv) {
       process.stdout.write(usage(cmd));
       return 0;
     }
-    if (cmd === 'rope' && positional.length) throw new UsageError(`unexpected argument ${JSON.stringify(positional[0])} (flags start with --)`);
     const pv = await init();
     if (cmd === 'inspect') inspectCommand(pv, values, positional);
     else await ropeCommand(pv, values);
