@@ -95,6 +95,12 @@ test('per-layer RoPE: Gemma 3 layer types, ModernBERT global/local θ, Llama 4 l
   assert.equal(pv.ropeFromConfig(empty, { layerIndex: 6 }).type, 'llama3');
 });
 
+test('Qwen2-VL: mrope_section comes back for mropeCache, its type "mrope" is HF\'s default', () => {
+  const r = pv.ropeFromConfig(gallery('qwen2-vl-7b'));
+  assert.deepEqual([r.type, r.mropeSection, r.mropeInterleaved, r.warnings], ['default', [16, 24, 24], false, []]);
+  assert.equal(pv.ropeFromConfig(gallery('llama-3.1-8b')).mropeSection, undefined);
+});
+
 test('DeepSeek-V3 rotates qk_rope_head_dim in adjacent pairs; FLUX gives its three axes', () => {
   const ds = pv.ropeFromConfig(gallery('deepseek-v3'));
   assert.deepEqual([ds.headDim, ds.rotaryDim, ds.pairing, ds.attentionFactor], [64, 64, 'interleaved', 1]);

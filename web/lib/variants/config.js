@@ -215,6 +215,14 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
   return { key: layerType, layerType, ropeless };
 }
 
+/** Qwen-VL's M-RoPE keys, for mropeCache: mrope_section (frequencies per time / height / width) and Qwen3-VL's mrope_interleaved. */
+function mropeOf(check, d) {
+  if (d.mrope_section === undefined) return {};
+  const section = Array.from(check.vector('config rope_parameters.mrope_section', d.mrope_section));
+  section.forEach((n, i) => check.integer(`config rope_parameters.mrope_section[${i}]`, n, 0, MAX_WIDTH));
+  return { mropeSection: section, mropeInterleaved: d.mrope_interleaved === true };
+}
+
 /** FLUX's axial RoPE (diffusers' axes_dims_rope): one set of frequencies per axis, adjacent pairs. */
 function axialOf(check, get, warnings) {
   const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
@@ -263,5 +271,6 @@ export function resolveConfig(check, config, opts) {
     scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
     originalMaxPosition: d.original_max_position_embeddings,
     ropeLayers: ropeLayers ?? undefined,
+    ...mropeOf(check, d),
   };
 }

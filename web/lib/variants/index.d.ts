@@ -126,6 +126,9 @@ export interface RopeConfig<D = Float64Array> {
   maxPosition?: number;
   /** FLUX: the rotated width of each axis. */
   axesDim?: number[];
+  /** Qwen2-VL / Qwen3-VL: frequencies per (time, height, width) row, and whether they interleave (Qwen3-VL). */
+  mropeSection?: number[];
+  mropeInterleaved?: boolean;
 }
 
 /** 'interleaved': pairs (x_2i, x_2i+1), Meta LLaMA / GPT-J. 'half': (x_i, x_i+d/2), rotate_half, GPT-NeoX / HF. */
