@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import init from '../web/lib/variants/index.js';
 
@@ -28,6 +29,11 @@ function close(actual, expected, rel, what) {
   }
 }
 const ULP8 = 8 * Number.EPSILON;
+
+test('golden_rope_config.json is what gen_rope_config.py writes (--check: structure exact, numbers within 2 ulp)', () => {
+  const r = spawnSync('python3', [join(root, 'tests/golden/gen_rope_config.py'), '--check'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, `gen_rope_config.py --check failed:\n${r.stdout}${r.stderr}`);
+});
 
 test('every gallery config and synthetic case gives the golden inv_freq and attention factor (8 ulp)', () => {
   const { cases } = json('tests/golden/golden_rope_config.json');
