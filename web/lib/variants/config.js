@@ -59,7 +59,8 @@ function headDimOf(check, get) {
   if (hidden === undefined || heads === undefined) {
     throw check.fail(TypeError, 'config needs head_dim, or hidden_size and num_attention_heads');
   }
-  return Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
+  const width = Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
+  return check.integer('config.hidden_size / num_attention_heads (the head_dim)', width, 2, MAX_WIDTH);
 }
 
 /** The layer types of the config: its layer_types, or those Gemma 3 and ModernBERT derive from their patterns. */
