@@ -155,6 +155,12 @@ test('ropeFrequencies, ropeCache and ropeApply take config (+ layerType) as base
   const a = pv.ropeApply(x, { config: l31, dtype: 'float64' });
   const b = pv.ropeApply(x, { base: 500000, scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 }, dtype: 'float64' });
   assert.deepEqual(a.data, b.data);
+  // a config's head_dim, rotary dim and pairing are ropeApply's defaults: DeepSeek-V3 rotates 64 dims in adjacent pairs
+  const ds = gallery('deepseek-v3');
+  const q = { data: Float64Array.from({ length: 3 * 2 * 64 }, (_, i) => Math.cos(i)), shape: [3, 128] };
+  const r3 = pv.ropeFromConfig(ds);
+  assert.deepEqual(pv.ropeApply(q, { config: ds, dtype: 'float64' }).data,
+    pv.ropeApply(q, { headDim: 64, pairing: 'interleaved', base: r3.theta, scaling: r3.scaling, dtype: 'float64' }).data);
   assert.throws(() => pv.ropeFrequencies(64, { config: l31 }), (e) => e instanceof RangeError && /128, the config's rotary dim/.test(e.message));
   assert.throws(() => pv.ropeFrequencies(128, { config: l31, base: 10000 }), /give config or base, not both/);
   assert.throws(() => pv.ropeFrequencies(128, { layerType: 'full_attention' }), /layerType needs config/);

@@ -9,7 +9,7 @@ import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
-import { ropeCommon, configArgs } from './scaling.js';
+import { ropeCommon, configArgs, configShape } from './scaling.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -128,11 +128,12 @@ export function createVariants(wasm) {
     // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
     const [s, cols] = t.shape.slice(-2);
     const count = t.data.length;
-    const headDim = opts.headDim ?? cols;
+    const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
+    const headDim = opts.headDim ?? model.headDim ?? cols;
     evenSize(check, 'headDim', headDim);
     if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
-    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? headDim, headDim);
-    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
+    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, rotaryDim);
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });

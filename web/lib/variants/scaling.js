@@ -93,6 +93,13 @@ export function ropeCommon(check, opts, dim) {
   return { base, ...scalingArgs(check, opts.scaling, dim) };
 }
 
+/** With a `config` option: its head_dim, rotary dim and pairing, ropeApply's defaults (none without one). */
+export function configShape(check, opts) {
+  if (opts.config === undefined) return {};
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
+  return r.axial || r.type === 'none' ? {} : { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
+}
+
 /** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
 export function configArgs(check, config, opts) {
   const r = resolveConfig(check, config, opts);
