@@ -74,7 +74,7 @@ function fromConfig(check, opts, dim) {
   for (const key of ['base', 'scaling']) {
     if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
   }
-  const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
   if (r.axial || r.type === 'none') {
     throw check.fail(RangeError, `config describes ${r.axial ? 'axial RoPE (axes_dims_rope)' : 'a layer without RoPE'}; ropeFromConfig tells what it holds`);
   }
@@ -95,9 +95,10 @@ export function ropeCommon(check, opts, dim) {
 
 /** With a `config` option: its head_dim, rotary dim and pairing, ropeApply's defaults (none without one). */
 export function configShape(check, opts) {
-  if (opts.config === undefined) return {};
-  const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
-  return r.axial || r.type === 'none' ? {} : { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
+  const none = { headDim: undefined, rotaryDim: undefined, pairing: undefined }; // own keys: nothing read from Object.prototype
+  if (opts.config === undefined) return none;
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
+  return r.axial || r.type === 'none' ? none : { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
 }
 
 /** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
