@@ -32,11 +32,8 @@ function writeParam(check, params, key, value, { dim, min, name }) {
 /** The `scaling` object as a snapshot of its own keys (each read once), or a refusal naming `scaling`. */
 function scalingObject(check, scaling) {
   const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
-  // A typed array or an array is an object too: refuse it by name, not as "unknown option 0".
-  const listLike = () => Array.isArray(spec) || ArrayBuffer.isView(spec) || spec instanceof ArrayBuffer;
-  if (typeof spec !== 'object' || check.read('scaling', listLike)) {
-    throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
-  }
+  if (typeof spec !== 'object') throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
+  // validate.js's option reader refuses arrays and typed arrays by name (issue 22 point 8).
   return check.options(spec, ALL_KEYS, 'scaling');
 }
 
