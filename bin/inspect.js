@@ -8,11 +8,15 @@ import { ROPE_PARAMS } from 'posenc/variants';
 const TWO_PI = 2 * Math.PI;
 const fmt = (x) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
 
-/** The scaling parameters under HF's names (seqLen and maxPosition are not rope_parameters keys). */
-function parametersOf(scaling) {
-  if (!scaling) return {};
-  return Object.fromEntries(Object.entries(scaling).filter(([k]) => k !== 'type' && ROPE_PARAMS[k].hf)
+/** The scaling parameters under HF's names (seqLen and maxPosition are not rope_parameters keys); an implied factor says so. */
+function parametersOf(r) {
+  if (!r.scaling) return {};
+  const out = Object.fromEntries(Object.entries(r.scaling).filter(([k]) => k !== 'type' && ROPE_PARAMS[k].hf)
     .map(([k, v]) => [ROPE_PARAMS[k].hf, Array.isArray(v) ? `[${v.length} values]` : v]));
+  if (['yarn', 'longrope'].includes(r.type) && out.factor === undefined && r.maxPosition && r.originalMaxPosition) {
+    out.factor = `${fmt(r.maxPosition / r.originalMaxPosition)} (implied: max_position_embeddings / original_max_position_embeddings)`;
+  }
+  return out;
 }
 
 /** How the scaling treats each frequency against the unscaled ones: kept, divided by the factor, blended, zero. */
@@ -47,7 +51,7 @@ function describe(pv, r) {
   }
   return {
     layerType: r.layerType, type: r.type, theta: r.theta, headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing,
-    parameters: parametersOf(r.scaling), attentionFactor: r.attentionFactor, frequencies: bands(pv, r), wavelengths: wavelengths(r),
+    parameters: parametersOf(r), attentionFactor: r.attentionFactor, frequencies: bands(pv, r), wavelengths: wavelengths(r),
   };
 }
 

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import init from '../web/lib/variants/index.js';
 
@@ -28,6 +29,11 @@ function close(actual, expected, rel, what) {
   }
 }
 const ULP8 = 8 * Number.EPSILON;
+
+test('golden_rope_config.json is what gen_rope_config.py writes (--check: structure exact, numbers within 2 ulp)', () => {
+  const r = spawnSync('python3', [join(root, 'tests/golden/gen_rope_config.py'), '--check'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 0, `gen_rope_config.py --check failed:\n${r.stdout}${r.stderr}`);
+});
 
 test('every gallery config and synthetic case gives the golden inv_freq and attention factor (8 ulp)', () => {
   const { cases } = json('tests/golden/golden_rope_config.json');
@@ -149,8 +155,47 @@ test('ropeFrequencies, ropeCache and ropeApply take config (+ layerType) as base
   const a = pv.ropeApply(x, { config: l31, dtype: 'float64' });
   const b = pv.ropeApply(x, { base: 500000, scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 }, dtype: 'float64' });
   assert.deepEqual(a.data, b.data);
+  // a config's head_dim, rotary dim and pairing are ropeApply's defaults: DeepSeek-V3 rotates 64 dims in adjacent pairs
+  const ds = gallery('deepseek-v3');
+  const q = { data: Float64Array.from({ length: 3 * 2 * 64 }, (_, i) => Math.cos(i)), shape: [3, 128] };
+  const r3 = pv.ropeFromConfig(ds);
+  assert.deepEqual(pv.ropeApply(q, { config: ds, dtype: 'float64' }).data,
+    pv.ropeApply(q, { headDim: 64, pairing: 'interleaved', base: r3.theta, scaling: r3.scaling, dtype: 'float64' }).data);
   assert.throws(() => pv.ropeFrequencies(64, { config: l31 }), (e) => e instanceof RangeError && /128, the config's rotary dim/.test(e.message));
   assert.throws(() => pv.ropeFrequencies(128, { config: l31, base: 10000 }), /give config or base, not both/);
   assert.throws(() => pv.ropeFrequencies(128, { layerType: 'full_attention' }), /layerType needs config/);
   assert.throws(() => pv.ropeCache(4, 256, { config: gemma, layerType: 'chunked_attention' }), (e) => e instanceof RangeError && /layerType/.test(e.message));
+});
+
+test('mutated configs (4,000, seeded) give a result or a posenc TypeError / RangeError, and leave no memory behind', () => {
+  let seed = 0x2317;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const pick = (a) => a[Math.floor(rand() * a.length)];
+  const odd = [null, undefined, 0, -1, 1.5, 2 ** 40, NaN, Infinity, '', '8', [], {}, [1, 2], true, 'linear', 'yarn', 'bogus', 1e-9, 7];
+  const names = Object.keys(json('tests/fixtures/configs/index.json'));
+  const before = pv.memoryStats().bytes;
+  let results = 0;
+  for (let n = 0; n < 4000; n++) {
+    const config = structuredClone(gallery(pick(names)));
+    for (let m = 1 + Math.floor(rand() * 3); m > 0; m--) {
+      const nested = config.text_config && typeof config.text_config === 'object' && !Array.isArray(config.text_config);
+      const target = nested && rand() < 0.7 ? config.text_config : config;
+      const rope = target.rope_scaling ?? target.rope_parameters;
+      const into = rope && typeof rope === 'object' && !Array.isArray(rope) && rand() < 0.5 ? rope : target;
+      const keys = Object.keys(into);
+      const key = rand() < 0.8 && keys.length ? pick(keys) : pick(['rope_type', 'type', 'factor', 'head_dim', 'partial_rotary_factor', 'layer_types', 'no_rope_layers', 'original_max_position_embeddings']);
+      if (rand() < 0.2) delete into[key];
+      else into[key] = pick(odd);
+    }
+    const options = rand() < 0.3 ? { layerIndex: Math.floor(rand() * 60) - 5 } : rand() < 0.2 ? { layerType: pick(['full_attention', 'sliding_attention', 'x']) } : {};
+    try {
+      const r = pv.ropeFromConfig(config, options);
+      assert.ok(r.type === 'none' || (r.invFreq.every((w) => Number.isFinite(w) && w >= 0) && Number.isFinite(r.attentionFactor)), `n=${n}`);
+      results++;
+    } catch (e) {
+      assert.ok((e instanceof TypeError || e instanceof RangeError) && e.message.startsWith('posenc.ropeFromConfig: '), `n=${n}: ${e.name}: ${e.message}`);
+    }
+  }
+  assert.ok(results > 400 && results < 3900, `${results} of 4000 gave a result: the mutations should do both`);
+  assert.equal(pv.memoryStats().bytes, before);
 });

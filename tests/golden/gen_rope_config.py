@@ -9,11 +9,17 @@ synthetic configs below, which reach each branch the gallery does not
 (dynamic past max_position_embeddings, YaRN without truncation or without a
 factor, longrope's long factors, proportional, partial rotary).
 
-    python3 tests/golden/gen_rope_config.py   # writes tests/golden/golden_rope_config.json
+    python3 tests/golden/gen_rope_config.py           # writes tests/golden/golden_rope_config.json
+    python3 tests/golden/gen_rope_config.py --check   # exit 1 if the committed file is not what it writes
+
+The values come from the platform's libm through `math` (pow, log, sqrt), not
+from hp.py's exact arithmetic, so --check allows 2 ulp per number: a different
+libm may round a pow differently, and the JS test's tolerance (8 ulp) is wider.
 """
 import json
 import math
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIGS = os.path.join(HERE, '..', 'fixtures', 'configs')
@@ -241,10 +247,34 @@ def main():
     for name, config, options in synthetic():
         cases.append(case(name, config, options))
     out = os.path.join(HERE, 'golden_rope_config.json')
+    data = {'generator': 'tests/golden/gen_rope_config.py', 'cases': cases}
+    if '--check' in sys.argv:
+        with open(out) as f:
+            committed = json.load(f)
+        problems = differences(committed, json.loads(json.dumps(data)), 'golden_rope_config.json')
+        for p in problems[:20]:
+            print(p)
+        sys.exit(1 if problems else 0)
     with open(out, 'w') as f:
-        json.dump({'generator': 'tests/golden/gen_rope_config.py', 'cases': cases}, f, indent=1)
+        json.dump(data, f, indent=1)
         f.write('\n')
     print(f'{len(cases)} cases -> {out}')
+
+
+def differences(a, b, where):
+    """Where two JSON values differ: structure exactly, numbers beyond 2 ulp."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if sorted(a) != sorted(b):
+            return [f'{where}: keys {sorted(a)} vs {sorted(b)}']
+        return [d for k in a for d in differences(a[k], b[k], f'{where}.{k}')]
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return [f'{where}: length {len(a)} vs {len(b)}']
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f'{where}[{i}]')]
+    both_numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+    if both_numbers:
+        return [] if abs(a - b) <= 2 * math.ulp(max(abs(a), abs(b))) else [f'{where}: {a!r} vs {b!r}']
+    return [] if a == b else [f'{where}: {a!r} vs {b!r}']
 
 
 if __name__ == '__main__':

@@ -9,7 +9,7 @@ import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
-import { ropeCommon, configArgs } from './scaling.js';
+import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS, PAIRINGS, CACHE_LAYOUTS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
 
@@ -52,7 +52,7 @@ export function createVariants(wasm) {
   // ---- RoPE -----------------------------------------------------------------------
 
   /** dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's). */
-  function frequencies(check, name, dim, a, dtype) {
+  function frequencies(check, dim, a, dtype) {
     const h = dim / 2;
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', h);
@@ -68,12 +68,12 @@ export function createVariants(wasm) {
     evenSize(check, 'dim', dim);
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return frequencies(check, 'ropeFrequencies', dim, a, dtype);
+    return frequencies(check, dim, a, dtype);
   }
 
   /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
   function axialFrequencies(check, r, dtype) {
-    const parts = r.axial.map((d) => frequencies(check, 'ropeFromConfig', d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
+    const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
     const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(parts.reduce((n, p) => n + p.length, 0));
     parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
     const rotaryDim = r.axial.reduce((a, b) => a + b, 0);
@@ -90,7 +90,7 @@ export function createVariants(wasm) {
     if (r.axial) return axialFrequencies(check, r, dtype);
     const { scaling, ...described } = r;
     if (r.type === 'none') return described;
-    return { ...described, scaling, ...frequencies(check, 'ropeFromConfig', r.rotaryDim, a, dtype) };
+    return { ...described, scaling, ...frequencies(check, r.rotaryDim, a, dtype) };
   }
 
   function ropeCache(maxLen, dim, options) {
@@ -130,11 +130,12 @@ export function createVariants(wasm) {
     // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
     const [s, cols] = t.shape.slice(-2);
     const count = t.data.length;
-    const headDim = opts.headDim ?? cols;
+    const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
+    const headDim = opts.headDim ?? model.headDim ?? cols;
     evenSize(check, 'headDim', headDim);
     if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
-    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? headDim, headDim);
-    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
+    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, rotaryDim);
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });

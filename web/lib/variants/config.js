@@ -32,11 +32,16 @@ const MAX_WIDTH = 2 ** 20; // (not a C limit)
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
 /** A reader of one config level: own keys, the model type's class defaults (with a warning), or undefined. */
+/** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
+const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
+/** A plain dict with no prototype: a key planted on Object.prototype is not one of its keys. */
+const bare = (entries = []) => Object.assign(Object.create(null), Object.fromEntries(entries));
+
 function reader(check, cfg, warnings) {
-  const defaults = MODEL_DEFAULTS[cfg.model_type] ?? {};
+  const defaults = own(MODEL_DEFAULTS, check.read('config.model_type', () => (Object.hasOwn(cfg, 'model_type') ? cfg.model_type : undefined))) ?? bare();
   return (key) => {
     const v = check.read(`config.${key}`, () => (Object.hasOwn(cfg, key) ? cfg[key] : undefined));
-    if ((v === undefined || v === null) && defaults[key] !== undefined) {
+    if ((v === undefined || v === null) && own(defaults, key) !== undefined) {
       warnings.push(`config.${key} is absent: transformers' default for ${cfg.model_type}, ${defaults[key]}, is used`);
       return defaults[key];
     }
@@ -59,7 +64,8 @@ function headDimOf(check, get) {
   if (hidden === undefined || heads === undefined) {
     throw check.fail(TypeError, 'config needs head_dim, or hidden_size and num_attention_heads');
   }
-  return Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
+  const width = Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
+  return check.integer('config.hidden_size / num_attention_heads (the head_dim)', width, 2, MAX_WIDTH);
 }
 
 /** The layer types of the config: its layer_types, or those Gemma 3 and ModernBERT derive from their patterns. */
@@ -96,33 +102,33 @@ function ropeLayersOf(check, get) {
 /** A shallow own-key copy of a rope dict (HF mutates its own; the caller's object is never touched). */
 function copyDict(check, name, dict) {
   if (!isObject(dict)) throw check.fail(TypeError, `${name} must be an object`, dict);
-  return Object.fromEntries(check.read(name, () => Object.keys(dict).map((k) => [k, dict[k]])));
+  return bare(check.read(name, () => Object.keys(dict).map((k) => [k, dict[k]])));
 }
 
 /** HF's standardize_rope_params: { dicts by layer type, nested } with rope_type, rope_theta and the lengths filled in. */
 function standardize(check, get, layerTypes) {
   const raw = get('rope_scaling') ?? get('rope_parameters');
-  let rp = raw === undefined || raw === null ? {} : copyDict(check, 'config.rope_parameters', raw);
+  let rp = raw === undefined || raw === null ? bare() : copyDict(check, 'config.rope_parameters', raw);
   const theta = get('rope_theta') ?? rp.rope_theta ?? DEFAULT_THETA;
   const keys = Object.keys(rp);
   let nested = layerTypes !== null && keys.length > 0 && keys.every((k) => layerTypes.includes(k));
   if (!nested && get('rope_local_base_freq') !== undefined) { // Gemma 3 (v4 form): sliding layers default θ local
-    rp = { full_attention: rp, sliding_attention: { rope_type: 'default', rope_theta: get('rope_local_base_freq') } };
+    rp = bare([['full_attention', rp], ['sliding_attention', { rope_type: 'default', rope_theta: get('rope_local_base_freq') }]]);
     rp.full_attention.rope_theta ??= get('rope_theta') ?? DEFAULT_THETA;
     nested = true;
   } else if (!nested && get('global_rope_theta') !== undefined) { // ModernBERT (v4 form)
-    rp = { full_attention: { rope_type: 'default', rope_theta: get('global_rope_theta') },
-      sliding_attention: { rope_type: 'default', rope_theta: get('local_rope_theta') ?? DEFAULT_THETA } };
+    rp = bare([['full_attention', { rope_type: 'default', rope_theta: get('global_rope_theta') }],
+      ['sliding_attention', { rope_type: 'default', rope_theta: get('local_rope_theta') ?? DEFAULT_THETA }]]);
     nested = true;
   }
   const dicts = nested
-    ? Object.fromEntries(Object.entries(rp).map(([k, d]) => [k, copyDict(check, `config.rope_parameters.${k}`, d)]))
-    : { '': rp };
+    ? bare(Object.entries(rp).map(([k, d]) => [k, copyDict(check, `config.rope_parameters.${k}`, d)]))
+    : bare([['', rp]]);
   const prf = get('partial_rotary_factor');
-  const renames = MODEL_RENAMES[get('model_type')] ?? {};
+  const renames = own(MODEL_RENAMES, get('model_type')) ?? bare();
   for (const d of Object.values(dicts)) {
     d.rope_type ??= d.type ?? 'default';
-    d.rope_type = renames[d.rope_type] ?? d.rope_type;
+    d.rope_type = own(renames, d.rope_type) ?? d.rope_type;
     d.rope_theta ??= theta;
     if (prf !== undefined && prf !== null) d.partial_rotary_factor = prf; // the top-level value wins (HF)
     if (['llama3', 'yarn', 'longrope'].includes(typeOfHf(d.rope_type))) {
@@ -211,7 +217,7 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
   }
   const ropeless = index !== undefined && ropeLayers !== null && !ropeLayers[index];
   if (!nested) return { key: '', layerType, ropeless };
-  layerType ??= 'full_attention' in dicts ? 'full_attention' : Object.keys(dicts)[0];
+  layerType ??= Object.hasOwn(dicts, 'full_attention') ? 'full_attention' : Object.keys(dicts)[0];
   return { key: layerType, layerType, ropeless };
 }
 
@@ -239,7 +245,7 @@ function axialOf(check, get, warnings) {
 export function resolveConfig(check, config, opts) {
   if (!isObject(config)) throw check.fail(TypeError, 'config must be a parsed config.json object', config);
   const warnings = [];
-  const text = check.read('config.text_config', () => config.text_config);
+  const text = check.read('config.text_config', () => (Object.hasOwn(config, 'text_config') ? config.text_config : undefined));
   const cfg = isObject(text) ? text : config;
   const get = reader(check, cfg, warnings);
   if (get('axes_dims_rope') !== undefined) return axialOf(check, get, warnings);

@@ -149,7 +149,7 @@ export interface RopeOptions {
   base?: number;
   /** Default none. */
   scaling?: RopeScaling;
-  /** A parsed config.json instead of base and scaling (dim must be the config's rotary dim). */
+  /** A parsed config.json instead of base and scaling (dim must be the config's rotary dim; ropeApply takes its head_dim, rotary dim and pairing as defaults). */
   config?: ModelConfig;
   /** With config: the layer type whose RoPE to use. */
   layerType?: string;

@@ -32,11 +32,8 @@ function writeParam(check, params, key, value, { dim, min, name }) {
 /** The `scaling` object as a snapshot of its own keys (each read once), or a refusal naming `scaling`. */
 function scalingObject(check, scaling) {
   const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
-  // A typed array or an array is an object too: refuse it by name, not as "unknown option 0".
-  const listLike = () => Array.isArray(spec) || ArrayBuffer.isView(spec) || spec instanceof ArrayBuffer;
-  if (typeof spec !== 'object' || check.read('scaling', listLike)) {
-    throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
-  }
+  if (typeof spec !== 'object') throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
+  // validate.js's option reader refuses arrays and typed arrays by name (issue 22 point 8).
   return check.options(spec, ALL_KEYS, 'scaling');
 }
 
@@ -74,7 +71,7 @@ function fromConfig(check, opts, dim) {
   for (const key of ['base', 'scaling']) {
     if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
   }
-  const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
   if (r.axial || r.type === 'none') {
     throw check.fail(RangeError, `config describes ${r.axial ? 'axial RoPE (axes_dims_rope)' : 'a layer without RoPE'}; ropeFromConfig tells what it holds`);
   }
@@ -91,6 +88,14 @@ export function ropeCommon(check, opts, dim) {
   const base = check.finite('base', opts.base ?? 10000, { above: 1 });
   // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
   return { base, ...scalingArgs(check, opts.scaling, dim) };
+}
+
+/** With a `config` option: its head_dim, rotary dim and pairing, ropeApply's defaults (none without one). */
+export function configShape(check, opts) {
+  const none = { headDim: undefined, rotaryDim: undefined, pairing: undefined }; // own keys: nothing read from Object.prototype
+  if (opts.config === undefined) return none;
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
+  return r.axial || r.type === 'none' ? none : { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
 }
 
 /** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
