@@ -4,10 +4,11 @@
  * One input is decoded into: a flag byte (optionally making the k-th malloc of
  * the call fail; for pe_gram, FUZZ_F32 calls pe_gram_f32 instead), the entry
  * point, its size/enum/number parameters and the contents of its input
- * matrices; input_format.h describes the format (fuzz/seeds.py reads it too). Sizes are mostly small (1..12)
- * so that an input runs in microseconds, with some invalid (0, -1, INT32_MIN, 2^24 + 1, INT32_MAX) and some
- * at the limits (2^24, 2^14 + 1, 11586); numbers come from a palette of awkward doubles (NaN, +-inf, DBL_MAX,
- * denormals, +-2^31, ...) or raw bytes, or (flag 0x20) are continuous values within the valid ranges.
+ * matrices; input_format.h describes the format (fuzz/seeds.py reads it too). Sizes are mostly small (1..12) so that an
+ * input runs in microseconds, with some invalid (0, -1, INT32_MIN, 2^24 + 1,
+ * INT32_MAX) and some at the limits (2^24, 2^14 + 1, 11586); numbers come from
+ * a palette of awkward doubles (NaN, +-inf, DBL_MAX, denormals, +-2^31, ...)
+ * or raw bytes, or (flag 0x20) are continuous values within the valid ranges.
  *
  * Buffers are allocated with their exact sizes, so AddressSanitizer sees any
  * write or read past them. When the sizes are invalid or exceed the 1 GiB
@@ -42,18 +43,14 @@
 #include "input_format.h"
 
 /* The thresholds input_format.h promises seeds.py. */
-typedef char plain_bytes_are_plain[FUZZ_PLAIN_BELOW <= FUZZ_SIZE_PLAIN_BELOW
-                                           && FUZZ_PLAIN_BELOW <= FUZZ_NUM_PLAIN_BELOW
-                                           && FUZZ_PLAIN_BELOW <= FUZZ_ELEM_PLAIN_BELOW
-                                           && FUZZ_PLAIN_BELOW <= FUZZ_ENUM_PLAIN_BELOW
-                                           && FUZZ_AWKWARD == FUZZ_SIZE_PLAIN_BELOW + 1
-                                       ? 1
-                                       : -1];
+typedef char plain_bytes_are_plain[FUZZ_PLAIN_BELOW <= FUZZ_SIZE_PLAIN_BELOW && FUZZ_PLAIN_BELOW <= FUZZ_NUM_PLAIN_BELOW
+    && FUZZ_PLAIN_BELOW <= FUZZ_ELEM_PLAIN_BELOW && FUZZ_PLAIN_BELOW <= FUZZ_ENUM_PLAIN_BELOW
+    && FUZZ_AWKWARD == FUZZ_SIZE_PLAIN_BELOW + 1 ? 1 : -1];
 
 /* ---- malloc fault injection (linked with -Wl,--wrap=malloc) ------------------- */
 void *__real_malloc(size_t bytes);
 void *__wrap_malloc(size_t bytes);
-static __thread int armed;       /* only this thread's calls into the core count */
+static __thread int armed;      /* only this thread's calls into the core count */
 static __thread long calls_left; /* fail the malloc when this reaches 0 */
 
 void *__wrap_malloc(size_t bytes) {
@@ -80,13 +77,13 @@ static char described[1024]; /* the call being checked, for the report */
 
 #define DESCRIBE(...) snprintf(described, sizeof described, __VA_ARGS__)
 
-#define REQUIRE(cond)                                                                                       \
-    do {                                                                                                    \
-        if (!(cond)) {                                                                                      \
-            fprintf(stderr, "fuzz_api: %s: invariant failed at %s:%d: %s\n  call: %s\n", current, __FILE__, \
-                    __LINE__, #cond, described);                                                            \
-            abort();                                                                                        \
-        }                                                                                                   \
+#define REQUIRE(cond)                                                                 \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "fuzz_api: %s: invariant failed at %s:%d: %s\n  call: %s\n", \
+                    current, __FILE__, __LINE__, #cond, described);                   \
+            abort();                                                                  \
+        }                                                                             \
     } while (0)
 
 /* ---- decoding -------------------------------------------------------------------- */
@@ -128,7 +125,7 @@ static int32_t shifted(int32_t n, int32_t by) { return n >= INT32_MIN + by ? n -
 static int enum_arg(src *s, int valid) {
     uint8_t b = byte(s);
     if (b < FUZZ_ENUM_PLAIN_BELOW) return b % valid;
-    static const int bad[] = { -1, INT_MIN, INT_MAX, 99 };
+    static const int bad[] = {-1, INT_MIN, INT_MAX, 99};
     return b % 2 ? valid : bad[b % 4];
 }
 
@@ -186,13 +183,13 @@ static double continuous_arg(src *s) {
     bits = bits << 8 | byte(s);
     double u = bits / 16777215.0; /* [0, 1] */
     switch (kind % 6) {
-    case 0: return 1e-3 * pow(1e9, u); /* RoPE parameters, scales: [1e-3, 1e6] */
-    case 1: {                          /* a base: (1, DBL_MAX], log-uniform */
+    case 0: return 1e-3 * pow(1e9, u);                   /* RoPE parameters, scales: [1e-3, 1e6] */
+    case 1: {                                            /* a base: (1, DBL_MAX], log-uniform */
         double b = pow(2.0, u * 1024.0);
         return isfinite(b) ? (b > 1 ? b : nextafter(1.0, 2.0)) : DBL_MAX;
     }
-    case 2: return (2 * u - 1) * PE_MAX_POSITION;                       /* a position or offset */
-    case 3: return 2 * u - 1;                                           /* a moderate element */
+    case 2: return (2 * u - 1) * PE_MAX_POSITION;      /* a position or offset */
+    case 3: return 2 * u - 1;                            /* a moderate element */
     case 4: return (kind & 8 ? -1 : 1) * pow(2.0, u * 2097.0 - 1074.0); /* any finite magnitude */
     default: return (kind & 8 ? -1 : 1) * pow(10.0, u * 600.0 - 300.0); /* wide, decimal */
     }
@@ -259,8 +256,8 @@ static int all_finite(const void *out, int dtype, size_t n) {
 
 /* ---- a call ------------------------------------------------------------------------- */
 typedef struct {
-    int inject;  /* a malloc is made to fail */
-    int refused; /* the sizes are invalid or over the byte limit: must not be OK */
+    int inject;   /* a malloc is made to fail */
+    int refused;  /* the sizes are invalid or over the byte limit: must not be OK */
     int status;
 } call_state;
 
@@ -294,13 +291,11 @@ static int fuzz_table(src *s, long fail_at, int gram) {
     int cosine = byte(s) % 2;
     size_t elem_bytes = dtype == PE_F32 ? 4 : 8;
     double count = gram ? (double)len * len : (double)len * d;
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = !dim_ok(len) || !dim_ok(d) || count * elem_bytes > PE_MAX_BYTES;
     if (!c.refused && too_big(count + (double)len * d)) return 0;
     void *out = out_buf(c.refused ? TINY : count, elem_bytes);
-    DESCRIBE("%s(dtype=%d, max_len=%d, d=%d, layout=%d, freq=%d, base=%.17g, offset=%.17g, zero_row=%d, "
-             "cosine=%d) fail_at=%ld",
-             current, dtype, len, d, layout, freq, base, offset, zero_row, cosine, fail_at);
+    DESCRIBE("%s(dtype=%d, max_len=%d, d=%d, layout=%d, freq=%d, base=%.17g, offset=%.17g, zero_row=%d, cosine=%d) fail_at=%ld", current, dtype, len, d, layout, freq, base, offset, zero_row, cosine, fail_at);
     begin(&c, fail_at);
     int st = gram ? pe_table_gram(out, dtype, len, d, layout, freq, base, offset, zero_row, cosine)
                   : pe_table(out, dtype, len, d, layout, freq, base, offset, zero_row);
@@ -319,8 +314,7 @@ static int fuzz_table(src *s, long fail_at, int gram) {
                 for (int32_t j = 0; j < len; j++) {
                     double g = get(out, dtype, (size_t)i * len + j);
                     REQUIRE(g == get(out, dtype, (size_t)j * len + i));
-                    REQUIRE(fabs(g) <= (cosine ? 1.0 + 2 * DBL_EPSILON * d + 1e-12
-                                               : d * (1 + 2 * DBL_EPSILON * d) + 1e-9));
+                    REQUIRE(fabs(g) <= (cosine ? 1.0 + 2 * DBL_EPSILON * d + 1e-12 : d * (1 + 2 * DBL_EPSILON * d) + 1e-9));
                     if (i == j) REQUIRE(g >= -1e-12);
                 }
         }
@@ -335,12 +329,11 @@ static int fuzz_frequencies(src *s, long fail_at) {
     double base = byte(s) % 2 ? num_arg(s) : 10000.0;
     int32_t np = pe_pair_count(d, layout);
     REQUIRE(np >= 0 && np <= (dim_ok(d) ? d / 2 + d % 2 : 0));
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = !dim_ok(d);
     if (too_big(d)) return 0;
     double *out = out_buf(np ? np : TINY, 8);
-    DESCRIBE("pe_frequencies(d=%d, layout=%d, freq=%d, base=%.17g) fail_at=%ld", d, layout, freq, base,
-             fail_at);
+    DESCRIBE("pe_frequencies(d=%d, layout=%d, freq=%d, base=%.17g) fail_at=%ld", d, layout, freq, base, fail_at);
     begin(&c, fail_at);
     int st = pe_frequencies(out, d, layout, freq, base);
     end(&c, st);
@@ -362,7 +355,7 @@ static int fuzz_columns(src *s, long fail_at) {
     int32_t d = size_arg(s);
     int layout = enum_arg(s, 3);
     int32_t np = pe_pair_count(d, layout);
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = !dim_ok(d) || layout < PE_LAYOUT_INTERLEAVED || layout > PE_LAYOUT_SPLIT;
     if (!c.refused && too_big(d)) return 0;
     int32_t *sin_cols = out_buf(np + 1, 4), *cos_cols = out_buf(np + 1, 4);
@@ -375,7 +368,7 @@ static int fuzz_columns(src *s, long fail_at) {
         int32_t count = 0;
         memset(used, 0, (size_t)d);
         for (int32_t i = 0; i < np; i++) {
-            int32_t cols[2] = { sin_cols[i], cos_cols[i] };
+            int32_t cols[2] = {sin_cols[i], cos_cols[i]};
             REQUIRE(cols[1] >= 0 || (i == np - 1 && d % 2));
             for (int k = 0; k < 2 && cols[k] >= 0; k++) {
                 REQUIRE(cols[k] < d && !used[cols[k]]);
@@ -385,8 +378,7 @@ static int fuzz_columns(src *s, long fail_at) {
         }
         REQUIRE(count == (layout == PE_LAYOUT_CONCAT ? d - d % 2 : d));
         REQUIRE(layout != PE_LAYOUT_CONCAT || d % 2 == 0 || !used[d - 1]);
-        REQUIRE(sin_cols[np] == (int32_t)0xA5A5A5A5
-                && cos_cols[np] == (int32_t)0xA5A5A5A5); /* nothing past np */
+        REQUIRE(sin_cols[np] == (int32_t)0xA5A5A5A5 && cos_cols[np] == (int32_t)0xA5A5A5A5); /* nothing past np */
     }
     free(sin_cols);
     free(cos_cols);
@@ -396,7 +388,7 @@ static int fuzz_columns(src *s, long fail_at) {
 
 static int fuzz_dot(src *s, long fail_at) {
     int32_t n = size_arg(s);
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = !dim_ok(n);
     if (too_big(n)) return 0;
     double big = 0;
@@ -416,10 +408,10 @@ static int fuzz_dot(src *s, long fail_at) {
 static int fuzz_norms_gram(src *s, long fail_at, int gram) {
     int32_t rows = size_arg(s), cols = size_arg(s);
     int dtype = enum_arg(s, 2), cosine = byte(s) % 2;
-    call_state c = { 0 };
+    call_state c = {0};
     double in = (double)rows * cols, in_bytes = gram == 2 ? 4 : 8;
-    c.refused = !dim_ok(rows) || !dim_ok(cols) || in * in_bytes > PE_MAX_BYTES
-                || (gram && (double)rows * rows * 8 > PE_MAX_BYTES);
+    c.refused = !dim_ok(rows) || !dim_ok(cols) || in * in_bytes > PE_MAX_BYTES ||
+                (gram && (double)rows * rows * 8 > PE_MAX_BYTES);
     if (!c.refused && too_big(gram ? in + (double)rows * rows * cols / 8 : in)) return 0;
     double nx = in_count(dim_ok(rows) && dim_ok(cols) && in * in_bytes <= PE_MAX_BYTES, in);
     if (nx < 0) return 0;
@@ -434,12 +426,10 @@ static int fuzz_norms_gram(src *s, long fail_at, int gram) {
     }
     size_t n_out = gram ? (size_t)rows * rows : (size_t)rows;
     void *out = out_buf(c.refused ? TINY : (double)n_out, gram ? (dtype == PE_F32 ? 4 : 8) : 8);
-    DESCRIBE("%s(dtype=%d, rows=%d, cols=%d, cosine=%d) max|x|=%g fail_at=%ld", current, dtype, rows, cols,
-             cosine, big, fail_at);
+    DESCRIBE("%s(dtype=%d, rows=%d, cols=%d, cosine=%d) max|x|=%g fail_at=%ld", current, dtype, rows, cols, cosine, big, fail_at);
     begin(&c, fail_at);
     int st = gram == 2 ? pe_gram_f32(out, dtype, x32, rows, cols, cosine)
-             : gram    ? pe_gram(out, dtype, x, rows, cols, cosine)
-                       : pe_norms(out, x, rows, cols);
+             : gram ? pe_gram(out, dtype, x, rows, cols, cosine) : pe_norms(out, x, rows, cols);
     end(&c, st);
     /* Finite inputs whose results overflow (in the output type) must give
      * PE_ERR_VALUE: on PE_OK every result is finite. */
@@ -455,8 +445,7 @@ static int fuzz_norms_gram(src *s, long fail_at, int gram) {
                 for (int32_t j = 0; j < rows; j++) {
                     double g = get(out, dt, (size_t)i * rows + j);
                     REQUIRE(g == get(out, dt, (size_t)j * rows + i));
-                    if (cosine)
-                        REQUIRE(fabs(g) <= 1.0 + 2 * eps * cols + 1e-12); /* rounding of a cols-term sum */
+                    if (cosine) REQUIRE(fabs(g) <= 1.0 + 2 * eps * cols + 1e-12); /* rounding of a cols-term sum */
                     if (i == j) REQUIRE(g >= 0.0);
                 }
     }
@@ -471,13 +460,12 @@ static int fuzz_rotation(src *s, long fail_at) {
     int layout = enum_arg(s, 3), freq = enum_arg(s, 2);
     double base = byte(s) % 2 ? num_arg(s) : 10000.0;
     double k = num_arg(s);
-    call_state c = { 0 };
+    call_state c = {0};
     double count = (double)d * d;
     c.refused = !dim_ok(d) || count * 8 > PE_MAX_BYTES;
     if (!c.refused && too_big(count * (d < 64 ? d : 64))) return 0;
     double *out = out_buf(c.refused ? TINY : count, 8);
-    DESCRIBE("pe_rotation(d=%d, layout=%d, freq=%d, base=%.17g, k=%.17g) fail_at=%ld", d, layout, freq, base,
-             k, fail_at);
+    DESCRIBE("pe_rotation(d=%d, layout=%d, freq=%d, base=%.17g, k=%.17g) fail_at=%ld", d, layout, freq, base, k, fail_at);
     begin(&c, fail_at);
     int st = pe_rotation(out, d, layout, freq, base, k);
     end(&c, st);
@@ -501,7 +489,7 @@ static int fuzz_toy(src *s, long fail_at) {
     int32_t n = size_arg(s);
     int has_pos = byte(s) % 2, has_w = byte(s) % 2;
     double threshold = num_arg(s);
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = !dim_ok(n);
     if (too_big(n)) return 0;
     size_t cnt = (size_t)in_count(dim_ok(n), n);
@@ -511,8 +499,7 @@ static int fuzz_toy(src *s, long fail_at) {
     double *x = out_buf((double)cnt, 8), *y = out_buf((double)cnt, 8);
     double sum = 0, weighted = 0;
     int32_t label = -1;
-    DESCRIBE("pe_toy_attention(n=%d, pos=%d, w=%d, threshold=%.17g) fail_at=%ld", n, has_pos, has_w,
-             threshold, fail_at);
+    DESCRIBE("pe_toy_attention(n=%d, pos=%d, w=%d, threshold=%.17g) fail_at=%ld", n, has_pos, has_w, threshold, fail_at);
     begin(&c, fail_at);
     int st = pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, w, n, threshold);
     end(&c, st);
@@ -534,7 +521,7 @@ static int fuzz_attention(src *s, long fail_at) {
     int causal = byte(s) % 2;
     double scale = byte(s) % 2 ? num_arg(s) : 0.5;
     int heads = byte(s) % 2; /* the batched entry with a broadcast mask of 1 and bias of 0: the same result */
-    call_state c = { 0 };
+    call_state c = {0};
     double elems = (double)n * dk + (double)m * dk + (double)m * dv + (double)n * m + (double)n * dv;
     c.refused = !dim_ok(n) || !dim_ok(m) || !dim_ok(dk) || !dim_ok(dv) || elems * 8 > PE_MAX_BYTES;
     if (!c.refused && too_big(elems + (double)n * m * (dk + dv))) return 0;
@@ -545,11 +532,9 @@ static int fuzz_attention(src *s, long fail_at) {
     double *q = in_buf(s, nq, NULL);
     double *k = in_buf(s, nk, NULL);
     double *v = in_buf(s, nv, NULL);
-    double *w = out_buf(c.refused ? TINY : (double)n * m, 8),
-           *o = out_buf(c.refused ? TINY : (double)n * dv, 8);
-    DESCRIBE("pe_attention%s(n=%d, m=%d, dk=%d, dv=%d, causal=%d, scale=%.17g) fail_at=%ld",
-             heads ? "_heads" : "", n, m, dk, dv, causal, scale, fail_at);
-    const int32_t dims[] = { 1, 1, 1, n, m, dk, dv }, strides[] = { 0, 0, 0, 0 };
+    double *w = out_buf(c.refused ? TINY : (double)n * m, 8), *o = out_buf(c.refused ? TINY : (double)n * dv, 8);
+    DESCRIBE("pe_attention%s(n=%d, m=%d, dk=%d, dv=%d, causal=%d, scale=%.17g) fail_at=%ld", heads ? "_heads" : "", n, m, dk, dv, causal, scale, fail_at);
+    const int32_t dims[] = {1, 1, 1, n, m, dk, dv}, strides[] = {0, 0, 0, 0};
     const uint8_t one = 1;
     const double zero = 0.0;
     begin(&c, fail_at);
@@ -593,8 +578,7 @@ static int fuzz_attention(src *s, long fail_at) {
 }
 
 static int fuzz_strerror(src *s) {
-    int32_t st =
-        (int32_t)(byte(s) | (uint32_t)byte(s) << 8 | (uint32_t)byte(s) << 16 | (uint32_t)byte(s) << 24);
+    int32_t st = (int32_t)(byte(s) | (uint32_t)byte(s) << 8 | (uint32_t)byte(s) << 16 | (uint32_t)byte(s) << 24);
     const char *t = pe_strerror(st);
     REQUIRE(t != NULL && strlen(t) > 0);
     REQUIRE((st >= 0 && st < PE_ERR_COUNT_) == (strcmp(t, "unknown status code") != 0));
@@ -608,8 +592,7 @@ static int fuzz_strerror(src *s) {
 static const char *params_text(const double *p) {
     static char text[400];
     if (!p) return "params=NULL";
-    snprintf(text, sizeof text,
-             "params={%.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, ...}",
+    snprintf(text, sizeof text, "params={%.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, ...}",
              p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]);
     return text;
 }
@@ -633,7 +616,7 @@ static double *rope_params(src *s, int32_t dim) {
 }
 
 static int fuzz_rope(src *s, long fail_at, int which) {
-    call_state c = { 0 };
+    call_state c = {0};
     int32_t dim = size_arg(s);
     double base = byte(s) % 2 ? num_arg(s) : 10000.0;
     int scaling = enum_arg(s, 7);
@@ -654,8 +637,7 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         n1 = c.refused ? TINY : (size_t)dim / 2 + 1;
         o1 = out_buf((double)n1, 8);
         double attention = 0;
-        DESCRIBE("pe_rope_frequencies(dim=%d, base=%.17g, scaling=%d, %s) fail_at=%ld", dim, base, scaling,
-                 params_text(params), fail_at);
+        DESCRIBE("pe_rope_frequencies(dim=%d, base=%.17g, scaling=%d, %s) fail_at=%ld", dim, base, scaling, params_text(params), fail_at);
         begin(&c, fail_at);
         st = pe_rope_frequencies(o1, &attention, dim, base, scaling, params);
         end(&c, st);
@@ -676,19 +658,17 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         n1 = c.refused ? TINY : (size_t)count;
         o1 = out_buf((double)n1, eb);
         o2 = out_buf((double)n1, eb);
-        DESCRIBE("pe_rope_cache(dtype=%d, max_len=%d, dim=%d, base=%.17g, scaling=%d, %s, offset=%.17g, "
-                 "layout=%d) fail_at=%ld",
-                 dtype, rows, dim, base, scaling, params_text(params), offset, layout, fail_at);
+        DESCRIBE("pe_rope_cache(dtype=%d, max_len=%d, dim=%d, base=%.17g, scaling=%d, %s, offset=%.17g, layout=%d) fail_at=%ld", dtype, rows, dim, base, scaling, params_text(params), offset, layout, fail_at);
         begin(&c, fail_at);
         st = pe_rope_cache(o1, o2, dtype, rows, dim, base, scaling, params, offset, layout);
         end(&c, st);
         dt = dtype;
-        if (st == PE_OK) REQUIRE(all_finite(o1, dt, n1) && all_finite(o2, dt, n1));
+        if (st == PE_OK)
+            REQUIRE(all_finite(o1, dt, n1) && all_finite(o2, dt, n1));
         break;
     }
     case 2: { /* pe_rope_apply */
-        int32_t cols =
-            dim_ok(dim) && dim_ok(heads) && (double)dim * heads <= PE_MAX_DIM ? dim * heads : size_arg(s);
+        int32_t cols = dim_ok(dim) && dim_ok(heads) && (double)dim * heads <= PE_MAX_DIM ? dim * heads : size_arg(s);
         int pairing = enum_arg(s, 2), use_pos = byte(s) % 2;
         int32_t rotary = byte(s) % 2 ? size_arg(s) : 0; /* 0: the whole head */
         double count = (double)rows * cols;
@@ -700,14 +680,12 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         x = in_buf(s, nx, &bigx);
         if (use_pos) pos = in_buf(s, np, NULL);
         o1 = out_buf((double)n1, 8);
-        DESCRIBE("pe_rope_apply(rows=%d, cols=%d, head_dim=%d, rotary_dim=%d, pairing=%d, positions=%d, 0, "
-                 "offset=%.17g, base=%.17g, scaling=%d, %s) max|x|=%g fail_at=%ld",
-                 rows, cols, dim, rotary, pairing, use_pos, offset, base, scaling, params_text(params), bigx,
-                 fail_at);
+        DESCRIBE("pe_rope_apply(rows=%d, cols=%d, head_dim=%d, rotary_dim=%d, pairing=%d, positions=%d, 0, offset=%.17g, base=%.17g, scaling=%d, %s) max|x|=%g fail_at=%ld", rows, cols, dim, rotary, pairing, use_pos, offset, base, scaling, params_text(params), bigx, fail_at);
         begin(&c, fail_at);
         st = pe_rope_apply(o1, x, rows, cols, dim, rotary, pairing, pos, offset, base, scaling, params);
         end(&c, st);
-        if (st == PE_OK && bigx <= 1e150) REQUIRE(all_finite(o1, PE_F64, n1));
+        if (st == PE_OK && bigx <= 1e150)
+            REQUIRE(all_finite(o1, PE_F64, n1));
         break;
     }
     case 3: { /* pe_rope_permutation */
@@ -717,8 +695,7 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         n1 = c.refused ? TINY : (size_t)count;
         o1 = out_buf((double)n1, 4);
         int inverse = byte(s) % 2;
-        DESCRIBE("pe_rope_permutation(head_dim=%d, heads=%d, inverse=%d) fail_at=%ld", dim, heads, inverse,
-                 fail_at);
+        DESCRIBE("pe_rope_permutation(head_dim=%d, heads=%d, inverse=%d) fail_at=%ld", dim, heads, inverse, fail_at);
         begin(&c, fail_at);
         st = pe_rope_permutation(o1, dim, heads, inverse);
         end(&c, st);
@@ -746,8 +723,7 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         n1 = c.refused ? TINY : (size_t)count;
         x = in_buf(s, nx, NULL);
         o1 = out_buf((double)n1, 8);
-        DESCRIBE("pe_rope_permute(rows=%d, cols=%d, head_dim=%d, inverse=%d, axis=%d) fail_at=%ld", rows,
-                 cols, dim, inverse, axis, fail_at);
+        DESCRIBE("pe_rope_permute(rows=%d, cols=%d, head_dim=%d, inverse=%d, axis=%d) fail_at=%ld", rows, cols, dim, inverse, axis, fail_at);
         begin(&c, fail_at);
         st = pe_rope_permute(o1, x, rows, cols, dim, inverse, axis);
         end(&c, st);
@@ -780,15 +756,14 @@ static int fuzz_alibi(src *s, long fail_at, int bias) {
     double max_bias = byte(s) % 2 ? num_arg(s) : 8.0;
     double mask = byte(s) % 2 ? num_arg(s) : -INFINITY;
     int32_t qoff = byte(s) % 2 ? shifted(size_arg(s), 1) : 0;
-    call_state c = { 0 };
+    call_state c = {0};
     int st;
     if (!bias) {
         c.refused = !dim_ok(heads) || heads > PE_MAX_HEADS;
         if (too_big(heads)) return 0;
         size_t n = c.refused ? TINY : (size_t)heads;
         double *o = out_buf((double)n, 8);
-        DESCRIBE("pe_alibi_slopes(heads=%d, variant=%d, max_bias=%.17g) fail_at=%ld", heads, variant,
-                 max_bias, fail_at);
+        DESCRIBE("pe_alibi_slopes(heads=%d, variant=%d, max_bias=%.17g) fail_at=%ld", heads, variant, max_bias, fail_at);
         begin(&c, fail_at);
         st = pe_alibi_slopes(o, heads, variant, max_bias);
         end(&c, st);
@@ -799,14 +774,11 @@ static int fuzz_alibi(src *s, long fail_at, int bias) {
     }
     size_t eb = dtype == PE_F32 ? 4 : 8;
     double count = (double)heads * q * k;
-    c.refused =
-        !dim_ok(heads) || heads > PE_MAX_HEADS || !dim_ok(q) || !dim_ok(k) || count * eb > PE_MAX_BYTES;
+    c.refused = !dim_ok(heads) || heads > PE_MAX_HEADS || !dim_ok(q) || !dim_ok(k) || count * eb > PE_MAX_BYTES;
     if (!c.refused && too_big(count)) return 0;
     size_t n = c.refused ? TINY : (size_t)count;
     void *o = out_buf((double)n, eb);
-    DESCRIBE("pe_alibi_bias(dtype=%d, heads=%d, q=%d, k=%d, variant=%d, max_bias=%.17g, mode=%d, mask=%.17g, "
-             "qoff=%d) fail_at=%ld",
-             dtype, heads, q, k, variant, max_bias, mode, mask, qoff, fail_at);
+    DESCRIBE("pe_alibi_bias(dtype=%d, heads=%d, q=%d, k=%d, variant=%d, max_bias=%.17g, mode=%d, mask=%.17g, qoff=%d) fail_at=%ld", dtype, heads, q, k, variant, max_bias, mode, mask, qoff, fail_at);
     begin(&c, fail_at);
     st = pe_alibi_bias(o, dtype, heads, q, k, variant, max_bias, mode, mask, qoff);
     end(&c, st);
@@ -814,8 +786,7 @@ static int fuzz_alibi(src *s, long fail_at, int bias) {
         for (size_t i = 0; i < n; i++) {
             double v = get(o, dtype, i);
             REQUIRE(!isnan(v));
-            REQUIRE(v <= 0.0
-                    || (mode == PE_ALIBI_CAUSAL && v == (dtype == PE_F32 ? (double)(float)mask : mask)));
+            REQUIRE(v <= 0.0 || (mode == PE_ALIBI_CAUSAL && v == (dtype == PE_F32 ? (double)(float)mask : mask)));
         }
     free(o);
     return 1;
@@ -825,8 +796,7 @@ static int fuzz_alibi(src *s, long fail_at, int bias) {
 static int32_t int_arg(src *s) {
     uint8_t b = byte(s);
     if (b < 200) return (int32_t)b - 100;
-    static const int32_t special[] = { INT32_MIN, INT32_MAX,  INT32_MIN + 1, INT32_MAX - 1,
-                                       1 << 20,   -(1 << 20), 128,           -128 };
+    static const int32_t special[] = {INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 1 << 20, -(1 << 20), 128, -128};
     if (b < 208) return special[b - 200];
     int32_t v = 0;
     for (int k = 0; k < 4; k++) v = (int32_t)((uint32_t)v << 8 | byte(s));
@@ -840,7 +810,7 @@ static int fuzz_t5(src *s, long fail_at, int which) {
     int32_t q = size_arg(s), k = size_arg(s), qoff = byte(s) % 2 ? int_arg(s) : 0;
     int32_t clip = byte(s) % 4 ? byte(s) % 8 : int_arg(s);
     int shift = byte(s) % 2;
-    call_state c = { 0 };
+    call_state c = {0};
     int st;
     int32_t half = bidirectional ? buckets / 2 : buckets;
     if (which == 0) {
@@ -850,8 +820,7 @@ static int fuzz_t5(src *s, long fail_at, int which) {
         int32_t *rel = __real_malloc(n * sizeof *rel), *out = out_buf((double)n, 4);
         REQUIRE(rel != NULL);
         for (size_t i = 0; i < n; i++) rel[i] = int_arg(s);
-        DESCRIBE("pe_t5_bucket(n=%d, bidirectional=%d, buckets=%d, max_distance=%d, f32=%d) fail_at=%ld", q,
-                 bidirectional, buckets, max_distance, f32, fail_at);
+        DESCRIBE("pe_t5_bucket(n=%d, bidirectional=%d, buckets=%d, max_distance=%d, f32=%d) fail_at=%ld", q, bidirectional, buckets, max_distance, f32, fail_at);
         begin(&c, fail_at);
         st = pe_t5_bucket(out, rel, q, bidirectional, buckets, max_distance, f32);
         end(&c, st);
@@ -872,20 +841,16 @@ static int fuzz_t5(src *s, long fail_at, int which) {
     size_t n = c.refused ? TINY : (size_t)count;
     int32_t *out = out_buf((double)n, 4);
     if (which == 1) {
-        DESCRIBE("pe_t5_bucket_matrix(q=%d, k=%d, qoff=%d, bidirectional=%d, buckets=%d, max_distance=%d, "
-                 "f32=%d) fail_at=%ld",
-                 q, k, qoff, bidirectional, buckets, max_distance, f32, fail_at);
+        DESCRIBE("pe_t5_bucket_matrix(q=%d, k=%d, qoff=%d, bidirectional=%d, buckets=%d, max_distance=%d, f32=%d) fail_at=%ld", q, k, qoff, bidirectional, buckets, max_distance, f32, fail_at);
         begin(&c, fail_at);
         st = pe_t5_bucket_matrix(out, q, k, qoff, bidirectional, buckets, max_distance, f32);
         end(&c, st);
         if (st == PE_OK)
             for (size_t i = 0; i < n; i++) REQUIRE(out[i] >= 0 && out[i] < buckets);
     } else {
-        DESCRIBE("pe_shaw_matrix(q=%d, k=%d, clip=%d, shift=%d, query_offset=k-q) fail_at=%ld", q, k, clip,
-                 shift, fail_at);
+        DESCRIBE("pe_shaw_matrix(q=%d, k=%d, clip=%d, shift=%d, query_offset=k-q) fail_at=%ld", q, k, clip, shift, fail_at);
         begin(&c, fail_at);
-        st = pe_shaw_matrix(out, q, k, clip, shift,
-                            c.refused ? 0 : k - q); /* tensor2tensor: query i at k - q + i */
+        st = pe_shaw_matrix(out, q, k, clip, shift, c.refused ? 0 : k - q); /* tensor2tensor: query i at k - q + i */
         end(&c, st);
         if (st == PE_OK)
             for (int32_t i = 0; i < q; i++)
@@ -904,7 +869,7 @@ static int fuzz_learned(src *s, long fail_at, int rows_only) {
     double seed = byte(s) % 2 ? num_arg(s) : (double)byte(s);
     double scale = byte(s) % 2 ? num_arg(s) : 0.02;
     size_t eb = dtype == PE_F32 ? 4 : 8;
-    call_state c = { 0 };
+    call_state c = {0};
     int32_t rows = rows_only ? n : len;
     double count = (double)rows * d;
     c.refused = !dim_ok(len) || !dim_ok(d) || !dim_ok(rows) || count * eb > PE_MAX_BYTES;
@@ -915,24 +880,16 @@ static int fuzz_learned(src *s, long fail_at, int rows_only) {
     int st;
     if (rows_only) {
         double np = in_count(dim_ok(n), n);
-        if (np < 0) {
-            free(out);
-            return 0;
-        }
+        if (np < 0) { free(out); return 0; }
         pos = __real_malloc((size_t)np * sizeof *pos);
         REQUIRE(pos != NULL);
-        for (size_t i = 0; i < (size_t)np; i++)
-            pos[i] = byte(s) % 8 ? byte(s) % (len > 0 ? (len < 256 ? len : 256) : 1) : int_arg(s);
-        DESCRIBE("pe_learned_rows(dtype=%d, n=%d, trained_len=%d, d=%d, seed=%.17g, dist=%d, scale=%.17g) "
-                 "fail_at=%ld",
-                 dtype, n, len, d, seed, dist, scale, fail_at);
+        for (size_t i = 0; i < (size_t)np; i++) pos[i] = byte(s) % 8 ? byte(s) % (len > 0 ? (len < 256 ? len : 256) : 1) : int_arg(s);
+        DESCRIBE("pe_learned_rows(dtype=%d, n=%d, trained_len=%d, d=%d, seed=%.17g, dist=%d, scale=%.17g) fail_at=%ld", dtype, n, len, d, seed, dist, scale, fail_at);
         begin(&c, fail_at);
         st = pe_learned_rows(out, dtype, pos, n, len, d, seed, dist, scale);
         end(&c, st);
     } else {
-        DESCRIBE(
-            "pe_learned_table(dtype=%d, trained_len=%d, d=%d, seed=%.17g, dist=%d, scale=%.17g) fail_at=%ld",
-            dtype, len, d, seed, dist, scale, fail_at);
+        DESCRIBE("pe_learned_table(dtype=%d, trained_len=%d, d=%d, seed=%.17g, dist=%d, scale=%.17g) fail_at=%ld", dtype, len, d, seed, dist, scale, fail_at);
         begin(&c, fail_at);
         st = pe_learned_table(out, dtype, len, d, seed, dist, scale);
         end(&c, st);
@@ -955,14 +912,13 @@ static int fuzz_binary(src *s, long fail_at) {
     int32_t len = size_arg(s), bits = byte(s) % 4 ? 1 + byte(s) % 64 : size_arg(s);
     double offset = byte(s) % 2 ? num_arg(s) : (double)byte(s);
     size_t eb = dtype == PE_F32 ? 4 : 8;
-    call_state c = { 0 };
+    call_state c = {0};
     double count = (double)len * bits;
     c.refused = !dim_ok(len) || bits < 1 || bits > 64 || count * eb > PE_MAX_BYTES;
     if (!c.refused && too_big(count)) return 0;
     size_t cnt = c.refused ? TINY : (size_t)count;
     void *out = out_buf((double)cnt, eb);
-    DESCRIBE("pe_binary_table(dtype=%d, max_len=%d, bits=%d, offset=%.17g, signed=%d) fail_at=%ld", dtype,
-             len, bits, offset, signed_, fail_at);
+    DESCRIBE("pe_binary_table(dtype=%d, max_len=%d, bits=%d, offset=%.17g, signed=%d) fail_at=%ld", dtype, len, bits, offset, signed_, fail_at);
     begin(&c, fail_at);
     int st = pe_binary_table(out, dtype, len, bits, offset, signed_);
     end(&c, st);
@@ -981,7 +937,7 @@ static int fuzz_precision(src *s, long fail_at, int which) {
     int format = enum_arg(s, 4), mode = enum_arg(s, 3), layout = enum_arg(s, 3), freq = enum_arg(s, 2);
     int32_t n = size_arg(s), d = size_arg(s);
     double base = byte(s) % 2 ? num_arg(s) : 10000.0;
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = !dim_ok(n);
     if (too_big(n) || (which == 2 && dim_ok(d) && too_big((double)n * d))) return 0;
     size_t cnt = c.refused ? TINY : (size_t)n;
@@ -999,8 +955,7 @@ static int fuzz_precision(src *s, long fail_at, int which) {
                 REQUIRE(isnan(r) == isnan(x[i]));
                 if (!isnan(r)) REQUIRE(signbit(r) == signbit(x[i]) || r == 0);
                 if (format == PE_F64) REQUIRE(r == x[i] || isnan(r));
-                if (format == PE_F32 && isfinite(x[i]) && fabs(x[i]) < 3e38)
-                    REQUIRE(r == (double)(float)x[i]);
+                if (format == PE_F32 && isfinite(x[i]) && fabs(x[i]) < 3e38) REQUIRE(r == (double)(float)x[i]);
                 /* within half a step: relative 2^-8 (bfloat16), absolute 2^-25 (float16 subnormals) */
                 if (isfinite(r) && isfinite(x[i])) REQUIRE(fabs(r - x[i]) <= fabs(x[i]) * 0x1p-8 + 0x1p-25);
                 double again;
@@ -1018,16 +973,13 @@ static int fuzz_precision(src *s, long fail_at, int which) {
                 uint32_t want;
                 memcpy(&want, &f, 4);
                 uint32_t got = ((uint32_t *)out)[i];
-                REQUIRE(got == want
-                        || (isnan(x[i]) && (got & 0x7F800000u) == 0x7F800000u && (got & 0x7FFFFFu))
-                        || !(fabs(x[i]) < 3e38));
+                REQUIRE(got == want || (isnan(x[i]) && (got & 0x7F800000u) == 0x7F800000u && (got & 0x7FFFFFu)) ||
+                        !(fabs(x[i]) < 3e38));
             }
         if (st == PE_OK && format != PE_F32)
             for (size_t i = 0; i < cnt; i++) REQUIRE(((uint32_t *)out)[i] <= 0xFFFFu);
     } else {
-        DESCRIBE(
-            "pe_precision_error(n=%d, d=%d, layout=%d, freq=%d, base=%.17g, format=%d, mode=%d) fail_at=%ld",
-            n, d, layout, freq, base, format, mode, fail_at);
+        DESCRIBE("pe_precision_error(n=%d, d=%d, layout=%d, freq=%d, base=%.17g, format=%d, mode=%d) fail_at=%ld", n, d, layout, freq, base, format, mode, fail_at);
         begin(&c, fail_at);
         st = pe_precision_error(out, x, n, d, layout, freq, base, format, mode);
         end(&c, st);
@@ -1055,23 +1007,18 @@ static int fuzz_fields(src *s, long fail_at, int which) {
     double a = num_arg(s), b = byte(s) % 2 ? num_arg(s) : 10000.0;
     size_t eb = dtype == PE_F32 ? 4 : 8;
     /* per call: its output count and its inputs' counts (timestep: n, 2-D: n + d positions) */
-    double cols = which == 2   ? (double)m
-                  : which == 3 ? (flag ? d : 0) + 2.0 * m * d
-                  : which == 4 ? 2.0 * m
-                               : d;
+    double cols = which == 2 ? (double)m : which == 3 ? (flag ? d : 0) + 2.0 * m * d : which == 4 ? 2.0 * m : d;
     double rows = which == 2 ? (double)n * d + (m % 3) : n, count = rows * cols;
     double in1 = which >= 3 ? (double)n * d : n, in2 = which == 2 ? d : which == 4 ? (double)m * d : 0;
-    call_state c = { 0 };
-    c.refused = !dim_ok(n) || !dim_ok(d) || (which >= 2 && !dim_ok(m)) || count * eb > PE_MAX_BYTES
-                || (which == 3 && m > 1024);
+    call_state c = {0};
+    c.refused = !dim_ok(n) || !dim_ok(d) || (which >= 2 && !dim_ok(m)) || count * eb > PE_MAX_BYTES || (which == 3 && m > 1024);
     /* the Gaussian draw writes only B (m × d) into y: its own sizes decide, not the features' */
     int gaussian = which == 4 && !flag && dim_ok(n);
     if (gaussian) c.refused = !dim_ok(m) || !dim_ok(d) || in2 * 8 > PE_MAX_BYTES;
     if (!c.refused && too_big(count + in1 + in2)) return 0;
     void *out = out_buf(c.refused || gaussian ? TINY : count, eb);
     double *x = in_buf(s, c.refused ? TINY : in1, NULL), *y = in_buf(s, c.refused || !in2 ? TINY : in2, NULL);
-    DESCRIBE("%s(dtype=%d, n=%d, d=%d, m=%d, flag=%d, rule=%d, a=%.17g, b=%.17g) fail_at=%ld", current, dtype,
-             n, d, m, flag, rule, a, b, fail_at);
+    DESCRIBE("%s(dtype=%d, n=%d, d=%d, m=%d, flag=%d, rule=%d, a=%.17g, b=%.17g) fail_at=%ld", current, dtype, n, d, m, flag, rule, a, b, fail_at);
     begin(&c, fail_at);
     int st;
     switch (which) {
@@ -1088,8 +1035,7 @@ static int fuzz_fields(src *s, long fail_at, int which) {
     if (st == PE_OK) {
         if (which == 3 && flag) {
             size_t w = (size_t)cols;
-            for (int32_t r = 0; r < n; r++)
-                require_unit(out, dtype, (size_t)r * w + (size_t)d, (size_t)(r + 1) * w);
+            for (int32_t r = 0; r < n; r++) require_unit(out, dtype, (size_t)r * w + (size_t)d, (size_t)(r + 1) * w);
         } else if (which != 4 || flag) {
             require_unit(out, dtype, 0, (size_t)count);
         }
@@ -1108,9 +1054,7 @@ static int lab_seed_ok(double seed) { return seed >= 0 && seed <= PE_LAB_MAX_SEE
 static double lab_seed_arg(src *s) { return byte(s) % 4 ? byte(s) : num_arg(s); }
 
 static int32_t lab_min_length(int task) {
-    return task == PE_LAB_WHO || task == PE_LAB_WHO_REVERSED || task == PE_LAB_SHIFT ? 3
-           : task == PE_LAB_RECENCY                                                  ? 2
-                                                                                     : 1;
+    return task == PE_LAB_WHO || task == PE_LAB_WHO_REVERSED || task == PE_LAB_SHIFT ? 3 : task == PE_LAB_RECENCY ? 2 : 1;
 }
 
 static int lab_length_ok(int task, int32_t n) {
@@ -1128,16 +1072,14 @@ static int32_t lab_tokens(int task, int32_t n) {
  * seed giving the same examples. */
 static int fuzz_lab_generate(src *s, long fail_at) {
     int task = enum_arg(s, PE_LAB_TASKS_);
-    int32_t length = size_arg(s), count = size_arg(s), shape[3] = { 0, 0, 0 }, T = -1;
+    int32_t length = size_arg(s), count = size_arg(s), shape[3] = {0, 0, 0}, T = -1;
     double seed = lab_seed_arg(s);
-    call_state c = { 0 };
-    c.refused =
-        !lab_length_ok(task, length) || count < 1 || count > PE_LAB_MAX_EXAMPLES || !lab_seed_ok(seed);
+    call_state c = {0};
+    c.refused = !lab_length_ok(task, length) || count < 1 || count > PE_LAB_MAX_EXAMPLES || !lab_seed_ok(seed);
     double total = c.refused ? TINY : (double)count * lab_tokens(task, length);
     if (too_big(total)) return 0;
     int32_t *tok = out_buf(total, 4), *tgt = out_buf(total, 4);
-    DESCRIBE("pe_lab_generate(task=%d, length=%d, count=%d, seed=%.17g) fail_at=%ld", task, length, count,
-             seed, fail_at);
+    DESCRIBE("pe_lab_generate(task=%d, length=%d, count=%d, seed=%.17g) fail_at=%ld", task, length, count, seed, fail_at);
     REQUIRE(pe_lab_real_bytes() == (int32_t)sizeof(pe_lab_real));
     begin(&c, fail_at);
     int st_shape = pe_lab_task_shape(shape, task), st_len = pe_lab_task_seq_len(&T, task, length);
@@ -1179,17 +1121,13 @@ typedef struct {
 /* One input in four may make any field awkward (one field in four of those);
  * the others decode to a model that is valid but for its enums. */
 static __thread int lab_awkward;
-static int32_t lab_int(src *s, int32_t plain) {
-    return lab_awkward && byte(s) % 4 == 0 ? size_arg(s) : plain;
-}
-static double lab_real_arg(src *s, double plain) {
-    return lab_awkward && byte(s) % 4 == 0 ? num_arg(s) : plain;
-}
+static int32_t lab_int(src *s, int32_t plain) { return lab_awkward && byte(s) % 4 == 0 ? size_arg(s) : plain; }
+static double lab_real_arg(src *s, double plain) { return lab_awkward && byte(s) % 4 == 0 ? num_arg(s) : plain; }
 
 static lab_config lab_decode(src *s) {
     lab_config k;
     lab_awkward = byte(s) % 4 == 0;
-    int32_t shape[3] = { 17, 8, 3 };
+    int32_t shape[3] = {17, 8, 3};
     k.task = enum_arg(s, PE_LAB_TASKS_);
     if (k.task >= 0 && k.task < PE_LAB_TASKS_) pe_lab_task_shape(shape, k.task);
     /* one statement per field: the bytes are read in this order on every compiler */
@@ -1219,7 +1157,7 @@ static lab_config lab_decode(src *s) {
     k.c[14] = lab_int(s, v);
     v = byte(s) % 4 ? 0 : k.c[6] + byte(s) % 8; /* randomized positions, sometimes */
     k.c[15] = lab_int(s, v);
-    static const double plain[PE_LAB_CFG_REALS] = { 10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1 };
+    static const double plain[PE_LAB_CFG_REALS] = {10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1};
     for (int i = 0; i < PE_LAB_CFG_REALS; i++) k.f[i] = lab_real_arg(s, plain[i]);
     return k;
 }
@@ -1229,20 +1167,18 @@ static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= 
 /* The sizes a model must be refused for (pe_lab_create's PE_ERR_SIZE). */
 static int lab_sizes_bad(const int32_t *c) {
     return !in_range(c[0], 2, PE_LAB_MAX_VOCAB) || !in_range(c[1], 2, PE_LAB_MAX_VOCAB)
-           || !in_range(c[2], PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL) || !in_range(c[3], 1, PE_LAB_MAX_HEADS)
-           || !in_range(c[4], 1, PE_LAB_MAX_LAYERS) || !in_range(c[5], 0, PE_LAB_MAX_MLP)
-           || !in_range(c[6], 1, PE_LAB_MAX_TOKENS) || !in_range(c[7], 1, PE_LAB_MAX_BATCH)
-           || (c[8] == PE_LAB_T5
-               && (!in_range(c[12], PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS)
-                   || !in_range(c[13], 1, PE_LAB_MAX_DISTANCE)))
-           || (c[15] && !in_range(c[15], c[6], PE_LAB_MAX_POSITIONS));
+        || !in_range(c[2], PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL) || !in_range(c[3], 1, PE_LAB_MAX_HEADS)
+        || !in_range(c[4], 1, PE_LAB_MAX_LAYERS) || !in_range(c[5], 0, PE_LAB_MAX_MLP)
+        || !in_range(c[6], 1, PE_LAB_MAX_TOKENS) || !in_range(c[7], 1, PE_LAB_MAX_BATCH)
+        || (c[8] == PE_LAB_T5 && (!in_range(c[12], PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS)
+                                  || !in_range(c[13], 1, PE_LAB_MAX_DISTANCE)))
+        || (c[15] && !in_range(c[15], c[6], PE_LAB_MAX_POSITIONS));
 }
 
 /* Elements a valid model's buffers hold (its activations dominate). */
 static double lab_work(const int32_t *c) {
     double n = (double)c[7] * c[6];
-    return c[4] * (n * (16.0 * c[2] + 2.0 * c[5]) + n * c[3] * c[6]) + (double)c[0] * c[2]
-           + 4.0 * c[2] * c[2] * c[4];
+    return c[4] * (n * (16.0 * c[2] + 2.0 * c[5]) + n * c[3] * c[6]) + (double)c[0] * c[2] + 4.0 * c[2] * c[2] * c[4];
 }
 
 static void require_distribution(const pe_lab_real *row, int32_t n, int32_t end) {
@@ -1274,18 +1210,15 @@ static void fuzz_lab_use(src *s, void *model, const lab_config *k) {
     int32_t steps = byte(s) % 8 ? 1 + byte(s) % 3 : size_arg(s);
     double out[3];
     /* a step costs about one pass over the model's buffers */
-    int st = in_range(steps, 1, PE_LAB_MAX_STEPS) && too_big(steps * lab_work(k->c))
-                 ? PE_ERR_SIZE
-                 : pe_lab_train(out, model, task, lo, hi, steps);
+    int st = in_range(steps, 1, PE_LAB_MAX_STEPS) && too_big(steps * lab_work(k->c)) ? PE_ERR_SIZE
+             : pe_lab_train(out, model, task, lo, hi, steps);
     REQUIRE(st >= 0 && st < PE_ERR_COUNT_ && st != PE_ERR_NOMEM);
     if (st == PE_OK) {
-        REQUIRE(lab_length_ok(task, lo) && lab_length_ok(task, hi) && lo <= hi
-                && lab_tokens(task, hi) <= k->c[6]);
+        REQUIRE(lab_length_ok(task, lo) && lab_length_ok(task, hi) && lo <= hi && lab_tokens(task, hi) <= k->c[6]);
         REQUIRE(isfinite(out[0]) && out[0] >= 0 && out[1] >= 0 && out[1] <= 1);
         for (int32_t i = 0; i < nparams; i++) REQUIRE(isfinite(params[i]));
     }
-    int32_t length = byte(s) % 8 ? 1 + byte(s) % 8 : size_arg(s),
-            samples = byte(s) % 8 ? 1 + byte(s) % 20 : size_arg(s);
+    int32_t length = byte(s) % 8 ? 1 + byte(s) % 8 : size_arg(s), samples = byte(s) % 8 ? 1 + byte(s) % 20 : size_arg(s);
     double seed = lab_seed_arg(s);
     if (in_range(samples, 1, PE_LAB_MAX_SAMPLES) && lab_length_ok(task, length)
         && too_big((double)samples * lab_tokens(task, length) * (k->c[6] + 16.0 * k->c[2])))
@@ -1337,15 +1270,15 @@ static void fuzz_lab_use(src *s, void *model, const lab_config *k) {
 /* pe_lab_create and everything a model does, then pe_lab_free: nothing left. */
 static int fuzz_lab_model(src *s, long fail_at) {
     lab_config k = lab_decode(s);
-    call_state c = { 0 };
+    call_state c = {0};
     c.refused = lab_sizes_bad(k.c);
     if (!c.refused && too_big(lab_work(k.c))) return 0;
     DESCRIBE("pe_lab_create(vocab=%d classes=%d d=%d heads=%d layers=%d mlp=%d max_len=%d batch=%d enc=%d "
              "causal=%d layout=%d freq=%d buckets=%d max_dist=%d seed=%d; bases %.17g %.17g alibi %.17g "
              "lr %.17g betas %.17g %.17g eps %.17g decay %.17g clip %.17g) task=%d fail_at=%ld",
              k.c[0], k.c[1], k.c[2], k.c[3], k.c[4], k.c[5], k.c[6], k.c[7], k.c[8], k.c[9], k.c[10], k.c[11],
-             k.c[12], k.c[13], k.c[14], k.f[0], k.f[1], k.f[2], k.f[3], k.f[4], k.f[5], k.f[6], k.f[7],
-             k.f[8], k.task, fail_at);
+             k.c[12], k.c[13], k.c[14], k.f[0], k.f[1], k.f[2], k.f[3], k.f[4], k.f[5], k.f[6], k.f[7], k.f[8],
+             k.task, fail_at);
     void *model = &k; /* must become NULL on failure */
     begin(&c, fail_at);
     int st = pe_lab_create(&model, k.c, k.f);
@@ -1372,12 +1305,12 @@ enum { FUZZ_ENTRIES(INDEX) E_COUNT_ };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    src s = { data, size, 0 };
+    src s = {data, size, 0};
     uint8_t flags = byte(&s);
     long fail_at = flags & FUZZ_FAIL ? (long)(flags & FUZZ_FAIL_AT) : -1;
     continuous = (flags & (FUZZ_FAIL | FUZZ_CONTINUOUS)) == FUZZ_CONTINUOUS;
 #define NAME(name, allocates) #name,
-    static const char *const names[] = { FUZZ_ENTRIES(NAME) };
+    static const char *const names[] = {FUZZ_ENTRIES(NAME)};
 #undef NAME
     int which = byte(&s) % (int)(sizeof names / sizeof names[0]);
     current = names[which];
@@ -1396,27 +1329,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case E_pe_toy_attention: fuzz_toy(&s, fail_at); break;
     case E_pe_attention: fuzz_attention(&s, fail_at); break;
     case E_pe_strerror: fuzz_strerror(&s); break; /* and pe_malloc/pe_free */
-    case E_pe_rope_frequencies:
-    case E_pe_rope_cache:
-    case E_pe_rope_apply:
-    case E_pe_rope_permutation:
-    case E_pe_rope_permute: fuzz_rope(&s, fail_at, which - E_pe_rope_frequencies); break;
+    case E_pe_rope_frequencies: case E_pe_rope_cache: case E_pe_rope_apply:
+    case E_pe_rope_permutation: case E_pe_rope_permute:
+        fuzz_rope(&s, fail_at, which - E_pe_rope_frequencies);
+        break;
     case E_pe_alibi_slopes: fuzz_alibi(&s, fail_at, 0); break;
     case E_pe_alibi_bias: fuzz_alibi(&s, fail_at, 1); break;
-    case E_pe_t5_bucket:
-    case E_pe_t5_bucket_matrix:
-    case E_pe_shaw_matrix: fuzz_t5(&s, fail_at, which - E_pe_t5_bucket); break;
-    case E_pe_learned_table:
-    case E_pe_learned_rows: fuzz_learned(&s, fail_at, which - E_pe_learned_table); break;
+    case E_pe_t5_bucket: case E_pe_t5_bucket_matrix: case E_pe_shaw_matrix:
+        fuzz_t5(&s, fail_at, which - E_pe_t5_bucket);
+        break;
+    case E_pe_learned_table: case E_pe_learned_rows: fuzz_learned(&s, fail_at, which - E_pe_learned_table); break;
     case E_pe_binary_table: fuzz_binary(&s, fail_at); break;
-    case E_pe_round:
-    case E_pe_format_bits:
-    case E_pe_precision_error: fuzz_precision(&s, fail_at, which - E_pe_round); break;
-    case E_pe_timestep_embedding:
-    case E_pe_sincos_1d:
-    case E_pe_sincos_2d:
-    case E_pe_fourier_features:
-    case E_pe_fourier_random: fuzz_fields(&s, fail_at, which - E_pe_timestep_embedding); break;
+    case E_pe_round: case E_pe_format_bits: case E_pe_precision_error:
+        fuzz_precision(&s, fail_at, which - E_pe_round);
+        break;
+    case E_pe_timestep_embedding: case E_pe_sincos_1d: case E_pe_sincos_2d:
+    case E_pe_fourier_features: case E_pe_fourier_random:
+        fuzz_fields(&s, fail_at, which - E_pe_timestep_embedding);
+        break;
     case E_pe_lab_generate: fuzz_lab_generate(&s, fail_at); break;
     case E_pe_lab_create: fuzz_lab_model(&s, fail_at); break; /* and every pe_lab_* a model serves */
     case E_pe_columns: fuzz_columns(&s, fail_at); break;
@@ -1507,33 +1437,15 @@ static size_t below(size_t n) { return n ? (size_t)(next_random() % n) : 0; }
 
 /* One mutation of libFuzzer's kinds: bits, bytes, awkward bytes, insertions, erasures, splices. */
 static size_t mutate_once(uint8_t *d, size_t n) {
-    static const uint8_t awkward[] = { 0,
-                                       1,
-                                       0x7f,
-                                       0x80,
-                                       0xff,
-                                       FUZZ_PLAIN_BELOW - 1,
-                                       FUZZ_AWKWARD,
-                                       FUZZ_NUM_PLAIN_BELOW,
-                                       FUZZ_ELEM_PLAIN_BELOW,
-                                       FUZZ_ENUM_PLAIN_BELOW,
-                                       FUZZ_FAIL | 1,
-                                       FUZZ_CONTINUOUS,
-                                       FUZZ_F32 };
+    static const uint8_t awkward[] = {0, 1, 0x7f, 0x80, 0xff, FUZZ_PLAIN_BELOW - 1, FUZZ_AWKWARD,
+                                      FUZZ_NUM_PLAIN_BELOW, FUZZ_ELEM_PLAIN_BELOW, FUZZ_ENUM_PLAIN_BELOW,
+                                      FUZZ_FAIL | 1, FUZZ_CONTINUOUS, FUZZ_F32};
     size_t at = below(n);
     switch (below(8)) {
-    case 0:
-        if (n) d[at] ^= (uint8_t)(1u << below(8));
-        break;
-    case 1:
-        if (n) d[at] = (uint8_t)next_random();
-        break;
-    case 2:
-        if (n) d[at] = awkward[below(sizeof awkward)];
-        break;
-    case 3:
-        if (n) d[at] += (uint8_t)(below(2) ? 1 : -1);
-        break;
+    case 0: if (n) d[at] ^= (uint8_t)(1u << below(8)); break;
+    case 1: if (n) d[at] = (uint8_t)next_random(); break;
+    case 2: if (n) d[at] = awkward[below(sizeof awkward)]; break;
+    case 3: if (n) d[at] += (uint8_t)(below(2) ? 1 : -1); break;
     case 4: /* insert a few random bytes */
         for (size_t k = 1 + below(4); k-- && n < MAX_INPUT; n++) {
             memmove(d + at + 1, d + at, n - at);
@@ -1598,10 +1510,8 @@ static int mutate_main(long count, unsigned long long seed, const char *save_as)
         LLVMFuzzerTestOneInput(current_input, current_size);
     }
     alarm(0);
-    printf("ok - ran %ld mutations of %zu committed inputs (seed %llu) with no crash, sanitizer report or "
-           "broken "
-           "invariant\n1 passed, 0 failed\n",
-           count, input_count, seed);
+    printf("ok - ran %ld mutations of %zu committed inputs (seed %llu) with no crash, sanitizer report or broken "
+           "invariant\n1 passed, 0 failed\n", count, input_count, seed);
     return 0;
 }
 
