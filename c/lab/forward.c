@@ -6,6 +6,47 @@
 
 #define LN_EPS 1e-5
 
+/* o[j] += s[0] r[0][j], then += s[1] r[1][j], ... for c <= 4 rows: the same
+ * additions, in the same order, as c separate passes, with o loaded and stored
+ * once instead of c times (the kernels below are bound by those loads). */
+static void add_rows(lab_real *o, const lab_real *s, const lab_real *const *r, int c, int32_t m) {
+    if (c == 4) {
+        for (int32_t j = 0; j < m; j++) {
+            lab_real t = o[j];
+            t += s[0] * r[0][j];
+            t += s[1] * r[1][j];
+            t += s[2] * r[2][j];
+            t += s[3] * r[3][j];
+            o[j] = t;
+        }
+        return;
+    }
+    for (int q = 0; q < c; q++)
+        for (int32_t j = 0; j < m; j++) o[j] += s[q] * r[q][j];
+}
+
+/* Collects scaled rows four at a time for add_rows (skip_zero: rows scaled by 0
+ * are left out, as ReLU's zeros add nothing). */
+typedef struct {
+    lab_real s[4];
+    const lab_real *r[4];
+    int c;
+} row_batch;
+
+static void batch_add(row_batch *b, lab_real *o, lab_real s, const lab_real *r, int32_t m) {
+    b->s[b->c] = s;
+    b->r[b->c++] = r;
+    if (b->c == 4) {
+        add_rows(o, b->s, b->r, 4, m);
+        b->c = 0;
+    }
+}
+
+static void batch_flush(row_batch *b, lab_real *o, int32_t m) {
+    add_rows(o, b->s, b->r, b->c, m);
+    b->c = 0;
+}
+
 /* out (n x m) = a (n x k) w (k x m), or += when acc. */
 static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n, int32_t k, int32_t m,
                   int acc) {
@@ -13,11 +54,9 @@ static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n
         lab_real *o = out + (size_t)i * m;
         if (!acc) memset(o, 0, sizeof(lab_real) * m);
         const lab_real *ai = a + (size_t)i * k;
-        for (int32_t p = 0; p < k; p++) {
-            lab_real s = ai[p];
-            const lab_real *wp = w + (size_t)p * m;
-            for (int32_t j = 0; j < m; j++) o[j] += s * wp[j];
-        }
+        row_batch b = { { 0 }, { 0 }, 0 };
+        for (int32_t p = 0; p < k; p++) batch_add(&b, o, ai[p], w + (size_t)p * m, m);
+        batch_flush(&b, o, m);
     }
 }
 
@@ -47,25 +86,24 @@ static void mm_nt_rows(lab_real *out, const lab_real *g, const lab_real *w, int3
         const lab_real *gi = g + (size_t)i * m;
         lab_real *o = out + (size_t)i * k;
         if (!acc) memset(o, 0, sizeof(lab_real) * k);
-        for (int32_t j = 0; j < m; j++) {
-            lab_real s = gi[j];
-            if (s == 0) continue; /* ReLU's zeros */
-            const lab_real *wj = wt + (size_t)j * k;
-            for (int32_t p = 0; p < k; p++) o[p] += s * wj[p];
-        }
+        row_batch b = { { 0 }, { 0 }, 0 };
+        for (int32_t j = 0; j < m; j++)
+            if (gi[j] != 0) batch_add(&b, o, gi[j], wt + (size_t)j * k, k); /* ReLU's zeros */
+        batch_flush(&b, o, k);
     }
 }
 
-/* gw (k x m) += a^T (a: n x k) g (n x m): the gradient of a weight. */
+/* gw (k x m) += a^T (a: n x k) g (n x m): the gradient of a weight. Each row
+ * of gw sums the rows of g in order of i, as one pass per i would. */
 static void mm_tn(lab_real *gw, const lab_real *a, const lab_real *g, int32_t n, int32_t k, int32_t m) {
-    for (int32_t i = 0; i < n; i++) {
-        const lab_real *ai = a + (size_t)i * k, *gi = g + (size_t)i * m;
-        for (int32_t p = 0; p < k; p++) {
-            lab_real s = ai[p];
-            if (s == 0) continue;
-            lab_real *o = gw + (size_t)p * m;
-            for (int32_t j = 0; j < m; j++) o[j] += s * gi[j];
+    for (int32_t p = 0; p < k; p++) {
+        lab_real *o = gw + (size_t)p * m;
+        row_batch b = { { 0 }, { 0 }, 0 };
+        for (int32_t i = 0; i < n; i++) {
+            lab_real s = a[(size_t)i * k + p];
+            if (s != 0) batch_add(&b, o, s, g + (size_t)i * m, m);
         }
+        batch_flush(&b, o, m);
     }
 }
 
