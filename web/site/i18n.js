@@ -6,7 +6,7 @@ import { translate } from '../widgets/strings.js';
 
 const KEY = 'posenc-lang';
 
-const SITE = {
+export const SITE = {
   en: {
     badView: 'Unknown or missing view "{raw}". Use ?view= one of: {list}.',
     ignored: 'Ignored unknown parameter "{raw}".',
