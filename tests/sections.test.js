@@ -79,3 +79,41 @@ test('moving a section renumbers its heading, its entry and the references to it
 test('a reference to a section that does not exist stops the build', () => {
   assert.throws(() => numberSections('<section id="a"><h2>a</h2></section><a href="#gone" data-sec></a>'), /#gone/);
 });
+
+for (const { page, html } of pages) {
+  test(`${page.path}: sources are cited by title, never as "seed articles", and every citation lands on a reference`, () => {
+    const shown = text(html.replace(/<(script|style)\b[\s\S]*?<\/\1>/g, ''));
+    assert.doesNotMatch(shown, /seed articles?|\bseed \d|种子文章|种子 ?\d/i);
+    const ids = new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]));
+    const missing = [...html.matchAll(/href="#(ref-[^"]+)"/g)].map((m) => m[1]).filter((id) => !ids.has(id));
+    assert.deepEqual(missing, []);
+    // Each Chinese article the tutorial draws on is listed with its title.
+    for (const id of ['ref-intuition', 'ref-kongzifu', 'ref-intro', 'ref-details', 'ref-d2l']) {
+      assert.match(html, new RegExp(`<li id="${id}">[^\\n]*<cite lang="zh-CN">[^<]{4,}</cite>`), id);
+    }
+  });
+}
+
+test('the widgets and the site say "seed" only of random seeds', async () => {
+  const { STRINGS } = await import('../web/widgets/strings.js');
+  const site = ['numbers.js', 'checklist-text.js', 'combine.js', 'code-blocks.js', 'i18n.js']
+    .map((f) => readFileSync(new URL(`../web/site/${f}`, import.meta.url), 'utf8').replace(/^\s*(\/\/|\*|\/\*).*$/gm, ''));
+  for (const source of [...Object.values(STRINGS).flatMap((t) => Object.values(t)), ...site]) {
+    assert.doesNotMatch(source, /seed articles?|种子文章|种子 ?\d/i);
+  }
+});
+
+for (const { page, html } of pages) {
+  test(`${page.path}: the page ends with a summary and a self-test of 8 to 12 questions, answers on demand`, () => {
+    const end = html.match(/<section id="s-end"[\s\S]*?<\/section>/)?.[0];
+    assert.ok(end, 'the closing section exists');
+    const numbers = sectionNumbers(html);
+    assert.equal(numbers.get('s-end'), numbers.get('s-lab') + 1, 'it follows the lab');
+    assert.ok((end.match(/<ul class="summary">[\s\S]*?<\/ul>/)?.[0].match(/<li>/g) ?? []).length >= 5, 'five summary points');
+    const questions = end.match(/<ol class="quiz">[\s\S]*?<\/ol>/)[0].split(/<li>/).slice(1);
+    assert.ok(questions.length >= 8 && questions.length <= 12, `${questions.length} questions`);
+    for (const q of questions) assert.match(q, /<details><summary>[^<]*\S[\s\S]*<\/summary>[\s\S]*\S[\s\S]*<\/details>/, 'each answer is behind a <details>');
+    const handsOn = questions.filter((q) => /<b>(动手|Hands on)/.test(q));
+    assert.ok(handsOn.length >= 4, `${handsOn.length} questions are answered by moving a widget`);
+  });
+}

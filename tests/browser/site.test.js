@@ -158,6 +158,19 @@ test('causal mask toggle and the toy verdicts', async () => {
   });
 });
 
+test('the toy's title follows the sentences the reader types', async () => {
+  await withTutorial(async (page) => {
+    await page.locator('#w-toy').scrollIntoViewIfNeeded();
+    await waitRendered(page, 'w-toy');
+    const title = () => page.evaluate(() => document.getElementById('w-toy').shadowRoot.querySelector('.title').textContent);
+    assert.match(await title(), /我打你 vs 你打我/);
+    const n = await renders(page, 'w-toy');
+    await page.evaluate(() => document.getElementById('w-toy').setAttribute('sentence-a', '他爱她'));
+    await waitMoreRenders(page, 'w-toy', n);
+    assert.match(await title(), /他爱她 vs 你打我/);
+  });
+});
+
 test('each chart exports CSV, JSON and PNG', async () => {
   await withTutorial(async (page) => {
     const id = 'w-curves';

@@ -27,6 +27,8 @@ export class PeToyAttention extends PeWidget {
     const empty = ['sentence-a', 'sentence-b'].filter((k) => !tokenize(v[k]).length);
     if (empty.length) return this.showEmpty(v, empty);
     const [a, b] = [this.tokens(v['sentence-a'], 'sentence-a'), this.tokens(v['sentence-b'], 'sentence-b')];
+    // The title names the sentences the reader typed, not the defaults.
+    this.titleEl.textContent = this.t('toyTitleOf', { a: v['sentence-a'].trim(), b: v['sentence-b'].trim() });
     const codes = this.codeBook(v.codes, [...a, ...b]);
     const n = Math.max(a.length, b.length);
     const pc = this.positionCodes(api, v, n, codes);
