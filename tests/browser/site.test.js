@@ -158,7 +158,7 @@ test('causal mask toggle and the toy verdicts', async () => {
   });
 });
 
-test('the toy's title follows the sentences the reader types', async () => {
+test("the toy's title follows the sentences the reader types", async () => {
   await withTutorial(async (page) => {
     await page.locator('#w-toy').scrollIntoViewIfNeeded();
     await waitRendered(page, 'w-toy');
