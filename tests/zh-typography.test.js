@@ -40,3 +40,10 @@ test('the Chinese page, as built (code blocks aside)', () => {
     .replace(/<[^>]*>/g, '').replace(/&[#\w]+;/g, ' ');
   assert.deepEqual(typographyErrors(text), []);
 });
+
+test('the English page, as built, uses no Chinese punctuation outside quoted Chinese', () => {
+  const html = languagePage(readFileSync(new URL('../web/site/index.html', import.meta.url), 'utf8'), PAGES.find((p) => p.lang === 'en'));
+  const text = html.replace(/<cite lang="zh-CN">[^<]*<\/cite>/g, '').replace(/<[^>]*>/g, '');
+  const stray = [...text.matchAll(/.{0,20}[，：；（）].{0,20}/g)].map((m) => m[0]).filter((s) => !/[\u3400-\u9fff]/.test(s));
+  assert.deepEqual(stray, []);
+});

@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { open, newPage, waitRendered, canvasStats, widgetText, withPage, shot } from './harness.js';
+import { typographyErrors } from '../helpers/zh-typography.js';
 
 const SECTIONS = ['s-toy', 's-linear', 's-table', 's-curves', 's-clock', 's-norm', 's-dot', 's-attention', 's-conventions'];
 let h;
@@ -247,4 +248,32 @@ test('served without the CSP header, the page runs under its <meta> policy alone
   } finally {
     await context.close();
   }
+});
+
+test('the Chinese page as Chromium renders it, every widget drawn, follows Chinese typography', async () => {
+  await withTutorial(async (page) => {
+    const ids = await page.evaluate(() => [...document.querySelectorAll('main [id^=w-], main [id^=m-]')].map((n) => n.id));
+    for (const id of ids) {
+      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+      if (id.startsWith('w-')) await waitRendered(page, id, 30000);
+    }
+    const text = await page.evaluate(() => {
+      // The page without code blocks, then each widget's own text: captions, notes, labels and chart descriptions.
+      const body = document.body.cloneNode(true);
+      for (const n of body.querySelectorAll('pre, code, script, style, [lang="en"]')) n.remove();
+      document.body.append(body);
+      body.hidden = false;
+      const out = [body.innerText];
+      body.remove();
+      for (const w of document.querySelectorAll('main [id^=w-]')) {
+        for (const n of w.shadowRoot.querySelectorAll('*')) {
+          if (n.children.length === 0 && n.textContent.trim()) out.push(n.textContent);
+          for (const a of ['aria-label', 'title']) if (n.getAttribute(a)) out.push(n.getAttribute(a));
+        }
+      }
+      return out.join('\n');
+    });
+    assert.ok(text.length > 20000, `${text.length} characters read`);
+    assert.deepEqual(typographyErrors(text), []);
+  }, 'index.html');
 });

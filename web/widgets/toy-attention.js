@@ -37,8 +37,9 @@ export class PeToyAttention extends PeWidget {
     this.showTables(results, pc);
     this.showVerdicts(results, codes, pc);
     this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
-    const labels = Array.from({ length: n }, (_, i) => `${i + 1}: ${a[i] ?? '–'} | ${b[i] ?? '–'}`);
-    setSeries(this.chart, results.map((r, i) => barSet(`y (${r.tok.join('')})`, r.y, i)), { x: this.t('position'), y: 'y' }, labels);
+    // Through the strings, so each language gets its own punctuation (y（我打你） in Chinese).
+    const labels = Array.from({ length: n }, (_, i) => this.t('toyBarLabel', { i: i + 1, a: a[i] ?? '–', b: b[i] ?? '–' }));
+    setSeries(this.chart, results.map((r, i) => barSet(this.t('toySeries', { s: r.tok.join('') }), r.y, i)), { x: this.t('position'), y: 'y' }, labels);
     this.chart.canvas.sub.textContent = this.t('toyChart');
     this.chart.canvas.setAttribute('aria-label', this.t('toyChartAlt', {
       a: results[0].y.map((y) => fmt(y)).join(', '), b: results[1].y.map((y) => fmt(y)).join(', '),
