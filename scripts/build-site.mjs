@@ -13,6 +13,8 @@
 import { build } from './bundle.mjs';
 import { PAGES, languagePage } from './site-pages.mjs';
 import { withCspMeta } from './csp.mjs';
+import { missingKeys } from './string-keys.mjs';
+import { STRINGS } from '../web/widgets/strings.js';
 import { cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -24,6 +26,13 @@ const OUT = join(ROOT, 'dist/web');
 
 if (!existsSync(join(ROOT, 'dist/posenc-wasm.js')) || !existsSync(join(ROOT, 'dist/posenc-widgets.js'))) {
   console.error('build-site: dist/posenc-wasm.js or dist/posenc-widgets.js is missing; run bash build.sh.');
+  process.exit(1);
+}
+
+// A key the code uses but a language file lacks would reach the reader; stop here instead.
+const missing = await missingKeys(ROOT, STRINGS);
+if (missing.length) {
+  console.error(`build-site: string keys missing from web/widgets/strings/:\n  ${missing.join('\n  ')}`);
   process.exit(1);
 }
 

@@ -47,10 +47,43 @@ export function rebase(html, prefix) {
   return html.replace(/\b(href|src)="(?!#|[a-z]+:|\/|\.\.\/)([^"]*)"/g, (_, attr, url) => `${attr}="${prefix}${url}"`);
 }
 
+/**
+ * Section numbers in document order, keyed by the section's id. A part
+ * (class="part", e.g. "Beyond 2017") groups sections and takes no number.
+ */
+export function sectionNumbers(html) {
+  const numbers = new Map();
+  for (const [, attrs] of html.matchAll(/<section\b([^>]*)>/g)) {
+    const id = attrs.match(/\bid="([^"]+)"/)?.[1];
+    if (id && !/\bclass="[^"]*\bpart\b/.test(attrs)) numbers.set(id, numbers.size + 1);
+  }
+  return numbers;
+}
+
+/**
+ * Writes every section number from the sections' order, so moving a section can
+ * never leave a stale number behind: each numbered section's <h2> and its entry in
+ * the contents get "N. ", and each cross-reference, written as an empty
+ * <a href="#s-..." data-sec></a>, gets N. A reference to a missing or unnumbered
+ * section stops the build.
+ */
+export function numberSections(html) {
+  const numbers = sectionNumbers(html);
+  const number = (id) => {
+    if (!numbers.has(id)) throw new Error(`site-pages: a reference points at #${id}, which is no numbered section`);
+    return numbers.get(id);
+  };
+  html = html.replace(/(<section\b[^>]*\bid="([^"]+)"[^>]*>\s*<h2\b[^>]*>)/g,
+    (head, _, id) => (numbers.has(id) ? `${head}${numbers.get(id)}. ` : head));
+  html = html.replace(/<nav class="toc"[\s\S]*?<\/nav>/, (nav) => nav.replace(/<a href="#([^"]+)">/g,
+    (link, id) => (numbers.has(id) ? `${link}${numbers.get(id)}. ` : link)));
+  return html.replace(/<a href="#([^"]+)" data-sec><\/a>/g, (_, id) => `<a href="#${id}" class="xref">${number(id)}</a>`);
+}
+
 /** The page for one language from the bilingual source. */
 export function languagePage(source, page) {
   const other = page.lang === 'zh' ? 'en' : 'zh';
-  let html = dropLanguage(source, other);
+  let html = numberSections(dropLanguage(source, other));
   html = html.replace(/<html\b[^>]*>/, `<html lang="${page.htmlLang}" data-lang="${page.lang}" data-first-screen>`);
   // <title data-en="...">中文</title>: a title cannot hold markup, so the English is an attribute.
   html = html.replace(/<title data-en="([^"]*)">([^<]*)<\/title>/, (_, en, zh) => `<title>${page.lang === 'en' ? en : zh}</title>`);

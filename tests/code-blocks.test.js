@@ -1,4 +1,4 @@
-// The code blocks on the tutorial page (section 12) really produce the table
+// The code blocks on the tutorial page (the section "Code you can run") really produce the table
 // they claim: the JavaScript block runs against the built package (imported as
 // 'posenc'), the NumPy block runs in Debian's python3 with python3-numpy, and
 // the PyTorch block runs against a stand-in "torch" made of NumPy (it checks the
@@ -6,11 +6,13 @@
 // compared with the independent golden values of tests/golden/golden.json.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile, mkdir, rm } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { readFile, readdir, writeFile, mkdir, rm } from 'node:fs/promises';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { docBlocks } from './helpers/doc-blocks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGE = join(ROOT, 'dist/web/en/index.html');
@@ -118,4 +120,89 @@ test('the PyTorch block computes the 5 × 6 table (against a NumPy stand-in for 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+// ---- every code block of README.md and docs/*.md ----------------------------
+// A js block runs as a module beside the package (so 'posenc' is this package);
+// a sh block of `npx posenc` commands runs through bin/posenc.js in a temporary
+// folder; any other block says on a marker line why it does not run
+// (tests/helpers/doc-blocks.js). A block that throws, exits non-zero or writes
+// to stderr fails, so an example cannot rot.
+const DOCS = ['README.md', ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const [major, minor] = process.versions.node.split('.').map(Number);
+const REQUIRE_ESM_FLAG = major > 22 || (major === 22 && minor >= 12) ? [] : ['--experimental-require-module', '--no-warnings'];
+
+async function runJs(block, chain, name) {
+  const dir = join(ROOT, 'dist/doc-blocks');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${name}.${block.marker.commonjs ? 'cjs' : 'mjs'}`);
+  await writeFile(file, [block.marker.before, ...chain, block.code].join('\n'));
+  const flags = block.marker.requireEsm ? REQUIRE_ESM_FLAG : [];
+  return spawnSync(process.execPath, [...flags, file], { encoding: 'utf8', cwd: ROOT, timeout: 120000 });
+}
+
+function runCli(block) {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-doc-'));
+  try {
+    for (const line of block.code.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean)) {
+      const args = line.split(/\s+/).slice(2); // after "npx posenc"
+      const run = spawnSync(process.execPath, [join(ROOT, 'bin/posenc.js'), ...args], { encoding: 'utf8', cwd: dir });
+      assert.equal(run.status, 0, `${block.file}:${block.line}: ${line}\n${run.stderr}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('every code block in README.md and docs/*.md runs, or says why it cannot', async () => {
+  let ran = 0;
+  try {
+    for (const doc of DOCS) {
+      const chain = [];
+      for (const [k, block] of docBlocks(doc, await readFile(join(ROOT, doc), 'utf8')).entries()) {
+        const where = `${doc}:${block.line}`;
+        const cli = (block.lang === 'sh' || block.lang === '') && block.code.split('\n').every((l) => !l.trim() || /^npx posenc\b/.test(l.trim()));
+        if (block.marker.notRun !== null) {
+          assert.ok(block.marker.notRun.length >= 10, `${where}: "not run" needs a reason`);
+          continue;
+        }
+        if (cli) {
+          runCli(block);
+        } else {
+          assert.match(block.lang, /^js$/, `${where}: a ${block.lang || 'plain'} block needs <!-- code-block: not run: REASON -->`);
+          const run = await runJs(block, block.marker.continues ? chain : [], `${doc.replace(/\W/g, '-')}-${k}`);
+          assert.equal(run.status, 0, `${where} failed:\n${run.stderr}`);
+          assert.equal(run.stderr, '', `${where} wrote to stderr`);
+          if (!block.marker.continues) chain.length = 0;
+          chain.push(block.marker.before, block.code);
+        }
+        ran++;
+      }
+    }
+  } finally {
+    await rm(join(ROOT, 'dist/doc-blocks'), { recursive: true, force: true });
+  }
+  assert.ok(ran >= 10, `${ran} blocks ran`);
+});
+
+test('the README\'s CommonJS and transformers.js blocks print what their comments say', async () => {
+  const readme = docBlocks('README.md', await readFile(join(ROOT, 'README.md'), 'utf8'));
+  const pick = (re) => readme.find((b) => re.test(b.code));
+  for (const [block, want] of [[pick(/await import\('posenc'\)/), '[ 4, 6 ]'], [pick(/require\('posenc'\)/), '3'],
+    [pick(/@huggingface\/transformers/), '[ 6, 16 ]']]) {
+    assert.ok(block, `a block printing ${want}`);
+    const run = await runJs(block, [], `claim-${want.replace(/\W/g, '')}`);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout.trim(), want);
+  }
+  await rm(join(ROOT, 'dist/doc-blocks'), { recursive: true, force: true });
+});
+
+test('the marker parser: reasons, flags and set-up', () => {
+  const md = ['<!-- code-block: not run: installs from the registry -->', '```sh', 'npm i x', '```', '',
+    '<!-- code-block: continues, before: const q = 1; -->', '```js', 'q;', '```', '```', 'plain', '```'].join('\n');
+  const [a, b, c] = docBlocks('x.md', md);
+  assert.equal(a.marker.notRun, 'installs from the registry');
+  assert.deepEqual([b.marker.continues, b.marker.before, b.lang], [true, 'const q = 1;', 'js']);
+  assert.deepEqual([c.marker.notRun, c.lang], [null, '']);
 });

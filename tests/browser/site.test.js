@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { open, newPage, waitRendered, canvasStats, widgetText, withPage, shot } from './harness.js';
+import { typographyErrors } from '../helpers/zh-typography.js';
 
 const SECTIONS = ['s-toy', 's-linear', 's-table', 's-curves', 's-clock', 's-norm', 's-dot', 's-attention', 's-conventions'];
 let h;
@@ -158,6 +159,19 @@ test('causal mask toggle and the toy verdicts', async () => {
   });
 });
 
+test("the toy's title follows the sentences the reader types", async () => {
+  await withTutorial(async (page) => {
+    await page.locator('#w-toy').scrollIntoViewIfNeeded();
+    await waitRendered(page, 'w-toy');
+    const title = () => page.evaluate(() => document.getElementById('w-toy').shadowRoot.querySelector('.title').textContent);
+    assert.match(await title(), /我打你 vs 你打我/);
+    const n = await renders(page, 'w-toy');
+    await page.evaluate(() => document.getElementById('w-toy').setAttribute('sentence-a', '他爱她'));
+    await waitMoreRenders(page, 'w-toy', n);
+    assert.match(await title(), /他爱她 vs 你打我/);
+  });
+});
+
 test('each chart exports CSV, JSON and PNG', async () => {
   await withTutorial(async (page) => {
     const id = 'w-curves';
@@ -234,4 +248,32 @@ test('served without the CSP header, the page runs under its <meta> policy alone
   } finally {
     await context.close();
   }
+});
+
+test('the Chinese page as Chromium renders it, every widget drawn, follows Chinese typography', async () => {
+  await withTutorial(async (page) => {
+    const ids = await page.evaluate(() => [...document.querySelectorAll('main [id^=w-], main [id^=m-]')].map((n) => n.id));
+    for (const id of ids) {
+      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+      if (id.startsWith('w-')) await waitRendered(page, id, 30000);
+    }
+    const text = await page.evaluate(() => {
+      // The page without code blocks, then each widget's own text: captions, notes, labels and chart descriptions.
+      const body = document.body.cloneNode(true);
+      for (const n of body.querySelectorAll('pre, code, script, style, [lang="en"]')) n.remove();
+      document.body.append(body);
+      body.hidden = false;
+      const out = [body.innerText];
+      body.remove();
+      for (const w of document.querySelectorAll('main [id^=w-]')) {
+        for (const n of w.shadowRoot.querySelectorAll('*')) {
+          if (n.children.length === 0 && n.textContent.trim()) out.push(n.textContent);
+          for (const a of ['aria-label', 'title']) if (n.getAttribute(a)) out.push(n.getAttribute(a));
+        }
+      }
+      return out.join('\n');
+    });
+    assert.ok(text.length > 20000, `${text.length} characters read`);
+    assert.deepEqual(typographyErrors(text), []);
+  }, 'index.html');
 });

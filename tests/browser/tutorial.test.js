@@ -34,7 +34,7 @@ test('each language is its own page, right before any script runs', async () => 
       const text = await page.evaluate(() => document.body.innerText);
       const words = (text.match(/[A-Za-z]{3,}/g) || []).length;
       if (lang === 'en') {
-        // Chinese appears only as quoted examples (我打你) and the seed articles' titles.
+        // Chinese appears only as quoted examples (我打你) and the Chinese articles' titles.
         assert.ok(cjk(text) < 400, `English page shows ${cjk(text)} CJK characters`);
         assert.ok(words > 3000);
       } else {

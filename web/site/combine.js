@@ -11,9 +11,9 @@ const TEXT = {
   en: { posOf: 'position of {w}', word: 'word vector e', code: 'position code p', add: 'added: e + p (4 numbers)', cat: 'concatenated: [e; p] (8 numbers)',
     dotAdd: 'Score with addition: (e₁ + p₁)·(e₂ + p₂) = e₁·e₂ + e₁·p₂ + p₁·e₂ + p₁·p₂ = {ee} + {ep} + {pe} + {pp} = {sum}',
     dotCat: 'Score with concatenation: [e₁; p₁]·[e₂; p₂] = e₁·e₂ + p₁·p₂ = {ee} + {pp} = {cat}' },
-  zh: { posOf: '{w} 的位置', word: '词向量 e', code: '位置编码 p', add: '相加:e + p(4 个数)', cat: '拼接:[e; p](8 个数)',
-    dotAdd: '相加时的得分:(e₁ + p₁)·(e₂ + p₂) = e₁·e₂ + e₁·p₂ + p₁·e₂ + p₁·p₂ = {ee} + {ep} + {pe} + {pp} = {sum}',
-    dotCat: '拼接时的得分:[e₁; p₁]·[e₂; p₂] = e₁·e₂ + p₁·p₂ = {ee} + {pp} = {cat}' },
+  zh: { posOf: '{w} 的位置', word: '词向量 e', code: '位置编码 p', add: '相加：e + p（4 个数）', cat: '拼接：[e; p]（8 个数）',
+    dotAdd: '相加时的得分：(e₁ + p₁)·(e₂ + p₂) = e₁·e₂ + e₁·p₂ + p₁·e₂ + p₁·p₂ = {ee} + {ep} + {pe} + {pp} = {sum}',
+    dotCat: '拼接时的得分：[e₁; p₁]·[e₂; p₂] = e₁·e₂ + p₁·p₂ = {ee} + {pp} = {cat}' },
 };
 
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);

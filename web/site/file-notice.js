@@ -5,7 +5,7 @@
 (() => {
   if (location.protocol !== 'file:') return;
   const text = 'This chart cannot load from a file:// page: serve the page over http(s), for example with "npx http-server". ' +
-    '从 file:// 打开的页面无法加载此图表:请通过 http(s) 提供页面,例如运行 "npx http-server"。';
+    '从 file:// 打开的页面无法加载此图表：请通过 http(s) 提供页面，例如运行 "npx http-server"。';
   const show = () => {
     const boxes = [...document.querySelectorAll('*')].filter((n) => n.localName.startsWith('pe-'));
     const embed = document.getElementById('embed');

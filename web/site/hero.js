@@ -1,6 +1,7 @@
 // The first chart on the page, drawn with the 2-D canvas API instead of
 // Chart.js so it needs nothing but the posenc core: the table of 40 positions
-// × 64 dimensions, blue −1, white 0, red +1. Hovering (or focusing and using
+// × 64 dimensions, blue −1, white 0, red +1. It is a fixed illustration (its
+// caption says so), drawn before the settings exist, so it never waits on them. Hovering (or focusing and using
 // the arrow keys) names a cell.
 import { init } from '../lib/index.js';
 import { markFirstChart } from './first-screen.js';
@@ -16,9 +17,12 @@ function color(v) {
   return t < 0 ? [a, a + Math.round(0.4 * (255 - a)), 255] : [255, a, a];
 }
 
+// The readout follows each language's punctuation: full-width in Chinese.
 const words = () => (document.documentElement.lang.startsWith('zh')
-  ? { pos: '位置', dim: '维度', value: '数值', hint: '把鼠标移到图上,或聚焦后按方向键' }
-  : { pos: 'position', dim: 'dimension', value: 'value', hint: 'Hover the map, or focus it and use the arrow keys' });
+  ? { pos: '位置', dim: '维度', hint: '把鼠标移到图上，或聚焦后按方向键',
+    cell: (r, c, fn, v) => `位置 ${r}，维度 ${c}（${fn}）：数值 ${v}` }
+  : { pos: 'position', dim: 'dimension', hint: 'Hover the map, or focus it and use the arrow keys',
+    cell: (r, c, fn, v) => `position ${r}, dimension ${c} (${fn}): value ${v}` });
 
 export async function drawHero(canvas) {
   if (!canvas) return;
@@ -73,7 +77,7 @@ function explore(canvas, table, cw, ch) {
     const w = words();
     cell = [r, c];
     const fn = c % 2 ? 'cos' : 'sin';
-    out.textContent = `${w.pos} ${r}, ${w.dim} ${c} (${fn}): ${w.value} ${table.data[r * COLS + c].toFixed(4)}`;
+    out.textContent = w.cell(r, c, fn, table.data[r * COLS + c].toFixed(4));
   };
   out.textContent = words().hint;
   canvas.addEventListener('mousemove', (e) => {

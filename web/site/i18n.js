@@ -6,7 +6,7 @@ import { translate } from '../widgets/strings.js';
 
 const KEY = 'posenc-lang';
 
-const SITE = {
+export const SITE = {
   en: {
     badView: 'Unknown or missing view "{raw}". Use ?view= one of: {list}.',
     ignored: 'Ignored unknown parameter "{raw}".',
@@ -14,7 +14,7 @@ const SITE = {
     toggle: 'Switch to Chinese / 切换到中文',
   },
   zh: {
-    badView: '未知或缺少 view "{raw}"。请用 ?view= 指定以下之一:{list}。',
+    badView: '未知或缺少 view "{raw}"。请用 ?view= 指定以下之一：{list}。',
     ignored: '忽略了未知参数 "{raw}"。',
     embedTitle: 'posenc 图表',
     toggle: '切换到英文 / Switch to English',

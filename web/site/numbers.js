@@ -1,5 +1,5 @@
 // The 5 × 6 table as numbers. Hovering or focusing a cell writes the formula
-// with pos and i filled in. data-variant="errata" shows the seed article's
+// with pos and i filled in. data-variant="errata" shows the quoted article's
 // table (exponent doubled) beside the correct one, with the cells that differ
 // marked. Doubling the exponent, base^(−2·2i/d), is the same as squaring the
 // base, so the wrong table comes from the same API with base = 10000².
@@ -11,12 +11,12 @@ const D = 6;
 const BASE = 10000;
 
 const TEXT = {
-  en: { correct: 'Correct (the paper’s formula)', doubled: 'Seed article’s listing (exponent doubled)', pos: 'pos', col: 'column',
+  en: { correct: 'Correct (the paper’s formula)', doubled: 'The article’s listing (exponent doubled)', pos: 'pos', col: 'column',
     hint: 'Hover or focus a number to see the formula with pos and i filled in.', differs: 'differs from the correct value',
     wrong: 'wrong: the exponent is doubled, which is the same as base 10000² = 10⁸' },
-  zh: { correct: '正确(论文公式)', doubled: '种子文章的代码(指数翻倍)', pos: 'pos', col: '列',
-    hint: '把鼠标移到数字上或用 Tab 聚焦,就能看到代入 pos 和 i 之后的公式。', differs: '与正确值不同',
-    wrong: '错误:指数被乘了两次,相当于把底数换成 10000² = 10⁸' },
+  zh: { correct: '正确（论文公式）', doubled: '原文的代码（指数翻倍）', pos: 'pos', col: '列',
+    hint: '把鼠标移到数字上或用 Tab 聚焦，就能看到代入 pos 和 i 之后的公式。', differs: '与正确值不同',
+    wrong: '错误：指数被乘了两次，相当于把底数换成 10000² = 10⁸' },
 };
 
 const f4 = (x) => (Math.abs(x) < 5e-5 ? 0 : x).toFixed(4);

@@ -300,6 +300,22 @@ export class PeLab extends HTMLElement {
       .map((k) => ({ name: name(k), ...this.curves.get(k) }));
     const headers = [this.t('encodings'), this.t('inRange', { hi }), this.t('newAt'), this.t('probe')];
     this.summary.replaceChildren(...(rows.length ? [summaryTable(headers, rows)] : []));
+    this.describe();
+  }
+
+  /** Each chart's text alternative: what it plots, and each encoding's latest value (or that nothing ran yet). */
+  describe() {
+    const pct = (y) => `${(100 * y).toFixed(1)}%`;
+    const last = (key, show) => ENCODINGS.filter((k) => this.curves.get(k)?.[key].length)
+      .map((k) => { const p = this.curves.get(k)[key].at(-1); return `${this.t(`enc_${k}`)} ${show(p)}`; }).join('; ');
+    const alt = (chart, key, what, show) => {
+      const values = last(key, show);
+      chart.canvas.setAttribute('role', 'img');
+      chart.canvas.setAttribute('aria-label', this.t(values ? 'chartAlt' : 'chartAltEmpty', { what: this.t(what), values }));
+    };
+    alt(this.lossChart, 'loss', 'loss', (p) => `${p.y.toFixed(3)} (${this.t('step')} ${p.x})`);
+    alt(this.accChart, 'accuracy', 'accuracy', (p) => `${pct(p.y)} (${this.t('step')} ${p.x})`);
+    alt(this.lenChart, 'byLength', 'lengthAccuracy', (p) => `${pct(p.mean)} (${p.length})`);
   }
 
   showMaps() {
@@ -345,6 +361,13 @@ export class PeLab extends HTMLElement {
             g.fillRect(pad + j * cell, pad + i * cell, cell - 1, cell - 1);
           }
         }
+        // The text alternative names, for each token, the token it attends to most.
+        const top = labels.map((w, i) => {
+          let best = 0;
+          for (let j = 1; j < n; j++) if (data[base + i * n + j] > data[base + i * n + best]) best = j;
+          return `${w} → ${labels[best]}`;
+        });
+        canvas.setAttribute('aria-label', this.t('mapAlt', { l: l + 1, h: h + 1, top: top.join(', ') }));
         maps.push(el('figure', {}, canvas, el('figcaption', {}, this.t('layerHead', { l: l + 1, h: h + 1 }))));
       }
     }

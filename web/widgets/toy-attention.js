@@ -27,6 +27,8 @@ export class PeToyAttention extends PeWidget {
     const empty = ['sentence-a', 'sentence-b'].filter((k) => !tokenize(v[k]).length);
     if (empty.length) return this.showEmpty(v, empty);
     const [a, b] = [this.tokens(v['sentence-a'], 'sentence-a'), this.tokens(v['sentence-b'], 'sentence-b')];
+    // The title names the sentences the reader typed, not the defaults.
+    this.titleEl.textContent = this.t('toyTitleOf', { a: v['sentence-a'].trim(), b: v['sentence-b'].trim() });
     const codes = this.codeBook(v.codes, [...a, ...b]);
     const n = Math.max(a.length, b.length);
     const pc = this.positionCodes(api, v, n, codes);
@@ -35,8 +37,9 @@ export class PeToyAttention extends PeWidget {
     this.showTables(results, pc);
     this.showVerdicts(results, codes, pc);
     this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
-    const labels = Array.from({ length: n }, (_, i) => `${i + 1}: ${a[i] ?? '–'} | ${b[i] ?? '–'}`);
-    setSeries(this.chart, results.map((r, i) => barSet(`y (${r.tok.join('')})`, r.y, i)), { x: this.t('position'), y: 'y' }, labels);
+    // Through the strings, so each language gets its own punctuation (y（我打你） in Chinese).
+    const labels = Array.from({ length: n }, (_, i) => this.t('toyBarLabel', { i: i + 1, a: a[i] ?? '–', b: b[i] ?? '–' }));
+    setSeries(this.chart, results.map((r, i) => barSet(this.t('toySeries', { s: r.tok.join('') }), r.y, i)), { x: this.t('position'), y: 'y' }, labels);
     this.chart.canvas.sub.textContent = this.t('toyChart');
     this.chart.canvas.setAttribute('aria-label', this.t('toyChartAlt', {
       a: results[0].y.map((y) => fmt(y)).join(', '), b: results[1].y.map((y) => fmt(y)).join(', '),
