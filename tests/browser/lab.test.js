@@ -77,8 +77,8 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     assert.ok(result.ticks > 0, 'the page ran timers while the model trained');
     assert.equal(result.lossSets, 2);
     // new positions only: the test lengths past the longest trained (6), up to 24
-    assert.deepEqual(result.newLengths, [8, 11, 14, 16, 19, 21, 24]);
-    assert.ok(result.lengthPoints.every((n) => n === 7), JSON.stringify(result.lengthPoints));
+    assert.deepEqual(result.newLengths, [10, 13, 17, 20, 24]);
+    assert.ok(result.lengthPoints.every((n) => n === 5), JSON.stringify(result.lengthPoints));
     // two means, and the min and max of 3 seeds where they differ; then the chance line at 1/2
     assert.ok(result.lengthPoints.length >= 4 && result.lengthPoints.length % 2 === 0, JSON.stringify(result.lengthPoints));
     assert.deepEqual(result.chance, [0.5, 0.5]);
