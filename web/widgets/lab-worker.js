@@ -5,33 +5,10 @@
 // encoding: accuracy against length over the seeds, in-range accuracy, the
 // probe), attention, error. The page stops a run by terminating the worker.
 import { init } from '../lib/lab/index.js';
+import { evaluateRun } from './lab-evaluate.js';
 
 const models = new Map();
 const ready = init();
-const EVAL_SEED = 12345;
-
-/** { mean, min, max } of the seeds' values. */
-const spread = (v) => ({ mean: v.reduce((a, b) => a + b, 0) / v.length, min: Math.min(...v), max: Math.max(...v) });
-
-/**
- * Lengths up to the longest trained are scored on all their answers (every
- * position was seen in training); longer ones on their new positions only,
- * since the answers at trained positions would hide what the encoding does
- * past them. Lengths the model cannot take (maxLength) are left out.
- */
-function byLength(lab, seedModels, lengths, samples, hi) {
-  const out = [];
-  for (const length of lengths) {
-    const positions = length > hi ? 'new' : 'trained';
-    try {
-      const acc = seedModels.map((m) => lab.evaluate(m, { length, samples, seed: EVAL_SEED, positions }).accuracy);
-      out.push({ length, positions, ...spread(acc) });
-    } catch {
-      // longer than the model accepts
-    }
-  }
-  return out;
-}
 
 async function train({ id, runs, lengths, samples, seeds = 1 }) {
   const lab = await ready;
@@ -49,17 +26,8 @@ async function train({ id, runs, lengths, samples, seeds = 1 }) {
     }
     const seconds = (performance.now() - started) / 1000;
     models.set(run.encoding, seedModels[0]);
-    const hi = run.trainLengths[1];
-    const points = byLength(lab, seedModels, lengths, samples, hi);
-    const inRange = points.find((p) => p.length === hi) ?? null;
-    const fresh = points.filter((p) => p.positions === 'new');
-    // who-did-what's probe: the sentence reversed, query first; the share that
-    // answers with the name before the verb (the rest, the farther name).
-    const probe = run.task === 'who-did-what'
-      ? spread(seedModels.map((m) => lab.evaluate(m, { length: hi, samples, seed: EVAL_SEED, probe: 'reversed' }).accuracy))
-      : null;
-    postMessage({ type: 'done', id, encoding: run.encoding, history, byLength: fresh, inRange, probe,
-      fresh: fresh.find((p) => p.length >= 2 * hi) ?? fresh.at(-1) ?? null, seconds, model: seedModels[0] });
+    const { byLength, inRange, fresh, probe } = evaluateRun(lab, seedModels, run, lengths, samples);
+    postMessage({ type: 'done', id, encoding: run.encoding, history, byLength, inRange, probe, fresh, seconds, model: seedModels[0] });
   }
   postMessage({ type: 'finished', id });
 }

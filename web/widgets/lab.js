@@ -11,39 +11,15 @@ import { translate } from './strings.js';
 import { bool, int, oneOf, text } from './attrs.js';
 import { vocabulary, splitWords, chance } from '../lib/lab/tasks.js';
 import { newPositionSets, summaryTable } from './lab-metrics.js';
+import { TASKS, LENGTHS, RANDOM_RANGE, DEFAULT_STEPS, EVAL_SAMPLES, testLengths } from './lab-defaults.js';
 
 const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
-// copy and reverse stay in posenc/lab but not here: at the trained length they
-// need ~1500 steps on 17-token examples (docs/lab.md), several times the
-// widget's time budget, and a model that has not learned a task in range says
-// nothing about length.
-const TASKS = ['who-did-what', 'shift', 'recency'];
-const LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], recency: [2, 12] };
 const SENTENCES = { 'who-did-what': { en: 'Ann hits Bob ?', zh: '我 打 你 ？' }, shift: '3 1 4 1 5 9 2 6',
   recency: { en: 'Ann today Bob also again Cy really', zh: '我 今天 你 也 又 他 真' } };
-// Randomized positions (Ruoss et al. 2023): each training example's positions
-// are a sorted sample below this range, which covers every test length here.
-const RANDOM_RANGE = 64;
 const MAX_STEPS = 20000;
-// The default run: every encoding with positions passes 95% training accuracy
-// on who-did-what by step 225 and has levelled off by 300 (bench/lab-browser.mjs
-// reports the steps), so 300 steps show the whole story at three quarters of
-// the cost of the 400 this used to be.
-const DEFAULT_STEPS = 300;
 // The worker's bundle sits beside the pages' bundles (dist/web/lab-worker.js);
 // the tutorial loads this file as a chunk from dist/web/chunks/.
 const WORKER_URL = new URL(import.meta.url.includes('/chunks/') ? '../lab-worker.js' : './lab-worker.js', import.meta.url);
-
-/** Test lengths: the longest trained, then up to 3-5 times it. */
-function testLengths(task) {
-  const hi = LENGTHS[task][1];
-  const top = hi * (task === 'who-did-what' ? 4 : task === 'recency' ? 5 : 3);
-  // the longest trained length (in-range accuracy), then five lengths past it
-  // (new positions): evaluation is a third of a run's time, so few but spread.
-  const out = new Set([hi]);
-  for (let i = 1; i <= 5; i++) out.add(Math.round(hi + (top - hi) * i / 5));
-  return [...out];
-}
 
 /** A chart's own block (Chart.js sizes a canvas from its parent). Styles are set
  * through the DOM, which the page's CSP allows, not as style attributes. */
@@ -200,7 +176,7 @@ export class PeLab extends HTMLElement {
     this.barOf = new Map(encodings.map((k) => [k, el('progress', { max: 1, value: 0, 'aria-label': this.t(`enc_${k}`) })]));
     this.bars.replaceChildren(...encodings.map((k) => el('label', {}, this.t(`enc_${k}`), this.barOf.get(k))));
     this.summary.replaceChildren();
-    this.worker.postMessage({ type: 'train', id, lengths: testLengths(this.trained.task), samples: 256,
+    this.worker.postMessage({ type: 'train', id, lengths: testLengths(this.trained.task), samples: EVAL_SAMPLES,
       seeds: Number(this.seedsSel.value),
       runs: encodings.map((encoding) => ({ ...this.trained, encoding })) });
     this.trainBtn.disabled = true;
