@@ -31,7 +31,8 @@ export function newPositionSets(curves, order, name, words) {
     sets.push(lineSet(name(k), points.map((p) => ({ x: p.length, y: p.mean })), i, { pointRadius: 2 }));
     if (points.some((p) => p.min !== p.max)) {
       for (const side of ['min', 'max']) {
-        sets.push(lineSet(`${name(k)} ${words[side]}`, points.map((p) => ({ x: p.length, y: p[side] })), i, { borderDash: [4, 3], borderWidth: 1 }));
+        sets.push(lineSet(`${name(k)} ${words[side]}`, points.map((p) => ({ x: p.length, y: p[side] })), i,
+          { borderDash: [4, 3], borderWidth: 1, seedRange: true }));
       }
     }
   }
@@ -41,6 +42,16 @@ export function newPositionSets(curves, order, name, words) {
     sets.push({ label: words.chance, data: [{ x: lo, y: words.chanceValue }, { x: hi, y: words.chanceValue }], ...CHANCE_STYLE });
   }
   return sets;
+}
+
+/**
+ * Keeps the seeds' min and max lines out of the chart's legend (six
+ * encodings would bring twelve entries that squeeze the plot); the caption
+ * says what the dashed lines are.
+ */
+export function legendWithoutRanges(chart) {
+  chart.options.plugins.legend.labels = { ...chart.options.plugins.legend.labels,
+    filter: (item, data) => !data.datasets[item.datasetIndex]?.seedRange };
 }
 
 /**

@@ -10,7 +10,7 @@ import { lineChart, lineSet, setSeries } from './charts.js';
 import { translate } from './strings.js';
 import { bool, int, oneOf, text } from './attrs.js';
 import { vocabulary, splitWords, chance } from '../lib/lab/tasks.js';
-import { newPositionSets, summaryTable } from './lab-metrics.js';
+import { newPositionSets, summaryTable, legendWithoutRanges } from './lab-metrics.js';
 import { TASKS, LENGTHS, RANDOM_RANGE, DEFAULT_STEPS, EVAL_SAMPLES, testLengths } from './lab-defaults.js';
 
 const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
@@ -135,6 +135,7 @@ export class PeLab extends HTMLElement {
     this.lossChart = lineChart(lossCanvas, { x: this.t('step'), y: this.t('loss'), aspect: 2.2 });
     this.accChart = lineChart(accCanvas, { x: this.t('step'), y: this.t('accuracy'), aspect: 2.2, yExtra: { min: 0, max: 1 } });
     this.lenChart = lineChart(lenCanvas, { x: '', y: this.t('lengthAccuracy'), aspect: 2.2, yExtra: { min: 0, max: 1 } });
+    legendWithoutRanges(this.lenChart);
     this.charts = [this.lossChart, this.accChart, this.lenChart];
     this.resetSentence();
     this.redraw();
