@@ -77,10 +77,10 @@ export class PeCircles extends PeWidget {
     this.schedule();
   }
 
-  disconnectedCallback() {
-    super.disconnectedCallback();
+  /** Play stops when the element is removed or released off screen. */
+  release() {
     clearInterval(this.timer);
-    this.timer = null;
+    super.release();
   }
 }
 
