@@ -11,8 +11,11 @@ export const LANGS = ['en', 'zh'];
 /** Largest table (rows × cols) a widget computes and draws. */
 export const MAX_CELLS = 4 * 1024 * 1024;
 
-/** An integer in [min, max]; below min is an error, above max is clamped. */
-export const int = (min, max, def) => ({ kind: 'int', min, max, def });
+/**
+ * An integer in [min, max]; below min is an error, above max is clamped (to the
+ * largest multiple of `multiple` when one is asked for, which an API needs, e.g. an even d-model).
+ */
+export const int = (min, max, def, multiple = 1) => ({ kind: 'int', min, max, def, multiple });
 /** A finite number; below/at `above` is an error, above max is clamped. */
 export const num = (above, max, def) => ({ kind: 'num', above, max, def });
 /** One of a list of words; anything else is an error. */
@@ -21,6 +24,8 @@ export const oneOf = (values, def) => ({ kind: 'oneOf', values, def });
 export const text = (max, def) => ({ kind: 'text', max, def });
 /** Present or "true"/"1"/"on" means true. */
 export const bool = (def = false) => ({ kind: 'bool', def });
+/** A comma-separated list of words from `values`, at least one, each once (the order of `values`). */
+export const words = (values, def) => ({ kind: 'words', values, def });
 /** A comma-separated list of integers in [0, max), for column choices. */
 export const intList = (def) => ({ kind: 'intList', def });
 
@@ -32,7 +37,9 @@ const PARSERS = {
     if (!/^[+-]?\d+(\.0*)?$/.test(t)) return { error: ['notInt', { raw: t }] };
     const v = Number(t);
     if (v < s.min) return { error: ['tooSmall', { raw: t, min: s.min }] };
-    if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
+    const step = s.multiple ?? 1;
+    if (v % step) return { error: ['notMultiple', { raw: t, step }] };
+    if (v > s.max) return { value: s.max - (s.max % step), note: ['clamped', { raw: t, max: s.max - (s.max % step) }] };
     return { value: v };
   },
   num(raw, s) {
@@ -51,6 +58,12 @@ const PARSERS = {
     const chars = Array.from(raw);
     if (chars.length <= s.max) return { value: raw };
     return { value: chars.slice(0, s.max).join(''), note: ['cut', { max: s.max }] };
+  },
+  words(raw, s) {
+    const parts = raw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+    const bad = parts.find((p) => !s.values.includes(p));
+    if (bad !== undefined || !parts.length) return { error: ['notWords', { raw: bad ?? raw.trim(), list: s.values.join(', ') }] };
+    return { value: s.values.filter((v) => parts.includes(v)) };
   },
   bool(raw) {
     return { value: !['false', '0', 'off', 'no'].includes(raw.trim().toLowerCase()) };
