@@ -56,11 +56,11 @@ async function realInside(root, file) {
   return inside(realRoot, realFile) ? realFile : null;
 }
 
-async function handle({ root, cors }, req, res) {
-  const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
+async function handle({ root, cors, csp }, req, res) {
+  const headers = { 'X-Content-Type-Options': 'nosniff', ...(csp ? { 'Content-Security-Policy': csp } : {}) };
   // As an npm CDN answers: a page of another origin (or a sandboxed one) may load the scripts as modules.
   if (cors) headers['Access-Control-Allow-Origin'] = '*';
-  const policy = (file) => ({ 'Content-Security-Policy': `${CSP}; ${frameAncestors(relative(root, file).split(sep).join('/'))}` });
+  const policy = (file) => (csp ? { 'Content-Security-Policy': `${csp}; ${frameAncestors(relative(root, file).split(sep).join('/'))}` } : {});
   const send = (code, body, type = 'text/plain; charset=utf-8') => {
     res.writeHead(code, { ...headers, 'Content-Type': type });
     res.end(req.method === 'HEAD' ? undefined : body);
@@ -93,11 +93,12 @@ async function handle({ root, cors }, req, res) {
  * Starts a server on `port` (0 = any free port); resolves to { server, url, close() }.
  * cors: answer with Access-Control-Allow-Origin: * (a second origin in the tests plays a CDN).
  * headersTimeout: milliseconds a connection may take to send its headers, or anything at all.
+ * csp: the policy sent (null: none, as a blog host without one; tests of other origins need that).
  */
-export function startServer({ port = 0, root = ROOT, host = '127.0.0.1', cors = false, headersTimeout = HEADERS_TIMEOUT_MS } = {}) {
+export function startServer({ port = 0, root = ROOT, host = '127.0.0.1', cors = false, csp = CSP, headersTimeout = HEADERS_TIMEOUT_MS } = {}) {
   const options = { headersTimeout, requestTimeout: 4 * headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) };
   const server = createServer(options, (req, res) => {
-    handle({ root, cors }, req, res).catch(() => {
+    handle({ root, cors, csp }, req, res).catch(() => {
       res.writeHead(500, { 'Content-Security-Policy': CSP });
       res.end();
     });
