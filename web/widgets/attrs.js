@@ -3,6 +3,7 @@
 // clamped and reported as a note, so nothing fails silently.
 
 import { PRESET_NAMES } from '../lib/index.js';
+import { PRESETS as PRESET_RULES } from '../lib/presets.js';
 
 /** The library's presets: a preset added there is an attribute value here. */
 export const PRESETS = PRESET_NAMES;
@@ -16,8 +17,8 @@ export const MAX_CELLS = 4 * 1024 * 1024;
  * largest multiple of `multiple` when one is asked for, which an API needs, e.g. an even d-model).
  */
 export const int = (min, max, def, multiple = 1) => ({ kind: 'int', min, max, def, multiple });
-/** A finite number; below/at `above` is an error, above max is clamped. */
-export const num = (above, max, def) => ({ kind: 'num', above, max, def });
+/** A finite number; below/at `above` is an error (below it only, when `inclusive`), above max is clamped. */
+export const num = (above, max, def, inclusive = false) => ({ kind: 'num', above, max, def, inclusive });
 /** One of a list of words; anything else is an error. */
 export const oneOf = (values, def) => ({ kind: 'oneOf', values, def });
 /** Free text, cut to max characters (shown only via textContent). */
@@ -46,7 +47,7 @@ const PARSERS = {
     const t = raw.trim();
     const v = t === '' ? NaN : Number(t);
     if (!Number.isFinite(v)) return { error: ['notNum', { raw: t }] };
-    if (v <= s.above) return { error: ['notAbove', { raw: t, min: s.above }] };
+    if (s.inclusive ? v < s.above : v <= s.above) return { error: [s.inclusive ? 'tooSmall' : 'notAbove', { raw: t, min: s.above }] };
     if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
     return { value: v };
   },
@@ -94,7 +95,16 @@ export function parseAll(spec, get) {
     else values[name] = r.value;
     if (r.note) notes.push([...r.note, name]);
   }
+  errors.push(...presetRules(spec, values));
   return { values, notes, errors };
+}
+
+/** What a preset asks of d-model, checked as the API checks it (presets.js's evenOnly), named as the attribute. */
+function presetRules(spec, values) {
+  if (!spec.preset || !spec['d-model'] || values['d-model'] === undefined) return [];
+  const preset = values.preset;
+  const d = values['d-model'];
+  return PRESET_RULES[preset]?.evenOnly && d % 2 ? [['notEven', { raw: d, preset }, 'd-model']] : [];
 }
 
 /** The attributes every encoding widget understands. */

@@ -199,6 +199,11 @@ export class PeWidget extends Element {
     return inherited.toLowerCase().startsWith('zh') ? 'zh' : 'en';
   }
 
+  /** Errors ([key, vars, attribute]) for values that are each allowed but not together, as the API would refuse them. */
+  static rules() {
+    return [];
+  }
+
   /** The APIs render() gets: the core, then posenc/variants or posenc/fields when the class asks for one. */
   static apis() {
     const { variants: v, fields: f } = this;
@@ -219,6 +224,7 @@ export class PeWidget extends Element {
     this.pendingNotes = [];
     this.language = this.pickLanguage();
     const { values, notes, errors } = parseAll(this.constructor.spec, (n) => this.getAttribute(n));
+    if (!errors.length) errors.push(...this.constructor.rules(values));
     this.pendingNotes.push(...notes);
     this.titleEl.textContent = this.t(this.constructor.titleKey);
     this.exportEl.relabel();
