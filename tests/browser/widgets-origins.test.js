@@ -14,6 +14,7 @@ import { launchChromium } from '../../scripts/chromium.mjs';
 import { newPage } from './harness.js';
 
 let cdn;
+let plain;
 let site;
 let strict;
 let browser;
@@ -26,6 +27,7 @@ const page = (script) => `<!doctype html><html lang="en"><head><meta charset="ut
 
 before(async () => {
   cdn = await startServer({ cors: true });
+  plain = await startServer();
   dir = mkdtempSync(join(tmpdir(), 'posenc-origins-'));
   const bundle = new URL('posenc-widgets.js', cdn.url).href;
   writeFileSync(join(dir, 'lab.html'), page(bundle));
@@ -33,6 +35,11 @@ before(async () => {
   writeFileSync(join(dir, 'framed.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>frame</title>'
     + '<link rel="icon" href="favicon.svg" type="image/svg+xml"></head>'
     + '<body><iframe sandbox="allow-scripts" src="lab.html" width="900" height="900" title="lab"></iframe></body></html>');
+  for (const [name, server] of [['embed-plain.html', plain], ['embed-cors.html', cdn]]) {
+    writeFileSync(join(dir, name), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>embed</title>'
+      + '<link rel="icon" href="favicon.svg" type="image/svg+xml"></head><body><iframe sandbox="allow-scripts" '
+      + `src="${new URL('embed.html?view=curves&lang=en', server.url).href}" width="900" height="600" title="chart"></iframe></body></html>`);
+  }
   // A blog host without a CSP of its own, and one whose CSP names the CDN but allows no blob: worker.
   site = await startServer({ root: dir, csp: null });
   strict = await startServer({ root: dir, csp: `default-src 'self'; script-src 'self' ${new URL(cdn.url).origin} 'wasm-unsafe-eval'` });
@@ -40,7 +47,7 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  await Promise.all([cdn, site, strict].map((s) => s?.close()));
+  await Promise.all([cdn, plain, site, strict].map((s) => s?.close()));
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,5 +100,32 @@ test('where the CSP allows no blob: worker, the page trains the models itself an
     assert.deepEqual(errors.filter((e) => !/Content Security Policy|worker/i.test(e)), []);
   } finally {
     await context.close();
+  }
+});
+
+test('embed.html in <iframe sandbox="allow-scripts"> says why it cannot start, and starts where the server sends CORS', { timeout: 120000 }, async () => {
+  const { context, page: p, errors } = await newPage(browser);
+  try {
+    await p.goto(new URL('embed-plain.html', site.url).href);
+    const frame = await (await p.waitForSelector('iframe')).contentFrame();
+    await frame.waitForSelector('#embed .pe-module-notice');
+    const text = await frame.locator('#embed').textContent();
+    assert.match(text, /sandboxed iframe without allow-same-origin/);
+    assert.match(text, /sandbox="allow-scripts allow-same-origin"/);
+    assert.match(text, /沙箱 iframe/);
+    // The refused module is the browser's own console message, the reason shown above.
+    assert.deepEqual(errors.filter((e) => !/CORS|Access-Control-Allow-Origin|Failed to load resource/.test(e)), []);
+  } finally {
+    await context.close();
+  }
+  const { context: c2, page: p2, errors: e2 } = await newPage(browser);
+  try {
+    await p2.goto(new URL('embed-cors.html', site.url).href);
+    const frame = await (await p2.waitForSelector('iframe')).contentFrame();
+    await frame.waitForFunction(() => document.querySelector('pe-curves')?.dataset.state === 'ready');
+    assert.equal(await frame.locator('.pe-module-notice').count(), 0);
+    assert.deepEqual(e2, []);
+  } finally {
+    await c2.close();
   }
 });
