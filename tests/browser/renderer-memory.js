@@ -1,7 +1,9 @@
 // What a browser test needs to see memory as Chromium's task manager does: a
-// forced garbage collection (CDP HeapProfiler.collectGarbage) and the resident
-// memory of the renderer processes (their pids from CDP SystemInfo, their
-// sizes from /proc, so canvas backing stores and wasm memory count too).
+// forced garbage collection (CDP HeapProfiler.collectGarbage) and the private
+// resident memory of the renderer processes (their pids from CDP SystemInfo,
+// RssAnon from /proc, so canvas backing stores and wasm memory count too, and
+// the shared libraries every process maps do not: that is the task manager's
+// "memory footprint", not the 150 MB of code each renderer shares).
 import { readFileSync } from 'node:fs';
 
 /** Collects garbage in the page's renderer until nothing more goes (weak references cleared). */
@@ -19,7 +21,7 @@ export async function collectGarbage(context, page) {
 }
 
 const rssOf = (pid) => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('RssAnon:'));
   return Number(line.trim().split(/\s+/)[1]) * 1024;
 };
 

@@ -29,14 +29,17 @@ function cycle(page, tags) {
     for (const tag of list) {
       const w = document.createElement(tag);
       for (const [k, v] of Object.entries(attrs[tag] ?? {})) w.setAttribute(k, v);
-      // An element that never announces a render is reported as such, not waited for forever.
+      // An element that never announces a render is reported as such, not waited for forever
+      // (the timer is cleared: its closure would keep the element alive).
+      let timer;
       const rendered = new Promise((resolve) => {
         w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true });
-        setTimeout(() => resolve('no pe-render'), 20000);
+        timer = setTimeout(() => resolve('no pe-render'), 20000);
       });
       document.querySelector('article').append(w);
       w.scrollIntoView();
       states.push(`${tag}:${await rendered}`);
+      clearTimeout(timer);
       w.remove();
       window.refs.push(new WeakRef(w));
     }
