@@ -45,9 +45,7 @@ async function oneRun(browser, url, seeds = 1) {
     await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.shadowRoot?.querySelector('button'));
     const settings = await page.evaluate((n) => {
       const w = globalThis.document.querySelector('#w-lab');
-      // the seeds control: the select whose options are 1 and 3
-      const seeds = [...w.shadowRoot.querySelectorAll('select')].find((sel) => [...sel.options].map((o) => o.value).join() === '1,3');
-      seeds.value = String(n);
+      w.setAttribute('seeds', String(n)); // read when Train is pressed
       globalThis.clickedAt = performance.now();
       w.shadowRoot.querySelector('button').click(); // Train, with whatever the widget shows by default
       return w.trained;

@@ -53,10 +53,10 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     await page.evaluate(() => {
       const w = document.querySelector('#w-lab');
       const root = w.shadowRoot;
-      for (const box of root.querySelectorAll('input[type=checkbox]')) box.checked = ['none', 'sinusoidal'].includes(box.value);
-      root.querySelector('input[type=number]').value = '100';
-      const seeds = [...root.querySelectorAll('select')].find((sel) => [...sel.options].map((o) => o.value).join() === '1,3');
-      seeds.value = '3';
+      // Attributes are what the controls write: the run takes them when Train is pressed.
+      w.setAttribute('encodings', 'none,sinusoidal');
+      w.setAttribute('steps', '100');
+      w.setAttribute('seeds', '3');
       // Counts main-thread timer callbacks while the worker trains.
       window.ticks = 0;
       window.ticker = setInterval(() => { if (w.dataset.state === 'training') window.ticks++; }, 20);
@@ -68,7 +68,7 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
       const w = document.querySelector('#w-lab');
       const sets = w.lenChart.data.datasets;
       const root = w.shadowRoot;
-      return { ticks: window.ticks, status: root.querySelector('[role=status]').textContent,
+      return { ticks: window.ticks, status: root.querySelector('p[role=status]').textContent,
         lengthPoints: sets.slice(0, -1).map((d) => d.data.length), lossSets: w.lossChart.data.datasets.length,
         chance: sets.at(-1).data.map((p) => p.y), newLengths: sets[0].data.map((p) => p.x),
         bars: [...root.querySelectorAll('.lab-bars progress')].map((b) => b.value),
