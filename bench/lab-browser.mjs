@@ -42,7 +42,8 @@ async function oneRun(browser, url, seeds = 1) {
     await page.goto(url);
     const lab = page.locator('#w-lab');
     await lab.scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.shadowRoot?.querySelector('button'));
+    // rendered once (data-state set): a click before the first render would be dropped by it
+    await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.dataset.state);
     const settings = await page.evaluate((n) => {
       const w = globalThis.document.querySelector('#w-lab');
       w.setAttribute('seeds', String(n)); // read when Train is pressed

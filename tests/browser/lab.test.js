@@ -49,7 +49,8 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     await page.goto(h.url('index.html'));
     const lab = page.locator('#w-lab');
     await lab.scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => document.querySelector('#w-lab').shadowRoot?.querySelector('button'));
+    // its first render done (data-state set): a click before it would start a run that render drops
+    await page.waitForFunction(() => document.querySelector('#w-lab').dataset.state);
     await page.evaluate(() => {
       const w = document.querySelector('#w-lab');
       const root = w.shadowRoot;
