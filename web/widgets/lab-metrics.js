@@ -65,3 +65,20 @@ export function summaryTable(headers, rows) {
     el('td', {}, formatRange(r.fresh)), ...(probe ? [el('td', {}, formatRange(r.probe))] : [])));
   return el('table', { class: 'lab-summary' }, el('thead', {}, head), el('tbody', {}, ...body));
 }
+
+/**
+ * Each chart's text alternative (role img): what it plots and each
+ * encoding's latest value, or that nothing has been trained yet. charts:
+ * [[chart, curve key, name of what it plots]]; tl: the lab's words.
+ */
+export function describeCharts(charts, curves, order, tl) {
+  const pct = (y) => `${(100 * y).toFixed(1)}%`;
+  const show = { loss: (p) => `${p.y.toFixed(3)} (${tl('step')} ${p.x})`, accuracy: (p) => `${pct(p.y)} (${tl('step')} ${p.x})`,
+    byLength: (p) => `${pct(p.mean)} (${p.length})` };
+  for (const [chart, key, what] of charts) {
+    const values = order.filter((k) => curves.get(k)?.[key]?.length)
+      .map((k) => `${tl(`enc_${k}`)} ${show[key](curves.get(k)[key].at(-1))}`).join('; ');
+    chart.canvas.setAttribute('role', 'img');
+    chart.canvas.setAttribute('aria-label', tl(values ? 'chartAlt' : 'chartAltEmpty', { what: tl(what), values }));
+  }
+}

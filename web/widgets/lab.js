@@ -13,7 +13,7 @@ import { lineChart, lineSet, setSeries } from './charts.js';
 import { bool, int, oneOf, words, parseAll } from './attrs.js';
 import { vocabulary, splitWords, chance } from '../lib/lab/tasks.js';
 import { startTrainer } from './lab-runner.js';
-import { newPositionSets, summaryTable, legendWithoutRanges } from './lab-metrics.js';
+import { newPositionSets, summaryTable, legendWithoutRanges, describeCharts } from './lab-metrics.js';
 import { TASKS, LENGTHS, RANDOM_RANGE, DEFAULT_STEPS, EVAL_SAMPLES, testLengths } from './lab-defaults.js';
 
 const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
@@ -331,6 +331,8 @@ export class PeLab extends PeWidget {
     const rows = ENCODINGS.filter((k) => this.curves.get(k)?.inRange).map((k) => ({ name: name(k), ...this.curves.get(k) }));
     const headers = [this.tl('encodings'), this.tl('inRange', { hi }), this.tl('newAt'), this.tl('probe')];
     this.summaryEl.replaceChildren(...(rows.length ? [summaryTable(headers, rows)] : []));
+    describeCharts([[this.lossChart, 'loss', 'loss'], [this.accChart, 'accuracy', 'accuracy'], [this.lenChart, 'byLength', 'lengthAccuracy']],
+      this.curves, ENCODINGS, (k, vars) => this.tl(k, vars));
   }
 
   showMaps() {
