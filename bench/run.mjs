@@ -8,6 +8,7 @@
 //   node bench/run.mjs --ops=table,gram --only=posenc|floor   subsets, for development
 //   node bench/run.mjs --site        only the tutorial's first screen (bench/site.mjs)
 //   node bench/run.mjs --lab-browser only <pe-lab>'s default run in Chromium (bench/lab-browser.mjs)
+//   node bench/run.mjs --cold        only first call against warm, in fresh processes (bench/cold.mjs)
 import { writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { cpus, totalmem, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,6 +22,7 @@ import { measureSize } from './size.mjs';
 import { measureSite, siteReport } from './site.mjs';
 import { labSpeed, labMarkdown } from './lab.mjs';
 import { measureLab, labBrowserReport } from './lab-browser.mjs';
+import { measureCold, coldReport } from './cold.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
@@ -58,6 +60,12 @@ if (args.site) {
   const { lines, targets } = siteReport(await measureSite({ log }));
   console.log([...lines, '', ...targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`), '',
     `1-minute load average at the end: ${loadavg()[0].toFixed(2)} (${cpus().length} cores)`].join('\n'));
+  process.exit(failOnMiss && targets.some((t) => !t.met) ? 1 : 0);
+}
+
+if (args.cold) {
+  const { lines, targets } = coldReport(measureCold({ log }));
+  console.log([...lines, '', ...targets.map((t) => `- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`)].join('\n'));
   process.exit(failOnMiss && targets.some((t) => !t.met) ? 1 : 0);
 }
 
@@ -106,7 +114,9 @@ const paired = await pairedTargets(cases, { pe, tfState, log });
 const size = measureSize();
 const site = await measureSite({ log });
 const siteLines = siteReport(site);
-const targets = [...evaluateTargets(cases, paired, size), ...siteLines.targets];
+// The first call of a fresh process against a warm one (bench/cold.mjs).
+const cold = coldReport(measureCold({ log }));
+const targets = [...evaluateTargets(cases, paired, size), ...siteLines.targets, ...cold.targets];
 // posenc/lab: a training step against tfjs-wasm and tfjs-cpu (bench/lab.mjs); in the
 // default run, or when --ops names 'lab'.
 const lab = !args.ops || ops.includes('lab') ? await labSpeed(log) : null;
@@ -158,6 +168,7 @@ for (const e of size.entries) {
 }
 lines.push(`| both | | ${size.both.bytes} | ${size.both.gzip} | | |`);
 lines.push('', ...siteLines.lines);
+lines.push('', ...cold.lines);
 lines.push('', '### Targets (full size)', '');
 for (const t of targets) lines.push(`- [${t.met ? 'x' : ' '}] ${t.target}: ${t.detail}`);
 const m = { ...machineAtStart, loadAverage1mAtEnd: +loadavg()[0].toFixed(2) };

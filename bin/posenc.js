@@ -16,13 +16,20 @@
 // A file is never left half-written: the data goes to a temporary file in
 // the same folder, which is renamed over the target only once complete (and
 // removed on an error, SIGINT or SIGTERM).
-import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, existsSync, readFileSync } from 'node:fs';
+import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { endianness } from 'node:os';
 import path from 'node:path';
 import { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from 'posenc';
 import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
 import { shortestFloat32 } from './shortest.js';
+import { UsageError, parseFlags, checkRange } from './args.js';
+
+// The API's limit on one call (PE_MAX_BYTES, docs/limits.md; tests/cli.test.js
+// holds the two equal), used as the default largest file.
+const MAX_BYTES = 2 ** 30;
+const MAX_POSITION = 2 ** 31;
 
 const FORMATS = ['npy', 'csv', 'json'];
 const COMMON = {
@@ -30,6 +37,7 @@ const COMMON = {
   format: { type: 'string', help: 'npy | csv | json (default: the extension of --out; npy for -); must match the extension' },
   dtype: { type: 'string', help: 'float32 | float64 (default float32)' },
   force: { type: 'boolean', help: 'overwrite --out if it exists (otherwise refused)' },
+  'max-bytes': { type: 'int', help: `the largest output to write, in bytes (default ${MAX_BYTES}, 1 GiB, the API's per-call limit); checked before anything is written` },
   quiet: { type: 'boolean', help: 'no progress line on stderr' },
   help: { type: 'boolean', help: 'show this help' },
   version: { type: 'boolean', help: 'print the version of posenc' },
@@ -39,6 +47,7 @@ const COMMANDS = {
   table: {
     entry: 'posenc',
     summary: 'the sinusoidal table, max-len × d-model',
+    elements: (v) => v['max-len'] * v['d-model'],
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
       'd-model': { type: 'int', required: true, help: 'columns' },
@@ -52,6 +61,7 @@ const COMMANDS = {
   rope: {
     entry: 'posenc/variants',
     summary: 'the RoPE cos and sin cache: shape (2, max-len, cols), cos first; or one of them with --part',
+    elements: (v) => v['max-len'] * (v.layout === 'pairs' ? v.dim / 2 : v.dim) * ((v.part ?? 'both') === 'both' ? 2 : 1),
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
       dim: { type: 'int', required: true, help: 'rotary (head) dimension, even' },
@@ -72,6 +82,7 @@ const COMMANDS = {
   alibi: {
     entry: 'posenc/variants',
     summary: 'ALiBi biases: shape (heads, q-len, k-len); or one head with --head',
+    elements: (v) => (v.head === undefined ? v.heads : 1) * v['q-len'] * (v['k-len'] ?? v['q-len']),
     flags: {
       heads: { type: 'int', required: true, help: 'number of heads' },
       'q-len': { type: 'int', required: true, help: 'queries (rows)' },
@@ -80,14 +91,14 @@ const COMMANDS = {
       variant: { type: 'string', help: 'press (default) | mpt' },
       'max-bias': { type: 'number', help: 'the 8 of 2^(-8h/n) (default 8)' },
       mode: { type: 'string', help: 'causal (default) | symmetric' },
-      'mask-value': { type: 'number', help: 'causal entries above the diagonal (default -inf; "-inf" accepted)' },
+      'mask-value': { type: 'number', inf: '-', help: 'causal entries above the diagonal: a finite number or -inf (the default)' },
       'query-offset': { type: 'int', help: 'position of query 0 (default 0)' },
     },
   },
   timestep: {
     entry: 'posenc/fields',
     summary: 'diffusion timestep embeddings: shape (timesteps, dim)',
-    estimate: (v) => (v.steps ?? 1) * v.dim,
+    elements: (v) => (v.steps ?? String(v.timesteps).split(',').length) * v.dim,
     flags: {
       dim: { type: 'int', required: true, help: 'embedding width (odd: a zero last column)' },
       steps: { type: 'int', help: 'timesteps 0, 1, ..., steps - 1 (or give --timesteps)' },
@@ -103,7 +114,7 @@ const COMMANDS = {
   sincos2d: {
     entry: 'posenc/fields',
     summary: 'the 2-D sin-cos table of a patch grid: shape (extra tokens + grid-h × grid-w, dim)',
-    estimate: (v) => v['grid-h'] * (v['grid-w'] ?? v['grid-h']) * v.dim,
+    elements: (v) => (v['grid-h'] * (v['grid-w'] ?? v['grid-h']) + (v['cls-token'] ? (v['extra-tokens'] ?? 1) : 0)) * v.dim,
     flags: {
       'grid-h': { type: 'int', required: true, help: 'patch rows' },
       'grid-w': { type: 'int', help: 'patch columns (default grid-h)' },
@@ -119,8 +130,6 @@ const COMMANDS = {
     },
   },
 };
-
-class UsageError extends Error {}
 
 function usage(cmd) {
   const lines = [];
@@ -145,38 +154,15 @@ function usage(cmd) {
   return lines.join('\n') + '\n';
 }
 
-function parse(argv) {
+/** The command line as { cmd, values, raw, format, dtype, maxBytes } (or { help } / { version }); a UsageError for anything wrong. */
+export function parse(argv) {
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return { help: true };
   if (cmd === '--version' || cmd === '-v') return { version: true };
   // Own keys only: "constructor" or "__proto__" must not find Object.prototype's.
   if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${Object.keys(COMMANDS).join(', ')})`);
   const spec = { ...COMMANDS[cmd].flags, ...COMMON };
-  const values = Object.create(null);
-  for (let i = 0; i < rest.length; i++) {
-    const token = rest[i];
-    if (token === '-h') { values.help = true; continue; }
-    if (!token.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(token)} (flags start with --)`);
-    const eq = token.indexOf('=');
-    const name = token.slice(2, eq < 0 ? undefined : eq);
-    const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
-    if (!f) throw new UsageError(`unknown flag --${name} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
-    if (f.type === 'boolean') {
-      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-      values[name] = true;
-      continue;
-    }
-    let raw = eq >= 0 ? token.slice(eq + 1) : rest[++i];
-    // "--out --quiet" forgot the value: the next flag is not a file name.
-    if (raw === undefined || (eq < 0 && raw.startsWith('--'))) throw new UsageError(`--${name} needs a value${raw === undefined ? '' : ` (got the flag ${raw}; write --${name}=${raw} if that is meant)`}`);
-    if (f.type === 'string') { values[name] = raw; continue; }
-    if (/^-?inf(inity)?$/i.test(raw)) raw = raw.startsWith('-') ? '-Infinity' : 'Infinity';
-    const num = raw.trim() === '' ? NaN : Number(raw);
-    if (Number.isNaN(num) || (f.type === 'int' && !Number.isInteger(num))) {
-      throw new UsageError(`--${name} expects ${f.type === 'int' ? 'an integer' : 'a number'}, got ${JSON.stringify(raw)}`);
-    }
-    values[name] = num;
-  }
+  const { values, raw } = parseFlags(rest, spec, cmd);
   if (values.help) return { cmd, help: true };
   if (values.version) return { version: true };
   for (const [name, f] of Object.entries(spec)) {
@@ -186,8 +172,14 @@ function parse(argv) {
   const format = formatOf(values.out, values.format);
   const dtype = values.dtype ?? 'float32';
   if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${JSON.stringify(dtype)}`);
+  const maxBytes = checkRange('max-bytes', raw['max-bytes'], values['max-bytes'] ?? MAX_BYTES, 1, Number.MAX_SAFE_INTEGER);
+  const planned = plannedBytes(cmd, values, format, dtype);
+  if (planned > maxBytes) {
+    throw new UsageError(`this output would take ${planned > 2 ** 50 ? planned.toExponential(3) : planned} bytes, more than --max-bytes ${maxBytes}`
+      + `${values['max-bytes'] === undefined ? ' (the default, 1 GiB)' : ''}; nothing was written. Raise --max-bytes deliberately to write it`);
+  }
   if (values.out !== '-') checkTarget(values.out, values.force);
-  return { cmd, values, format, dtype };
+  return { cmd, values, raw, format, dtype, maxBytes };
 }
 
 /** The format --format names, which must agree with the extension of --out; else the extension's. */
@@ -202,6 +194,16 @@ function formatOf(out, given) {
   const format = given ?? implied;
   if (format === undefined) throw new UsageError(`cannot tell the format of ${out} from its extension: name it .npy, .csv or .json, or give --format`);
   return format;
+}
+
+// The most a value can take as text, separators and brackets included:
+// shortest float32 like -1.1754944e-38, float64 like -2.2250738585072014e-308.
+const TEXT_BYTES = { float32: 17, float64: 27 };
+
+/** The most bytes the output can take (exact for .npy but for its header's padding), known before anything is computed. */
+function plannedBytes(cmd, values, format, dtype) {
+  const n = COMMANDS[cmd].elements(values);
+  return format === 'npy' ? 128 + n * (dtype === 'float32' ? 4 : 8) : 256 + n * TEXT_BYTES[dtype];
 }
 
 /** Refuses an --out that exists (without --force) or whose folder does not, before anything is computed. */
@@ -227,12 +229,19 @@ function checkTarget(out, force) {
  * as consecutive row-major typed arrays whose lengths are multiples of the
  * last dimension. A file is written whole or not at all: see atomicFile.
  */
-async function writeArray({ out, force }, format, dtype, shape, chunks, progress) {
+async function writeArray({ out, force, maxBytes }, format, dtype, shape, chunks, progress) {
   const file = out === '-' ? { fd: 1, commit() {}, discard() {} } : atomicFile(out, force);
+  let written = 0;
   const cols = shape[shape.length - 1];
   const totalRows = shape.slice(0, -1).reduce((a, b) => a * b, 1);
   let rowsDone = 0;
-  const write = (data) => writeAll(file.fd, typeof data === 'string' ? Buffer.from(data) : data);
+  const write = (data) => {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    // plannedBytes() is an upper bound, so this never fires unless it is wrong: a second fence for a shared disk.
+    written += bytes.length;
+    if (written > maxBytes) throw new Error(`the output grew past --max-bytes ${maxBytes}; nothing was written`);
+    writeAll(file.fd, bytes);
+  };
   const number = dtype === 'float32' ? shortestFloat32 : (v) => (Object.is(v, -0) ? '-0' : String(v));
   const fmt = (v) => (Number.isFinite(v) ? number(v) : format === 'json' ? 'null' : v > 0 ? 'inf' : v < 0 ? '-inf' : 'nan');
   try {
@@ -371,13 +380,12 @@ function progressLine(quiet, label, bytes) {
 // Rows computed per call for the chunked commands (keeps memory small for big outputs).
 const CHUNK_ELEMENTS = 1 << 20;
 
-async function runTable(pe, { values: v, format, dtype }, out, tick) {
+async function runTable(pe, { values: v, raw, format, dtype }, out, tick) {
   const maxLen = v['max-len'];
   const dModel = v['d-model'];
   const opts = { dtype };
   for (const key of ['preset', 'layout', 'frequencies', 'base']) if (v[key] !== undefined) opts[key] = v[key];
-  const offset = v.offset ?? 0;
-  checkLength('max-len', maxLen);
+  const offset = rowsOffset(v, raw, maxLen);
   // Validate everything (first and last rows) before the file is created.
   pe.table(1, dModel, { ...opts, offset });
   pe.table(1, dModel, { ...opts, offset: offset + maxLen - 1 });
@@ -408,15 +416,14 @@ function ropeScaling(v) {
   return s;
 }
 
-async function runRope(pe, { values: v, format, dtype }, out, tick) {
+async function runRope(pe, { values: v, raw, format, dtype }, out, tick) {
   const maxLen = v['max-len'];
   const dim = v.dim;
   const part = v.part ?? 'both';
   if (!['both', 'cos', 'sin'].includes(part)) throw new UsageError(`--part must be both, cos or sin, got ${JSON.stringify(part)}`);
   if (part === 'both' && format === 'csv') throw new UsageError('a CSV file holds one matrix: add --part cos or --part sin');
   const opts = { dtype, layout: v.layout ?? 'half', base: v.base ?? 10000, scaling: ropeScaling(v) };
-  const offset = v.offset ?? 0;
-  checkLength('max-len', maxLen);
+  const offset = rowsOffset(v, raw, maxLen);
   const probe = pe.ropeCache(1, dim, { ...opts, offset });
   pe.ropeCache(1, dim, { ...opts, offset: offset + maxLen - 1 });
   const cols = probe.cos.cols;
@@ -497,6 +504,12 @@ function checkLength(flag, value) {
   if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${value}`);
 }
 
+/** --offset, checked so that every row's position (offset + r) is within ±2^31; quoted as typed. */
+function rowsOffset(v, raw, maxLen) {
+  checkLength('max-len', maxLen);
+  return checkRange('offset', raw.offset, v.offset ?? 0, -MAX_POSITION, MAX_POSITION - (maxLen - 1));
+}
+
 const RUN = { table: runTable, rope: runRope, alibi: runAlibi, timestep: runTimestep, sincos2d: runSincos2d };
 
 async function main(argv) {
@@ -522,15 +535,10 @@ async function main(argv) {
   }
   const { cmd, values } = parsed;
   const pe = await (await import(COMMANDS[cmd].entry)).init();
-  // Size estimate for the progress line (elements × bytes).
   const bytesPer = parsed.dtype === 'float32' ? 4 : 8;
-  const elems = COMMANDS[cmd].estimate ? COMMANDS[cmd].estimate(values)
-    : cmd === 'table' ? values['max-len'] * values['d-model']
-    : cmd === 'rope' ? values['max-len'] * values.dim * ((values.part ?? 'both') === 'both' ? 2 : 1)
-      : (values.head === undefined ? values.heads : 1) * values['q-len'] * (values['k-len'] ?? values['q-len']);
-  const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, elems * bytesPer);
+  const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, COMMANDS[cmd].elements(values) * bytesPer);
   try {
-    const shape = await RUN[cmd](pe, parsed, { out: values.out, force: Boolean(values.force) }, (f) => bar.tick(f));
+    const shape = await RUN[cmd](pe, parsed, { out: values.out, force: Boolean(values.force), maxBytes: parsed.maxBytes }, (f) => bar.tick(f));
     bar.done();
     if (!values.quiet && values.out !== '-') {
       process.stderr.write(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
@@ -550,4 +558,5 @@ async function main(argv) {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// Run as a program (also through npx's link); imported, it only exports parse() for the argument fuzz test.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) process.exitCode = await main(process.argv.slice(2));

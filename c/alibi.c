@@ -65,7 +65,8 @@ int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_
     PE_TRY(pe_check_dim(q_len));
     PE_TRY(pe_check_dim(k_len));
     if (mode != PE_ALIBI_CAUSAL && mode != PE_ALIBI_SYMMETRIC) return PE_ERR_OPTION;
-    if (isnan(mask_value)) return PE_ERR_VALUE; /* -inf is the usual mask */
+    /* -inf is the usual mask; +inf added to a score makes softmax NaN */
+    if (isnan(mask_value) || mask_value == INFINITY) return PE_ERR_VALUE;
     PE_TRY(pe_check_position((double)query_offset + q_len));
     PE_TRY(pe_check_bytes((double)heads * q_len * k_len, dtype == PE_F32 ? 4 : 8));
     PE_TRY(pe_check_scratch((double)heads * sizeof(double)));

@@ -125,6 +125,7 @@ static int grow(size_t need) {
     size_t pages = (need - have + PAGE - 1) / PAGE;
     size_t old = MEMORY_GROW(pages);
     if (old == (size_t)-1) return 0;
+    PE_WORK(PE_WORK_GROWS, 1);
     /* The 2 GiB cap (build.sh) keeps these below 2^32. */
     uint64_t start = MEMORY_ORIGIN + (uint64_t)old * PAGE, end = start + (uint64_t)pages * PAGE;
     if (end > UINTPTR_MAX) return 0;
@@ -160,6 +161,15 @@ static void *heap_alloc(size_t bytes) {
 /* The bytes a chunk holds for its caller: those asked for, rounded up. */
 static size_t held(void *ptr) { return ((struct chunk *)ptr - 1)->size - sizeof(struct chunk); }
 
+/* Grows memory, in one step, until a free chunk of `bytes` exists. */
+static int heap_reserve(size_t bytes) {
+    if (!heap_end) add_region(HEAP_BASE, (uintptr_t)MEMORY_END());
+    size_t need = align_up(bytes) + sizeof(struct chunk);
+    for (struct chunk *c = free_list; c; c = c->next)
+        if (c->size >= need) return 1;
+    return grow(need);
+}
+
 static void heap_free(void *ptr) {
     struct chunk *c = (struct chunk *)ptr - 1;
     /* Not a chunk handed out, or freed twice: linking it again would make
@@ -184,6 +194,10 @@ static size_t held(void *ptr) {
     memcpy(&bytes, (unsigned char *)ptr - HEADER, sizeof bytes);
     return bytes;
 }
+static int heap_reserve(size_t bytes) { /* malloc grows as it likes */
+    (void)bytes;
+    return 1;
+}
 static void heap_free(void *ptr) { free((unsigned char *)ptr - HEADER); }
 #endif
 
@@ -201,6 +215,17 @@ void *pe_malloc(size_t bytes) {
         live_bytes += held(p);
     }
     return p;
+}
+
+/* A call that will hold `bytes` at once (its footprint, checked before its
+ * first allocation) makes room for them here: linear memory grows once, by
+ * what the call needs, instead of a few pages at each allocation inside it,
+ * which the first large call of a page would otherwise pay for (issue 24).
+ * A footprint past the limit reserves nothing: the call is refused anyway.
+ * 1 when the room is there, 0 when memory could not grow. */
+int pe_reserve(double bytes) {
+    if (!(bytes > 0) || bytes + (double)live_bytes > (double)byte_limit) return 0;
+    return heap_reserve((size_t)bytes);
 }
 
 void pe_free(void *ptr) {

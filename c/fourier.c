@@ -84,6 +84,9 @@ int pe_fourier_random(void *out, int dtype, const double *x, int32_t n, int32_t 
     PE_TRY(pe_check_dim(d));
     PE_TRY(pe_check_dim(m));
     PE_TRY(pe_check_bytes((double)n * 2 * m, dtype == PE_F32 ? 4 : 8));
+    /* the inputs too: m x d and n x d pass 2^32 (and wrap a wasm32 size_t) long before 2^24 each */
+    PE_TRY(pe_check_bytes((double)m * d, 8));
+    PE_TRY(pe_check_bytes((double)n * d, 8));
     PE_TRY(pe_check_finite(b, (size_t)m * d));
     PE_TRY(pe_check_finite(x, (size_t)n * d));
     /* |2 pi B x| <= 2 pi max_k sum_j |B_kj| max |x|: refused before anything is written */

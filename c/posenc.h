@@ -70,6 +70,9 @@ enum {
  * scratch together stay within it. */
 PE_API void *pe_malloc(size_t bytes);
 PE_API void pe_free(void *ptr); /* counted free; NULL is ignored */
+/* Grows memory once so that `bytes` (a call's whole footprint, at most
+ * PE_MAX_BYTES) can be allocated without growing again; 1 on success. */
+PE_API int pe_reserve(double bytes);
 PE_API int32_t pe_live_allocations(void);
 
 /* ---- status text ------------------------------------------------------------- */

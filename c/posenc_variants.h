@@ -83,7 +83,7 @@ enum { PE_ALIBI_CAUSAL = 0, PE_ALIBI_SYMMETRIC = 1 };
 #define PE_MAX_HEADS 65536 /* heads of pe_alibi_slopes and pe_alibi_bias */
 PE_API int pe_alibi_slopes(double *out, int32_t heads, int variant, double max_bias);
 /* heads x q_len x k_len; query i sits at position i + query_offset. Symmetric: -m |i - j|;
- * causal: -m (i - j) for j <= i and mask_value (e.g. -inf) for j > i. */
+ * causal: -m (i - j) for j <= i and mask_value (-inf or finite) for j > i. */
 PE_API int pe_alibi_bias(void *out, int dtype, int32_t heads, int32_t q_len, int32_t k_len, int variant,
                          double max_bias, int mode, double mask_value, int32_t query_offset);
 /* ---- relative positions (relative.c) ---------------------------------------- */

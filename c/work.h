@@ -1,7 +1,7 @@
 /*
  * Counters of work done, for the tests: how many sin/cos pairs were evaluated,
  * how many oscillator rotations and table elements a table took, how many dot
- * products a Gram formed. They let tests/work.test.js check how work grows
+ * products a Gram formed, how many times memory grew. They let tests/work.test.js check how work grows
  * with size (a Toeplitz Gram is O(n d) sin/cos, not O(n^2 d)) without timing
  * anything. Only builds without NDEBUG count; the shipped modules compile
  * PE_WORK to nothing and do not export the counters.
@@ -14,6 +14,7 @@ enum {
     PE_WORK_ROTATIONS,   /* oscillator steps, one per frequency per position */
     PE_WORK_TABLE_ELEMS, /* elements written into a table by pe_table's kernels */
     PE_WORK_GRAM_DOTS,   /* Gram entries formed as a dot product of two rows */
+    PE_WORK_GROWS,       /* times linear memory grew (alloc.c) */
     PE_WORK_KINDS_
 };
 

@@ -143,8 +143,9 @@ test('an interrupted write (SIGINT, SIGTERM) leaves neither the file nor its tem
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
     const d = folder(`interrupt-${signal}`);
     const out = path.join(d, 'pe.csv');
-    // 64 M values as CSV: far longer to write than the wait for its temporary file.
-    const child = spawn(process.execPath, [cli, 'table', '--d-model', '1024', '--max-len', '65536', '--out', out, '--quiet']);
+    // 64 M values as CSV: far longer to write than the wait for its temporary file
+    // (and up to 1.1 GB as text, so past the default --max-bytes: raised on purpose).
+    const child = spawn(process.execPath, [cli, 'table', '--d-model', '1024', '--max-len', '65536', '--max-bytes', '2000000000', '--out', out, '--quiet']);
     let stderr = '';
     child.stderr.on('data', (b) => { stderr += b; });
     let gone = false;

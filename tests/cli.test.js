@@ -4,7 +4,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,8 +76,8 @@ test('bad command lines exit 2 with a message naming the problem, and write noth
     [['tabel', '--out', out('x.npy')], /unknown command "tabel"/],
     [['table', '--d-modle', '8', '--max-len', '2', '--out', out('x.npy')], /unknown flag --d-modle/],
     [['table', '--max-len', '2', '--out', out('x.npy')], /--d-model is required/],
-    [['table', '--d-model', 'eight', '--max-len', '2', '--out', out('x.npy')], /--d-model expects an integer, got "eight"/],
-    [['table', '--d-model', '8', '--max-len', '2.5', '--out', out('x.npy')], /--max-len expects an integer/],
+    [['table', '--d-model', 'eight', '--max-len', '2', '--out', out('x.npy')], /--d-model expects a decimal integer, got "eight"/],
+    [['table', '--d-model', '8', '--max-len', '2.5', '--out', out('x.npy')], /--max-len expects a decimal integer, got "2.5"/],
     [['table', '--d-model', '8', '--max-len', '2'], /--out is required/],
     [['table', '--d-model', '8', '--max-len', '2', '--out', out('x.npy'), '--format', 'xls'], /--format must be one of npy, csv, json/],
     [['table', '--d-model', '8', '--max-len', '2', '--out', out('x.npy'), '--dtype', 'float16'], /--dtype must be float32 or float64/],
@@ -255,4 +255,86 @@ test('--out - writes CSV to standard output', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(r.stdout.trimEnd().split('\n').map((l) => l.split(',').map(Number)).flat(),
     Array.from(pe.table(2, 4, { dtype: 'float64' }).data));
+});
+
+test('the output size is checked before anything is written, against --max-bytes (default: the API limit) (issue 22)', async () => {
+  const { PE_MAX_BYTES } = await import('../dist/constants.js');
+  // 2^24 × 2^24 float32 is 1 PiB: refused at once, no file and no temporary file.
+  const big = out('petabyte.npy');
+  const r = run('table', '--max-len', '16777216', '--d-model', '16777216', '--out', big);
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`^posenc: this output would take 1\\.126e\\+15 bytes, more than --max-bytes ${PE_MAX_BYTES} \\(the default, 1 GiB\\); nothing was written`));
+  assert.deepEqual(readdirSync(dir).filter((f) => f.includes('petabyte')), []);
+  // The default is the API's per-call limit: 2^24 × 16 float32 is exactly 1 GiB of data plus the header.
+  const edge = run('table', '--max-len', '16777216', '--d-model', '16', '--out', out('edge.npy'));
+  assert.equal(edge.status, 2, edge.stderr);
+  assert.match(edge.stderr, new RegExp(`more than --max-bytes ${PE_MAX_BYTES}`));
+  // --max-bytes bounds every format by its largest possible size (text: 17 bytes a float32 value, 27 a float64).
+  const cases = [
+    [['--max-len', '64', '--d-model', '64', '--max-bytes', '16000'], 2, 'npy'],
+    [['--max-len', '64', '--d-model', '64', '--max-bytes', String(128 + 64 * 64 * 4)], 0, 'npy'],
+    [['--max-len', '8', '--d-model', '8', '--max-bytes', String(256 + 64 * 17 - 1)], 2, 'csv'],
+    [['--max-len', '8', '--d-model', '8', '--max-bytes', String(256 + 64 * 17)], 0, 'csv'],
+    [['--max-len', '8', '--d-model', '8', '--dtype', 'float64', '--max-bytes', String(256 + 64 * 27)], 0, 'json'],
+    [['--max-len', '8', '--d-model', '8', '--dtype', 'float64', '--max-bytes', String(256 + 64 * 27 - 1)], 2, 'json'],
+  ];
+  for (const [args, status, format] of cases) {
+    const file = out(`limit.${format}`);
+    const c = run('table', ...args, '--out', file, '--force', '--quiet');
+    assert.equal(c.status, status, `${args.join(' ')} .${format}: ${c.stderr}`);
+    assert.equal(existsSync(file), status === 0);
+    if (status === 0) assert.ok(statSync(file).size <= Number(args[args.indexOf('--max-bytes') + 1]));
+    rmSync(file, { force: true });
+  }
+  // The other commands are bounded too, each by its own output's size.
+  for (const args of [
+    ['rope', '--dim', '16777216', '--max-len', '16777216'],
+    ['alibi', '--heads', '65536', '--q-len', '65536'],
+    ['timestep', '--dim', '16777216', '--steps', '16777216'],
+    ['sincos2d', '--grid-h', '65536', '--dim', '65536'],
+  ]) {
+    const c = run(...args, '--out', out('other.npy'));
+    assert.equal(c.status, 2, `${args.join(' ')}: ${c.stderr}`);
+    assert.match(c.stderr, /more than --max-bytes/, args.join(' '));
+  }
+  assert.equal(existsSync(out('other.npy')), false);
+});
+
+test('numbers are read strictly, flags once, and messages quote what was typed (issue 22)', () => {
+  const table = (...args) => run('table', '--d-model', '4', ...args, '--out', out('strict.npy'), '--quiet');
+  const bad = [
+    [['--max-len', '0x10'], /--max-len expects a decimal integer, got "0x10"/],
+    [['--max-len', ' 4'], /--max-len expects a decimal integer, got " 4"/],
+    [['--max-len', '4 '], /--max-len expects a decimal integer, got "4 "/],
+    [['--max-len', '1e3'], /--max-len expects a decimal integer, got "1e3"/],
+    [['--max-len', '+4'], /--max-len expects a decimal integer, got "\+4"/],
+    [['--max-len', '99999999999999999999'], /--max-len expects a decimal integer, got "99999999999999999999"/],
+    [['--max-len', '2', '--base', '0x10'], /--base expects a finite decimal number, got "0x10"/],
+    [['--max-len', '2', '--base', 'inf'], /--base expects a finite decimal number, got "inf"/],
+    [['--max-len', '2', '--base', '1e999'], /--base expects a finite decimal number, got "1e999"/],
+    [['--max-len', '2', '--base', ''], /--base expects a finite decimal number, got ""/],
+    [['--max-len', '2', '--max-len', '3'], /--max-len is given twice; give it once/],
+    [['--max-len', '2', '--quiet'], /--quiet is given twice/],
+    [['--max-len', '2', '--offset', '2147483648'], /--offset must be from -2147483648 to 2147483647, got 2147483648$/m],
+    [['--max-len', '2', '--offset', '-2147483649'], /got -2147483649$/m],
+  ];
+  for (const [args, message] of bad) {
+    const r = table(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+  }
+  const alibi = (value) => run('alibi', '--heads', '1', '--q-len', '2', '--mask-value', value, '--out', out('mask.json'), '--force', '--quiet');
+  for (const value of ['inf', '+inf', 'Infinity', 'nan']) {
+    const r = alibi(value);
+    assert.equal(r.status, 2, `${value}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`--mask-value expects a finite decimal number or -inf, got "${value.replace('+', '\\+')}"`));
+  }
+  for (const [value, want] of [['-inf', null], ['-1e4', -1e4], ['-Infinity', null]]) {
+    assert.equal(alibi(value).status, 0, value);
+    assert.equal(JSON.parse(readFileSync(out('mask.json'), 'utf8')).data[0][0][1], want, value);
+  }
+  // Decimal and exponent notation both read as the same real.
+  assert.equal(run('table', '--d-model', '4', '--max-len', '2', '--base', '1e4', '--out', out('e.json'), '--quiet').status, 0);
+  assert.equal(run('table', '--d-model', '4', '--max-len', '2', '--base', '10000.0', '--out', out('d.json'), '--quiet').status, 0);
+  assert.equal(readFileSync(out('e.json'), 'utf8'), readFileSync(out('d.json'), 'utf8'));
 });

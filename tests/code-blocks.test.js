@@ -130,7 +130,9 @@ test('the PyTorch block computes the 5 × 6 table (against a NumPy stand-in for 
 // to stderr fails, so an example cannot rot.
 const DOCS = ['README.md', ...(await readdir(join(ROOT, 'docs'))).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 const [major, minor] = process.versions.node.split('.').map(Number);
-const REQUIRE_ESM_FLAG = major > 22 || (major === 22 && minor >= 12) ? [] : ['--experimental-require-module', '--no-warnings'];
+// require(esm) is on by default from Node 20.19 and 22.12; before that it takes a flag.
+const REQUIRE_ESM_FLAG = major > 22 || (major === 22 && minor >= 12) || (major === 20 && minor >= 19) ? []
+  : ['--experimental-require-module', '--no-warnings'];
 
 async function runJs(block, chain, name) {
   const dir = join(ROOT, 'dist/doc-blocks');

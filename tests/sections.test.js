@@ -117,3 +117,13 @@ for (const { page, html } of pages) {
     assert.ok(handsOn.length >= 4, `${handsOn.length} questions are answered by moving a widget`);
   });
 }
+
+for (const { page, html } of pages) {
+  test(`${page.path}: the hero says it is a fixed 40 × 64 illustration, so the settings bar's other sizes are no contradiction`, () => {
+    const caption = text(html.match(/<figcaption id="hero-caption">[\s\S]*?<\/figcaption>/)[0]);
+    assert.match(caption, page.lang === 'zh' ? /固定的示意图，不随下面的参数变化/ : /fixed illustration that does not follow the settings below/);
+    assert.match(caption, /40 [^×]*× 64/);
+    const hero = readFileSync(new URL('../web/site/hero.js', import.meta.url), 'utf8');
+    assert.match(hero, /const ROWS = 40;\nconst COLS = 64;/, 'the caption names the size hero.js draws');
+  });
+}

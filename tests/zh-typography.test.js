@@ -17,10 +17,10 @@ const strings = (o, path = '') => Object.entries(o).flatMap(([k, v]) => (typeof 
 const check = (table) => strings(table).flatMap(([k, v]) => typographyErrors(v).map((e) => `${k}: ${e}`));
 
 test('the rules catch what they are for, and pass what is right', () => {
-  for (const wrong of ['顺序为何重要:我打你', '我打你,你打我', '维度(列)', '用RoPE旋转', '第2节', 'x = [1, 2, 3],"你打我"', '前后两半（rotate_half:GPT-NeoX）']) {
+  for (const wrong of ['顺序为何重要:我打你', '我打你,你打我', '维度(列)', '用RoPE旋转', '第2节', 'x = [1, 2, 3],"你打我"', '前后两半（rotate_half:GPT-NeoX）', '都判为"高兴"']) {
     assert.notDeepEqual(typographyErrors(wrong), [], wrong);
   }
-  assert.deepEqual(typographyErrors('顺序为何重要：我打你，你打我（第 2 节）；用 RoPE 旋转 (x_0, x_1)，1,000 个位置'), []);
+  assert.deepEqual(typographyErrors('顺序为何重要：我打你，你打我（第 2 节）；用 RoPE 旋转 (x_0, x_1)，1,000 个位置，都判为“高兴”，例如 {"我":1}'), []);
   assert.deepEqual(typographyErrors('English only: a, b; (c)'), []);
 });
 

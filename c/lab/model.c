@@ -99,15 +99,17 @@ static void init_params(lab_model *m) {
 }
 
 /* Carves aligned pieces out of the model's one allocation (or, with base
- * NULL, only counts the bytes). */
+ * NULL, only counts the bytes). The count is a double: batch x heads x
+ * maxLength^2 reals alone can pass 2^32 bytes, which wasm32's size_t wraps
+ * (to 0 at exactly 2^32); the total is checked before it becomes a size_t. */
 typedef struct {
     unsigned char *base;
-    size_t used;
+    double used;
 } carver;
 
 static void *carve(carver *c, double count, size_t size) {
-    size_t bytes = ((size_t)count * size + 15) & ~(size_t)15;
-    void *p = c->base ? c->base + c->used : NULL;
+    double bytes = ceil(count * (double)size / 16) * 16;
+    void *p = c->base ? c->base + (size_t)c->used : NULL;
     c->used += bytes;
     return p;
 }
@@ -241,13 +243,13 @@ int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg) {
     layout_params(m);
     carver c = { NULL, 0 };
     carve_all(m, &c);
-    int status = pe_check_bytes((double)c.used, 1);
-    if (status == PE_OK && !(m->block = pe_malloc(c.used))) status = PE_ERR_NOMEM;
+    int status = pe_check_bytes(c.used, 1);
+    if (status == PE_OK && !(m->block = pe_malloc((size_t)c.used))) status = PE_ERR_NOMEM;
     if (status != PE_OK) {
         pe_free(m);
         return status;
     }
-    memset(m->block, 0, c.used);
+    memset(m->block, 0, (size_t)c.used);
     c.base = m->block;
     c.used = 0;
     carve_all(m, &c);

@@ -239,7 +239,7 @@ test('the new prose and the new widgets are in the page\'s language', async () =
   await withPage('index.html', async (page) => {
     const prose = () => page.locator('#s-alibi p').first().textContent();
     await shown(page, 'w-rope');
-    await page.waitForFunction(() => document.getElementById('w-rope').shadowRoot.querySelector('.title').textContent.startsWith('RoPE:旋转'));
+    await page.waitForFunction(() => document.getElementById('w-rope').shadowRoot.querySelector('.title').textContent.startsWith('RoPE：旋转'));
     assert.match(await prose(), /斜率/);
     for (const id of ['w-alibi', 'w-precision', 'w-t5', 'w-learned', 'w-binary']) {
       await shown(page, id);
@@ -248,7 +248,7 @@ test('the new prose and the new widgets are in the page\'s language', async () =
       assert.ok(cjk > 30, `${id} speaks Chinese (${cjk} CJK characters)`);
     }
     assert.equal(await page.locator('.en').count(), 0, 'no English prose on the Chinese page');
-    assert.match(await widgetText(page, 'w-learned'), /API 的回答是:\s?RangeError: posenc\.learnedRows/);
+    assert.match(await widgetText(page, 'w-learned'), /API 的回答是：\s?RangeError: posenc\.learnedRows/);
     await shot(page.locator('#s-precision'), 'section-s-precision-zh.png');
   });
 });
@@ -266,7 +266,7 @@ test('each new widget works standalone from the one blog script, several per pag
     // A second <pe-alibi> with other attributes is independent of the first.
     const other = await addWidget(page, 'pe-alibi', { heads: '4', mode: 'symmetric', lang: 'zh' });
     assert.equal(await waitRendered(page, other), 'ready');
-    assert.match(await widgetText(page, other), /4 个头中的第 1 个,斜率 m = 1\/4/);
+    assert.match(await widgetText(page, other), /4 个头中的第 1 个，斜率 m = 1\/4/);
     assert.match(await widgetText(page, ids[1]), /Head 1 of 8, slope m = 1\/2/);
   });
 });

@@ -299,3 +299,41 @@ test('heatmap ticks sit on cell centres and name only rows and columns that exis
     assert.ok(Math.abs(axes.col5 - axes.colW / 2) < 1, 'column 5 tick at the middle of the last column');
   });
 });
+
+for (const path of PAGES) {
+  test(`${path} at 390 px: nothing spills out of its box, and a scrolling table keeps its caption on screen`, async () => {
+    await withPage(path, { width: 390, height: 844 }, async (page) => {
+      const ids = await page.evaluate(() => [...document.querySelectorAll('main [id^=w-], main [id^=m-]')].map((n) => n.id));
+      for (const id of ids) {
+        await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+        await page.waitForFunction((i) => !i.startsWith('w-') || document.getElementById(i).dataset.state, id, { timeout: 30000 });
+      }
+      const bad = await page.evaluate(() => {
+        const out = [];
+        const width = document.documentElement.clientWidth;
+        const where = (n) => `${n.getRootNode().host?.id ?? ''} ${n.localName}.${n.className?.baseVal ?? n.className}`;
+        const walk = (root) => {
+          for (const n of root.querySelectorAll('*')) {
+            if (n.closest('.sr, .visually-hidden')) continue; // screen-reader text, clipped to 1 px on purpose
+            const style = getComputedStyle(n);
+            // Content wider than a box that neither scrolls nor clips it (MathML lays out on its own).
+            if (style.overflowX === 'visible' && n.clientWidth > 0 && n.scrollWidth > n.clientWidth + 2 && !n.closest('math')) {
+              out.push(`${where(n)}: content ${n.scrollWidth} px in a ${n.clientWidth} px box`);
+            }
+            if (n.localName === 'caption') {
+              // Where the caption's text is, not its box: a table's caption box is as wide as the table.
+              const range = document.createRange();
+              range.selectNodeContents(n);
+              const text = range.getBoundingClientRect();
+              if (text.width > 1 && text.right > width + 1) out.push(`${where(n)}: caption "${n.textContent.slice(0, 30)}" runs off the screen (right ${Math.round(text.right)})`);
+            }
+            if (n.shadowRoot) walk(n.shadowRoot);
+          }
+        };
+        walk(document);
+        return out;
+      });
+      assert.deepEqual(bad, []);
+    });
+  });
+}

@@ -14,6 +14,8 @@ const RULES = [
 // URLs are not.
 const GLUED = /[^\s\d"][,;:](?=[^\s\d/])/gu;
 const HAS_HAN = new RegExp(`[${HAN}]`, 'u');
+// "我打你" in Chinese text is “我打你”; a JSON example such as {"我":1} is code, not quotation.
+const ASCII_QUOTES = new RegExp(`"[^"\\n]{0,60}[${HAN}][^"\\n]{0,60}"(?!\\s*:)`, 'gu');
 
 /** Every place in `text` that breaks a rule, as "rule: …context…". */
 export function typographyErrors(text) {
@@ -22,6 +24,7 @@ export function typographyErrors(text) {
   for (const [re, rule] of RULES) for (const m of text.matchAll(re)) report(rule, text, m.index);
   for (const line of text.split('\n').filter((l) => HAS_HAN.test(l))) {
     for (const m of line.matchAll(GLUED)) report('half-width punctuation in Chinese', line, m.index);
+    for (const m of line.matchAll(ASCII_QUOTES)) report('ASCII quotes around Chinese (use “”)', line, m.index);
   }
   return out;
 }

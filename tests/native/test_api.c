@@ -126,6 +126,16 @@ static void test_memory(void) {
     EXPECT(pe_malloc(SIZE_MAX) == NULL);
     EXPECT(pe_malloc(SIZE_MAX / 2) == NULL);
     EXPECT(pe_live_allocations() == 0);
+    /* a reservation grows memory for a call's footprint, allocating nothing;
+     * none for a footprint no call may hold */
+    EXPECT(pe_reserve(0) == 0 && pe_reserve(-1) == 0 && pe_reserve(NAN) == 0);
+    EXPECT(pe_reserve(PE_MAX_BYTES + 1) == 0);
+    EXPECT(pe_reserve(1 << 20) == 1);
+    EXPECT(pe_live_allocations() == 0);
+    p = pe_malloc(1 << 20);
+    EXPECT(p != NULL);
+    pe_free(p);
+    EXPECT(pe_live_allocations() == 0);
     inject_failure(0);
     EXPECT(pe_malloc(8) == NULL);
     inject_failure(-1);

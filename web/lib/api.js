@@ -3,7 +3,7 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, bytesPer } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { as4, extraArg, maskElements, biasElements } from './attention-args.js';
@@ -22,6 +22,11 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
 }
 
 const isF32 = (m) => m.data instanceof Float32Array;
+
+// What pe_table and pe_table_gram hold besides their output, as their own
+// first check counts it (OSC_SCRATCH in c/pe_table.c: the oscillator state and
+// the frequencies, 40 bytes a pair), counted here before anything is allocated.
+const tableScratch = (dModel) => 40 * (Math.floor(dModel / 2) + 2) + SCRATCH_SLACK;
 
 /**
  * Runs of consecutive positions: [start, first row, rows], each at most
@@ -64,9 +69,10 @@ export function createApi(wasm) {
     // Row r is position offset + r, or positions[r]; the zero row is the row of position paddingIdx.
     const runs = given ? positionRuns(check, opts.positions, maxLen, chunk)
       : Array.from({ length: Math.ceil(maxLen / chunk) }, (_, i) => [a.offset + i * chunk, i * chunk, Math.min(chunk, maxLen - i * chunk)]);
-    check.bytes(maxLen * dModel * bytesPer(a.dtype)); // the result, though wasm holds one chunk
-    const data = a.out ?? new TYPES[a.dtype](maxLen * dModel);
-    return withFrame(wasm, 'table', (f) => {
+    // The whole result, though wasm memory holds one chunk and the core's scratch.
+    check.bytes(maxLen * dModel * bytesPer(a.dtype), chunk * dModel * bytesPer(a.dtype) + tableScratch(dModel));
+    const data = a.target(); // after the last getter the call runs
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, chunk * dModel);
       for (const [start, r0, rows] of runs) {
         const zero = a.zeroRow < 0 ? -1 : a.zeroRow - (given ? start : r0);
@@ -86,7 +92,7 @@ export function createApi(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = wasm.pe_pair_count(dModel, a.layout);
     if (count === 0) return new TYPES[dtype](0);
-    return withFrame(wasm, 'frequencies', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_frequencies(out, dModel, a.layout, a.freq, a.base));
       return f.read('float64', out, count, dtype);
@@ -104,7 +110,7 @@ export function createApi(wasm) {
     check.size('dModel', dModel);
     const a = encodingArgs(check, dModel, check.options(options, ENCODING_KEYS));
     const count = wasm.pe_pair_count(dModel, a.layout);
-    return withFrame(wasm, 'columns', (f) => {
+    return withFrame(wasm, check, (f) => {
       const [sin, cos] = [f.int32Output(count), f.int32Output(count)];
       call(check, wasm.pe_columns(sin, cos, dModel, a.layout));
       return { sin: f.readInt32(sin, count), cos: f.readInt32(cos, count) };
@@ -117,9 +123,10 @@ export function createApi(wasm) {
     const a = tableArgs(check, maxLen, dModel, opts, true);
     const count = maxLen * maxLen;
     const cosine = check.boolean('cosine', opts.cosine ?? false);
-    // Output, plus (when the table has to be formed) the table and a float64 Gram.
-    check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8);
-    return withFrame(wasm, 'tableGram', (f) => {
+    // Output, plus (when the table has to be formed) the table, a float64 Gram
+    // and its norms, and the core's oscillator scratch.
+    check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8 + maxLen * 8 + tableScratch(dModel));
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_table_gram(out, dtypeCode(a.dtype), maxLen, dModel,
         a.layout, a.freq, a.base, a.offset, a.zeroRow < maxLen ? a.zeroRow : -1, cosine ? 1 : 0));
@@ -132,7 +139,7 @@ export function createApi(wasm) {
     const va = check.vector('a', a);
     const n = va.length;
     const vb = check.vector('b', b, n);
-    return withFrame(wasm, 'dot', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', 1);
       call(check, wasm.pe_dot(out, f.float64(va, n), f.float64(vb, n), n));
       return f.read('float64', out, 1)[0];
@@ -145,7 +152,7 @@ export function createApi(wasm) {
     // the norms too, before the input is read: 1 GiB of input alone would pass
     const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * 8);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return withFrame(wasm, 'norms', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
       return f.read('float64', out, m.rows, dtype);
@@ -161,10 +168,13 @@ export function createApi(wasm) {
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
     const f32 = isF32(m);
-    check.bytes(m.rows * m.cols * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8);
-    return withFrame(wasm, 'gram', (f) => {
+    // The input copy, the output, the float64 Gram limit of old, and at worst
+    // the core's scratch: a float64 copy of the input (rows it must rescale, or
+    // float32 data outside the float32 kernel's range) and the norms of a cosine.
+    const n = m.rows * m.cols;
+    check.bytes(n * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8 + (cosine || f32 ? n * 8 : 0) + (cosine ? m.rows * 8 : 0));
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
-      const n = m.rows * m.cols;
       const code = dtypeCode(dtype);
       call(check, f32
         ? wasm.pe_gram_f32(out, code, f.float32(m.data, n), m.rows, m.cols, cosine ? 1 : 0)
@@ -183,7 +193,7 @@ export function createApi(wasm) {
     const count = dModel * dModel;
     const { dtype, into } = outputArgs(check, opts, count);
     check.bytes(count * 8);
-    return withFrame(wasm, 'rotation', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rotation(out, dModel, a.layout, a.freq, a.base, k));
       return matrix(dModel, dModel, into(f.read('float64', out, count, dtype)));
@@ -200,7 +210,7 @@ export function createApi(wasm) {
     const threshold = check.finite('threshold', opts.threshold ?? 30);
     const vweights = opts.weights !== undefined ? check.vector('weights', opts.weights, n) : null;
     check.bytes(n * 8 * 5);
-    return withFrame(wasm, 'toyAttention', (f) => {
+    return withFrame(wasm, check, (f) => {
       const x = f.output('float64', n);
       const y = f.output('float64', n);
       const scalars = f.output('float64', 3); // sum, label (as int32), weighted
@@ -246,7 +256,7 @@ export function createApi(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const [nq, nk, nv, nw, no] = [q.data.length, k.data.length, v.data.length, b * heads * n * m, b * heads * n * dv];
     check.bytes((nq + nk + nv + 2 * nw + no) * 8 + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
-    return withFrame(wasm, 'attention', (f) => {
+    return withFrame(wasm, check, (f) => {
       const weights = f.output('float64', nw);
       const out = f.output('float64', no);
       const shape = Int32Array.of(b, heads, kvHeads, n, m, dk, dv);

@@ -49,6 +49,7 @@ function elementsAs(Type, what, convert) {
 /** A mask: true / false or 1 / 0 (1 = attend). */
 export const maskElements = elementsAs(Uint8Array, 'true, false, 1 or 0',
   (x) => (x === true || x === 1 ? 1 : x === false || x === 0 ? 0 : undefined));
+maskElements.integers = true; // a bool or integer tensor is a mask (tensor.js)
 
 /** An additive bias: finite numbers or -Infinity (which leaves the key out). */
 export const biasElements = elementsAs(Float64Array, 'a finite number or -Infinity',

@@ -4,9 +4,14 @@
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
 import { Checker, typedLength, copyTyped } from './validate.js';
+import { HALF_TYPES, encodeHalves, decodeHalves } from './float16.js';
 import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
-export const TYPES = { float32: Float32Array, float64: Float64Array };
+/** The array a result of each dtype comes in: float16 and bfloat16 as their bit patterns. */
+export const TYPES = { float32: Float32Array, float64: Float64Array, float16: Uint16Array, bfloat16: Uint16Array };
+// What wasm memory holds for each dtype: float16 and bfloat16 are computed in
+// float64 and rounded once, on the way out (through float32 they would round twice).
+const WASM_TYPES = { float32: Float32Array, float64: Float64Array, float16: Float64Array, bfloat16: Float64Array };
 /** The C dtype code of a dtype name. */
 export const dtypeCode = (dtype) => (dtype === 'float32' ? PE_F32 : PE_F64);
 
@@ -58,7 +63,7 @@ export class Frame {
 
   /** A fresh buffer for `count` elements of `dtype`. */
   output(dtype, count) {
-    return this.alloc(count * TYPES[dtype].BYTES_PER_ELEMENT);
+    return this.alloc(count * WASM_TYPES[dtype].BYTES_PER_ELEMENT);
   }
 
   /** A fresh int32 buffer with room for `count` (at least one) elements. */
@@ -73,13 +78,14 @@ export class Frame {
 
   /** Copies `count` elements at `ptr` into `target` (a typed array of `dtype`) from index `at`. */
   readInto(target, at, dtype, ptr, count) {
-    target.set(new TYPES[dtype](this.wasm.memory.buffer, ptr, count), at);
+    const view = new WASM_TYPES[dtype](this.wasm.memory.buffer, ptr, count);
+    target.set(WASM_TYPES[dtype] === TYPES[dtype] ? view : asDtype(new Checker(this.fn), view, dtype), at);
   }
 
   /** A copy, owned by the caller, of `count` elements at `ptr`, converted to `as` (default: dtype). */
   read(dtype, ptr, count, as = dtype) {
-    const view = new TYPES[dtype](this.wasm.memory.buffer, ptr, count);
-    return as === dtype ? view.slice() : asDtype(new Checker(this.fn), view, as);
+    const view = new WASM_TYPES[dtype](this.wasm.memory.buffer, ptr, count);
+    return WASM_TYPES[dtype] === TYPES[as] ? view.slice() : asDtype(new Checker(this.fn), view, as);
   }
 
   free() {
@@ -88,8 +94,18 @@ export class Frame {
   }
 }
 
-/** Runs `body(frame)` and frees everything it allocated, whatever happens. */
-export function withFrame(wasm, fn, body) {
+// Headroom over a footprint for the allocator's headers and rounding (16
+// bytes each) and the core's small scratch buffers.
+const RESERVE_SLACK = 4096;
+
+/**
+ * Runs `body(frame)` and frees everything it allocated, whatever happens.
+ * `check` is the call's Checker (or its name): memory grows once for the
+ * footprint its bytes() check recorded, not in steps as buffers are made.
+ */
+export function withFrame(wasm, check, body) {
+  const fn = typeof check === 'string' ? check : check.fn;
+  if (check.footprint > 0) wasm.pe_reserve(check.footprint + RESERVE_SLACK);
   const frame = new Frame(wasm, fn);
   try {
     return body(frame);
@@ -123,16 +139,19 @@ export function statusCall(wasm) {
 }
 
 /**
- * A float64 result as `dtype`. A float32 copy must hold every value: a finite
- * value past float32's range (3.4e38) would round to ±Infinity silently, so
- * it is refused as the C core refuses an overflowing result (status 7).
+ * A float64 result as `dtype` (float16 and bfloat16 as bit patterns). The
+ * copy must hold every value: a finite value past the type's range (3.4e38
+ * for float32, 65504 for float16) would round to ±Infinity silently, so it is
+ * refused as the C core refuses an overflowing result (status 7).
  */
 export function asDtype(check, data, dtype) {
-  if (dtype !== 'float32') return data;
-  const out = new Float32Array(data);
+  if (dtype === 'float64') return data;
+  const half = HALF_TYPES.includes(dtype);
+  const out = half ? encodeHalves(data, dtype) : new Float32Array(data);
+  const values = half ? decodeHalves(out, dtype) : out;
   for (let i = 0; i < out.length; i++) {
-    if (!Number.isFinite(out[i]) && Number.isFinite(data[i])) {
-      throw check.fail(RangeError, `a result (${data[i]}) overflows float32; use dtype 'float64' (status ${PE_ERR_VALUE})`);
+    if (!Number.isFinite(values[i]) && Number.isFinite(data[i])) {
+      throw check.fail(RangeError, `a result (${data[i]}) overflows ${dtype}; use dtype 'float64' (status ${PE_ERR_VALUE})`);
     }
   }
   return out;

@@ -2,19 +2,24 @@
 // Every array a function returns is a fresh copy owned by the caller. The
 // variants (RoPE, ALiBi, ...) are the entry posenc/variants (variants/index.d.ts).
 
-export type DType = 'float32' | 'float64';
+/** float16 and bfloat16 results are bit patterns in a Uint16Array, rounded once from float64 (ties to even). */
+export type DType = 'float32' | 'float64' | 'float16' | 'bfloat16';
 
-/** The array type of a dtype: Float32Array unless the dtype is 'float64'. */
-export type ArrayOf<T extends DType> = T extends 'float64' ? Float64Array : Float32Array;
+/** The array type of a dtype: Float32Array unless the dtype is 'float64' (Float64Array) or 16-bit (Uint16Array). */
+export type ArrayOf<T extends DType> = T extends 'float64' ? Float64Array : T extends 'float16' | 'bfloat16' ? Uint16Array : Float32Array;
+
+/** Element types of other libraries' tensors: float16 / bfloat16 data are Uint16Array bit patterns; integer types only for masks. */
+export type ElementType = 'float32' | 'float64' | 'float16' | 'bfloat16' | 'int8' | 'uint8' | 'int16' | 'uint16'
+  | 'int32' | 'uint32' | 'int64' | 'uint64' | 'bool';
 
 /** A dense row-major tensor: element (i, j, ...) at data[(i * shape[1] + j) * ...]. Glue: tf.tensor(r.data, r.shape). */
-export interface Tensor<D extends ArrayLike<number> = Float32Array | Float64Array> {
+export interface Tensor<D extends ArrayLike<number> = Float32Array | Float64Array | Uint16Array> {
   shape: number[];
   data: D;
 }
 
 /** A dense row-major matrix: element (r, c) is data[r * cols + c]; shape is [rows, cols]. */
-export interface Matrix<D extends ArrayLike<number> = Float32Array | Float64Array> {
+export interface Matrix<D extends ArrayLike<number> = Float32Array | Float64Array | Uint16Array> {
   rows: number;
   cols: number;
   shape: [number, number];
@@ -41,10 +46,10 @@ export type TensorInput<T = number> = TensorLike<T> | NestedArray<T>;
 
 /** TensorInput but nested arrays. */
 export type TensorLike<T = number> =
-  | { data: ArrayLike<T>; shape: readonly number[] }
+  | { data: ArrayLike<T>; shape: readonly number[]; type?: ElementType }
   | (T extends number ? MatrixInput : never)
-  | { shape: readonly number[]; dataSync(): ArrayLike<T> }
-  | { dims: readonly number[]; data: ArrayLike<T> };
+  | { shape: readonly number[]; dataSync(): ArrayLike<T>; dtype?: ElementType }
+  | { dims: readonly number[]; data: ArrayLike<T>; type?: ElementType };
 
 /** dtype (default 'float32') and an optional array of that type and the result's length to write into. */
 export interface OutputOptions<T extends DType> {

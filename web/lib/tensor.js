@@ -1,8 +1,11 @@
 // Tensor-shaped arguments and results. An input may be { data, shape },
 // { rows, cols, data }, nested arrays, or a tensor of another library, duck-typed
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
-// dims + data (transformers.js, onnxruntime-web). Each field is read once.
-import { typedLength } from './validate.js';
+// dims + data (transformers.js, onnxruntime-web), with their element type
+// (`type`, or TensorFlow.js's `dtype`). Each field is read once.
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped } from './validate.js';
+import { TYPES } from './heap.js';
+import { HALF_TYPES, decodeHalves } from './float16.js';
 
 const MAX_RANK = 4;
 
@@ -41,11 +44,37 @@ function parts(check, name, value) {
       for (let o = value; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
     };
     const { dataSync, dims = get('shape') } = { dataSync: get('dataSync'), dims: get('dims') };
-    return { shape: dims, rows: get('rows'), cols: get('cols'), data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
+    return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
+      data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
   });
-  if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.shape`, f.shape), data: f.data };
+  if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.shape`, f.shape), data: f.data, type: f.type };
   const rows = check.size(`${name}.rows`, f.rows);
-  return { shape: [rows, check.size(`${name}.cols`, f.cols)], data: f.data };
+  return { shape: [rows, check.size(`${name}.cols`, f.cols)], data: f.data, type: f.type };
+}
+
+// Element types of other libraries' tensors (onnxruntime-web and
+// transformers.js `type`, TensorFlow.js `dtype`). float16 and bfloat16 come as
+// bit patterns in a Uint16Array and are decoded exactly. Integer and boolean
+// types only where the parameter holds integers (a mask): an int8 tensor of
+// activations is quantized data whose scale posenc cannot know, so it is
+// refused rather than read as values.
+const REAL_TYPES = ['float32', 'float64', ...HALF_TYPES];
+const INTEGER_TYPES = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'bool'];
+
+/** The data of a tensor whose element type is `type` (undefined: none given), as numbers. */
+function typedData(check, name, type, data, integers) {
+  if (type === undefined || type === null) return data;
+  if (!REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
+    throw check.fail(TypeError, `${name} must have element type ${REAL_TYPES.join(', ')}${integers ? ` or ${INTEGER_TYPES.join(', ')}` : ''}`, type);
+  }
+  const array = typedLength(data) >= 0 ? typedArrayName(data) : '';
+  if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
+    // the bits mean nothing as numbers: only their own storage is read
+    if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
+    return decodeHalves(data, type);
+  }
+  // an int64 mask: any value but 0 and 1 is refused after this
+  return array.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(data, Number) : data;
 }
 
 /**
@@ -55,12 +84,13 @@ function parts(check, name, value) {
  * alsoBytes(shape): what else the call will hold, refused with the copy before it is made.
  */
 export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0) {
-  const { shape, data } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
+  const { shape, data: given, type } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
   const count = shape.reduce((a, b) => a * b, 1);
   check.bytes(count * 8 + alsoBytes(shape));
+  const data = typedData(check, name, type, given, elements?.integers === true);
   const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   return { shape, data: values };
 }
@@ -76,20 +106,27 @@ export function tensor(shape, data) {
   return shape.length === 2 ? { rows: shape[0], cols: shape[1], shape, data } : { shape, data };
 }
 
-const TYPES = { float32: Float32Array, float64: Float64Array };
-
 /**
  * The `dtype` and `out` options of a function returning `count` numbers:
  * { dtype, out, into(data) }, into() giving `out` holding data, or data as
- * dtype. `out` must be a typed array of dtype and that length.
+ * dtype. `out` must be a typed array of dtype and that length, on a buffer
+ * that cannot change size: a resizable ArrayBuffer could be shrunk or grown
+ * by any getter the call runs later, so the length checked here would no
+ * longer be the length written. into() checks the length again (a buffer can
+ * still be detached by a transfer) before writing.
  */
 export function outputArgs(check, opts, count) {
   const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', Object.keys(TYPES));
   const Type = TYPES[dtype];
-  const out = opts.out ?? null;
-  if (out && !(out instanceof Type && typedLength(out) === count)) {
-    throw check.fail(TypeError, `out must be a ${Type.name} of ${count} elements (dtype ${dtype})`, out);
-  }
-  const into = (data) => (out ? (out.set(data), out) : data instanceof Type ? data : Type.from(data));
-  return { dtype, out, into };
+  const given = opts.out ?? null;
+  // `out`, checked: again before each write (a transfer may have detached its buffer meanwhile)
+  const out = () => {
+    if (typedLength(given) !== count || typedArrayName(given) !== Type.name || isResizable(typedArrayBuffer(given))) {
+      throw check.fail(TypeError, `out must be a ${Type.name} of ${count} elements (dtype ${dtype}) on a fixed-length buffer`, given);
+    }
+    return given;
+  };
+  if (given !== null) out();
+  const into = (data) => (given !== null ? copyTyped(out(), data) : data instanceof Type ? data : Type.from(data));
+  return { dtype, out: given, into, target: () => (given !== null ? out() : new Type(count)) };
 }

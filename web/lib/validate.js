@@ -14,7 +14,11 @@ import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.
 export const MAX_DIM = PE_MAX_DIM;
 export const MAX_POSITION = PE_MAX_POSITION;
 export const MAX_BYTES = PE_MAX_BYTES;
-export const DTYPES = ['float32', 'float64'];
+// Added to a count of the C core's scratch: pe_check_scratch allows 64 bytes a
+// buffer for its rounding, and every chunk rounds to 16 bytes.
+export const SCRATCH_SLACK = 256; // (not a C limit)
+// Results come as float32 (the default), float64, or float16 / bfloat16 bit patterns in a Uint16Array.
+export const DTYPES = ['float32', 'float64', 'float16', 'bfloat16'];
 
 // The typed array intrinsics, taken once at load: the real element count and
 // element type of a typed array (both throw for anything else) and its bulk
@@ -22,8 +26,29 @@ export const DTYPES = ['float32', 'float64'];
 // none of them reads a property that could answer differently later.
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
-const typedArrayName = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
 const typedArraySet = TypedArrayPrototype.set;
+// Whether an ArrayBuffer / SharedArrayBuffer can change its length (each throws
+// for anything else; absent where no buffer can).
+const BUFFER_FLAGS = [[ArrayBuffer, 'resizable'], [globalThis.SharedArrayBuffer, 'growable']]
+  .map(([B, key]) => B && Object.getOwnPropertyDescriptor(B.prototype, key)?.get).filter(Boolean);
+
+/** The constructor name of a typed array ('Float32Array', ...), by its internal slot. */
+export const typedArrayName = (value) => typedArrayTag.call(value);
+/** The buffer of a typed array, by its internal slot. */
+export const typedArrayBuffer = (value) => typedArrayBufferGetter.call(value);
+
+/** For an ArrayBuffer or SharedArrayBuffer, whether it can change its length; undefined for anything else. */
+export function isResizable(value) {
+  for (const get of BUFFER_FLAGS) {
+    try {
+      return get.call(value);
+    } catch {
+      // not this kind of buffer
+    }
+  }
+}
 
 /** The element count of a (non-DataView) typed array, or -1 for anything else. */
 export function typedLength(value) {
@@ -45,6 +70,7 @@ export function copyTyped(target, source) {
 function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${value}n`;
+  if (Object.is(value, -0)) return '-0';
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
   try {
     if (Array.isArray(value)) return 'an array';
@@ -58,6 +84,7 @@ function show(value) {
 export class Checker {
   constructor(fn) {
     this.fn = fn;
+    this.footprint = 0; // bytes(): what the call will hold in wasm memory
   }
 
   fail(ErrorType, text, value) {
@@ -134,13 +161,16 @@ export class Checker {
   options(value, known, name = 'options') {
     const snapshot = Object.create(null);
     if (value === undefined || value === null) return snapshot;
-    if (typeof value !== 'object' || this.read(name, () => Array.isArray(value))) {
-      throw this.fail(TypeError, `${name} must be an object`, value);
+    // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
+    // as what it is, not as an unknown option "0".
+    if (typeof value !== 'object' || ArrayBuffer.isView(value) || isResizable(value) !== undefined || this.read(name, () => Array.isArray(value))) {
+      throw this.fail(TypeError, `${name} must be an object of named options`, value);
     }
     const keys = this.read(name, () => Object.keys(value));
+    const what = name === 'options' ? 'option' : `${name} option`;
     for (const key of keys) {
       if (!known.includes(key)) {
-        throw this.fail(TypeError, `unknown option ${JSON.stringify(key)}; known options are ${known.join(', ')}`);
+        throw this.fail(TypeError, `unknown ${what} ${JSON.stringify(key)}; known ${what}s are ${known.join(', ')}`);
       }
     }
     for (const key of known) {
@@ -179,7 +209,7 @@ export class Checker {
   }
 
   typedSnapshot(name, value, count, length) {
-    const type = typedArrayName.call(value);
+    const type = typedArrayName(value);
     if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     this.count(name, count, length);
     return copyTyped(type === 'Float32Array' ? new Float32Array(count) : new Float64Array(count), value);
@@ -203,8 +233,16 @@ export class Checker {
     return copy;
   }
 
-  /** Refuses, before allocating, a call whose buffers would not fit. */
-  bytes(total) {
+  /**
+   * Refuses, before allocating, a call whose buffers would not fit: `total`,
+   * everything the call holds, and `wasm`, the part of it in WebAssembly
+   * memory at once (inputs, outputs and the C core's scratch; less than total
+   * where a result is made a chunk at a time). `wasm` is kept as the call's
+   * footprint: withFrame grows memory for it in one step.
+   */
+  bytes(total, wasm = total) {
+    total = Math.max(total, wasm);
+    this.footprint = wasm;
     if (total > MAX_BYTES) {
       // Rounded up: a call just over the limit must not read as "1024.0 MiB".
       const mib = (Math.ceil((total / 2 ** 20) * 10) / 10).toFixed(1);

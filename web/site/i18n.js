@@ -15,7 +15,7 @@ export const SITE = {
   },
   zh: {
     badView: '未知或缺少 view "{raw}"。请用 ?view= 指定以下之一：{list}。',
-    ignored: '忽略了未知参数 "{raw}"。',
+    ignored: '忽略了未知参数“{raw}”。',
     embedTitle: 'posenc 图表',
     toggle: '切换到英文 / Switch to English',
   },

@@ -6,6 +6,8 @@
 // it" means the same spot on the other page.
 const KEY = 'posenc-place';
 const HOLD_MS = 4000;
+// Longer than any section id; a longer fragment is not read (nor decoded) at all.
+const MAX_ID = 200;
 
 const topOffset = () => (document.getElementById('controls')?.getBoundingClientRect().height ?? 0) + 8;
 
@@ -61,14 +63,34 @@ function holdEnd(e) {
   hold(() => window.scrollTo(0, document.documentElement.scrollHeight));
 }
 
+/** The place the other language stored, if it is one: storage may hold anything. */
 function readStored() {
+  let place;
   try {
-    const place = JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
+    place = JSON.parse(sessionStorage.getItem(KEY) ?? 'null');
     sessionStorage.removeItem(KEY);
-    return place;
   } catch {
-    return null; // storage disabled: the hash alone still lands on the section
+    return null; // storage disabled or not JSON: the hash alone still lands on the section
   }
+  const ok = place && typeof place.section === 'string' && Number.isInteger(place.child) && place.child >= 0
+    && Number.isFinite(place.frac) && place.frac >= 0 && place.frac <= 1;
+  return ok ? { section: place.section, child: place.child, frac: place.frac } : null;
+}
+
+/**
+ * The section id a fragment names, or '' when it names none: any URL a reader
+ * pastes must open the page, so a malformed escape (#%E0%A4%A), an overlong
+ * hash or an unknown id is no section rather than an exception.
+ */
+export function sectionOf(fragment) {
+  if (typeof fragment !== 'string' || fragment.length > MAX_ID) return '';
+  let id;
+  try {
+    id = decodeURIComponent(fragment.replace(/^#/, ''));
+  } catch {
+    return '';
+  }
+  return id && document.getElementById(id) ? id : '';
 }
 
 export function setupPlace() {
@@ -76,8 +98,8 @@ export function setupPlace() {
   // In-page links (the table of contents, "see section n"): land and hold.
   document.addEventListener('click', (e) => {
     const a = e.target.closest('a[href^="#"]');
-    const id = a && decodeURIComponent(a.getAttribute('href').slice(1));
-    if (!id || !document.getElementById(id) || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const id = a && sectionOf(a.getAttribute('href'));
+    if (!id || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
     history.pushState(null, '', `#${id}`);
     land({ section: id });
@@ -93,11 +115,11 @@ export function setupPlace() {
     other.hash = place.section;
   });
   const stored = readStored();
-  const hash = decodeURIComponent(location.hash.slice(1));
-  if (stored && stored.section === hash) land(stored);
-  else if (hash && document.getElementById(hash)) land({ section: hash });
+  const hash = sectionOf(location.hash);
+  if (stored && hash && stored.section === hash) land(stored);
+  else if (hash) land({ section: hash });
   addEventListener('popstate', () => {
-    const id = decodeURIComponent(location.hash.slice(1));
-    if (id && document.getElementById(id)) land({ section: id });
+    const id = sectionOf(location.hash);
+    if (id) land({ section: id });
   });
 }

@@ -95,7 +95,7 @@ export function createFields(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const n = t.length;
     check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8);
-    return withFrame(wasm, 'timestepEmbedding', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, n * dim);
       call(check, wasm.pe_timestep_embedding(out, dtypeCode(dtype), f.float64(t, n), n, dim, flip ? 1 : 0,
         shift, scale, maxPeriod));
@@ -126,7 +126,7 @@ export function createFields(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const n = pos.length;
     check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4);
-    return withFrame(wasm, 'sincos1d', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, n * dim);
       call(check, wasm.pe_sincos_1d(out, dtypeCode(dtype), f.float64(pos, n), n, dim, rule, base));
       return matrix(n, dim, f.read(dtype, out, n * dim));
@@ -169,7 +169,7 @@ export function createFields(wasm) {
     }
     const rows = extra + gridH * gridW;
     check.bytes(rows * dim * bytesPer(dtype) + (gridH + gridW) * 8 + dim * 2);
-    return withFrame(wasm, 'sincos2d', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, rows * dim);
       call(check, wasm.pe_sincos_2d(out, dtypeCode(dtype), f.float64(posH, gridH), gridH, f.float64(posW, gridW), gridW,
         dim, extra, firstAxis === 'h' ? 1 : 0, rule, base));
@@ -206,7 +206,7 @@ export function createFields(wasm) {
     check.size('the output width (input + 2 × levels × coordinates)', cols);
     const count = p.rows * cols;
     check.bytes(count * bytesPer(dtype) + p.data.length * 8);
-    return withFrame(wasm, 'fourierFeatures', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols,
         levels, maxFreqLog2, logSampling ? 1 : 0, includeInput ? 1 : 0, pi ? 1 : 0, FOURIER_LAYOUTS[layout]));
@@ -237,7 +237,7 @@ export function createFields(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = p.rows * 2 * m;
     check.bytes(count * bytesPer(dtype) + (m + p.rows) * p.cols * 8);
-    return withFrame(wasm, 'randomFourierFeatures', (f) => {
+    return withFrame(wasm, check, (f) => {
       const b = given ? f.float64(given.data, m * p.cols) : f.output('float64', m * p.cols);
       // B_kj ~ N(0, sigma^2): the learned table's seeded Gaussian stream (c/learned.c), m rows of d.
       if (!given) call(check, wasm.pe_fourier_gaussian(b, m, p.cols, seed, sigma));

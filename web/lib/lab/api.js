@@ -69,7 +69,7 @@ export function createLab(wasm) {
       throw check.fail(TypeError, 'trainLengths must be [shortest, longest]', lengths);
     }
     const bos = check.boolean('bos', o.bos ?? false);
-    const { minLength } = withFrame(wasm, check.fn, (frame) => taskShape(check, frame, task, bos));
+    const { minLength } = withFrame(wasm, check, (frame) => taskShape(check, frame, task, bos));
     const lo = check.integer('trainLengths[0]', lengths[0], minLength, PE_LAB_MAX_LENGTH);
     const hi = check.integer('trainLengths[1]', lengths[1], lo, PE_LAB_MAX_LENGTH);
     const config = {
@@ -90,7 +90,7 @@ export function createLab(wasm) {
       t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, PE_LAB_MAX_DISTANCE),
     };
     config.randomizedPositions = randomRange(check, o.randomizedPositions ?? 0, config.maxLength);
-    withFrame(wasm, check.fn, (frame) => {
+    withFrame(wasm, check, (frame) => {
       const longest = seqLen(check, frame, task, hi, bos);
       if (longest > config.maxLength) {
         throw check.fail(RangeError, `maxLength (${config.maxLength}) is shorter than the ${longest} tokens of a training example of length ${hi}`);
@@ -114,7 +114,7 @@ export function createLab(wasm) {
 
   /** Runs body(model pointer) on a C model made from config (and params), freed after. */
   function withModel(check, config, params, body) {
-    return withFrame(wasm, check.fn, (frame) => {
+    return withFrame(wasm, check, (frame) => {
       const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
       const enc = encodingArgs(check, config.dModel, { preset: config.preset });
       const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
@@ -262,7 +262,7 @@ export function createLab(wasm) {
     const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
-    return withFrame(wasm, check.fn, (frame) => {
+    return withFrame(wasm, check, (frame) => {
       const n = seqLen(check, frame, id, length);
       check.bytes(8 * n * count);
       const tok = frame.alloc(4 * n * count);

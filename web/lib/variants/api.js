@@ -6,45 +6,23 @@
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
+import { ropeCommon } from './scaling.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
 const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
-const SCALINGS = {
-  default: C.PE_ROPE_DEFAULT, linear: C.PE_ROPE_LINEAR, ntk: C.PE_ROPE_NTK, yarn: C.PE_ROPE_YARN, llama3: C.PE_ROPE_LLAMA3,
-  dynamic: C.PE_ROPE_DYNAMIC, longrope: C.PE_ROPE_LONGROPE,
-};
 const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
 const ALIBI_VARIANTS = { press: C.PE_ALIBI_PRESS, mpt: C.PE_ALIBI_MPT };
 const ALIBI_MODES = { causal: C.PE_ALIBI_CAUSAL, symmetric: C.PE_ALIBI_SYMMETRIC };
 const DISTRIBUTIONS = { normal: C.PE_DIST_NORMAL, uniform: C.PE_DIST_UNIFORM };
 const FORMATS = { float32: C.PE_F32, float64: C.PE_F64, float16: C.PE_F16, bfloat16: C.PE_BF16 };
 const PRECISION_MODES = { angle: C.PE_PREC_ANGLE, result: C.PE_PREC_RESULT, both: C.PE_PREC_BOTH };
-const ROPE_PARAMS = C.PE_ROPE_PARAMS;
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
 const FLT_MAX = 3.4028234663852886e38;
-
-// Defaults per scaling type. Llama 3.1's published rope_scaling for llama3;
-// YaRN's paper values for beta (Hugging Face defaults). `null`: required;
-// 0: optional, absent (the C core's default). longrope's arrays are read apart.
-const SCALING_DEFAULTS = {
-  linear: { factor: null },
-  ntk: { factor: null },
-  dynamic: { factor: null, maxPosition: null, seqLen: 0 },
-  yarn: { factor: null, originalMaxPosition: null, betaFast: 32, betaSlow: 1, attentionFactor: 0, mscale: 0, mscaleAllDim: 0 },
-  llama3: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 },
-  longrope: { shortFactor: null, longFactor: null, originalMaxPosition: null, factor: 0, maxPosition: 0, attentionFactor: 0, seqLen: 0 },
-};
-// The index of each parameter in the C core's params array (c/posenc_variants.h);
-// the lengths (> 100) hold positions, the others are factors.
-const PARAM_SLOTS = {
-  factor: 0, lowFreqFactor: 1, highFreqFactor: 2, betaFast: 4, betaSlow: 5, attentionFactor: 6, mscale: 9, mscaleAllDim: 10,
-  originalMaxPosition: 103, maxPosition: 107, seqLen: 108,
-};
 
 /** The positions option (finite, within ±2^31; `length` of them when given), or null; not with opts[other]. */
 function positionsArg(check, opts, length, other) {
@@ -67,50 +45,6 @@ export function createVariants(wasm) {
     return value;
   }
 
-  /** { code, params: Float64Array | null (the C core's params) } from the `scaling` option. */
-  function scalingArgs(check, scaling, dim) {
-    if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
-    const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
-    if (typeof spec !== 'object' || check.read('scaling', () => Array.isArray(spec))) {
-      throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
-    }
-    // Every key any type knows, each read once (own properties only); the
-    // keys this type does not know are refused below.
-    const all = check.options(spec, ['type', ...new Set(Object.values(SCALING_DEFAULTS).flatMap(Object.keys))], 'scaling');
-    const type = check.oneOf('scaling.type', all.type, Object.keys(SCALINGS));
-    if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
-    const defaults = SCALING_DEFAULTS[type];
-    const known = ['type', ...Object.keys(defaults)];
-    const extra = Object.keys(all).find((key) => all[key] !== undefined && !known.includes(key));
-    if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)}; known options are ${known.join(', ')}`);
-    const params = new Float64Array(ROPE_PARAMS + (type === 'longrope' ? dim : 0));
-    for (const [key, fallback] of Object.entries(defaults)) {
-      const v = all[key] ?? fallback;
-      const name = `scaling.${key}`;
-      if (v === null) throw check.fail(TypeError, `${name} is required for scaling type ${JSON.stringify(type)}`);
-      const slot = PARAM_SLOTS[key];
-      if (slot === undefined) { // longrope's shortFactor, longFactor: dim/2 factors each
-        const f = check.vector(name, v, dim / 2);
-        f.forEach((x, i) => check.finite(`${name}[${i}]`, x, { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX }));
-        params.set(f, ROPE_PARAMS + (key === 'longFactor' ? dim / 2 : 0));
-      } else if (v !== 0 || fallback !== 0) {
-        // The C core's bounds (PE_ROPE_PARAM_MIN/MAX): outside them a frequency can overflow or vanish.
-        params[slot % 100] = check.finite(name, v, slot > 100
-          ? { min: type === 'longrope' && slot === 103 ? 2 : 1, max: MAX_POSITION }
-          : { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX });
-      }
-    }
-    if (type === 'llama3' && params[2] <= params[1]) throw check.fail(RangeError, `scaling.highFreqFactor must be greater than lowFreqFactor (${params[1]})`, params[2]);
-    if (dim < 4 && /ntk|dyn/.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= 4`, dim);
-    if (!params[0] && !params[7]) throw check.fail(TypeError, 'scaling.factor or scaling.maxPosition is required for longrope');
-    return { code: SCALINGS[type], params };
-  }
-
-  function ropeCommon(check, opts, dim) {
-    const base = check.finite('base', opts.base ?? 10000, { above: 1 });
-    // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
-    return { base, ...scalingArgs(check, opts.scaling, dim) };
-  }
 
   const paramsPtr = (f, params) => (params ? f.float64(params, params.length) : 0);
 
@@ -123,7 +57,7 @@ export function createVariants(wasm) {
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const h = dim / 2;
-    return withFrame(wasm, 'ropeFrequencies', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
@@ -142,8 +76,8 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
-    check.bytes(2 * count * bytesPer(dtype));
-    return withFrame(wasm, 'ropeCache', (f) => {
+    check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK); // and the core's dim / 2 frequencies
+    return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
       const params = paramsPtr(f, a.params);
@@ -176,8 +110,8 @@ export function createVariants(wasm) {
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
     const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + s * 8);
-    return withFrame(wasm, 'ropeApply', (f) => {
+    check.bytes(count * 16 + s * 8 + rotaryDim * 4 + SCRATCH_SLACK); // and the core's rotaryDim / 2 frequencies
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       const input = f.float64(t.data, count);
       const pos = positions ? f.float64(positions, s) : 0;
@@ -198,7 +132,7 @@ export function createVariants(wasm) {
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const count = headDim * heads;
     check.bytes(count * 4);
-    return withFrame(wasm, 'ropePermutation', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
       return f.readInt32(out, count);
@@ -219,7 +153,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
-    return withFrame(wasm, 'ropePermute', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', count);
       call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
         axis === 'rows' ? 0 : 1));
@@ -241,7 +175,7 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
     const a = slopeArgs(check, heads, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return withFrame(wasm, 'alibiSlopes', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', heads);
       call(check, wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
       return f.read('float64', out, heads, dtype);
@@ -256,7 +190,8 @@ export function createVariants(wasm) {
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const mode = check.oneOf('mode', opts.mode ?? 'causal', Object.keys(ALIBI_MODES));
     const maskValue = check.number('maskValue', opts.maskValue ?? -Infinity);
-    if (Number.isNaN(maskValue)) throw check.fail(RangeError, 'maskValue must not be NaN', maskValue);
+    // +Infinity added to a score makes softmax NaN: only -Infinity or a finite value masks.
+    if (Number.isNaN(maskValue) || maskValue === Infinity) throw check.fail(RangeError, 'maskValue must be -Infinity or a finite number', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A finite mask past float32's range would become -Infinity silently.
@@ -265,7 +200,7 @@ export function createVariants(wasm) {
     }
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
-    return withFrame(wasm, 'alibiBias', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
         ALIBI_MODES[mode], maskValue, queryOffset));
@@ -298,7 +233,7 @@ export function createVariants(wasm) {
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
     check.bytes(n * 8);
-    return withFrame(wasm, 't5Bucket', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return f.readInt32(out, n);
@@ -314,7 +249,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, 't5BucketMatrix', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
       return matrix(qLen, kLen, f.readInt32(out, count));
@@ -332,7 +267,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -C.PE_MAX_DIM, C.PE_MAX_DIM);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, 'shawClip', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(count);
       call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
       return matrix(qLen, kLen, f.readInt32(out, count));
@@ -365,7 +300,7 @@ export function createVariants(wasm) {
     const check = new Checker('learnedTable');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     const count = learnedCount(check, 'trainedLen', trainedLen, dModel, a.dtype);
-    return withFrame(wasm, 'learnedTable', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(trainedLen, dModel, f.read(a.dtype, out, count));
@@ -385,7 +320,7 @@ export function createVariants(wasm) {
     }
     const n = pos.length;
     const count = learnedCount(check, 'positions', n, dModel, a.dtype, n * 4);
-    return withFrame(wasm, 'learnedRows', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));
       return matrix(n, dModel, f.read(a.dtype, out, count));
@@ -404,7 +339,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = maxLen * bits;
     check.bytes(count * bytesPer(dtype));
-    return withFrame(wasm, 'binaryTable', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0));
       return matrix(maxLen, bits, f.read(dtype, out, count));
@@ -419,7 +354,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 16);
-    return withFrame(wasm, 'roundTo', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
       return f.read('float64', out, n);
@@ -432,7 +367,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 12);
-    return withFrame(wasm, 'formatBits', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
       return new Uint32Array(wasm.memory.buffer, out, n).slice();
@@ -459,7 +394,7 @@ export function createVariants(wasm) {
     if (n * dModel > PRECISION_MAX_WORK) {
       throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
     }
-    return withFrame(wasm, 'precisionError', (f) => {
+    return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
         FORMATS[format], PRECISION_MODES[mode]));

@@ -1,0 +1,66 @@
+// The command line's flags, read strictly: a script's typo must stop it with
+// exit 2 and a message, never turn into a different number. Counts and
+// positions are decimal integers ("16", "-3"; not "0x10", " 4", "1e3"), reals
+// decimal or exponent notation ("0.5", "5e5"), finite unless the flag
+// documents an infinity (`inf: '-'` allows "-inf" alone). A flag given twice
+// is refused, and every message quotes the value as it was typed.
+
+export class UsageError extends Error {}
+
+const INT = /^-?\d+$/;
+const REAL = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/** The number a flag's text stands for, or a UsageError naming the flag and the text. */
+export function readNumber(name, raw, f) {
+  if (f.inf === '-' && /^-inf(inity)?$/i.test(raw)) return -Infinity;
+  const kind = f.type === 'int' ? 'a decimal integer' : `a finite decimal number${f.inf === '-' ? ' or -inf' : ''}`;
+  const num = (f.type === 'int' ? INT : REAL).test(raw) ? Number(raw) : NaN;
+  if (!Number.isFinite(num) || (f.type === 'int' && !Number.isSafeInteger(num))) {
+    throw new UsageError(`--${name} expects ${kind}, got ${JSON.stringify(raw)}`);
+  }
+  return num;
+}
+
+/**
+ * Reads `tokens` (the words after the command) against `spec` (flag name →
+ * { type: 'int' | 'number' | 'string' | 'boolean', inf?, required?, help }).
+ * Returns { values, raw }: values by flag name (a null-prototype object, so
+ * "__proto__" or "constructor" find nothing inherited) and the text each
+ * was given as, for messages.
+ */
+export function parseFlags(tokens, spec, cmd) {
+  const values = Object.create(null);
+  const raw = Object.create(null);
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token === '-h') {
+      values.help = true;
+      continue;
+    }
+    if (!token.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(token)} (flags start with --)`);
+    const eq = token.indexOf('=');
+    const name = token.slice(2, eq < 0 ? undefined : eq);
+    const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
+    if (!f) throw new UsageError(`unknown flag --${name} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
+    if (name in values) throw new UsageError(`--${name} is given twice; give it once`);
+    if (f.type === 'boolean') {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      values[name] = true;
+      continue;
+    }
+    const text = eq >= 0 ? token.slice(eq + 1) : tokens[++i];
+    // "--out --quiet" forgot the value: the next flag is not a file name.
+    if (text === undefined || (eq < 0 && text.startsWith('--'))) {
+      throw new UsageError(`--${name} needs a value${text === undefined ? '' : ` (got the flag ${text}; write --${name}=${text} if that is meant)`}`);
+    }
+    raw[name] = text;
+    values[name] = f.type === 'string' ? text : readNumber(name, text, f);
+  }
+  return { values, raw };
+}
+
+/** Refuses a value outside [min, max], quoting it as typed. */
+export function checkRange(name, raw, value, min, max) {
+  if (!(value >= min && value <= max)) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${raw ?? value}`);
+  return value;
+}

@@ -1,0 +1,76 @@
+// Any URL a reader pastes opens the tutorial: malformed percent escapes, a
+// 10,000-character hash, unknown section ids, odd query strings and whatever
+// storage holds must neither throw nor stop the page's scripts (issue 22,
+// point 10: `#%E0%A4%A` used to throw in place.js and left the page without
+// its placement logic).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, newPage, withPage } from './harness.js';
+
+let h;
+before(async () => {
+  h = await open();
+});
+after(() => h?.close());
+
+const SECTION = 's-table';
+const long = 'x'.repeat(10000);
+const URLS = [
+  `en/index.html#%E0%A4%A`,
+  `index.html#%`,
+  `en/index.html#%E0%A4%A?lang=zh`,
+  `en/index.html#${long}`,
+  `en/index.html#${encodeURIComponent(`%${long}`)}`,
+  `en/index.html#no-such-section`,
+  `en/index.html#__proto__`,
+  `en/index.html?lang=%E0%A4%A&x=%`,
+  `index.html?lang=${long}#constructor`,
+  `en/index.html?${long}=1`,
+];
+
+/** The page drew its first chart, and its in-page links still land (place.js is alive). */
+async function pageWorks(page) {
+  await page.waitForFunction(() => document.documentElement.dataset.firstChartMs, null, { timeout: 30000 });
+  const link = page.locator(`nav a[href="#${SECTION}"]`).first();
+  await link.click();
+  await page.waitForFunction((id) => location.hash === `#${id}` && Math.abs(document.getElementById(id).getBoundingClientRect().top) < innerHeight / 2, SECTION, { timeout: 15000 });
+}
+
+test('malformed, overlong and unknown hashes and query strings open the page', async () => {
+  for (const path of URLS) {
+    await withPage(h, path, pageWorks, { width: 1000, height: 800 });
+  }
+});
+
+test('going back to a malformed hash (popstate) throws nothing', async () => {
+  await withPage(h, 'en/index.html', async (page) => {
+    await page.waitForFunction(() => document.documentElement.dataset.firstChartMs, null, { timeout: 30000 });
+    await page.evaluate(() => { location.hash = '%E0%A4%A'; });
+    await page.evaluate(() => { location.hash = 'no-such-section'; });
+    await page.goBack();
+    await pageWorks(page);
+  }, { width: 1000, height: 800 });
+});
+
+test('whatever storage holds, the page opens and lands on the hash', async () => {
+  const junk = [
+    'not json', '{"section":"s-table","child":"__proto__","frac":0}', '{"section":"s-table","child":1e308,"frac":0}',
+    '{"section":"s-table","child":0,"frac":"NaN"}', 'null', '[]', '{"section":{"toString":1}}', long,
+  ];
+  for (const value of junk) {
+    const { context, page, errors } = await newPage(h.browser, { width: 1000, height: 800 });
+    try {
+      await context.addInitScript(([v]) => {
+        try {
+          sessionStorage.setItem('posenc-place', v);
+          localStorage.setItem('posenc-lang', v);
+        } catch { /* storage may be off */ }
+      }, [value]);
+      await page.goto(h.url(`en/index.html#${SECTION}`));
+      await pageWorks(page);
+      assert.deepEqual(errors, [], `storage ${value.slice(0, 60)}`);
+    } finally {
+      await context.close();
+    }
+  }
+});

@@ -1,0 +1,81 @@
+// A refused call keeps no memory (issue 22, point 3). Every function counts
+// its whole footprint (outputs, input copies and the C core's scratch) before
+// its first allocation, so a call refused for its size grows nothing: after
+// `table(16, 2**24)` once grew WebAssembly memory from 1 MiB to 1 GiB (its
+// 1 GiB chunk was allocated before the core refused its scratch), a page that
+// probed a size held a gigabyte for good. Each entry is a fresh instance, so
+// "nothing moved" is measured from the module's first megabyte.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { freshModules, loadLab } from './helpers/load.js';
+import { CALLS } from './helpers/calls.js';
+
+const { pe, pv, pf } = await freshModules();
+const lab = await loadLab();
+const apis = { posenc: pe, variants: pv, fields: pf, lab };
+
+const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // refused before data is read
+const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
+
+// [entry, fn, args]: for each function, calls refused for their size (first,
+// those the core used to refuse after the output had been allocated), then
+// for a value, where size is not what limits it.
+const REFUSED = [
+  ['posenc', 'table', [16, 2 ** 24]], ['posenc', 'table', [2 ** 24, 2 ** 24]],
+  ['posenc', 'tableGram', [7, 2 ** 24]], ['posenc', 'tableGram', [2 ** 16, 2]],
+  ['posenc', 'frequencies', [2 ** 24 + 1]], ['posenc', 'columns', [2 ** 24 + 1]],
+  ['posenc', 'dot', [[1, 2], [1]]], ['posenc', 'norms', [big(2 ** 24, 2 ** 24)]], ['posenc', 'gram', [big(20000, 1)]],
+  ['posenc', 'rotation', [1, 16384]], ['posenc', 'toyAttention', [[1, 2], [1]]],
+  ['posenc', 'attention', [big(2 ** 15, 1), big(2 ** 15, 1), big(2 ** 15, 1)]],
+  ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
+  ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]],
+  ['variants', 'ropePermutation', [2 ** 24, { heads: 2 ** 24 }]], ['variants', 'ropePermute', [big(2 ** 20, 2 ** 10)]],
+  ['variants', 'alibiSlopes', [65537]], ['variants', 'alibiBias', [65536, 4096]],
+  ['variants', 't5Bucket', [{ length: 2 ** 24 + 1 }]], ['variants', 't5BucketMatrix', [2 ** 16, { kLen: 2 ** 16 }]],
+  ['variants', 'shawClip', [2 ** 16, { kLen: 2 ** 16 }]], ['variants', 'learnedTable', [2 ** 24, 2 ** 24]],
+  ['variants', 'learnedRows', [[0, 1, 2, 3, 4], 8, 2 ** 24]], ['variants', 'binaryTable', [2 ** 24, 64]],
+  ['variants', 'roundTo', [{ length: 2 ** 24 + 1 }, 'float16']], ['variants', 'formatBits', [{ length: 2 ** 24 + 1 }, 'float16']],
+  ['variants', 'precisionError', [2 ** 24, { count: 2 ** 24 }]],
+  ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
+  ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
+  ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],
+  ['lab', 'train', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'train', [{ ...ISSUE, batch: 1024, maxLength: 1024, heads: 64, dModel: 512 }]],
+  ['lab', 'examples', [{ task: 'shift', length: 4, count: 2 ** 20 }]],
+];
+
+test('the list refuses a call of every public function of every entry', () => {
+  for (const [entry, api] of Object.entries(apis)) {
+    const listed = new Set(REFUSED.filter(([e]) => e === entry).map(([, fn]) => fn));
+    const functions = Object.keys(api).filter((k) => typeof api[k] === 'function' && k !== 'memoryStats');
+    // the lab's model-taking functions need a model first: below
+    const missing = functions.filter((fn) => !listed.has(fn) && !['evaluate', 'attentionMaps', 'loss', 'tensors'].includes(fn));
+    assert.deepEqual(missing, [], `${entry}: functions with no refused call here`);
+  }
+});
+
+test('a refused call leaves WebAssembly memory exactly as it was, for every function of every entry', () => {
+  for (const [entry, fn, args] of REFUSED) {
+    const api = apis[entry];
+    const before = api.memoryStats();
+    assert.throws(() => api[fn](...args), (e) => (e instanceof RangeError || e instanceof TypeError) && /^posenc\.\S+: /.test(e.message),
+      `${entry}.${fn}`);
+    assert.deepEqual(api.memoryStats(), before, `${entry}.${fn}(${args.map((a) => JSON.stringify(a)?.slice(0, 40)).join(', ')}) moved memory`);
+  }
+  // and every entry still works, at the size it had
+  for (const [entry, calls] of Object.entries(CALLS)) {
+    for (const [fn, args, options] of calls.slice(0, 3)) apis[entry][fn](...args, options);
+  }
+  assert.equal(pe.memoryStats().bytes, 2 ** 20, 'the core never grew past its first megabyte');
+});
+
+test('lab: refused evaluate and attentionMaps of a model keep no memory either', () => {
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2 });
+  for (const call of [
+    () => lab.evaluate(model, { length: 4, samples: 2 ** 21 }),
+    () => lab.attentionMaps(model, new Array(5000).fill(0)),
+  ]) {
+    const before = lab.memoryStats();
+    assert.throws(call, (e) => /^posenc\.\S+: /.test(e.message));
+    assert.deepEqual(lab.memoryStats(), before);
+  }
+});

@@ -1,0 +1,74 @@
+// Sizes past 2^32 bytes in the WebAssembly build (issue 22, point 1). wasm32's
+// size_t is 32 bits: a byte count summed or multiplied in size_t wraps, passes
+// the 1 GiB check and corrupts memory. The native ASan tests cannot see this
+// (size_t is 64-bit there), so these run against the wasm modules: the lab's
+// largest documented configurations, and a C entry called directly with sizes
+// whose product is exactly 2^32.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadLab, build } from './helpers/load.js';
+import { instantiateForTests } from './helpers/wasi.js';
+import { PE_LAB_MAX_BATCH, PE_LAB_MAX_HEADS, PE_LAB_MAX_TOKENS, PE_LAB_MAX_DMODEL, PE_LAB_MAX_LAYERS,
+  PE_LAB_MAX_MLP, PE_ERR_SIZE } from '../dist/constants.js';
+
+const lab = await loadLab();
+
+const refusedForSize = (fn) => (e) => {
+  assert.ok(e instanceof RangeError, `${e?.constructor?.name}: ${e?.message}`);
+  assert.match(e.message, new RegExp(`^posenc\\.${fn.replace('.', '\\.')}: `));
+  assert.match(e.message, /1 GiB|1024 MiB/);
+  return true;
+};
+
+// The issue's call: batch x heads x maxLength^2 float32 attention weights are
+// exactly 2^32 bytes, which the old 32-bit sum took for 0.
+const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
+
+test('lab.train: attention weights of 2^32 bytes (and just under) are refused, not wrapped to 0', () => {
+  for (const maxLength of [1024, 1000]) {
+    const before = lab.memoryStats();
+    assert.throws(() => lab.train({ ...ISSUE, maxLength }), refusedForSize('lab.train'), `maxLength ${maxLength}`);
+    assert.equal(lab.memoryStats().liveAllocations, before.liveAllocations);
+  }
+});
+
+test('lab.train: the largest documented configurations are refused or trained correctly, never corrupted', () => {
+  const max = { dModel: PE_LAB_MAX_DMODEL, heads: PE_LAB_MAX_HEADS, layers: PE_LAB_MAX_LAYERS, mlp: PE_LAB_MAX_MLP,
+    batch: PE_LAB_MAX_BATCH, maxLength: PE_LAB_MAX_TOKENS };
+  // Every limit at once, and each of the sizes that multiply into the
+  // attention buffer at its limit with the others where they pass 2^32 together.
+  const configs = [
+    max,
+    { ...ISSUE, batch: PE_LAB_MAX_BATCH, heads: 4, maxLength: PE_LAB_MAX_TOKENS },
+    { ...ISSUE, batch: 64, heads: PE_LAB_MAX_HEADS / 4, maxLength: PE_LAB_MAX_TOKENS },
+    { ...ISSUE, batch: 256, heads: 8, maxLength: 1000, encoding: 'learned' },
+  ];
+  for (const c of configs) {
+    assert.throws(() => lab.train({ steps: 1, trainLengths: [3, 6], ...c }), refusedForSize('lab.train'), JSON.stringify(c));
+  }
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test('lab.train: a maxLength the batch does not use changes nothing (no buffer overlaps another)', () => {
+  // The symptom of the wrap: losses that differed with maxLength alone. Those
+  // of 64 and 256 agree to the bit, and 512 (256 MiB of weights) must too.
+  const losses = (maxLength) => lab.train({ ...ISSUE, batch: 32, maxLength }).history.map((h) => h.loss);
+  const reference = losses(64);
+  assert.deepEqual(losses(512), reference);
+});
+
+test('C entries compute sizes in double before any cast: m x d = 2^32 in pe_fourier_random is refused', async () => {
+  // Called directly with the module's own export, as the fuzzer calls C: the
+  // JS checks would refuse these sizes first. m = d = 2^16 makes the B matrix
+  // 2^32 elements, a product that wraps to 0 in a 32-bit size_t; the pointers
+  // stand for buffers the call must never reach.
+  const dir = build === 'debug' ? '../dist/debug' : '../dist';
+  const exports = await import(`${dir}/fields-wasm.js`).then((m) => instantiateForTests(m.WASM_BASE64));
+  const p = exports.pe_malloc(64);
+  const pages = exports.memory.buffer.byteLength;
+  assert.equal(exports.pe_fourier_random(p, 1, p, 1, 2 ** 16, p, 2 ** 16), PE_ERR_SIZE);
+  assert.equal(exports.pe_fourier_random(p, 1, p, 2 ** 16, 2 ** 16, p, 1), PE_ERR_SIZE);
+  assert.equal(exports.memory.buffer.byteLength, pages);
+  exports.pe_free(p);
+  assert.equal(exports.pe_live_allocations(), 0);
+});
