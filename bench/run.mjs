@@ -6,6 +6,8 @@
 //   --fail-on-miss                  exit 1 when a target or check is missed (for a
 //                                   quiet machine; `npm test` and CI never time anything)
 //   node bench/run.mjs --ops=table,gram --only=posenc|floor   subsets, for development
+//   node bench/run.mjs --ops=ml      the ML paths only (bench/ml.mjs: RoPE, decode and
+//                                   prefill attention beside plain JS, onnxruntime-web, tfjs)
 //   node bench/run.mjs --site        only the tutorial's first screen (bench/site.mjs)
 //   node bench/run.mjs --lab-browser only <pe-lab>'s default run in Chromium (bench/lab-browser.mjs)
 //   node bench/run.mjs --cold        only first call against warm, in fresh processes (bench/cold.mjs)
@@ -23,6 +25,7 @@ import { measureSite, siteReport } from './site.mjs';
 import { labSpeed, labMarkdown } from './lab.mjs';
 import { measureLab, labBrowserReport } from './lab-browser.mjs';
 import { measureCold, coldReport } from './cold.mjs';
+import { mlBench, mlMarkdown } from './ml.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = Object.fromEntries(process.argv.slice(2).map((a) => {
@@ -111,12 +114,14 @@ for (const op of ops) {
   }
 }
 const paired = await pairedTargets(cases, { pe, tfState, log });
+// The ML paths (bench/ml.mjs), in the default run or when --ops names 'ml'.
+const ml = !args.ops || ops.includes('ml') ? await mlBench({ pe, tfState, log }) : null;
 const size = measureSize();
 const site = await measureSite({ log });
 const siteLines = siteReport(site);
 // The first call of a fresh process against a warm one (bench/cold.mjs).
 const cold = coldReport(measureCold({ log }));
-const targets = [...evaluateTargets(cases, paired, size), ...siteLines.targets, ...cold.targets];
+const targets = [...evaluateTargets(cases, paired, size), ...siteLines.targets, ...cold.targets, ...(ml ? ml.targets : [])];
 // posenc/lab: a training step against tfjs-wasm and tfjs-cpu (bench/lab.mjs); in the
 // default run, or when --ops names 'lab'.
 const lab = !args.ops || ops.includes('lab') ? await labSpeed(log) : null;
@@ -158,6 +163,7 @@ for (const op of ops) {
   }
   lines.push('');
 }
+if (ml) lines.push(...mlMarkdown(ml), '');
 if (lab) lines.push(...labMarkdown(lab), '');
 if (labBrowser) lines.push(...labBrowser.lines, '');
 lines.push('### Size of what a user loads, per entry (gzip -9 of its bundle)', '');
@@ -177,7 +183,7 @@ lines.push('', `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, Node ${
 console.log(lines.join('\n'));
 
 const jsonPath = join(root, 'dist/bench.json');
-writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, site, targets, paired, cases, lab }, null, 1)}\n`);
+writeFileSync(jsonPath, `${JSON.stringify({ mode: 'full', machine: m, tfjs: tfState.backends, size, site, targets, paired, cases, ml, lab }, null, 1)}\n`);
 log(`wrote ${jsonPath}`);
 const missed = targets.filter((t) => !t.met).length;
 log(`${targets.length - missed} of ${targets.length} targets met`);

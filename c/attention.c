@@ -9,13 +9,15 @@
 
 enum { B_, H_, HKV_, N_, M_, DK_, DV_ };
 
-static int check_attention(const int32_t *d, double scale) {
+/* The sizes and scale of dims, the buffers (of `bytes` per element) counting the n x m weights when wanted.
+ */
+int pe_check_attention(const int32_t *d, double scale, int weights, double bytes) {
     for (int i = 0; i <= DV_; i++) PE_TRY(pe_check_dim(d[i]));
     if (d[H_] % d[HKV_]) return PE_ERR_SHAPE;
     double bh = (double)d[B_] * d[H_], bk = (double)d[B_] * d[HKV_];
-    double elems = bh * d[N_] * d[DK_] + bk * d[M_] * d[DK_] + bk * d[M_] * d[DV_] + bh * d[N_] * d[M_]
-                   + bh * d[N_] * d[DV_];
-    PE_TRY(pe_check_bytes(elems, 8));
+    double elems = bh * d[N_] * d[DK_] + bk * d[M_] * d[DK_] + bk * d[M_] * d[DV_]
+                   + (weights ? bh * d[N_] * d[M_] : 0) + bh * d[N_] * d[DV_];
+    PE_TRY(pe_check_bytes(elems, bytes));
     return (isfinite(scale) && scale > 0) ? PE_OK : PE_ERR_VALUE;
 }
 
@@ -74,14 +76,21 @@ static size_t at(const int32_t *s, int32_t b, int32_t h, int32_t i) {
 int pe_attention_heads(double *weights, double *out, const double *q, const double *k, const double *v,
                        const int32_t *dims, int causal, double scale, const uint8_t *mask,
                        const int32_t *mask_strides, const double *bias, const int32_t *bias_strides) {
-    if (!weights || !out || !q || !k || !v || !dims) return PE_ERR_NULL;
+    if (!out || !q || !k || !v || !dims) return PE_ERR_NULL;
     if ((mask && !mask_strides) || (bias && !bias_strides)) return PE_ERR_NULL;
-    PE_TRY(check_attention(dims, scale));
+    PE_TRY(pe_check_attention(dims, scale, weights != NULL, 8));
     int32_t heads = dims[H_], kvh = dims[HKV_], n = dims[N_], m = dims[M_], dk = dims[DK_], dv = dims[DV_];
     size_t qheads = (size_t)dims[B_] * heads, kheads = (size_t)dims[B_] * kvh;
     PE_TRY(pe_check_finite(q, qheads * n * dk));
     PE_TRY(pe_check_finite(k, kheads * m * dk));
     PE_TRY(pe_check_finite(v, kheads * m * dv));
+    /* No weights wanted: one row of scores, reused by every row (never n x m). */
+    double *row_scores = NULL;
+    if (!weights) {
+        PE_TRY(pe_check_scratch((double)m * 8));
+        if (!(row_scores = pe_malloc((size_t)m * 8))) return PE_ERR_NOMEM;
+    }
+    int st = PE_OK;
     for (size_t bh = 0; bh < qheads; bh++) {
         int32_t b = (int32_t)(bh / heads), h = (int32_t)(bh % heads);
         size_t kv = (size_t)b * kvh + h / (heads / kvh); /* grouped-query: heads share a kv head */
@@ -93,15 +102,19 @@ int pe_attention_heads(double *weights, double *out, const double *q, const doub
                              bias ? bias + at(bias_strides, b, h, i) : NULL,
                              mask ? (size_t)mask_strides[3] : 0, bias ? (size_t)bias_strides[3] : 0 };
             size_t row = bh * n + i;
-            PE_TRY(attend_row(weights + row * m, out + row * dv, q + row * dk, kh, vh, m, dk, dv, visible,
-                              scale, &x));
+            st = attend_row(weights ? weights + row * m : row_scores, out + row * dv, q + row * dk, kh, vh, m,
+                            dk, dv, visible, scale, &x);
+            if (st) goto done;
         }
     }
-    return PE_OK;
+done:
+    pe_free(row_scores);
+    return st;
 }
 
 int pe_attention(double *weights, double *out, const double *q, const double *k, const double *v, int32_t n,
                  int32_t m, int32_t dk, int32_t dv, int causal, double scale) {
     int32_t dims[] = { 1, 1, 1, n, m, dk, dv };
+    if (!weights) return PE_ERR_NULL;
     return pe_attention_heads(weights, out, q, k, v, dims, causal, scale, NULL, NULL, NULL, NULL);
 }

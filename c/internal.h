@@ -22,6 +22,9 @@ int pe_check_scratch(double bytes);
 int pe_check_dtype(int dtype);
 int pe_check_base(double base);
 int pe_check_position(double pos);
+/* dims {batch, heads, kv_heads, n, m, dk, dv} and scale of attention, its buffers
+ * at `bytes` per element, the n x m weights counted when `weights` (attention.c) */
+int pe_check_attention(const int32_t *dims, double scale, int weights, double bytes);
 /* every one of n values is finite */
 int pe_check_finite(const double *x, size_t n);
 

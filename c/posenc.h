@@ -147,10 +147,21 @@ PE_API int pe_attention(double *weights, double *out, const double *q, const dou
  * b s0 + h s1 + i s2 + j s3 for s = mask_strides (a 0 stride broadcasts);
  * bias (NULL: none) is added to the scaled scores, addressed the same way by
  * bias_strides, -inf leaving the key out. A query with no key left gets zero
- * weights and a zero output.
+ * weights and a zero output. weights may be NULL: the output alone, with one
+ * row of scores as scratch.
  */
 PE_API int pe_attention_heads(double *weights, double *out, const double *q, const double *k, const double *v,
                               const int32_t *dims, int causal, double scale, const uint8_t *mask,
                               const int32_t *mask_strides, const double *bias, const int32_t *bias_strides);
+
+/*
+ * The output of pe_attention_heads (dims, causal, scale as there; no mask or
+ * bias) in float32, without the weights: blocked over keys with an online
+ * softmax (flash.c), so nothing n x m is held. q, k, v and out are float32.
+ * PE_ERR_VALUE for a non-finite input, or when a score or the output
+ * overflows float32 (pe_attention_heads, in float64, may still succeed).
+ */
+PE_API int pe_attention_f32(float *out, const float *q, const float *k, const float *v, const int32_t *dims,
+                            int causal, double scale);
 
 #endif

@@ -15,6 +15,8 @@ enum {
     PE_WORK_TABLE_ELEMS, /* elements written into a table by pe_table's kernels */
     PE_WORK_GRAM_DOTS,   /* Gram entries formed as a dot product of two rows */
     PE_WORK_GROWS,       /* times linear memory grew (alloc.c) */
+    PE_WORK_KV_BLOCKS,   /* blocks of keys packed by pe_attention_f32 (one per kv head and block) */
+    PE_WORK_SCORES,      /* query-key scores pe_attention_f32 formed (a tile's padding included) */
     PE_WORK_KINDS_
 };
 

@@ -2,7 +2,8 @@
  * libFuzzer harness over the C API of posenc (c/posenc.h).
  *
  * One input is decoded into: a flag byte (optionally making the k-th malloc of
- * the call fail; for pe_gram, FUZZ_F32 calls pe_gram_f32 instead), the entry
+ * the call fail; for pe_gram, FUZZ_F32 calls pe_gram_f32 instead, and for
+ * pe_attention pe_attention_f32), the entry
  * point, its size/enum/number parameters and the contents of its input
  * matrices; input_format.h describes the format (fuzz/seeds.py reads it too). Sizes are mostly small (1..12) so that an
  * input runs in microseconds, with some invalid (0, -1, INT32_MIN, 2^24 + 1,
@@ -516,7 +517,50 @@ static int fuzz_toy(src *s, long fail_at) {
     return 1;
 }
 
-static int fuzz_attention(src *s, long fail_at) {
+/*
+ * pe_attention_f32 on the float32 rounding of the inputs: when it succeeds
+ * (dv a multiple of 8, nothing overflowing float32) every output is finite and
+ * within the visible values of its column of v, up to float32 rounding.
+ */
+static void attention_f32(const double *q, const double *k, const double *v, double nq, double nk, double nv,
+                          const int32_t *dims, int causal, double scale, long fail_at) {
+    int32_t n = dims[3], m = dims[4], dv = dims[6];
+    double in[3] = {nq, nk, nv};
+    const double *src64[3] = {q, k, v};
+    float *f[3];
+    for (int a = 0; a < 3; a++) {
+        f[a] = out_buf(in[a], 4);
+        for (size_t i = 0; i < (size_t)in[a]; i++) f[a][i] = (float)src64[a][i];
+    }
+    call_state c = {0};
+    c.refused = !dim_ok(n) || !dim_ok(m) || !dim_ok(dims[5]) || !dim_ok(dv) || (nq + nk + nv + (double)n * dv) * 4 > PE_MAX_BYTES;
+    if (!c.refused && too_big((double)n * m * (dims[5] + dv))) {
+        for (int a = 0; a < 3; a++) free(f[a]);
+        return;
+    }
+    float *o = out_buf(c.refused ? TINY : (double)n * dv, 4);
+    DESCRIBE("pe_attention_f32(n=%d, m=%d, dk=%d, dv=%d, causal=%d, scale=%.17g) fail_at=%ld", n, m, dims[5], dv, causal, scale, fail_at);
+    begin(&c, fail_at);
+    int st = pe_attention_f32(o, f[0], f[1], f[2], dims, causal, scale);
+    end(&c, st);
+    if (st == PE_OK) {
+        REQUIRE(dv % 8 == 0);
+        for (int32_t i = 0; i < n; i++)
+            for (int32_t t = 0; t < dv; t++) {
+                float lo = INFINITY, hi = -INFINITY, y = o[(size_t)i * dv + t];
+                for (int32_t j = 0; j < (causal && i + 1 < m ? i + 1 : m); j++) {
+                    lo = fminf(lo, f[2][(size_t)j * dv + t]);
+                    hi = fmaxf(hi, f[2][(size_t)j * dv + t]);
+                }
+                float slack = 1e-5f * fmaxf(fabsf(lo), fabsf(hi)) + 1e-30f;
+                REQUIRE(isfinite(y) && y >= lo - slack && y <= hi + slack);
+            }
+    }
+    for (int a = 0; a < 3; a++) free(f[a]);
+    free(o);
+}
+
+static int fuzz_attention(src *s, long fail_at, int f32) {
     int32_t n = size_arg(s), m = size_arg(s), dk = size_arg(s), dv = size_arg(s);
     int causal = byte(s) % 2;
     double scale = byte(s) % 2 ? num_arg(s) : 0.5;
@@ -535,6 +579,11 @@ static int fuzz_attention(src *s, long fail_at) {
     double *w = out_buf(c.refused ? TINY : (double)n * m, 8), *o = out_buf(c.refused ? TINY : (double)n * dv, 8);
     DESCRIBE("pe_attention%s(n=%d, m=%d, dk=%d, dv=%d, causal=%d, scale=%.17g) fail_at=%ld", heads ? "_heads" : "", n, m, dk, dv, causal, scale, fail_at);
     const int32_t dims[] = {1, 1, 1, n, m, dk, dv}, strides[] = {0, 0, 0, 0};
+    if (f32) {
+        attention_f32(q, k, v, nq, nk, nv, dims, causal, scale, fail_at);
+        free(q), free(k), free(v), free(w), free(o);
+        return 1;
+    }
     const uint8_t one = 1;
     const double zero = 0.0;
     begin(&c, fail_at);
@@ -1333,7 +1382,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         break;
     case E_pe_rotation: fuzz_rotation(&s, fail_at); break;
     case E_pe_toy_attention: fuzz_toy(&s, fail_at); break;
-    case E_pe_attention: fuzz_attention(&s, fail_at); break;
+    case E_pe_attention:
+        if (flags & FUZZ_F32) current = "pe_attention_f32";
+        fuzz_attention(&s, fail_at, flags & FUZZ_F32);
+        break;
     case E_pe_strerror: fuzz_strerror(&s); break; /* and pe_malloc/pe_free */
     case E_pe_rope_frequencies: case E_pe_rope_cache: case E_pe_rope_apply:
     case E_pe_rope_permutation: case E_pe_rope_permute:

@@ -3,7 +3,7 @@
  * (#included) and fuzz/seeds.py writes seeds from (it parses this file).
  *
  *   byte 0   flags: FUZZ_FAIL set makes the k-th malloc of the call fail,
- *            k = flags & FUZZ_FAIL_AT; FUZZ_F32 turns pe_gram into pe_gram_f32;
+ *            k = flags & FUZZ_FAIL_AT; FUZZ_F32 turns pe_gram into pe_gram_f32 and pe_attention into pe_attention_f32;
  *            FUZZ_CONTINUOUS (without FUZZ_FAIL) draws continuous numbers
  *   byte 1   the entry point: index into FUZZ_ENTRIES, modulo their count
  *   rest     the entry point's parameters and matrix contents, decoded by its

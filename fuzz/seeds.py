@@ -24,7 +24,9 @@ ENTRIES = re.findall(r"^\s*X\((pe_\w+), ([01])\)", FORMAT, re.M)
 NAMES = [name for name, _ in ENTRIES]
 ALLOCATING = {name for name, allocates in ENTRIES if allocates == "1"}
 FAIL, PLAIN, AWKWARD = DEFINES["FUZZ_FAIL"], DEFINES["FUZZ_PLAIN_BELOW"], DEFINES["FUZZ_AWKWARD"]
-CONTINUOUS = DEFINES["FUZZ_CONTINUOUS"]
+CONTINUOUS, F32 = DEFINES["FUZZ_CONTINUOUS"], DEFINES["FUZZ_F32"]
+# FUZZ_F32 turns these into their float32 kernels (pe_gram_f32, pe_attention_f32).
+HAS_F32 = {"pe_gram", "pe_attention"}
 
 out = os.path.join(here, "corpus")
 os.makedirs(out, exist_ok=True)
@@ -39,6 +41,11 @@ for which, name in enumerate(NAMES):
     seeds["continuous"] = bytes([CONTINUOUS, which]) + bytes(continuous_rng.randrange(0, 256) for _ in range(96))
     if name in ALLOCATING:
         seeds["nomem"] = bytes([FAIL, which]) + body
+    if name in HAS_F32:
+        # pe_attention_f32 wants dv % 8 == 0: its 4th size byte is 7 (size 1 + 7 % 12)
+        f32_body = body[:3] + bytes([7]) + body[4:] if name == "pe_attention" else body
+        seeds["f32"] = bytes([F32, which]) + f32_body
+        seeds["f32-nomem"] = bytes([FAIL | F32, which]) + f32_body  # the float32 kernel's scratch fails
     for kind, data in seeds.items():
         with open(os.path.join(out, f"{which:02d}-{name}-{kind}"), "wb") as fh:
             fh.write(data)

@@ -62,6 +62,60 @@ for (const c of golden.attentionHeads) {
   });
 }
 
+// weights: false returns the output alone: the float32 kernel (c/flash.c) when
+// it can take the call (float32, no mask or bias, dv a multiple of 8), the
+// float64 kernel without its n x m weights otherwise; the same tolerances.
+for (const c of golden.attentionHeads) {
+  const withInf = (t) => (Array.isArray(t) ? t.map(withInf) : t === null ? -Infinity : t);
+  const options = { ...c.options, ...(c.options.bias ? { bias: withInf(c.options.bias) } : {}), weights: false };
+  const vmax = Math.max(...flat(c.v).map(Math.abs));
+  for (const [dtype, Type, tol] of [['float32', Float32Array, 1e-6], ['float64', Float64Array, 1e-14]]) {
+    test(`attention ${c.name} [weights: false, ${dtype}]`, () => {
+      const [q, k, v] = [c.q, c.k, c.v].map((t) => forms(t, Type).dataShape);
+      const r = pe.attention(q, k, v, { ...options, dtype });
+      assert.deepEqual(Object.keys(r), ['output']);
+      assert.ok(r.output.data instanceof Type);
+      assert.deepEqual(r.output.shape, [...shapeOf(c.q).slice(0, -1), shapeOf(c.v).at(-1)]);
+      assertClose('output', r.output.data, flat(c.output), tol * vmax);
+    });
+  }
+}
+
+test('attention, weights: false: refusals of the float32 kernel end as the float64 call would', () => {
+  const q = { data: Float32Array.from({ length: 16 }, (_, i) => i / 16), shape: [2, 8] };
+  const v = { data: Float32Array.from({ length: 16 }, (_, i) => i), shape: [2, 8] };
+  // a non-finite input is named, as when the weights are wanted
+  const bad = { data: Float32Array.from(q.data), shape: [2, 8] };
+  bad.data[11] = NaN;
+  for (const weights of [true, false]) {
+    assert.throws(() => pe.attention(q, bad, v, { weights }), (e) => e instanceof RangeError && /^posenc\.attention: k\.data\[11\] must be a finite number/.test(e.message));
+  }
+  // scores past float32's range (1e20 * 1e20): float64 computes them, the output is a float32 again
+  const big = { data: Float64Array.from({ length: 16 }, (_, i) => (i === 0 ? 1e20 : 0)), shape: [2, 8] };
+  const a = pe.attention(big, big, v, { weights: false }).output.data;
+  const b = pe.attention(big, big, v).output.data;
+  assert.ok(a instanceof Float32Array);
+  assert.deepEqual(Array.from(a), Array.from(b));
+  // row 0 puts all its weight on key 0 (score 1e40 / sqrt(8)), row 1 (all zeros) half on each
+  assert.deepEqual(Array.from(a), [0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11]);
+  // the option itself
+  assert.throws(() => pe.attention(q, q, v, { weights: 'no' }), (e) => e instanceof TypeError && /weights/.test(e.message));
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('attention, weights: false: float32 results agree with the float64 kernel on every path', () => {
+  // dv 8 takes the float32 kernel, dv 6 the float64 one; a mask also goes to float64
+  for (const dv of [8, 6]) {
+    const t = (rows, cols, seed) => ({ data: Float32Array.from({ length: 3 * rows * cols }, (_, i) => Math.sin(seed + i)), shape: [3, rows, cols] });
+    const [q, k, v] = [t(70, 5, 1), t(90, 5, 2), t(90, dv, 3)];
+    for (const extra of [{}, { mask: [1, 0, 1].concat(Array(87).fill(1)) }]) {
+      const ref = pe.attention(q, k, v, { causal: true, dtype: 'float64', ...extra }).output.data;
+      const got = pe.attention(q, k, v, { causal: true, weights: false, ...extra }).output.data;
+      assertClose(`dv ${dv} ${Object.keys(extra)}`, got, ref, 1e-6);
+    }
+  }
+});
+
 test('attention: a mask as a Uint8Array tensor or 0/1 numbers gives the same as booleans; empty rows are zeros', () => {
   const c = golden.attentionHeads.find((x) => x.name.startsWith('boolean mask'));
   const m = c.options.mask;

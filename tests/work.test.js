@@ -12,7 +12,7 @@ import { WASM_BASE64 as DEBUG } from '../dist/debug/posenc-wasm.js';
 
 const raw = await instantiate(DEBUG);
 const pe = createApi(raw);
-const KINDS = { sincos: 0, rotations: 1, tableElems: 2, gramDots: 3 };
+const KINDS = { sincos: 0, rotations: 1, tableElems: 2, gramDots: 3, grows: 4, kvBlocks: 5, scores: 6 };
 const ANCHOR = 256; // PE_ANCHOR in c/oscillator.h
 
 /** The work counters after fn(): { sincos, rotations, tableElems, gramDots }. */
@@ -24,7 +24,7 @@ function work(fn) {
 
 test('counters: an unknown kind reads -1, and reset clears every kind', () => {
   assert.equal(raw.pe_work_count(-1), -1);
-  assert.equal(raw.pe_work_count(5), -1);
+  assert.equal(raw.pe_work_count(Object.keys(KINDS).length), -1);
   pe.table(10, 8);
   raw.pe_work_reset();
   for (const i of Object.values(KINDS)) assert.equal(raw.pe_work_count(i), 0);
@@ -103,4 +103,55 @@ test('learned table: one Box-Muller sin/cos per pair of normal numbers, none for
   // Rows 3 and 1 of width 5 are numbers 15..19 and 5..9: pairs 7..9 and 2..4.
   assert.equal(sincos(() => pv.learnedRows([3, 1], 4, 5)), 6);
   assert.equal(sincos(() => pv.learnedTable(100, 16, { distribution: 'uniform' })), 0);
+});
+
+// ---- attention without weights (c/flash.c) ---------------------------------------------------
+
+const tensorOf = (shape, seed) => {
+  const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  for (let i = 0; i < data.length; i++) data[i] = Math.sin(seed * 1000 + i * 0.37);
+  return { data, shape };
+};
+
+test('attention, weights: false: nothing n x m in wasm memory, where the weights would not fit', () => {
+  // n = m = 2048, one head of 8: q, k, v and the output are 64 KiB each, the
+  // weights 16 MiB in float32 (32 MiB in the float64 kernel). Under a 1 MiB
+  // limit on what one call may hold, only a kernel without them can run.
+  const [q, k, v] = [1, 2, 3].map((s) => tensorOf([1, 1, 2048, 8], s));
+  const limit = raw.pe_set_byte_limit(0);
+  try {
+    raw.pe_set_byte_limit(2 ** 20);
+    const out = pe.attention(q, k, v, { causal: true, weights: false }).output;
+    assert.deepEqual(out.shape, [1, 1, 2048, 8]);
+    assert.ok(out.data.every(Number.isFinite));
+    assert.throws(() => pe.attention(q, k, v, { causal: true }), /posenc\.attention: .*(memory|bytes|limit)/i);
+  } finally {
+    raw.pe_set_byte_limit(limit);
+  }
+  assert.equal(raw.pe_live_allocations(), 0);
+});
+
+test('attention, weights: false: grouped-query heads pack each block of keys once, for all the heads that share it', () => {
+  // decode: q [1, 32, 1, 128], k/v [1, 8, 1024, 128]: 8 kv heads x 16 blocks of 64 keys, whatever the query heads
+  for (const heads of [8, 16, 32]) {
+    const w = work(() => pe.attention(tensorOf([1, heads, 1, 128], 1), tensorOf([1, 8, 1024, 128], 2), tensorOf([1, 8, 1024, 128], 3), { weights: false }));
+    assert.equal(w.kvBlocks, 8 * 16, `${heads} query heads`);
+    // every query row meets every key once, in tiles of 4 rows (heads / 8 rows per kv head)
+    assert.equal(w.scores, 8 * Math.ceil(heads / 8 / 4) * 4 * 1024, `${heads} query heads: scores`);
+  }
+});
+
+test('attention, weights: false, causal: blocks in the future of every row of a tile are skipped (about half the scores)', () => {
+  const n = 512;
+  const [q, k, v] = [1, 2, 3].map((s) => tensorOf([1, 2, n, 64], s));
+  const causal = work(() => pe.attention(q, k, v, { causal: true, weights: false }));
+  const full = work(() => pe.attention(q, k, v, { weights: false }));
+  assert.equal(full.scores, 2 * n * n);
+  // per head: tiles of 4 rows x blocks of 64 keys on or below the diagonal
+  const perHead = Array.from({ length: n / 4 }, (_, t) => (Math.floor((4 * t + 3) / 64) + 1) * 64 * 4).reduce((a, b) => a + b, 0);
+  assert.equal(causal.scores, 2 * perHead);
+  assert.ok(causal.scores < 0.6 * full.scores, `${causal.scores} of ${full.scores}`);
+  // more keys than queries: keys past n - 1 are nobody's past, their blocks are not even packed
+  const long = work(() => pe.attention(q, tensorOf([1, 2, 4 * n, 64], 4), tensorOf([1, 2, 4 * n, 64], 5), { causal: true, weights: false }));
+  assert.equal(long.kvBlocks, 2 * (n / 64));
 });

@@ -627,6 +627,14 @@ def attention_head_cases():
                   [[0, None, None], [-0.25, 0, None], [-0.5, -0.25, 0]]]}, 7)
     add('bias [Sk] broadcast, mask [Sq,1], causal and scale', [1, 2, 3, 2], [1, 2, 3, 2], [1, 2, 3, 2],
         {'bias': [0.5, -1.5, 2], 'mask': [[1], [0], [1]], 'causal': True, 'scale': 0.75}, 8)
+    # Shapes for posenc's float32 kernel without weights (c/flash.c): value
+    # heads of 8, keys over several blocks of 64, query rows not a multiple of 4.
+    add('flash: decode, 8 query heads share 2 kv heads, 130 keys (blocks of 64, 64, 2), dv 8',
+        [1, 8, 1, 4], [1, 2, 130, 4], [1, 2, 130, 8], {}, 9)
+    add('flash: causal, 66 queries and keys (tiles of 4 rows, blocks of 64), dv 8',
+        [1, 1, 66, 3], [1, 1, 66, 3], [1, 1, 66, 8], {'causal': True}, 10)
+    add('flash: causal, 5 queries and 70 keys (keys past the queries are nobody\'s past), dv 16',
+        [1, 2, 5, 3], [1, 2, 70, 3], [1, 2, 70, 16], {'causal': True}, 11)
     return cases
 
 

@@ -830,6 +830,50 @@ static void test_attention_heads(void) {
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, inf_bias, zs), PE_ERR_VALUE);
 }
 
+/*
+ * The float32 kernel without weights against pe_attention_heads in float64:
+ * grouped heads, causal with more queries than keys, key counts across block
+ * edges (64) and not a multiple of 8, rows not a multiple of the 4-row tile.
+ */
+static void test_attention_f32(void) {
+    static const int32_t shapes[][8] = {/* dims, causal */
+                                        {1, 4, 2, 5, 3, 3, 8, 1}, {2, 3, 1, 7, 130, 5, 16, 0},
+                                        {1, 32, 8, 1, 200, 16, 8, 0}, {1, 2, 2, 70, 70, 9, 24, 1}};
+    for (size_t t = 0; t < LEN(shapes); t++) {
+        const int32_t *d = shapes[t];
+        int causal = d[7];
+        size_t nq = (size_t)d[0] * d[1] * d[3] * d[5], nk = (size_t)d[0] * d[2] * d[4] * d[5];
+        size_t nv = (size_t)d[0] * d[2] * d[4] * d[6], no = (size_t)d[0] * d[1] * d[3] * d[6];
+        float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nv * 4), *o = malloc(no * 4);
+        double *q64 = malloc(nq * 8), *k64 = malloc(nk * 8), *v64 = malloc(nv * 8), *o64 = malloc(no * 8);
+        uint32_t x = 12345u + (uint32_t)t;
+        float *in[] = {q, k, v};
+        double *in64[] = {q64, k64, v64};
+        size_t count[] = {nq, nk, nv};
+        for (int a = 0; a < 3; a++)
+            for (size_t i = 0; i < count[a]; i++) {
+                x = x * 1103515245u + 12345u;
+                in64[a][i] = in[a][i] = (float)((x >> 8) / 8388608.0 - 1.0) * 2.0f;
+            }
+        double s = 1 / sqrt((double)d[5]);
+        EXPECT_STATUS(pe_attention_heads(NULL, o64, q64, k64, v64, d, causal, s, NULL, NULL, NULL, NULL), PE_OK);
+        EXPECT_STATUS(pe_attention_f32(o, q, k, v, d, causal, s), PE_OK);
+        for (size_t i = 0; i < no; i++) EXPECT_NEAR(o[i], o64[i], 2e-6);
+        /* refusals: a non-finite input, dv not a multiple of 8, a bad scale, NULL */
+        k[nk - 1] = NAN;
+        EXPECT_STATUS(pe_attention_f32(o, q, k, v, d, causal, s), PE_ERR_VALUE);
+        int32_t odd[7] = {d[0], d[1], d[2], d[3], d[4], d[5], 7};
+        EXPECT_STATUS(pe_attention_f32(o, q, k, v, odd, causal, s), PE_ERR_SHAPE);
+        EXPECT_STATUS(pe_attention_f32(o, q, k, v, d, causal, 0.0), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_attention_f32(o, NULL, k, v, d, causal, s), PE_ERR_NULL);
+        free(q), free(k), free(v), free(o), free(q64), free(k64), free(v64), free(o64);
+    }
+    /* scores past float32's range: refused (the JS falls back to float64) */
+    float hq[8] = {1e20f, 0, 0, 0, 0, 0, 0, 0}, hv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ho[8];
+    const int32_t one[7] = {1, 1, 1, 1, 1, 8, 8};
+    EXPECT_STATUS(pe_attention_f32(ho, hq, hq, hv, one, 0, 1.0), PE_ERR_VALUE);
+}
+
 /* ---- RoPE ------------------------------------------------------------------------------------------ */
 static double rope_ok[PE_ROPE_PARAMS] = {2.0, 1.0, 4.0, 64.0, 32.0, 1.0, 0.0};
 
@@ -1428,6 +1472,7 @@ int main(void) {
         {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
         {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
         {"pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads},
+        {"pe_attention_f32: against float64, blocks, tiles, refusals", test_attention_f32},
         {"pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation},
         {"pe_alibi_slopes / pe_alibi_bias: errors, golden, masks", test_alibi},
         {"pe_t5_bucket / pe_t5_bucket_matrix / pe_shaw_matrix: errors, extremes, golden", test_relative},

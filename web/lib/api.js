@@ -2,11 +2,11 @@
 // copies out (matrices also carry rows and cols), float32 unless dtype says
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
-import { PE_ANCHOR, PE_MAX_ROTATION_DIM } from '../../dist/constants.js';
+import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
-import { as4, extraArg, maskElements, biasElements } from './attention-args.js';
+import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype', 'out'];
@@ -229,45 +229,67 @@ export function createApi(wasm) {
     });
   }
 
+  // attention() reads its tensors once, unchecked for finiteness when the
+  // float32 kernel may take them (it refuses a non-finite value itself, and a
+  // refusal re-runs the call the checked way, which names the element).
+  const DIMS = new Int32Array(7); // attention's sizes, reused: a small call allocates little
   function attention(qArg, kArg, vArg, options) {
     const check = new Checker('attention');
-    const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype']);
-    const q = readNested(check, 'q', qArg, [2, 3, 4]);
+    const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype', 'weights']);
+    const wantWeights = check.boolean('weights', opts.weights ?? true);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const flash = !wantWeights && dtype === 'float32' && opts.mask == null && opts.bias == null;
+    const read = (name, value, ranks) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined);
+    const q = read('q', qArg, [2, 3, 4]);
     const rank = [q.shape.length];
-    const k = readNested(check, 'k', kArg, rank);
-    const v = readNested(check, 'v', vArg, rank);
-    const [b, heads, n, dk] = as4(q.shape);
-    const [kb, kvHeads, m] = as4(k.shape);
-    const [vb, vHeads, vm, dv] = as4(v.shape);
-    const same = (what, got, want) => {
-      if (got !== want) throw check.fail(RangeError, `${what} must equal ${want} (q [${q.shape}], k [${k.shape}], v [${v.shape}])`, got);
-    };
-    same('k\'s batch', kb, b);
-    same('v\'s batch', vb, b);
-    same('k\'s last dimension', k.shape[rank[0] - 1], dk);
-    same('v\'s heads', vHeads, kvHeads);
-    same('v\'s keys', vm, m);
-    if (heads % kvHeads) throw check.fail(RangeError, `k's heads must divide q's heads (${heads})`, kvHeads);
-    const target = [b, heads, n, m];
+    const k = read('k', kArg, rank);
+    const v = read('v', vArg, rank);
+    const s = attentionShape(check, q, k, v);
+    const target = [s.b, s.heads, s.n, s.m];
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
     const causal = check.boolean('causal', opts.causal ?? false);
-    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(dk), { above: 0 });
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    const [nq, nk, nv, nw, no] = [q.data.length, k.data.length, v.data.length, b * heads * n * m, b * heads * n * dv];
-    check.bytes((nq + nk + nv + 2 * nw + no) * 8 + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
+    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(s.dk), { above: 0 });
+    const dims = DIMS;
+    dims.set([s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
+    const lead = q.shape.slice(0, -1);
+    const nOut = s.b * s.heads * s.n * s.dv;
+    if (flash) {
+      // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes).
+      const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale);
+      if (out) return { output: tensor([...lead, s.dv], out) };
+      // Refused in float32: a non-finite input (named here) or a float32 overflow (float64 below).
+      for (const [name, t] of [['q', q], ['k', k], ['v', v]]) check.vector(`${name}.data`, t.data, t.data.length);
+    }
+    const [nq, nk, nv, nw] = [q.data.length, k.data.length, v.data.length, wantWeights ? s.b * s.heads * s.n * s.m : 0];
+    // without the weights, the C core holds one row of scores instead
+    check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
     return withFrame(wasm, check, (f) => {
-      const weights = f.output('float64', nw);
-      const out = f.output('float64', no);
-      const shape = Int32Array.of(b, heads, kvHeads, n, m, dk, dv);
-      const dims = f.int32(shape, shape.length);
+      const weights = wantWeights ? f.output('float64', nw) : 0;
+      const out = f.output('float64', nOut);
       call(check, wasm.pe_attention_heads(weights, out, f.float64(q.data, nq), f.float64(k.data, nk), f.float64(v.data, nv),
-        dims, causal ? 1 : 0, scale,
+        f.int32(dims, dims.length), causal ? 1 : 0, scale,
         mask ? f.copy(Uint8Array, mask.data, mask.data.length) : 0, mask ? f.int32(mask.strides, 4) : 0,
         bias ? f.float64(bias.data, bias.data.length) : 0, bias ? f.int32(bias.strides, 4) : 0));
-      const lead = q.shape.slice(0, -1);
       const result = (ptr, count, last) => tensor([...lead, last], f.read('float64', ptr, count, dtype));
-      return { weights: result(weights, nw, m), output: result(out, no, dv) };
+      const output = result(out, nOut, s.dv);
+      return wantWeights ? { weights: result(weights, nw, s.m), output } : { output };
+    });
+  }
+
+  /** The float32 output of the blocked kernel (c/flash.c), or null when it refuses with PE_ERR_VALUE. */
+  function attentionF32(check, q, k, v, dims, nOut, causal, scale) {
+    // inputs and output, and the kernel's scratch: a block of K^T, a tile of
+    // queries and its scores, every row's accumulator, max and sum
+    const [dk, dv, rows] = [dims[5], dims[6], (dims[1] / dims[2]) * dims[3]];
+    check.bytes((q.data.length + k.data.length + v.data.length + nOut + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
+    return withFrame(wasm, check, (f) => {
+      const out = f.output('float32', nOut);
+      const status = wasm.pe_attention_f32(out, f.float32(q.data, q.data.length), f.float32(k.data, k.data.length),
+        f.float32(v.data, v.data.length), f.int32(dims, 7), causal ? 1 : 0, scale);
+      if (status === PE_ERR_VALUE) return null;
+      call(check, status);
+      return f.read('float32', out, nOut);
     });
   }
 

@@ -1,11 +1,39 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength } from './validate.js';
+import { typedLength, typedArrayName } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
-export const as4 = (shape) => [1, 1, 1, 1].concat(shape).slice(-4);
+const as4 = (shape) => [1, 1, 1, 1].concat(shape).slice(-4);
+
+/**
+ * The sizes of attention over q, k, v (tensors of one rank, 2 to 4): checks
+ * that they fit together, and gives { b, heads, kvHeads, n, m, dk, dv }.
+ */
+export function attentionShape(check, q, k, v) {
+  const [b, heads, n, dk] = as4(q.shape);
+  const [kb, kvHeads, m] = as4(k.shape);
+  const [vb, vHeads, vm, dv] = as4(v.shape);
+  const same = (what, got, want) => {
+    if (got !== want) throw check.fail(RangeError, `${what} must equal ${want} (q [${q.shape}], k [${k.shape}], v [${v.shape}])`, got);
+  };
+  same('k\'s batch', kb, b);
+  same('v\'s batch', vb, b);
+  same('k\'s last dimension', k.shape[k.shape.length - 1], dk);
+  same('v\'s heads', vHeads, kvHeads);
+  same('v\'s keys', vm, m);
+  if (heads % kvHeads) throw check.fail(RangeError, `k's heads must divide q's heads (${heads})`, kvHeads);
+  return { b, heads, kvHeads, n, m, dk, dv };
+}
+
+/**
+ * Elements for the float32 kernel: a typed array of numbers and the right
+ * length as it is (it is copied into wasm memory once, by the call's frame),
+ * anything else as Checker.numbers reads it; not yet checked finite.
+ */
+export const numbersOnly = (check, name, data, count) =>
+  (typedLength(data) === count && !typedArrayName(data).startsWith('Big') ? data : check.numbers(name, data, count));
 
 /** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
 function broadcastStrides(check, name, shape, target) {

@@ -132,6 +132,17 @@ export interface AttentionOptions<T extends DType = DType> {
   scale?: number;
   /** Default 'float32'. */
   dtype?: T;
+  /**
+   * Default true. false: the output alone, never forming the queries × keys
+   * weights (blocked over keys with an online softmax; a float32 SIMD kernel
+   * for float32 without mask or bias, when dv is a multiple of 8).
+   */
+  weights?: boolean;
+}
+
+/** What attention() returns with weights: false. */
+export interface AttentionOutput<D extends ArrayLike<number> = Float32Array> {
+  output: Tensor<D> & Partial<Matrix<D>>;
 }
 
 /** weights [..., queries, keys] and output [..., queries, dv], the leading dimensions those of q. */
@@ -181,7 +192,7 @@ export interface Posenc {
    * softmax(scale · Q Kᵀ + bias) V per head: q [S, D], [H, S, D] or [B, H, S, D]; k and v of
    * the same rank and batch, with H or a divisor of H heads (grouped-query attention).
    */
-  attention<T extends DType = 'float32'>(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions<T>): AttentionResult<ArrayOf<T>>;
+  attention<T extends DType = 'float32', W extends boolean = true>(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions<T> & { weights?: W }): W extends false ? AttentionOutput<ArrayOf<T>> : AttentionResult<ArrayOf<T>>;
   /** WebAssembly memory in use; for leak checks and benchmarks. */
   memoryStats(): MemoryStats;
   /** The presets and the options they stand for. */

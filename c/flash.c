@@ -1,0 +1,196 @@
+/*
+ * Attention in float32 without the weights (pe_attention_f32): the scheme of
+ * FlashAttention. Keys are taken a block of BK at a time, and each query row
+ * keeps a running max, a running sum of exponentials and an unnormalised
+ * output, rescaled when a later block raises the max (the online softmax). No
+ * n x m buffer exists: the scratch is one block of K (transposed), four query
+ * rows, their scores, and every row's accumulator.
+ *
+ * The query heads that share a kv head (grouped-query attention) are one run
+ * of rows in q, so each K/V block is packed once and serves all of them. Both
+ * products, Q K^T and P V, go through one kernel of 4 rows x 8 columns of
+ * f32x4 accumulators: 8 accumulators and their operands fit the 16 SIMD
+ * registers of x64 and arm64 once V8 compiles the module. Small on purpose:
+ * the whole kernel costs about 1 kB of the 15 kB `posenc` entry.
+ */
+#include <math.h>
+#include <string.h>
+#include "internal.h"
+#include "mathlib.h"
+#include "simd.h"
+#include "work.h"
+
+enum { B_, H_, HKV_, N_, M_, DK_, DV_ };
+#define BK 64 /* keys per block: K^T of a block stays in L1 for dk <= 128 */
+#define TR 4  /* query rows per tile */
+
+/*
+ * c[t][x] += sum_l a[t at + l al] b[l bs + x] for t < TR, x < width (a
+ * multiple of 8), l < len: C += A B for a TR-row tile. Scores: A the packed
+ * queries, B the transposed keys. Output: A the weights, B the values.
+ */
+static void tile_gemm(float *c, size_t cs, const float *a, size_t at, size_t al, const float *b, size_t bs,
+                      int32_t len, int32_t width) {
+    for (int32_t x = 0; x < width; x += 8) {
+#if PE_SIMD
+        v128_t acc[TR][2];
+        /* Unrolled, so that -Os keeps the accumulators in registers (4x faster). */
+        _Pragma("clang loop unroll(full)") for (int t = 0; t < TR; t++) {
+            acc[t][0] = wasm_v128_load(c + t * cs + x);
+            acc[t][1] = wasm_v128_load(c + t * cs + x + 4);
+        }
+        for (int32_t l = 0; l < len; l++) {
+            const float *bl = b + l * bs + x;
+            v128_t b0 = wasm_v128_load(bl), b1 = wasm_v128_load(bl + 4);
+            _Pragma("clang loop unroll(full)") for (int t = 0; t < TR; t++) {
+                v128_t s = wasm_v128_load32_splat(a + t * at + l * al);
+                acc[t][0] = wasm_f32x4_add(acc[t][0], wasm_f32x4_mul(s, b0));
+                acc[t][1] = wasm_f32x4_add(acc[t][1], wasm_f32x4_mul(s, b1));
+            }
+        }
+        _Pragma("clang loop unroll(full)") for (int t = 0; t < TR; t++) {
+            wasm_v128_store(c + t * cs + x, acc[t][0]);
+            wasm_v128_store(c + t * cs + x + 4, acc[t][1]);
+        }
+#else
+        for (int t = 0; t < TR; t++)
+            for (int32_t l = 0; l < len; l++)
+                for (int32_t u = x; u < x + 8; u++) c[t * cs + u] += a[t * at + l * al] * b[l * bs + u];
+#endif
+    }
+}
+
+/*
+ * e^x in float32 for x <= 0 (x - max), four at a time: x = n ln2 + r with
+ * |r| <= ln2/2, e^r by its Taylor polynomial of degree 7 (truncation below
+ * 5e-9 relative), 2^n built in the exponent bits. Exactly 0 below -87
+ * (e^-87 = 1.6e-38, the edge of float32's normal range) and at -inf, so a
+ * hidden key weighs nothing.
+ */
+static void exp_block(float *s, int32_t count) {
+    for (int32_t j = 0; j < count; j += 4) {
+#if PE_SIMD
+        v128_t x = wasm_v128_load(s + j), lo = wasm_f32x4_splat(-87.0f);
+        v128_t keep = wasm_f32x4_gt(x, lo);
+        x = wasm_f32x4_max(x, lo);
+        v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
+        v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693145751953125f)));
+        r = wasm_f32x4_sub(r, wasm_f32x4_mul(n, wasm_f32x4_splat(1.42860677e-6f)));
+        static const float inv_fact[] = { 1.0f, 1.0f, 0.5f, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720 };
+        v128_t p = wasm_f32x4_splat(1.0f / 5040);
+        for (int i = 6; i >= 0; i--) p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(inv_fact[i]));
+        v128_t two_n =
+            wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+        wasm_v128_store(s + j, wasm_v128_and(wasm_f32x4_mul(p, two_n), keep));
+#else
+        for (int32_t u = j; u < j + 4; u++) s[u] = (float)pe_exp(s[u]);
+#endif
+    }
+}
+
+typedef struct {
+    int32_t dk, dv, m, n, rows, causal;
+    float scale;
+    float *kt, *qt, *s, *acc, *mx, *sum; /* dk x BK, dk x TR, TR x BK, rows x dv, rows, rows */
+} flash;
+
+/*
+ * The online softmax of tile row t (query row r) over the block's keys
+ * [j0, j0 + jn), of which the first `lim` are visible: turns its scores into
+ * e^(s - max), max the running max, and rescales the row's earlier sum and
+ * output to it. A non-finite score (a product overflowing float32) fails.
+ */
+static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t jn8) {
+    float top = f->mx[r], *acc = f->acc + (size_t)r * f->dv;
+    for (int32_t j = 0; j < jn8; j++) {
+        s[j] = j < lim ? s[j] * f->scale : -INFINITY;
+        if (j < lim && !isfinite(s[j])) return PE_ERR_VALUE;
+        if (s[j] > top) top = s[j];
+    }
+    for (int32_t j = 0; j < lim; j++) s[j] -= top;
+    exp_block(s, jn8);
+    float r_old = f->mx[r] == -INFINITY ? 0.0f : (float)pe_exp((double)f->mx[r] - top), total = 0.0f;
+    for (int32_t j = 0; j < lim; j++) total += s[j];
+    if (r_old != 1.0f)
+        for (int32_t d = 0; d < f->dv; d++) acc[d] *= r_old;
+    f->sum[r] = f->sum[r] * r_old + total;
+    f->mx[r] = top;
+    return PE_OK;
+}
+
+/* The group's rows against keys [j0, j0 + jn), K^T already packed. */
+static int block(const flash *f, const float *q, const float *v, int32_t j0, int32_t jn) {
+    int32_t jn8 = (jn + 7) & ~7;
+    for (int32_t r0 = 0; r0 < f->rows; r0 += TR) {
+        int32_t lim[TR], any = 0;
+        for (int t = 0; t < TR; t++) {
+            int32_t r = r0 + t, i = r % f->n, vis = f->causal && i + 1 < f->m ? i + 1 : f->m;
+            lim[t] = r >= f->rows || vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+            any |= lim[t];
+            for (int32_t c = 0; c < f->dk; c++)
+                f->qt[c * TR + t] = r < f->rows ? q[(size_t)r * f->dk + c] : 0.0f;
+        }
+        if (!any) continue; /* causal: the whole block is in these rows' future */
+        PE_WORK(PE_WORK_SCORES, TR * jn8);
+        memset(f->s, 0, sizeof(float) * TR * BK);
+        tile_gemm(f->s, BK, f->qt, 1, TR, f->kt, BK, f->dk, jn8);
+        for (int t = 0; t < TR && r0 + t < f->rows; t++)
+            PE_TRY(softmax_row(f, f->s + t * BK, r0 + t, lim[t], jn8));
+        tile_gemm(f->acc + (size_t)r0 * f->dv, (size_t)f->dv, f->s, BK, 1, v + (size_t)j0 * f->dv,
+                  (size_t)f->dv, jn, f->dv);
+    }
+    return PE_OK;
+}
+
+/*
+ * One kv head: its f->rows query rows q into out. Row r is query r % n of its
+ * head; causal lets it see keys 0..r % n.
+ */
+static int kv_head(const flash *f, float *out, const float *q, const float *k, const float *v) {
+    memset(f->acc, 0, sizeof(float) * (size_t)(f->rows + TR) * f->dv);
+    for (int32_t r = 0; r < f->rows; r++) f->mx[r] = -INFINITY, f->sum[r] = 0.0f;
+    /* causal: query i sees keys 0..i, so no row sees a key past n - 1 */
+    for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= f->n); j0 += BK) {
+        int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
+        PE_WORK(PE_WORK_KV_BLOCKS, 1);
+        for (int32_t j = 0; j < ((jn + 7) & ~7); j++) /* K^T, zero up to a multiple of 8 keys */
+            for (int32_t c = 0; c < f->dk; c++)
+                f->kt[c * BK + j] = j < jn ? k[(size_t)(j0 + j) * f->dk + c] : 0.0f;
+        PE_TRY(block(f, q, v, j0, jn));
+    }
+    for (size_t i = 0; i < (size_t)f->rows * f->dv; i++)
+        if (!isfinite(out[i] = f->acc[i] / f->sum[i / f->dv])) return PE_ERR_VALUE;
+    return PE_OK;
+}
+
+/* Every one of n float32 values is finite. */
+static int finite_f32(const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return PE_ERR_VALUE;
+    return PE_OK;
+}
+
+int pe_attention_f32(float *out, const float *q, const float *k, const float *v, const int32_t *dims,
+                     int causal, double scale) {
+    if (!out || !q || !k || !v || !dims) return PE_ERR_NULL;
+    PE_TRY(pe_check_attention(dims, scale, 0, 4));
+    int32_t dk = dims[DK_], dv = dims[DV_], m = dims[M_], rows = dims[H_] / dims[HKV_] * dims[N_];
+    if (dv % 8) return PE_ERR_SHAPE;
+    size_t heads = (size_t)dims[B_] * dims[HKV_];
+    PE_TRY(finite_f32(q, heads * rows * dk));
+    PE_TRY(finite_f32(k, heads * m * dk));
+    PE_TRY(finite_f32(v, heads * m * dv));
+    /* K^T, the query tile, its scores, and rows (plus one tile of padding) of accumulators, max and sum */
+    double floats = (double)(dk + TR) * (BK + TR) + (double)(rows + TR) * (dv + 2);
+    PE_TRY(pe_check_scratch(floats * 4));
+    float *ws = pe_malloc((size_t)floats * 4);
+    if (!ws) return PE_ERR_NOMEM;
+    flash f = { dk, dv, m, dims[N_], rows, causal, (float)scale, ws, ws + (size_t)dk * BK, 0, 0, 0, 0 };
+    f.s = f.qt + (size_t)dk * TR, f.acc = f.s + TR * BK, f.mx = f.acc + (size_t)(rows + TR) * dv,
+    f.sum = f.mx + rows;
+    int st = PE_OK;
+    for (size_t h = 0; h < heads && st == PE_OK; h++)
+        st = kv_head(&f, out + h * rows * dv, q + h * rows * dk, k + h * m * dk, v + h * m * dv);
+    pe_free(ws);
+    return st;
+}
