@@ -5,7 +5,7 @@
 // would send it; a page that uses both loads both ("both", the sum).
 //
 // The size target, 15 kB (k = 1000, SIZE_TARGET_BYTES below; docs/performance.md,
-// "Targets"), applies to each entry but posenc/variants, whose target is 16 kB;
+// "Targets"), applies to each entry but posenc/variants, whose target is 22 kB;
 // tests/size.test.js enforces it.
 import { readFileSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -19,8 +19,15 @@ export const SIZE_TARGET_BYTES = 15000;
  * inputs and `out` for ropeApply, about 790 bytes more (C +330, JS +460).
  * -Oz with LTO for its module gave back 35; no dead code or duplicated JS was
  * left to cut (docs/performance.md, "Size"), so the line moved by 1 kB.
+ * Issue 23 (ropeFromConfig: reading any published config.json as transformers 5
+ * does, with HF's refusals and warnings, and the table of rope types) took it
+ * from 15,883 to about 20,500 bytes: config.js +3.1 kB, the type table +0.6 kB
+ * (its English and Chinese meanings stay out of the bundle), the C struct and
+ * the proportional type +0.3 kB; the line moved to 21 kB. With issue 22's
+ * hardening merged beside it (16-bit tensors, one option reader) the entry
+ * measured 21,414 bytes (21,551 with issue 24 too): the line moved to 22 kB.
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 16000;
+export const VARIANTS_SIZE_TARGET_BYTES = 22000;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

@@ -6,6 +6,8 @@
 //   npx posenc alibi --heads 12 --q-len 1024 --mode causal --out alibi.npy
 //   npx posenc timestep --steps 1000 --dim 320 --preset stable-diffusion --out t.npy
 //   npx posenc sincos2d --grid-h 14 --dim 768 --preset mae --cls-token --out pos.npy
+//   npx posenc rope --config config.json --max-len 8192 --out cos_sin.npz
+//   npx posenc inspect config.json
 //
 // Everything is computed by the public API, the package's own entries:
 // `table` by posenc, `rope` and `alibi` by posenc/variants, `timestep` and
@@ -23,6 +25,7 @@ import path from 'node:path';
 import { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from 'posenc';
 import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
+import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
 import { UsageError, parseFlags, checkRange } from './args.js';
 
@@ -69,14 +72,7 @@ const COMMANDS = {
       offset: { type: 'number', help: 'position of row 0 (default 0)' },
       layout: { type: 'string', help: 'half (default, HF: dim columns [f | f]) | interleaved (f0 f0 f1 f1 ...) | pairs (dim/2 columns)' },
       part: { type: 'string', help: 'both (default) | cos | sin' },
-      scaling: { type: 'string', help: 'linear | ntk | yarn | llama3' },
-      factor: { type: 'number', help: 'scaling factor (llama3 default 8)' },
-      'low-freq-factor': { type: 'number', help: 'llama3 (default 1)' },
-      'high-freq-factor': { type: 'number', help: 'llama3 (default 4)' },
-      'original-max-position': { type: 'number', help: 'llama3 (default 8192), yarn (required)' },
-      'beta-fast': { type: 'number', help: 'yarn (default 32)' },
-      'beta-slow': { type: 'number', help: 'yarn (default 1)' },
-      'attention-factor': { type: 'number', help: 'yarn (default 0.1 ln(factor) + 1)' },
+      ...SCALING_FLAGS, // from the table of RoPE types (bin/rope-flags.js)
     },
   },
   alibi: {
@@ -142,6 +138,7 @@ function usage(cmd) {
   if (!cmd) {
     lines.push('Usage: posenc <command> [flags]', '', 'Commands:');
     for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(10)}${c.summary}`);
+    lines.push(`  ${'inspect'.padEnd(10)}what posenc reads from a model's config.json (posenc inspect --help)`);
     lines.push('', 'Common flags:');
     show(COMMON);
     lines.push('', 'Run posenc <command> --help for the flags of a command; posenc --version prints the version.', '',
@@ -403,17 +400,7 @@ async function runTable(pe, { values: v, raw, format, dtype }, out, tick) {
 }
 
 function ropeScaling(v) {
-  if (v.scaling === undefined) {
-    for (const k of ['factor', 'low-freq-factor', 'high-freq-factor', 'original-max-position', 'beta-fast', 'beta-slow', 'attention-factor']) {
-      if (v[k] !== undefined) throw new UsageError(`--${k} needs --scaling`);
-    }
-    return undefined;
-  }
-  const map = { factor: 'factor', 'low-freq-factor': 'lowFreqFactor', 'high-freq-factor': 'highFreqFactor',
-    'original-max-position': 'originalMaxPosition', 'beta-fast': 'betaFast', 'beta-slow': 'betaSlow', 'attention-factor': 'attentionFactor' };
-  const s = { type: v.scaling };
-  for (const [flag, key] of Object.entries(map)) if (v[flag] !== undefined) s[key] = v[flag];
-  return s;
+  return scalingFromFlags(v, (message) => new UsageError(message));
 }
 
 async function runRope(pe, { values: v, raw, format, dtype }, out, tick) {
@@ -513,6 +500,10 @@ function rowsOffset(v, raw, maxLen) {
 const RUN = { table: runTable, rope: runRope, alibi: runAlibi, timestep: runTimestep, sincos2d: runSincos2d };
 
 async function main(argv) {
+  // A model's config.json (issue 23): `rope --config` and `inspect` live in bin/rope-config.js.
+  if (argv[0] === 'inspect' || (argv[0] === 'rope' && argv.some((a) => a === '--config' || a.startsWith('--config=')))) {
+    return (await import('./rope-config.js')).main(argv);
+  }
   let parsed;
   try {
     parsed = parse(argv);

@@ -19,13 +19,15 @@ enum {
 };
 /* Frequency scaling (Hugging Face rope_type). */
 enum {
-    PE_ROPE_DEFAULT = 0, /* theta_i = base^(-2i/dim) */
-    PE_ROPE_LINEAR = 1,  /* theta_i / factor (position interpolation) */
-    PE_ROPE_NTK = 2,     /* base' = base * factor^(dim/(dim-2)) */
-    PE_ROPE_YARN = 3,    /* HF _compute_yarn_parameters */
-    PE_ROPE_LLAMA3 = 4,  /* HF _compute_llama3_parameters (Llama 3.1) */
-    PE_ROPE_DYNAMIC = 5, /* HF _compute_dynamic_ntk_parameters: NTK with a factor from seq_len */
-    PE_ROPE_LONGROPE = 6 /* HF _compute_longrope_parameters (Phi-3): per-frequency divisors */
+    PE_ROPE_DEFAULT = 0,     /* theta_i = base^(-2i/dim) */
+    PE_ROPE_LINEAR = 1,      /* theta_i / factor (position interpolation) */
+    PE_ROPE_NTK = 2,         /* base' = base * factor^(dim/(dim-2)) */
+    PE_ROPE_YARN = 3,        /* HF _compute_yarn_parameters */
+    PE_ROPE_LLAMA3 = 4,      /* HF _compute_llama3_parameters (Llama 3.1) */
+    PE_ROPE_DYNAMIC = 5,     /* HF _compute_dynamic_ntk_parameters: NTK with a factor from seq_len */
+    PE_ROPE_LONGROPE = 6,    /* HF _compute_longrope_parameters (Phi-3): per-frequency divisors */
+    PE_ROPE_PROPORTIONAL = 7 /* HF _compute_proportional_rope_parameters: base^(-2i/dim) for the first
+                                rotary_fraction of the pairs, 0 for the rest, all / factor */
 };
 /* Layout of a cos/sin cache row. */
 enum {
@@ -33,39 +35,47 @@ enum {
     PE_ROPE_CACHE_HALF = 1,       /* dim columns [f | f] (HF: emb = cat(freqs, freqs)) */
     PE_ROPE_CACHE_INTERLEAVED = 2 /* dim columns f0 f0 f1 f1 ... (GPT-J repeat_interleave) */
 };
-/* params (PE_ROPE_PARAMS doubles, plus dim for PE_ROPE_LONGROPE; may be NULL for
- * PE_ROPE_DEFAULT). Hugging Face's names; 0 marks an optional value as absent:
- * [0] factor (longrope: optional, default max_position_embeddings / original),
- * [1] low_freq_factor, [2] high_freq_factor (llama3),
- * [3] original_max_position_embeddings (YaRN, llama3, longrope), [4] beta_fast, [5] beta_slow (YaRN),
- * [6] attention_factor (YaRN, longrope; optional, default from the factor),
- * [7] max_position_embeddings (dynamic; longrope without a factor),
- * [8] seq_len (dynamic, longrope; optional: by default the largest position + 1 of the
- *     call, and none for pe_rope_frequencies, as HF at initialisation),
- * [9] mscale, [10] mscale_all_dim (YaRN, optional: both given, the attention factor is
- *     get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)),
- * longrope only: [11 .. 11 + dim/2) short_factor, then dim/2 long_factor (used when
- *     seq_len > original_max_position_embeddings).
- * Each factor, beta, mscale and attention factor lies in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX],
+/* The parameters of a scaling, Hugging Face's rope_parameters under C names
+ * (web/lib/variants/rope-types.js declares each one's HF key, JS name, CLI flag,
+ * default and bounds; the JS writes this struct field by field, by name).
+ * Every field is a double, so the struct has no padding: field k is at byte 8 k.
+ * A field a type does not read is ignored; 0 marks an optional value as absent
+ * where the comment says so. May be NULL for PE_ROPE_DEFAULT. */
+typedef struct pe_rope_params {
+    double factor;           /* all but default; yarn, longrope: 0 = max_position / original_max_position */
+    double low_freq_factor;  /* llama3 */
+    double high_freq_factor; /* llama3 */
+    double original_max_position; /* original_max_position_embeddings: yarn, llama3, longrope */
+    double beta_fast;             /* yarn */
+    double beta_slow;             /* yarn */
+    double attention_factor;      /* yarn, longrope; 0 = from the factor */
+    double max_position;          /* max_position_embeddings: dynamic; yarn, longrope without a factor */
+    double seq_len; /* dynamic, longrope; 0 = the largest position + 1 of the call (none for frequencies) */
+    double mscale;  /* yarn, 0 = absent: with mscale_all_dim, the attention factor is */
+    double mscale_all_dim;  /* get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) */
+    double truncate;        /* yarn: 1 floors / ceils the correction range (HF's default), 0 keeps it */
+    double rotary_fraction; /* proportional: partial_rotary_factor in (0, 1] */
+    double factors[];       /* longrope: dim/2 short_factor, then dim/2 long_factor */
+} pe_rope_params;
+/* Each factor, beta, mscale and attention factor lies in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX],
  * each length in [1, PE_MAX_POSITION] (longrope's original length >= 2, as its log divides);
  * otherwise PE_ERR_VALUE. NTK and dynamic need dim >= 4 (PE_ERR_SIZE). */
-#define PE_ROPE_PARAMS 11
 #define PE_ROPE_PARAM_MIN 1e-3
 #define PE_ROPE_PARAM_MAX 1e6
 
 /* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN, longrope). */
 PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,
-                               const double *params);
+                               const pe_rope_params *params);
 /* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */
 PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
-                         int scaling, const double *params, double offset, int layout);
+                         int scaling, const pe_rope_params *params, double offset, int layout);
 /* Rotates x (rows x cols, cols a multiple of head_dim: one block per head). Row r is at
  * positions[r], or offset + r when positions is NULL. Only the first rotary_dim (even,
  * <= head_dim; 0 = head_dim) coordinates of each head rotate, with the frequencies of
  * a head of width rotary_dim; the others are copied (GPT-J, GPT-NeoX rotary_pct). */
 PE_API int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
                          int32_t rotary_dim, int pairing, const double *positions, double offset, double base,
-                         int scaling, const double *params);
+                         int scaling, const pe_rope_params *params);
 /* out[new] = old index, for heads blocks of head_dim: interleaved -> half (HF's LLaMA
  * conversion permute: even coordinates first, then odd); inverse != 0: half -> interleaved. */
 PE_API int pe_rope_permutation(int32_t *out, int32_t head_dim, int32_t heads, int inverse);

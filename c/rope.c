@@ -14,7 +14,7 @@
 #include "rope.h"
 
 int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
-                  int scaling, const double *params, double offset, int layout) {
+                  int scaling, const pe_rope_params *params, double offset, int layout) {
     if (!cos_out || !sin_out) return PE_ERR_NULL;
     PE_TRY(pe_check_dtype(dtype));
     if (layout < PE_ROPE_CACHE_PAIRS || layout > PE_ROPE_CACHE_INTERLEAVED) return PE_ERR_OPTION;
@@ -58,7 +58,7 @@ int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int3
 
 int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int32_t head_dim,
                   int32_t rotary_dim, int pairing, const double *positions, double offset, double base,
-                  int scaling, const double *params) {
+                  int scaling, const pe_rope_params *params) {
     if (!out || !x) return PE_ERR_NULL;
     if (pairing != PE_ROPE_INTERLEAVED && pairing != PE_ROPE_HALF) return PE_ERR_OPTION;
     PE_TRY(pe_check_dim(rows));

@@ -644,11 +644,16 @@ static int fuzz_strerror(src *s) {
     return 1;
 }
 
-static const char *params_text(const double *p) {
-    static char text[400];
+static const char *params_text(const pe_rope_params *p) {
+    static char text[600];
     if (!p) return "params=NULL";
-    snprintf(text, sizeof text, "params={%.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, %.17g, ...}",
-             p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10]);
+    snprintf(text, sizeof text,
+             "params={factor %.17g, low %.17g, high %.17g, orig %.17g, beta_fast %.17g, beta_slow %.17g, "
+             "attention %.17g, max_position %.17g, seq_len %.17g, mscale %.17g, mscale_all_dim %.17g, "
+             "truncate %.17g, rotary_fraction %.17g, ...}",
+             p->factor, p->low_freq_factor, p->high_freq_factor, p->original_max_position, p->beta_fast,
+             p->beta_slow, p->attention_factor, p->max_position, p->seq_len, p->mscale, p->mscale_all_dim,
+             p->truncate, p->rotary_fraction);
     return text;
 }
 
@@ -658,15 +663,19 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* ---- RoPE and ALiBi ------------------------------------------------------------------------ */
-/* PE_ROPE_PARAMS values, then the dim short and long factors longrope reads
+/* Each field of pe_rope_params, then the dim short and long factors longrope reads
  * (NULL past 2^16 of them: the core then refuses the call for its NULL). */
-static double *rope_params(src *s, int32_t dim) {
+static pe_rope_params *rope_params(src *s, int32_t dim) {
     if (byte(s) % 4 == 0) return NULL;
-    int32_t n = PE_ROPE_PARAMS + (dim_ok(dim) ? dim : 0);
-    if (n > PE_ROPE_PARAMS + 65536) return NULL;
-    double *p = __real_malloc((size_t)n * sizeof *p);
+    int32_t n = dim_ok(dim) ? dim : 0;
+    if (n > 65536) return NULL;
+    pe_rope_params *p = __real_malloc(sizeof *p + (size_t)n * sizeof(double));
     REQUIRE(p != NULL);
-    for (int32_t i = 0; i < n; i++) p[i] = num_arg(s);
+    double *fields[] = {&p->factor, &p->low_freq_factor, &p->high_freq_factor, &p->original_max_position,
+                        &p->beta_fast, &p->beta_slow, &p->attention_factor, &p->max_position, &p->seq_len,
+                        &p->mscale, &p->mscale_all_dim, &p->truncate, &p->rotary_fraction};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) *fields[i] = num_arg(s);
+    for (int32_t i = 0; i < n; i++) p->factors[i] = num_arg(s);
     return p;
 }
 
@@ -674,8 +683,8 @@ static int fuzz_rope(src *s, long fail_at, int which) {
     call_state c = {0};
     int32_t dim = size_arg(s);
     double base = byte(s) % 2 ? num_arg(s) : 10000.0;
-    int scaling = enum_arg(s, 7);
-    double *params = rope_params(s, dim);
+    int scaling = enum_arg(s, 8);
+    pe_rope_params *params = rope_params(s, dim);
     int dtype = enum_arg(s, 2), layout = enum_arg(s, 3);
     int32_t rows = size_arg(s), heads = size_arg(s);
     double offset = byte(s) % 2 ? num_arg(s) : 0.0;

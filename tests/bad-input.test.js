@@ -67,6 +67,8 @@ const gBinary = V.binary.table[0];
 const gRound = V.precision.formats.find((f) => f.format === 'float32');
 const roundIdx = gRound.rounded.map((r, i) => (r === null ? -1 : i)).filter((i) => i >= 0);
 const gPrec = V.precision.error[0];
+const RC = JSON.parse(readFileSync(new URL('./golden/golden_rope_config.json', import.meta.url), 'utf8'));
+const gConfig = RC.cases.find((c) => c.name === 'transformers 5 rope_parameters keyed by layer type');
 
 const VALID = {
   table: {
@@ -141,6 +143,11 @@ const VALID = {
     opt: 1,
     args: () => [matrixOf(gRopeA.x), { ...gRopeA.options, dtype: 'float64' }],
     check: (r) => matrixClose('ropeApply', r, gRopeA.out, { abs: 1e-12 }),
+  },
+  ropeFromConfig: {
+    opt: 1,
+    args: () => [structuredClone(gConfig.config), { ...gConfig.options }],
+    check: (r) => assert.deepEqual(Array.from(r.invFreq), gConfig.invFreq),
   },
   ropePermutation: {
     opt: 1,
@@ -429,7 +436,10 @@ for (const fn of ['ropeFrequencies', 'ropeCache']) {
   for (const betaFast of [0, -1, NaN]) {
     add(fn, 'scaling.betaFast', betaFast, withOption(fn, 'scaling', { type: 'yarn', factor: 2, originalMaxPosition: 64, betaFast }), RangeError);
   }
-  add(fn, 'scaling.highFreqFactor', 'below low', withOption(fn, 'scaling', { type: 'llama3', lowFreqFactor: 4, highFreqFactor: 1 }), RangeError);
+  // highFreqFactor <= lowFreqFactor is HF's warning only (Llama 4 Scout has both 1): accepted since issue 23
+  for (const partialRotaryFactor of [0, 1.5, NaN]) {
+    add(fn, 'scaling.partialRotaryFactor', partialRotaryFactor, withOption(fn, 'scaling', { type: 'proportional', partialRotaryFactor }), RangeError);
+  }
   add(fn, 'dim', 'NTK with dim 2', fn === 'ropeFrequencies' ? [2, { scaling: { type: 'ntk', factor: 2 } }] : [4, 2, { scaling: { type: 'ntk', factor: 2 } }], RangeError);
 }
 sizeArg('ropeCache', 0, 'maxLen');
@@ -454,6 +464,29 @@ option('ropeApply', 'positions', [[[1, 2], RangeError], ['12', TypeError], [5, T
   add('ropeApply', 'positions or offset', 'both', both, TypeError, 'offset');
 }
 option('ropeApply', 'dtype', BAD_ENUM);
+
+// ropeFromConfig (issue 23): the config itself, its keys (named as HF names them), the options
+for (const v of ['config.json', 5, null, undefined, [], new Float32Array(2), true]) add('ropeFromConfig', 'config', v, withArg('ropeFromConfig', 0, v), TypeError);
+{
+  const withConfig = (edit) => { const args = VALID.ropeFromConfig.args(); edit(args[0]); return args; };
+  add('ropeFromConfig', 'rope_theta', 'a string', withConfig((c) => { c.rope_parameters.sliding_attention.rope_theta = '1e4'; }), TypeError);
+  add('ropeFromConfig', 'rope_theta', '1', withConfig((c) => { c.rope_parameters.sliding_attention.rope_theta = 1; }), RangeError);
+  add('ropeFromConfig', 'rope_type', 'unknown', withConfig((c) => { c.rope_parameters.full_attention.rope_type = 'bogus'; }), RangeError);
+  add('ropeFromConfig', 'factor', 'missing', withConfig((c) => { delete c.rope_parameters.full_attention.factor; }), TypeError);
+  const full = withConfig((c) => { c.rope_parameters.full_attention.factor = '4'; });
+  full[1].layerType = 'full_attention';
+  add('ropeFromConfig', 'factor', 'a string', full, TypeError);
+  add('ropeFromConfig', 'head_dim', 'missing', withConfig((c) => { delete c.hidden_size; }), TypeError);
+  add('ropeFromConfig', 'config.head_dim', 'odd', withConfig((c) => { c.head_dim = 63; }), RangeError, 'even');
+  add('ropeFromConfig', 'config.num_hidden_layers', '1e9 (a list that long would exhaust memory)', withConfig((c) => { delete c.layer_types; c.num_hidden_layers = 1e9; c.rope_local_base_freq = 1e4; c.sliding_window_pattern = 6; }), RangeError);
+  add('ropeFromConfig', 'layer_types', 'a number', withConfig((c) => { c.layer_types = ['full_attention', 5]; }), TypeError);
+  add('ropeFromConfig', 'config.text_config', 'a throwing getter', withConfig((c) => { Object.defineProperty(c, 'text_config', { get() { throw new Error('boom'); } }); }), TypeError);
+}
+optionsArg('ropeFromConfig');
+option('ropeFromConfig', 'layerType', [['bogus', RangeError], [5, TypeError]]);
+option('ropeFromConfig', 'layerIndex', [[-1, RangeError], [2, RangeError], [0.5, RangeError], ['0', TypeError]]);
+option('ropeFromConfig', 'seqLen', [[0, RangeError], [2 ** 40, RangeError], ['9', TypeError]]);
+option('ropeFromConfig', 'dtype', BAD_ENUM);
 
 sizeArg('ropePermutation', 0, 'headDim');
 for (const d of [1, 5]) add('ropePermutation', 'headDim', d, [d], RangeError);

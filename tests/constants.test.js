@@ -18,7 +18,7 @@ test('dist/constants.js is what gen-constants.mjs writes from the headers today'
 });
 
 test('every constant has the value the C compiler gives it', () => {
-  const names = Object.keys(constants);
+  const names = Object.keys(constants).filter((n) => typeof constants[n] === 'number');
   assert.ok(names.length > 40, `only ${names.length} constants were generated`);
   for (const name of ['PE_OK', 'PE_ERR_OPTION', 'PE_MAX_DIM', 'PE_MAX_BYTES', 'PE_MAX_POSITION', 'PE_ANCHOR',
     'PE_ROPE_PARAM_MIN', 'PE_ROPE_PARAM_MAX', 'PE_ROPE_LLAMA3', 'PE_MAX_ROTATION_DIM', 'PE_MAX_HEADS',
@@ -42,6 +42,29 @@ test('every constant has the value the C compiler gives it', () => {
     assert.equal(run.status, 0, run.stderr);
     const fromC = Object.fromEntries(run.stdout.trim().split('\n').map((l) => l.split(' ')).map(([n, v]) => [n, Number(v)]));
     for (const n of names) assert.equal(constants[n], fromC[n], `${n}: dist/constants.js has ${constants[n]}, C has ${fromC[n]}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('each struct the JS writes by field name has its fields where the C compiler puts them', () => {
+  const structs = Object.keys(constants).filter((n) => n.endsWith('_fields'));
+  assert.ok(structs.includes('pe_rope_params_fields'), 'pe_rope_params_fields is missing from dist/constants.js');
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-structs-'));
+  try {
+    const lines = structs.flatMap((s) => constants[s].map((f) =>
+      `    printf("%s.%s %zu\\n", "${s}", "${f}", offsetof(${s.replace(/_fields$/, '')}, ${f}));`));
+    const source = ['#include <stdio.h>', '#include <stddef.h>', ...HEADERS.map((h) => `#include "${h.replace(/^c\//, '')}"`),
+      'int main(void) {', ...lines, '    return 0;', '}'].join('\n');
+    writeFileSync(join(dir, 'offsets.c'), source);
+    const cc = spawnSync('cc', ['-std=c99', '-I', join(root, 'c'), join(dir, 'offsets.c'), '-o', join(dir, 'offsets')], { encoding: 'utf8' });
+    assert.equal(cc.status, 0, cc.stderr);
+    const run = spawnSync(join(dir, 'offsets'), { encoding: 'utf8' });
+    const got = run.stdout.trim().split('\n').map((l) => l.split(' '));
+    for (const [name, offset] of got) {
+      const [s, f] = name.split('.');
+      assert.equal(Number(offset), 8 * constants[s].indexOf(f), `${name}: C puts it at byte ${offset}`);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

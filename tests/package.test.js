@@ -23,7 +23,7 @@ test('the tarball holds the bundled entries, their maps and types, the widgets, 
   // dist/lib/inflate.js: the loader's fallback where DecompressionStream is missing, imported only there.
   const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js', 'dist/lib/inflate.js', 'dist/widgets/index.js'];
   const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts', 'web/widgets/index.d.ts'];
-  const cli = ['bin/posenc.js', 'bin/npy.js', 'bin/args.js', 'bin/shortest.js'];
+  const cli = ['bin/posenc.js', 'bin/npy.js', 'bin/args.js', 'bin/rope-flags.js', 'bin/rope-config.js', 'bin/inspect.js', 'bin/shortest.js'];
   const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js'];
   // Every doc the README links (as absolute URLs into this version's tarball), and the examples.
   const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
@@ -125,4 +125,9 @@ test('the CLI runs from the installed package: table on posenc, rope and alibi o
   near(cli('table', '--d-model', '2', '--max-len', '2').data.flat(), [0, 1, Math.sin(1), Math.cos(1)]);
   near(cli('rope', '--dim', '2', '--max-len', '2', '--part', 'sin').data.flat(), [0, 0, Math.sin(1), Math.sin(1)]);
   near(cli('alibi', '--heads', '1', '--q-len', '2').data.flat(2), [0, null, -(2 ** -8), 0]);
+  // issue 23: the config commands (bin/rope-config.js, bin/inspect.js) are in the tarball too
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ head_dim: 4, rope_theta: 100, max_position_embeddings: 8 }));
+  const report = JSON.parse(run(join(dir, 'node_modules/.bin/posenc'), ['inspect', config, '--json']));
+  assert.deepEqual([report.rope[0].type, report.rope[0].theta, report.rope[0].rotaryDim], ['default', 100, 4]);
 });

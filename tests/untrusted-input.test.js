@@ -33,6 +33,10 @@ const POLLUTION = {
   count: 5, format: 'bfloat16', signed: true, scaling: { type: 'linear', factor: 2 }, type: 'linear',
   factor: 3, lowFreqFactor: 2, highFreqFactor: 3, originalMaxPosition: 64, betaFast: 8, betaSlow: 2,
   attentionFactor: 2,
+  // issue 23: the config options and the keys a config.json is read by
+  config: { head_dim: 4 }, layerType: 'sliding_attention', layerIndex: 1, seqLen: 99999, rotaryDim: 2,
+  text_config: { head_dim: 2 }, rope_scaling: { rope_type: 'linear', factor: 9 }, rope_theta: 7, head_dim: 4,
+  model_type: 'gemma3_text', full_attention: { rope_type: 'linear', factor: 5 }, truncate: false, mrope_section: [1],
 };
 
 const q = () => m(2, 2, [1, 0, 0, 1]);
@@ -42,6 +46,8 @@ const CALLS = [
   ['ropeFrequencies', [8]], ['ropeFrequencies', [8, { scaling: { type: 'yarn', factor: 4, originalMaxPosition: 32 } }]],
   ['ropeFrequencies', [8, { scaling: 'llama3' }]], ['ropeCache', [4, 8]],
   ['ropeApply', [m(2, 4, [1, 2, 3, 4, 5, 6, 7, 8])]], ['ropePermutation', [8]], ['ropePermute', [m(4, 2, [1, 2, 3, 4, 5, 6, 7, 8])]],
+  ['ropeFromConfig', [{ hidden_size: 16, num_attention_heads: 2, max_position_embeddings: 64 }]],
+  ['ropeFromConfig', [{ head_dim: 8, num_hidden_layers: 2, layer_types: ['full_attention', 'sliding_attention'], rope_parameters: { full_attention: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 16 }, sliding_attention: { rope_theta: 100 } } }]],
   ['alibiSlopes', [4]], ['alibiBias', [2, 3]], ['t5Bucket', [[-40, -1, 0, 1, 40]]], ['t5BucketMatrix', [4]],
   ['shawClip', [4]], ['learnedTable', [4, 4]], ['learnedRows', [[1], 4, 4]], ['binaryTable', [4, 4]],
   ['roundTo', [[1.1, 2.2], 'float16']], ['formatBits', [[1.1, 2.2], 'float16']], ['precisionError', [8, { count: 16 }]],

@@ -497,7 +497,9 @@ const BAD_CALLS = [
   ['ropeFrequencies linear without factor', () => pe.ropeFrequencies(8, { scaling: 'linear' }), TypeError, 'scaling.factor'],
   ['ropeFrequencies yarn without originalMaxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2 } }), TypeError, 'scaling.originalMaxPosition'],
   ['ropeFrequencies negative factor', () => pe.ropeFrequencies(8, { scaling: { type: 'linear', factor: -1 } }), RangeError, 'scaling.factor'],
-  ['ropeFrequencies llama3 high <= low', () => pe.ropeFrequencies(8, { scaling: { type: 'llama3', highFreqFactor: 1 } }), RangeError, 'scaling.highFreqFactor'],
+  // issue 22 point 8: a typed array or a throwing getter as `scaling` is refused by the name scaling
+  ['ropeFrequencies scaling as a Float32Array', () => pe.ropeFrequencies(8, { scaling: new Float32Array(2) }), TypeError, 'scaling must be an object'],
+  ['ropeFrequencies scaling whose getter throws', () => pe.ropeFrequencies(8, { scaling: { get type() { throw new Error('boom'); } } }), TypeError, 'could not read scaling.type'],
   ['ropeFrequencies unknown scaling key', () => pe.ropeFrequencies(8, { scaling: { type: 'linear', factor: 2, beta: 1 } }), TypeError, 'beta'],
   ['ropeFrequencies ntk dim 2', () => pe.ropeFrequencies(2, { scaling: { type: 'ntk', factor: 2 } }), RangeError, 'NTK'],
   ['ropeFrequencies unknown option', () => pe.ropeFrequencies(8, { theta: 1 }), TypeError, 'theta'],

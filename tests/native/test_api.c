@@ -15,6 +15,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -875,7 +876,29 @@ static void test_attention_f32(void) {
 }
 
 /* ---- RoPE ------------------------------------------------------------------------------------------ */
-static double rope_ok[PE_ROPE_PARAMS] = {2.0, 1.0, 4.0, 64.0, 32.0, 1.0, 0.0};
+static const pe_rope_params rope_ok = {.factor = 2.0,
+                                       .low_freq_factor = 1.0,
+                                       .high_freq_factor = 4.0,
+                                       .original_max_position = 64.0,
+                                       .beta_fast = 32.0,
+                                       .beta_slow = 1.0,
+                                       .truncate = 1.0};
+/* Every fixed field of pe_rope_params, to set each one bad in turn. */
+static const size_t ROPE_FIELDS[] = {
+    offsetof(pe_rope_params, factor),         offsetof(pe_rope_params, low_freq_factor),
+    offsetof(pe_rope_params, high_freq_factor), offsetof(pe_rope_params, original_max_position),
+    offsetof(pe_rope_params, beta_fast),      offsetof(pe_rope_params, beta_slow),
+    offsetof(pe_rope_params, attention_factor), offsetof(pe_rope_params, max_position),
+    offsetof(pe_rope_params, seq_len),        offsetof(pe_rope_params, mscale),
+    offsetof(pe_rope_params, mscale_all_dim), offsetof(pe_rope_params, truncate),
+    offsetof(pe_rope_params, rotary_fraction)};
+
+/* A zeroed pe_rope_params with room for n longrope factors (calloc: the struct ends in a flexible array). */
+static pe_rope_params *rope_params_new(int32_t n) {
+    pe_rope_params *p = calloc(1, sizeof *p + (size_t)n * sizeof(double));
+    EXPECT(p != NULL);
+    return p;
+}
 
 static void test_rope_frequencies(void) {
     double w[8], a = SENTINEL;
@@ -885,36 +908,34 @@ static void test_rope_frequencies(void) {
     int32_t odd[] = {1, 3, 7, PE_MAX_DIM - 1};
     for (size_t i = 0; i < LEN(odd); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, odd[i], 1e4, 0, NULL), PE_ERR_ODD);
     for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, bad_bases[i], 0, NULL), PE_ERR_BASE);
-    int bad_scalings[] = {-1, 7, INT_MIN, INT_MAX};
-    for (size_t i = 0; i < LEN(bad_scalings); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, bad_scalings[i], rope_ok), PE_ERR_OPTION);
+    int bad_scalings[] = {-1, 8, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_scalings); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, bad_scalings[i], &rope_ok), PE_ERR_OPTION);
     for (int sc = PE_ROPE_LINEAR; sc <= PE_ROPE_LLAMA3; sc++) {
         EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, NULL), PE_ERR_NULL); /* params required */
-        for (int k = 0; k < PE_ROPE_PARAMS; k++)
+        for (size_t k = 0; k < LEN(ROPE_FIELDS); k++)
             for (size_t i = 0; i < LEN(nonfinite); i++) {
-                double p[PE_ROPE_PARAMS];
-                memcpy(p, rope_ok, sizeof p);
-                p[k] = nonfinite[i];
-                EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, p), PE_ERR_VALUE);
+                pe_rope_params p = rope_ok;
+                memcpy((char *)&p + ROPE_FIELDS[k], &nonfinite[i], sizeof(double));
+                EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, &p), PE_ERR_VALUE);
             }
-        double p[PE_ROPE_PARAMS];
-        memcpy(p, rope_ok, sizeof p);
-        p[0] = 0.0; /* factor must be > 0 */
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, p), PE_ERR_VALUE);
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, rope_ok), PE_OK);
+        pe_rope_params p = rope_ok;
+        p.factor = 0.0; /* factor must be > 0 (yarn: or implied by max_position, here 0) */
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, &p), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, &rope_ok), PE_OK);
         for (int i = 0; i < 4; i++) EXPECT(isfinite(w[i]) && w[i] > 0 && w[i] <= 1);
         EXPECT(isfinite(a) && a >= 1);
     }
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_NTK, rope_ok), PE_ERR_SIZE); /* dim/(dim-2) */
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_NTK, &rope_ok), PE_ERR_SIZE); /* dim/(dim-2) */
     { /* issue 16: NTK's base * factor^(dim/(dim-2)) past DBL_MAX is refused, not turned into zeros */
-        double big[128], p[PE_ROPE_PARAMS];
-        memcpy(p, rope_ok, sizeof p);
-        p[0] = 1000;
-        EXPECT_STATUS(pe_rope_frequencies(big, &a, 128, 1e306, PE_ROPE_NTK, p), PE_ERR_VALUE);
-        p[0] = 2;
-        EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, p), PE_ERR_VALUE);
-        EXPECT_STATUS(pe_rope_cache(big, big + 64, PE_F64, 1, 8, DBL_MAX, PE_ROPE_NTK, p, 0, 0), PE_ERR_VALUE);
-        p[0] = 1e-3; /* a factor below 1 shrinks the base: allowed */
-        EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, p), PE_OK);
+        double big[128];
+        pe_rope_params p = rope_ok;
+        p.factor = 1000;
+        EXPECT_STATUS(pe_rope_frequencies(big, &a, 128, 1e306, PE_ROPE_NTK, &p), PE_ERR_VALUE);
+        p.factor = 2;
+        EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, &p), PE_ERR_VALUE);
+        EXPECT_STATUS(pe_rope_cache(big, big + 64, PE_F64, 1, 8, DBL_MAX, PE_ROPE_NTK, &p, 0, 0), PE_ERR_VALUE);
+        p.factor = 1e-3; /* a factor below 1 shrinks the base: allowed */
+        EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, &p), PE_OK);
         for (int i = 0; i < 4; i++) EXPECT(isfinite(big[i]) && big[i] > 0 && big[i] <= 1);
     }
     fill(w, 8, SENTINEL);
@@ -922,73 +943,103 @@ static void test_rope_frequencies(void) {
     EXPECT(w[0] == 1.0 && a == 1.0 && w[4] == SENTINEL);
     EXPECT_NEAR(w[1], 0.1, 1e-16);
     EXPECT_NEAR(w[3], 0.001, 1e-18);
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LINEAR, rope_ok), PE_OK);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LINEAR, &rope_ok), PE_OK);
     EXPECT_NEAR(w[1], 0.05, 1e-16);
 }
 
-/* dynamic, YaRN's mscale pair and longrope (issue 13): statuses and the formulas. */
+/* dynamic, YaRN's mscale pair and implied factor, longrope (issue 13), proportional and
+ * llama3 with equal band factors (Llama 4, issue 23): statuses and the formulas. */
 static void test_rope_scalings(void) {
-    double w[4], w0[4], a = SENTINEL, p[PE_ROPE_PARAMS + 8] = {0};
+    double w[4], w0[4], a = SENTINEL;
+    pe_rope_params p = {0};
     EXPECT_STATUS(pe_rope_frequencies(w0, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_OK);
     /* dynamic: factor 2, max_position 16; no seq_len: HF at init, unscaled */
-    p[0] = 2;
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_ERR_VALUE); /* max_position 0 */
-    p[7] = 16;
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_DYNAMIC, p), PE_ERR_SIZE);
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_OK);
+    p.factor = 2;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, &p), PE_ERR_VALUE); /* max_position 0 */
+    p.max_position = 16;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 2, 1e4, PE_ROPE_DYNAMIC, &p), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, &p), PE_OK);
     for (int i = 0; i < 4; i++) EXPECT(w[i] == w0[i]);
-    p[8] = 64; /* scale 2 * 64/16 - 1 = 7: base 1e4 * 7^(8/6) */
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_OK);
+    p.seq_len = 64; /* scale 2 * 64/16 - 1 = 7: base 1e4 * 7^(8/6) */
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, &p), PE_OK);
     EXPECT_NEAR(w[1], pow(1e4 * pow(7, 8.0 / 6), -0.25), 1e-15);
     EXPECT(a == 1.0);
     double bad_len[] = {-1, 0.5, PE_MAX_POSITION + 1, NAN};
     for (size_t i = 0; i < LEN(bad_len); i++) {
-        p[8] = bad_len[i];
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, p), PE_ERR_VALUE);
+        p.seq_len = bad_len[i];
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, &p), PE_ERR_VALUE);
     }
-    p[8] = 0;
+    p.seq_len = 0;
     /* the cache's seq_len is offset + max_len: positions 0..63 scale as seq_len 64 */
     double c[64 * 4], s[64 * 4];
-    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 64, 8, 1e4, PE_ROPE_DYNAMIC, p, 0, PE_ROPE_CACHE_PAIRS), PE_OK);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 64, 8, 1e4, PE_ROPE_DYNAMIC, &p, 0, PE_ROPE_CACHE_PAIRS), PE_OK);
     EXPECT_NEAR(c[63 * 4 + 1], cos(63 * pow(1e4 * pow(7, 8.0 / 6), -0.25)), 1e-13);
-    p[0] = 1e6; /* base 1e300 * (1e6 * (1e9 + 1) / 16)^(4/3) overflows: refused */
-    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 1, 8, 1e300, PE_ROPE_DYNAMIC, p, 1e9, 0), PE_ERR_VALUE);
+    p.factor = 1e6; /* base 1e300 * (1e6 * (1e9 + 1) / 16)^(4/3) overflows: refused */
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 1, 8, 1e300, PE_ROPE_DYNAMIC, &p, 1e9, 0), PE_ERR_VALUE);
     /* YaRN: mscale and mscale_all_dim, both or neither (HF); each in range or 0 */
-    double y[PE_ROPE_PARAMS] = {4, 0, 0, 64, 32, 1, 0, 0, 0, 1, 0.5};
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_OK);
+    pe_rope_params y = {.factor = 4, .original_max_position = 64, .beta_fast = 32, .beta_slow = 1,
+                        .mscale = 1, .mscale_all_dim = 0.5, .truncate = 1};
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_OK);
     EXPECT_NEAR(a, (0.1 * log(4) + 1) / (0.05 * log(4) + 1), 1e-15);
-    y[10] = 0;
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_OK);
+    y.mscale_all_dim = 0;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_OK);
     EXPECT_NEAR(a, 0.1 * log(4) + 1, 1e-15);
-    y[10] = -1;
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_ERR_VALUE);
-    y[10] = 0.5, y[9] = 2e6;
-    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, y), PE_ERR_VALUE);
+    y.mscale_all_dim = -1;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_ERR_VALUE);
+    y.mscale_all_dim = 0.5, y.mscale = 2e6;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_ERR_VALUE);
+    /* YaRN without a factor: max_position / original (HF 5), 256 / 64 = 4 as above */
+    double w4[4];
+    y.mscale = 0, y.mscale_all_dim = 0;
+    EXPECT_STATUS(pe_rope_frequencies(w4, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_OK);
+    y.factor = 0, y.max_position = 256;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT(w[i] == w4[i]);
+    y.max_position = 0;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_ERR_VALUE);
     /* longrope: short factors up to seq_len = original, long past it */
-    double l[PE_ROPE_PARAMS + 8] = {0, 0, 0, 8, 0, 0, 0, 32, 0, 0, 0, 1, 2, 4, 8, 3, 5, 7, 9};
+    pe_rope_params *l = rope_params_new(8);
+    l->original_max_position = 8, l->max_position = 32;
+    const double lf[8] = {1, 2, 4, 8, 3, 5, 7, 9};
+    memcpy(l->factors, lf, sizeof lf);
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, NULL), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
-    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / l[PE_ROPE_PARAMS + i], 1e-18);
+    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / lf[i], 1e-18);
     EXPECT_NEAR(a, sqrt(1 + log(4) / log(8)), 1e-15); /* factor 32 / 8 */
-    l[8] = 9;
+    l->seq_len = 9;
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
-    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / l[PE_ROPE_PARAMS + 4 + i], 1e-18);
+    for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / lf[4 + i], 1e-18);
     double x[2 * 8] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, o[16], pos[2] = {0, 8};
-    l[8] = 0; /* positions 0 and 8: seq_len 9 > 8, long factors (3) */
+    l->seq_len = 0; /* positions 0 and 8: seq_len 9 > 8, long factors (3) */
     EXPECT_STATUS(pe_rope_apply(o, x, 2, 8, 8, 0, PE_ROPE_HALF, pos, 0, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
     EXPECT_NEAR(o[8], a * (cos(8.0 / 3) - sin(8.0 / 3)), 1e-15); /* (x_0, x_4) = (1, 1) */
-    l[7] = 0; /* neither factor nor max_position */
+    l->max_position = 0; /* neither factor nor max_position */
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
-    l[0] = 2, l[3] = 1; /* ln(original) divides */
+    l->factor = 2, l->original_max_position = 1; /* ln(original) divides */
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
-    l[3] = 8;
+    l->original_max_position = 8;
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
     for (size_t i = 0; i < LEN(nonfinite); i++) {
-        l[PE_ROPE_PARAMS + 6] = nonfinite[i];
+        l->factors[6] = nonfinite[i];
         EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
     }
-    l[PE_ROPE_PARAMS + 6] = 0;
+    l->factors[6] = 0;
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
+    free(l);
+    /* proportional: int(0.5 * 8 // 2) = 2 pairs rotate with base^(-2i/8), then zeros; all / factor 2 */
+    pe_rope_params q = {.factor = 2, .rotary_fraction = 0.5};
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_PROPORTIONAL, &q), PE_OK);
+    EXPECT(w[0] == 0.5 && w[2] == 0 && w[3] == 0 && a == 1);
+    EXPECT_NEAR(w[1], 0.05, 1e-17);
+    double bad_fraction[] = {0, -0.5, 1.5, NAN};
+    for (size_t i = 0; i < LEN(bad_fraction); i++) {
+        q.rotary_fraction = bad_fraction[i];
+        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_PROPORTIONAL, &q), PE_ERR_VALUE);
+    }
+    /* llama3 with low_freq_factor == high_freq_factor (Llama 4 Scout): no blended band, HF only warns */
+    pe_rope_params b = {.factor = 16, .low_freq_factor = 1, .high_freq_factor = 1, .original_max_position = 64};
+    EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LLAMA3, &b), PE_OK);
+    for (int i = 0; i < 4; i++) EXPECT(w[i] == (6.283185307179586 / w0[i] > 64 ? w0[i] / 16 : w0[i]));
 }
 
 static void test_rope_cache(void) {
@@ -1323,13 +1374,13 @@ static int call_rotation(void) { return pe_rotation(fbuf, 8, PE_LAYOUT_CONCAT, 0
 static int call_frequencies(void) { return pe_frequencies(fbuf, 64, 0, 1, 1e4); }
 static int call_rope_cache(void) {
     static double c[40 * 8];
-    return pe_rope_cache(fbuf, c, PE_F64, 40, 8, 1e4, PE_ROPE_YARN, rope_ok, 3, PE_ROPE_CACHE_HALF);
+    return pe_rope_cache(fbuf, c, PE_F64, 40, 8, 1e4, PE_ROPE_YARN, &rope_ok, 3, PE_ROPE_CACHE_HALF);
 }
 static int call_rope_apply(void) {
     static double x[4 * 8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    return pe_rope_apply(fbuf, x, 4, 8, 4, 0, PE_ROPE_HALF, NULL, 0, 1e4, PE_ROPE_LLAMA3, rope_ok);
+    return pe_rope_apply(fbuf, x, 4, 8, 4, 0, PE_ROPE_HALF, NULL, 0, 1e4, PE_ROPE_LLAMA3, &rope_ok);
 }
-static int call_rope_frequencies(void) { return pe_rope_frequencies(fbuf, fbuf + 100, 8, 1e4, PE_ROPE_NTK, rope_ok); }
+static int call_rope_frequencies(void) { return pe_rope_frequencies(fbuf, fbuf + 100, 8, 1e4, PE_ROPE_NTK, &rope_ok); }
 static int call_alibi_bias(void) { return pe_alibi_bias(fbuf, PE_F32, 5, 6, 7, PE_ALIBI_MPT, 8, 0, -1e9, 2); }
 static int call_precision_error(void) {
     static double p[3] = {0, 100, 70000};

@@ -5,7 +5,7 @@
 // Also drawn: the trajectories of a few pairs of q, and θ_i before and after the
 // chosen context-extension scaling. Every number comes from the posenc API.
 import { PeWidget } from './base.js';
-import { int, num, oneOf } from './attrs.js';
+import { int, num, oneOf, text } from './attrs.js';
 import { PE_ROPE_PARAM_MIN } from '../../dist/constants.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
@@ -14,8 +14,17 @@ import { embed } from './tokens.js';
 import { diagonalSpread } from './diagonals.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
+// The table posenc/variants exports as ROPE_TYPES, imported from its own module
+// so that the variants' WebAssembly still loads only on first use (base.js).
+import { TYPES } from '../lib/variants/rope-types.js';
 
-const SCALINGS = ['default', 'linear', 'ntk', 'yarn', 'llama3'];
+/** Where each scaling parameter the widget can set comes from: its attributes (the trained length twice). */
+const FROM_ATTRIBUTES = {
+  factor: (v) => v.factor, originalMaxPosition: (v) => v['original-max'], maxPosition: (v) => v['original-max'],
+};
+/** The types the widget offers: every one whose required parameters its attributes supply (not longrope's lists). */
+export const SCALINGS = Object.keys(TYPES).filter((t) =>
+  Object.entries(TYPES[t].params).every(([k, p]) => p.default !== null || k in FROM_ATTRIBUTES));
 const PAIRINGS = ['half', 'interleaved'];
 
 /**
@@ -29,13 +38,23 @@ function pairColumns(variants, pairing, d) {
   return (i) => [at[2 * i], at[2 * i + 1]];
 }
 
-/** The `scaling` option of the API for the widget's attributes. */
+/** The `scaling` option of the API for the widget's attributes: each parameter of the type the attributes set. */
 function scalingOption(v) {
-  const factor = v.factor;
-  const originalMaxPosition = v['original-max'];
-  if (v.scaling === 'linear' || v.scaling === 'ntk') return { type: v.scaling, factor };
-  if (v.scaling === 'yarn' || v.scaling === 'llama3') return { type: v.scaling, factor, originalMaxPosition };
-  return 'default';
+  const spec = { type: v.scaling };
+  for (const k of Object.keys(TYPES[v.scaling].params)) if (k in FROM_ATTRIBUTES) spec[k] = FROM_ATTRIBUTES[k](v);
+  return spec;
+}
+
+/** The RoPE options: a model's config.json (the model-config attribute, JSON text) or base and scaling. */
+function ropeOptions(v) {
+  if (!v['model-config']) return { base: v.base, scaling: scalingOption(v) };
+  let config;
+  try {
+    config = JSON.parse(v['model-config']);
+  } catch (e) {
+    throw new TypeError(`model-config is not JSON: ${e.message}`);
+  }
+  return { config, ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}) };
 }
 
 /** `rows` copies of one vector as a matrix (the same q at every position). */
@@ -53,6 +72,9 @@ export class PeRope extends PeWidget {
     'original-max': int(1, 1e7, 2048),
     pairing: oneOf(PAIRINGS, 'half'),
     pos: int(0, 1e6, 5),
+    // A model's parsed config.json as text: its RoPE replaces base and scaling, its rotary dim d-model.
+    'model-config': text(1 << 20, ''),
+    'layer-type': text(64, ''),
   };
   static variants = true;
   static titleKey = 'ropeTitle';
@@ -64,6 +86,9 @@ export class PeRope extends PeWidget {
   static aspect = 1.15;
 
   render(api, v, variants) {
+    const fromConfig = ropeOptions(v);
+    const model = fromConfig.config ? variants.ropeFromConfig(fromConfig.config, { layerType: fromConfig.layerType }) : null;
+    if (model && model.type !== 'none' && model.type !== 'axial') v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type };
     const d = v['d-model'];
     const len = v['max-len'];
     const pos = Math.min(v.pos, len - 1);
@@ -71,7 +96,7 @@ export class PeRope extends PeWidget {
     this.controls(v, pos, len);
     // float64 throughout: the chart's point is that q·k is exactly constant along
     // each diagonal, which float32 rounding would blur at the 1e-6 level.
-    const rope = { base: v.base, scaling: scalingOption(v), dtype: 'float64' };
+    const rope = { ...fromConfig, dtype: 'float64' };
     const freqs = variants.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
     const plain = variants.ropeFrequencies(d, { base: v.base, dtype: 'float64' });
     const q = embed('q', d);

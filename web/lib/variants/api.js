@@ -9,7 +9,7 @@ import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
-import { ropeCommon } from './scaling.js';
+import { ropeCommon, configArgs, configShape } from './scaling.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -50,12 +50,8 @@ export function createVariants(wasm) {
 
   // ---- RoPE -----------------------------------------------------------------------
 
-  function ropeFrequencies(dim, options) {
-    const check = new Checker('ropeFrequencies');
-    const opts = check.options(options, ['base', 'scaling', 'dtype']);
-    evenSize(check, 'dim', dim);
-    const a = ropeCommon(check, opts, dim);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+  /** dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's). */
+  function frequencies(check, dim, a, dtype) {
     const h = dim / 2;
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', h);
@@ -65,9 +61,40 @@ export function createVariants(wasm) {
     });
   }
 
+  function ropeFrequencies(dim, options) {
+    const check = new Checker('ropeFrequencies');
+    const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'dtype']);
+    evenSize(check, 'dim', dim);
+    const a = ropeCommon(check, opts, dim);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    return frequencies(check, dim, a, dtype);
+  }
+
+  /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
+  function axialFrequencies(check, r, dtype) {
+    const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
+    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
+    const rotaryDim = r.axial.reduce((a, b) => a + b, 0);
+    return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq, attentionFactor: 1, warnings: r.warnings };
+  }
+
+  function ropeFromConfig(config, options) {
+    const check = new Checker('ropeFromConfig');
+    const opts = check.options(options, ['layerType', 'layerIndex', 'seqLen', 'dtype']);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);
+    if (opts.seqLen !== undefined) check.integer('seqLen', opts.seqLen, 1, MAX_POSITION);
+    const a = configArgs(check, config, opts);
+    const r = a.resolved;
+    if (r.axial) return axialFrequencies(check, r, dtype);
+    const { scaling, ...described } = r;
+    if (r.type === 'none') return described;
+    return { ...described, scaling, ...frequencies(check, r.rotaryDim, a, dtype) };
+  }
+
   function ropeCache(maxLen, dim, options) {
     const check = new Checker('ropeCache');
-    const opts = check.options(options, ['base', 'scaling', 'offset', 'layout', 'dtype']);
+    const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'offset', 'layout', 'dtype']);
     check.size('maxLen', maxLen);
     evenSize(check, 'dim', dim);
     const a = ropeCommon(check, opts, dim);
@@ -96,16 +123,17 @@ export function createVariants(wasm) {
 
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'dtype', 'out']);
+    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'dtype', 'out']);
     const t = readNested(check, 'x', x, [2, 3, 4]);
     // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
     const [s, cols] = t.shape.slice(-2);
     const count = t.data.length;
-    const headDim = opts.headDim ?? cols;
+    const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
+    const headDim = opts.headDim ?? model.headDim ?? cols;
     evenSize(check, 'headDim', headDim);
     if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
-    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? headDim, headDim);
-    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
+    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, rotaryDim);
     const positions = positionsArg(check, opts, s, 'offset');
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
@@ -404,6 +432,7 @@ export function createVariants(wasm) {
 
   return Object.freeze({
     ropeFrequencies, ropeCache, ropeApply, ropePermutation, ropePermute,
+    ropeFromConfig,
     alibiSlopes, alibiBias,
     t5Bucket, t5BucketMatrix, shawClip,
     learnedTable, learnedRows,

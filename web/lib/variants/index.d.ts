@@ -17,6 +17,8 @@ export interface PosencVariants {
   ropeCache<T extends DType = 'float32'>(maxLen: number, dim: number, options?: RopeCacheOptions & WithDType<T>): RopeCache<ArrayOf<T>>;
   /** Rotates q or k: x [S, D] (heads of headDim in D), [H, S, D] or [B, H, S, D]; row s is at its position. `out`: written and returned as data. */
   ropeApply<T extends DType = 'float32'>(x: TensorInput, options?: RopeApplyOptions & OutputOptions<T>): Tensor<ArrayOf<T>> & Partial<Matrix<ArrayOf<T>>>;
+  /** The RoPE of one layer of a model's parsed config.json, as transformers 5 computes it (HF's inv_freq, attention factor, warnings). */
+  ropeFromConfig<T extends DType = 'float64'>(config: ModelConfig, options?: RopeFromConfigOptions & WithDType<T>): RopeConfig<ArrayOf<T>>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
@@ -52,40 +54,82 @@ export function init(): Promise<PosencVariants>;
 
 export default init;
 
+/** The table of RoPE types and their parameters (web/lib/variants/rope-types.js), for tools such as the CLI. */
+export const ROPE_TYPES: Readonly<Record<RopeTypeName, { hf: string | null; aliases: string[]; params: Record<string, { default: number | boolean | null; required?: boolean }> }>>;
+export const ROPE_PARAMS: Readonly<Record<string, { hf: string | null; config?: string; c: string; flag: string; kind: 'real' | 'length' | 'boolean' | 'factors'; min?: number; max?: number }>>;
+
 // ---- RoPE, ALiBi ------------------------------------------------------------------------
 
 /**
  * RoPE frequency scaling, as Hugging Face transformers 5's modeling_rope_utils.py
- * (docs/variants.md has the formulas). A bare type name uses the defaults;
- * 'linear', 'ntk', 'dynamic' and 'yarn' need `factor`, 'yarn' also
- * `originalMaxPosition`. 'llama3' defaults to Llama 3.1's values.
- * `seqLen` (dynamic, longrope): HF's seq_len; by default the call's largest
- * position + 1 (ropeApply, ropeCache), none for ropeFrequencies.
+ * (docs/variants.md has the formulas). Written from web/lib/variants/rope-types.js
+ * (tests/rope-types.test.js fails when it differs): one member per type, a key
+ * optional exactly when the table gives it a default. A bare type name uses the
+ * defaults. `seqLen` (dynamic, longrope): HF's seq_len; by default the
+ * call's largest position + 1 (ropeApply, ropeCache), none for ropeFrequencies.
  */
+// rope-types: written by scripts/rope-types-doc.mjs from web/lib/variants/rope-types.js
+export type RopeTypeName = 'default' | 'linear' | 'ntk' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
 export type RopeScaling =
-  | 'default' | 'llama3'
+  | 'default' | 'llama3' | 'proportional'
+  /** θ_i = base^(−2i/dim), as RoFormer. */
   | { type: 'default' }
-  /** theta_i / factor (position interpolation). */
+  /** position interpolation: every θ_i divided by the factor. */
   | { type: 'linear'; factor: number }
-  /** base' = base · factor^(dim/(dim−2)). */
+  /** NTK-aware: base × factor^(dim/(dim−2)) (posenc only; HF has no such rope_type). */
   | { type: 'ntk'; factor: number }
-  /** HF _compute_dynamic_ntk_parameters: base' = base · (factor·s/maxPosition − factor + 1)^(dim/(dim−2)), s = max(seqLen, maxPosition). */
+  /** NTK whose factor grows with seq_len past max_position_embeddings. */
   | { type: 'dynamic'; factor: number; maxPosition: number; seqLen?: number }
-  /**
-   * HF _compute_yarn_parameters with L = originalMaxPosition; cos and sin are multiplied by
-   * attentionFactor (default: with both mscale and mscaleAllDim, get_mscale(factor, mscale) /
-   * get_mscale(factor, mscaleAllDim) as DeepSeek; else 0.1 ln(factor) + 1).
-   */
-  | { type: 'yarn'; factor: number; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number; mscale?: number; mscaleAllDim?: number }
-  /** HF _compute_llama3_parameters; defaults factor 8, lowFreqFactor 1, highFreqFactor 4, originalMaxPosition 8192. */
+  /** YaRN: a ramp between kept and divided frequencies over the correction range, and an attention factor. */
+  | ({ type: 'yarn'; originalMaxPosition: number; betaFast?: number; betaSlow?: number; attentionFactor?: number; mscale?: number; mscaleAllDim?: number; truncate?: boolean } & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }))
+  /** Llama 3.1: long wavelengths divided, short ones kept, a smooth blend between. */
   | { type: 'llama3'; factor?: number; lowFreqFactor?: number; highFreqFactor?: number; originalMaxPosition?: number }
-  /**
-   * HF _compute_longrope_parameters (Phi-3): theta_i / longFactor[i] when seqLen > originalMaxPosition,
-   * else / shortFactor[i] (dim/2 each); factor defaults to maxPosition / originalMaxPosition;
-   * attentionFactor defaults to sqrt(1 + ln(factor) / ln(originalMaxPosition)) (1 for factor <= 1).
-   */
-  | ({ type: 'longrope'; shortFactor: ArrayLike<number>; longFactor: ArrayLike<number>; originalMaxPosition: number; attentionFactor?: number; seqLen?: number }
-    & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }));
+  /** LongRoPE (Phi-3): per-frequency divisors, short or long set by seq_len. */
+  | ({ type: 'longrope'; shortFactor: ArrayLike<number>; longFactor: ArrayLike<number>; originalMaxPosition: number; attentionFactor?: number; seqLen?: number } & ({ factor: number; maxPosition?: number } | { factor?: number; maxPosition: number }))
+  /** a share of the pairs rotate with θ_i = base^(−2i/head_dim), the rest get 0; all divided by the factor. */
+  | { type: 'proportional'; factor?: number; partialRotaryFactor?: number };
+// /rope-types
+
+/** A parsed config.json (transformers' PretrainedConfig as JSON): read as HF reads it. */
+export type ModelConfig = Record<string, unknown>;
+
+export interface RopeFromConfigOptions {
+  /** A key of layer_types / nested rope_parameters (e.g. 'full_attention', 'sliding_attention'). Default 'full_attention' where the config has layer types. */
+  layerType?: string;
+  /** A layer index: its layer type, or type 'none' for a Llama 4 layer without RoPE. */
+  layerIndex?: number;
+  /** HF's seq_len (dynamic, longrope). Default none, as HF at initialisation. */
+  seqLen?: number;
+}
+
+/** What a config's RoPE is for one layer (ropeFromConfig). */
+export interface RopeConfig<D = Float64Array> {
+  /** A RopeTypeName, 'none' (a layer without RoPE) or 'axial' (FLUX's axes_dims_rope). */
+  type: RopeTypeName | 'none' | 'axial';
+  theta: number;
+  headDim: number;
+  /** Rotated width: int(headDim · partial_rotary_factor); headDim for proportional. */
+  rotaryDim: number;
+  pairing: RopePairing;
+  /** HF's inv_freq, rotaryDim/2 values (FLUX: each axis's, concatenated). */
+  invFreq: D;
+  attentionFactor: number;
+  /** HF's warnings (unrecognised keys, factor < 1, …); refusals throw instead. */
+  warnings: string[];
+  /** The `scaling` option equal to this layer's RoPE (ropeCache({ base: theta, scaling })). */
+  scaling?: Exclude<RopeScaling, string>;
+  layerTypes?: string[];
+  layerType?: string;
+  /** Llama 4: whether each layer uses RoPE. */
+  ropeLayers?: boolean[];
+  originalMaxPosition?: number;
+  maxPosition?: number;
+  /** FLUX: the rotated width of each axis. */
+  axesDim?: number[];
+  /** Qwen2-VL / Qwen3-VL: frequencies per (time, height, width) row, and whether they interleave (Qwen3-VL). */
+  mropeSection?: number[];
+  mropeInterleaved?: boolean;
+}
 
 /** 'interleaved': pairs (x_2i, x_2i+1), Meta LLaMA / GPT-J. 'half': (x_i, x_i+d/2), rotate_half, GPT-NeoX / HF. */
 export type RopePairing = 'interleaved' | 'half';
@@ -97,6 +141,10 @@ export interface RopeOptions {
   base?: number;
   /** Default none. */
   scaling?: RopeScaling;
+  /** A parsed config.json instead of base and scaling (dim must be the config's rotary dim; ropeApply takes its head_dim, rotary dim and pairing as defaults). */
+  config?: ModelConfig;
+  /** With config: the layer type whose RoPE to use. */
+  layerType?: string;
 }
 
 export interface RopeFrequencies<D = Float32Array> {

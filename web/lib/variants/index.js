@@ -10,3 +10,6 @@ import { createVariants } from './api.js';
 export const init = cachedInit(WASM_BASE64, createVariants);
 
 export default init;
+
+/** The RoPE types and their parameters, for tools that list them (the CLI's flags and help). */
+export { TYPES as ROPE_TYPES, PARAMS as ROPE_PARAMS } from './rope-types.js';

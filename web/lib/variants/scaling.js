@@ -1,75 +1,106 @@
-// RoPE's frequency scalings as the API reads them: each type's name (its C
-// enum value), its parameters with their defaults, and the reader that turns a
-// `scaling` option (a type name or { type, ... }) into what c/rope_scaling.c takes.
+// RoPE's frequency scalings as the API reads them: the reader that turns a
+// `scaling` option (a type name or { type, ... }) into the C enum value and the
+// image of C's struct pe_rope_params, every name, default and bound taken from
+// the table in rope-types.js.
 import * as C from '../../../dist/constants.js';
-import { MAX_POSITION } from '../validate.js';
+import { PARAMS, TYPES } from './rope-types.js';
+import { resolveConfig } from './config.js';
 
-export const SCALINGS = {
-  default: C.PE_ROPE_DEFAULT, linear: C.PE_ROPE_LINEAR, ntk: C.PE_ROPE_NTK, yarn: C.PE_ROPE_YARN, llama3: C.PE_ROPE_LLAMA3,
-  dynamic: C.PE_ROPE_DYNAMIC, longrope: C.PE_ROPE_LONGROPE,
-};
-const ROPE_PARAMS = C.PE_ROPE_PARAMS;
+/** The JS names of every type (the values of scaling.type). */
+export const SCALINGS = Object.fromEntries(Object.entries(TYPES).map(([name, t]) => [name, t.code]));
+const FIELDS = C.pe_rope_params_fields;
+/** Doubles before longrope's factors (the struct's fixed fields). */
+const FIXED = FIELDS.indexOf('factors');
+/** Every parameter any type knows, for reading a `scaling` object once. */
+const ALL_KEYS = ['type', ...Object.keys(PARAMS)];
 
-// Defaults per scaling type. Llama 3.1's published rope_scaling for llama3;
-// YaRN's paper values for beta (Hugging Face defaults). `null`: required;
-// 0: optional, absent (the C core's default). longrope's arrays are read apart.
-const SCALING_DEFAULTS = {
-  linear: { factor: null },
-  ntk: { factor: null },
-  dynamic: { factor: null, maxPosition: null, seqLen: 0 },
-  yarn: { factor: null, originalMaxPosition: null, betaFast: 32, betaSlow: 1, attentionFactor: 0, mscale: 0, mscaleAllDim: 0 },
-  llama3: { factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 8192 },
-  longrope: { shortFactor: null, longFactor: null, originalMaxPosition: null, factor: 0, maxPosition: 0, attentionFactor: 0, seqLen: 0 },
-};
-// The index of each parameter in the C core's params array (c/posenc_variants.h);
-// the lengths (> 100) hold positions, the others are factors.
-const PARAM_SLOTS = {
-  factor: 0, lowFreqFactor: 1, highFreqFactor: 2, betaFast: 4, betaSlow: 5, attentionFactor: 6, mscale: 9, mscaleAllDim: 10,
-  originalMaxPosition: 103, maxPosition: 107, seqLen: 108,
-};
+/** One parameter's value into the struct image, checked against the table's bounds. */
+function writeParam(check, params, key, value, { dim, min, name }) {
+  const p = PARAMS[key];
+  if (p.kind === 'boolean') {
+    params[FIELDS.indexOf(p.c)] = check.boolean(name, value) ? 1 : 0;
+  } else if (p.kind === 'factors') { // longrope's shortFactor, longFactor: dim/2 each, short first
+    const f = check.vector(name, value, dim / 2);
+    f.forEach((x, i) => check.finite(`${name}[${i}]`, x, { min: p.min, max: p.max }));
+    params.set(f, FIXED + (key === 'longFactor' ? dim / 2 : 0));
+  } else {
+    const bounds = p.above ? { above: p.min, max: p.max } : { min: min ?? p.min, max: p.max };
+    params[FIELDS.indexOf(p.c)] = check.finite(name, value, bounds);
+  }
+}
 
-export /** { code, params: Float64Array | null (the C core's params) } from the `scaling` option. */
-function scalingArgs(check, scaling, dim) {
-  if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
+/** The `scaling` object as a snapshot of its own keys (each read once), or a refusal naming `scaling`. */
+function scalingObject(check, scaling) {
   const spec = typeof scaling === 'string' ? { type: scaling } : scaling;
-  if (typeof spec !== 'object' || check.read('scaling', () => Array.isArray(spec))) {
-    throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
-  }
-  // Every key any type knows, each read once (own properties only); the
-  // keys this type does not know are refused below.
-  const all = check.options(spec, ['type', ...new Set(Object.values(SCALING_DEFAULTS).flatMap(Object.keys))], 'scaling');
-  const type = check.oneOf('scaling.type', all.type, Object.keys(SCALINGS));
-  if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
-  const defaults = SCALING_DEFAULTS[type];
-  const known = ['type', ...Object.keys(defaults)];
+  if (typeof spec !== 'object') throw check.fail(TypeError, 'scaling must be a type name or { type, ... }', scaling);
+  // validate.js's option reader refuses arrays and typed arrays by name (issue 22 point 8).
+  return check.options(spec, ALL_KEYS, 'scaling');
+}
+
+/** How a parameter is named in messages: as the `scaling` option's key, or (config) as the config's key. */
+const OPTION_NAME = (key) => `scaling.${key}`;
+const CONFIG_NAME = (key) => `config rope_parameters.${PARAMS[key].hf ?? PARAMS[key].config ?? key}`;
+
+export /** { code, params: Float64Array | null (the image of C's pe_rope_params) } from the `scaling` option. */
+function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
+  if (scaling === undefined || scaling === null || scaling === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
+  const all = scalingObject(check, scaling);
+  const type = check.oneOf('scaling.type', all.type, Object.keys(TYPES));
+  const declared = TYPES[type].params;
+  const known = ['type', ...Object.keys(declared)];
   const extra = Object.keys(all).find((key) => all[key] !== undefined && !known.includes(key));
-  if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)}; known options are ${known.join(', ')}`);
-  const params = new Float64Array(ROPE_PARAMS + (type === 'longrope' ? dim : 0));
-  for (const [key, fallback] of Object.entries(defaults)) {
+  if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)} for scaling type ${JSON.stringify(type)}; known options are ${known.join(', ')}`);
+  if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
+  const params = new Float64Array(FIXED + (type === 'longrope' ? dim : 0));
+  for (const [key, { default: fallback, min }] of Object.entries(declared)) {
     const v = all[key] ?? fallback;
-    const name = `scaling.${key}`;
-    if (v === null) throw check.fail(TypeError, `${name} is required for scaling type ${JSON.stringify(type)}`);
-    const slot = PARAM_SLOTS[key];
-    if (slot === undefined) { // longrope's shortFactor, longFactor: dim/2 factors each
-      const f = check.vector(name, v, dim / 2);
-      f.forEach((x, i) => check.finite(`${name}[${i}]`, x, { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX }));
-      params.set(f, ROPE_PARAMS + (key === 'longFactor' ? dim / 2 : 0));
-    } else if (v !== 0 || fallback !== 0) {
-      // The C core's bounds (PE_ROPE_PARAM_MIN/MAX): outside them a frequency can overflow or vanish.
-      params[slot % 100] = check.finite(name, v, slot > 100
-        ? { min: type === 'longrope' && slot === 103 ? 2 : 1, max: MAX_POSITION }
-        : { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX });
-    }
+    if (v === null) throw check.fail(TypeError, `${label(key)} is required for scaling type ${JSON.stringify(type)}`);
+    if (v === 0 && fallback === 0) continue; // absent: the C core derives it
+    writeParam(check, params, key, v, { dim, min, name: label(key) });
   }
-  if (type === 'llama3' && params[2] <= params[1]) throw check.fail(RangeError, `scaling.highFreqFactor must be greater than lowFreqFactor (${params[1]})`, params[2]);
   if (dim < 4 && /ntk|dyn/.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= 4`, dim);
-  if (!params[0] && !params[7]) throw check.fail(TypeError, 'scaling.factor or scaling.maxPosition is required for longrope');
+  const at = (key) => params[FIELDS.indexOf(PARAMS[key].c)];
+  if ((type === 'yarn' || type === 'longrope') && !at('factor') && !at('maxPosition')) {
+    throw check.fail(TypeError, `${label('factor')} or ${label('maxPosition')} is required for ${type}`);
+  }
   return { code: SCALINGS[type], params };
 }
 
-/** The base and the scaling of a RoPE call. */
+/** The base and scaling of one layer of a model's config (the `config` and `layerType` options). */
+function fromConfig(check, opts, dim) {
+  for (const key of ['base', 'scaling']) {
+    if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
+  }
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
+  if (r.axial || r.type === 'none') {
+    throw check.fail(RangeError, `config describes ${r.axial ? 'axial RoPE (axes_dims_rope)' : 'a layer without RoPE'}; ropeFromConfig tells what it holds`);
+  }
+  if (dim !== r.rotaryDim) {
+    throw check.fail(RangeError, `the dim must be ${r.rotaryDim}, the config's rotary dim (head_dim ${r.headDim} × partial_rotary_factor)`, dim);
+  }
+  return { base: r.theta, ...scalingArgs(check, r.scaling, dim, CONFIG_NAME) };
+}
+
+/** The base and the scaling of a RoPE call: `base` and `scaling`, or a model's `config` (+ `layerType`). */
 export function ropeCommon(check, opts, dim) {
+  if (opts.config !== undefined) return fromConfig(check, opts, dim);
+  if (opts.layerType !== undefined) throw check.fail(TypeError, 'layerType needs config');
   const base = check.finite('base', opts.base ?? 10000, { above: 1 });
   // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
   return { base, ...scalingArgs(check, opts.scaling, dim) };
+}
+
+/** With a `config` option: its head_dim, rotary dim and pairing, ropeApply's defaults (none without one). */
+export function configShape(check, opts) {
+  const none = { headDim: undefined, rotaryDim: undefined, pairing: undefined }; // own keys: nothing read from Object.prototype
+  if (opts.config === undefined) return none;
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
+  return r.axial || r.type === 'none' ? none : { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
+}
+
+/** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
+export function configArgs(check, config, opts) {
+  const r = resolveConfig(check, config, opts);
+  if (r.axial || r.type === 'none') return { resolved: r };
+  return { resolved: r, base: r.theta, ...scalingArgs(check, r.scaling, r.rotaryDim, CONFIG_NAME) };
 }

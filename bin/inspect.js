@@ -1,0 +1,104 @@
+// `posenc inspect config.json`: what posenc reads from a model's config, in
+// words (or JSON): per layer type its RoPE type, θ, head and rotary dims,
+// pairing, scaling parameters (under HF's keys), attention factor, which
+// frequencies the scaling kept, divided or blended, and the wavelengths
+// against the trained and extended context; then HF's warnings.
+import { ROPE_PARAMS } from 'posenc/variants';
+
+const TWO_PI = 2 * Math.PI;
+const fmt = (x) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
+
+/** The scaling parameters under HF's names (seqLen and maxPosition are not rope_parameters keys); an implied factor says so. */
+function parametersOf(r) {
+  if (!r.scaling) return {};
+  const out = Object.fromEntries(Object.entries(r.scaling).filter(([k]) => k !== 'type' && ROPE_PARAMS[k].hf)
+    .map(([k, v]) => [ROPE_PARAMS[k].hf, Array.isArray(v) ? `[${v.length} values]` : v]));
+  if (['yarn', 'longrope'].includes(r.type) && out.factor === undefined && r.maxPosition && r.originalMaxPosition) {
+    out.factor = `${fmt(r.maxPosition / r.originalMaxPosition)} (implied: max_position_embeddings / original_max_position_embeddings)`;
+  }
+  return out;
+}
+
+/** How the scaling treats each frequency against the unscaled ones: kept, divided by the factor, blended, zero. */
+function bands(pv, r) {
+  const plain = pv.ropeFrequencies(r.rotaryDim, { base: r.theta, dtype: 'float64' }).invFreq;
+  const factor = r.scaling?.factor;
+  const count = { kept: 0, divided: 0, blended: 0, zero: 0 };
+  r.invFreq.forEach((w, i) => {
+    const ratio = plain[i] / w;
+    if (w === 0) count.zero++;
+    else if (Math.abs(ratio - 1) < 1e-12) count.kept++;
+    else if (factor && Math.abs(ratio - factor) < 1e-9 * factor) count.divided++;
+    else count.blended++;
+  });
+  return count;
+}
+
+/** Wavelengths (tokens per turn) against the trained and extended context. */
+function wavelengths(r) {
+  const lambda = Array.from(r.invFreq).filter((w) => w > 0).map((w) => TWO_PI / w);
+  const trained = r.originalMaxPosition ?? r.maxPosition;
+  return {
+    shortest: Math.min(...lambda), longest: Math.max(...lambda), trained, original: r.originalMaxPosition, extended: r.maxPosition,
+    turnWithinTrained: trained ? lambda.filter((l) => l <= trained).length : undefined, count: lambda.length,
+  };
+}
+
+/** One layer type's description (a plain object: the JSON output). */
+function describe(pv, r) {
+  if (r.type === 'none' || r.type === 'axial') {
+    return { type: r.type, ...(r.axesDim ? { axesDim: r.axesDim, theta: r.theta, headDim: r.headDim, pairing: r.pairing } : {}) };
+  }
+  return {
+    layerType: r.layerType, type: r.type, theta: r.theta, headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing,
+    parameters: parametersOf(r), attentionFactor: r.attentionFactor, frequencies: bands(pv, r), wavelengths: wavelengths(r),
+  };
+}
+
+function layerSummary(r) {
+  if (r.ropeLayers) {
+    const none = r.ropeLayers.filter((x) => !x).length;
+    return `${r.ropeLayers.length} layers, ${none} without RoPE (indices ${r.ropeLayers.flatMap((x, i) => (x ? [] : [i])).join(', ')})`;
+  }
+  if (!r.layerTypes) return undefined;
+  const counts = {};
+  for (const t of r.layerTypes) counts[t] = (counts[t] ?? 0) + 1;
+  return `${r.layerTypes.length} layers: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`;
+}
+
+function text(model, layers, summary, warnings) {
+  const out = [`model_type        ${model ?? '(none given)'}`];
+  if (summary) out.push(`layers            ${summary}`);
+  for (const d of layers) {
+    out.push('');
+    if (d.layerType) out.push(`[${d.layerType}]`);
+    if (d.type === 'none') { out.push('rope              none (this layer has no positional rotation)'); continue; }
+    if (d.type === 'axial') { out.push(`rope              axial: axes ${d.axesDim.join(' + ')} of a ${d.headDim}-wide head, θ ${fmt(d.theta)}, ${d.pairing} pairs`); continue; }
+    const p = Object.entries(d.parameters).map(([k, v]) => `${k} ${v}`).join(', ');
+    const w = d.wavelengths;
+    const f = d.frequencies;
+    out.push(`rope type         ${d.type}`, `theta             ${fmt(d.theta)}`,
+      `head_dim          ${d.headDim}, rotary dim ${d.rotaryDim}, ${d.pairing} pairs`,
+      `parameters        ${p || 'none'}`, `attention factor  ${fmt(d.attentionFactor)}`,
+      d.type === 'longrope'
+        ? `frequencies       ${w.count}, each divided by its short_factor (by its long_factor past ${w.trained} positions)`
+        : `frequencies       ${w.count + f.zero}: ${f.kept} kept, ${f.divided} divided by the factor, ${f.blended} blended, ${f.zero} zero`,
+      `wavelengths       ${fmt(w.shortest)} to ${fmt(w.longest)} tokens per turn`);
+    const context = w.original ? `trained ${w.original}${w.extended ? `, extended ${w.extended}` : ''}` : `max_position_embeddings ${w.extended}`;
+    if (w.trained) out.push(`context           ${context}: ${w.turnWithinTrained} of ${w.count} frequencies turn at least once within ${w.trained}`);
+  }
+  out.push('', warnings.length ? `warnings:\n${warnings.map((x) => `  - ${x}`).join('\n')}` : 'warnings          none');
+  return out.join('\n') + '\n';
+}
+
+/** The report for a config: one entry per layer type (or the layer asked for). */
+export function inspectReport(pv, config, select, asJson) {
+  const first = pv.ropeFromConfig(config, select);
+  const types = select.layerType === undefined && select.layerIndex === undefined && first.layerTypes ? [...new Set(first.layerTypes)] : [null];
+  const results = types.map((t) => (t === null ? first : pv.ropeFromConfig(config, { layerType: t })));
+  const model = config?.text_config?.model_type ?? config?.model_type ?? config?._class_name;
+  const layers = results.map((r) => describe(pv, r));
+  const warnings = [...new Set(results.flatMap((r) => r.warnings))];
+  if (asJson) return JSON.stringify({ model, layers: layerSummary(first), rope: layers, warnings }, null, 2) + '\n';
+  return text(model, layers, layerSummary(first), warnings);
+}

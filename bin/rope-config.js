@@ -1,0 +1,227 @@
+// The CLI's commands that read a model's config.json (issue 23):
+//
+//   posenc rope --config config.json [--layer-type T | --layer-index i] [--max-len N] --out cos_sin.npy|.npz
+//   posenc inspect config.json [--layer-type T | --layer-index i] [--json]
+//
+// `rope --config` writes HF's cos and sin (the attention factor applied, as
+// HF's rotary embedding returns them): a .npy holds shape (2, max-len, cols),
+// cos first; a .npz holds two arrays, cos and sin. bin/posenc.js hands these
+// commands here. Exit status as posenc's: 0 written, 2 bad command line or
+// config, 1 a failed write. A file is never left half-written (temporary file,
+// renamed when complete).
+import { readFileSync, openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { init, ROPE_TYPES } from 'posenc/variants';
+import { npyHeader } from './npy.js';
+import { parseFlags, UsageError } from './args.js';
+import { inspectReport } from './inspect.js';
+
+
+const SELECT = {
+  'layer-type': { type: 'string', help: 'the layer type whose RoPE to use (a key of layer_types / rope_parameters)' },
+  'layer-index': { type: 'int', help: 'the layer whose RoPE to use (its layer type; Llama 4: none for a layer without RoPE)' },
+};
+const COMMANDS = {
+  rope: {
+    usage: 'posenc rope --config config.json [flags]',
+    summary: 'HF\'s cos and sin of a model\'s RoPE: a .npy of shape (2, max-len, cols), cos first, or a .npz with cos and sin',
+    flags: {
+      config: { type: 'string', help: 'the model\'s config.json (required)' },
+      ...SELECT,
+      'max-len': { type: 'int', help: 'rows (positions; default max_position_embeddings)' },
+      offset: { type: 'int', help: 'position of row 0 (default 0)' },
+      layout: { type: 'string', help: 'half (default, HF: [f | f]) | interleaved (f0 f0 f1 f1 ...) | pairs' },
+      'seq-len': { type: 'int', help: 'HF\'s seq_len for dynamic and longrope (default: offset + max-len)' },
+      dtype: { type: 'string', help: 'float32 | float64 (default float32)' },
+      out: { type: 'string', help: 'output file, .npy or .npz (required)' },
+      force: { type: 'boolean', help: 'overwrite --out if it exists' },
+      quiet: { type: 'boolean', help: 'no line on stderr' },
+      help: { type: 'boolean', help: 'show this help' },
+    },
+  },
+  inspect: {
+    usage: 'posenc inspect config.json [flags]',
+    summary: 'what posenc reads from a model\'s config.json: type, θ, dims, factors, layer types, attention factor, wavelengths, warnings',
+    flags: { ...SELECT, json: { type: 'boolean', help: 'print JSON instead of text' }, help: { type: 'boolean', help: 'show this help' } },
+  },
+};
+
+function usage(cmd) {
+  const c = COMMANDS[cmd];
+  const lines = [`Usage: ${c.usage}`, '', c.summary, '', 'Flags:'];
+  for (const [name, f] of Object.entries(c.flags)) {
+    const arg = f.type === 'boolean' ? '' : f.type === 'string' ? ' <text>' : ' <integer>';
+    lines.push(`  --${name}${arg}`.padEnd(30) + ' ' + f.help);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The flags (bin/args.js: strict numbers, each flag once) and, for inspect, the config file before them. */
+function parse(cmd, tokens) {
+  const positional = cmd === 'inspect' && tokens.length && !tokens[0].startsWith('-') ? [tokens[0]] : [];
+  return { values: parseFlags(tokens.slice(positional.length), COMMANDS[cmd].flags, cmd).values, positional };
+}
+
+/** The parsed config.json, or a usage error naming the file. */
+export function readConfig(file) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read the config ${file} (${e.code ?? e.message})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${file} is not JSON (${e.message})`);
+  }
+}
+
+function selection(values) {
+  const opts = {};
+  if (values['layer-type'] !== undefined) opts.layerType = values['layer-type'];
+  if (values['layer-index'] !== undefined) opts.layerIndex = values['layer-index'];
+  return opts;
+}
+
+// ---- writing: .npy (one array) or .npz (a stored zip of .npy members) ---------------------------
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+function crc32(buffers) {
+  let c = 0xffffffff;
+  for (const b of buffers) for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+const bytesOf = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** A .npz: each member a stored (uncompressed) zip entry NAME.npy, as numpy.savez writes. */
+function npzChunks(members) {
+  const chunks = [];
+  const central = [];
+  let at = 0;
+  for (const { name, dtype, shape, data } of members) {
+    const file = Buffer.from(`${name}.npy`, 'latin1');
+    const body = [npyHeader(dtype, shape), bytesOf(data)];
+    const size = body[0].length + body[1].length;
+    const crc = crc32(body);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0); // local file header
+    local.writeUInt16LE(20, 4); // version needed
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(size, 18); // compressed = uncompressed: stored
+    local.writeUInt32LE(size, 22);
+    local.writeUInt16LE(file.length, 26);
+    const dir = Buffer.alloc(46);
+    dir.writeUInt32LE(0x02014b50, 0); // central directory header
+    dir.writeUInt16LE(20, 4);
+    dir.writeUInt16LE(20, 6);
+    dir.writeUInt32LE(crc, 16);
+    dir.writeUInt32LE(size, 20);
+    dir.writeUInt32LE(size, 24);
+    dir.writeUInt16LE(file.length, 28);
+    dir.writeUInt32LE(at, 42); // offset of the local header
+    chunks.push(local, file, ...body);
+    central.push(dir, file);
+    at += 30 + file.length + size;
+  }
+  const dirSize = central.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0); // end of central directory
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(dirSize, 12);
+  end.writeUInt32LE(at, 16);
+  return [...chunks, ...central, end];
+}
+
+/** Writes the chunks to a temporary file beside `target`, then moves it there (never over a file without force). */
+function writeAtomically(target, force, chunks) {
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.posenc-${process.pid}.tmp`);
+  const fd = openSync(temp, 'wx');
+  try {
+    for (const c of chunks) writeSync(fd, c);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    if (force) renameSync(temp, target);
+    else linkSync(temp, target);
+  } finally {
+    if (existsSync(temp)) unlinkSync(temp);
+  }
+}
+
+// ---- the commands ---------------------------------------------------------------------------------
+
+async function ropeCommand(pv, values) {
+  for (const f of ['config', 'out']) if (values[f] === undefined) throw new UsageError(`--${f} is required (see posenc rope --config x --help)`);
+  const ext = path.extname(values.out).toLowerCase();
+  if (ext !== '.npy' && ext !== '.npz') throw new UsageError(`--out must end in .npy or .npz, got ${JSON.stringify(values.out)}`);
+  if (!values.force && existsSync(values.out)) throw new UsageError(`${values.out} exists (add --force to overwrite)`);
+  const config = readConfig(values.config);
+  const r = pv.ropeFromConfig(config, selection(values));
+  if (r.type === 'none' || r.type === 'axial') {
+    throw new UsageError(r.type === 'none' ? 'that layer has no RoPE (Llama 4 no_rope_layers): nothing to write' : 'an axial RoPE (FLUX axes_dims_rope) has no single cos/sin cache: see posenc inspect');
+  }
+  const maxLen = values['max-len'] ?? r.maxPosition;
+  if (maxLen === undefined) throw new UsageError('the config has no max_position_embeddings: give --max-len');
+  const dtype = values.dtype ?? 'float32';
+  // The API checks every size (1 GiB per call) before anything is allocated or written.
+  const seqLen = values['seq-len'];
+  if (seqLen !== undefined && !('seqLen' in ROPE_TYPES[r.type].params)) throw new UsageError(`--seq-len is read by dynamic and longrope only; this layer is ${r.type}`);
+  const scaling = seqLen === undefined ? r.scaling : { ...r.scaling, seqLen };
+  let cache;
+  try {
+    cache = pv.ropeCache(maxLen, r.rotaryDim, { base: r.theta, scaling, offset: values.offset ?? 0, layout: values.layout ?? 'half', dtype });
+  } catch (e) {
+    // max_position_embeddings can be millions (Llama 4: 10485760): say how to ask for fewer rows.
+    if (values['max-len'] === undefined && e instanceof RangeError) throw new UsageError(`${e.message} (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)`);
+    throw e;
+  }
+  const shape = [maxLen, cache.cos.cols];
+  const chunks = ext === '.npz'
+    ? npzChunks([{ name: 'cos', dtype, shape, data: cache.cos.data }, { name: 'sin', dtype, shape, data: cache.sin.data }])
+    : [npyHeader(dtype, [2, ...shape]), bytesOf(cache.cos.data), bytesOf(cache.sin.data)];
+  writeAtomically(values.out, Boolean(values.force), chunks);
+  if (!values.quiet) {
+    process.stderr.write(`posenc: wrote ${values.out} (${ext.slice(1)}, ${dtype}, ${ext === '.npz' ? 'cos and sin, each ' : '2×'}${shape.join('×')}; ` +
+      `${r.type}, θ ${r.theta}, attention factor ${r.attentionFactor}${r.layerType ? `, ${r.layerType}` : ''})\n`);
+    for (const w of r.warnings) process.stderr.write(`posenc: warning: ${w}\n`);
+  }
+}
+
+function inspectCommand(pv, values, positional) {
+  if (positional.length !== 1) throw new UsageError('give one config.json (posenc inspect config.json)');
+  const config = readConfig(positional[0]);
+  process.stdout.write(inspectReport(pv, config, selection(values), Boolean(values.json)));
+}
+
+/** `posenc rope --config ...` or `posenc inspect ...`: the exit status. */
+export async function main(argv) {
+  const [cmd, ...rest] = argv;
+  try {
+    const { values, positional } = parse(cmd, rest);
+    if (values.help) {
+      process.stdout.write(usage(cmd));
+      return 0;
+    }
+    const pv = await init();
+    if (cmd === 'inspect') inspectCommand(pv, values, positional);
+    else await ropeCommand(pv, values);
+    return 0;
+  } catch (e) {
+    // The API's own argument errors ("posenc.fn: ...") are bad values too.
+    if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
+      process.stderr.write(`posenc: ${e.message}\n`);
+      return 2;
+    }
+    const why = e.code ? `cannot write ${e.path ?? ''} (${e.code}); nothing was written` : e.message;
+    process.stderr.write(`posenc: ${why}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,195 @@
+// The CLI's config commands (issue 23 point 5): `posenc rope --config` and
+// `posenc inspect`. Spawns bin/posenc.js on the gallery's configs and reads
+// back what it wrote: .npy parsed here, .npz checked by Python's zipfile
+// (stdlib: CRC and directory) and parsed here, values compared with cos/sin of
+// the golden inv_freq (tests/golden/golden_rope_config.json, an independent
+// Python generator) times the golden attention factor.
+//
+// Tolerances: float32 files 1e-6 absolute (the float32 rounding of values <= 1.2,
+// as for every float32 table); float64 files 1e-12 (angles below 100 radians).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const cli = path.join(here, '..', 'bin', 'posenc.js');
+const fixture = (name) => path.join(here, 'fixtures', 'configs', `${name}.json`);
+const dir = mkdtempSync(path.join(tmpdir(), 'posenc-cli-config-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+const out = (name) => path.join(dir, name);
+const golden = JSON.parse(readFileSync(path.join(here, 'golden', 'golden_rope_config.json'), 'utf8')).cases;
+const goldenOf = (name) => golden.find((c) => c.name === name);
+
+function run(...args) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120_000 });
+  if (r.error) throw r.error;
+  return r;
+}
+
+/** An .npy buffer: { dtype, shape, data } (format 1.0, little-endian, C order). */
+function parseNpy(buf) {
+  assert.equal(buf.subarray(1, 6).toString('latin1'), 'NUMPY');
+  const len = buf.readUInt16LE(8);
+  const header = buf.subarray(10, 10 + len).toString('latin1');
+  assert.equal((10 + len) % 64, 0, 'header padded to 64 bytes');
+  const descr = header.match(/'descr': '([^']+)'/)[1];
+  const shape = header.match(/'shape': \(([^)]*)\)/)[1].split(',').filter((s) => s.trim()).map(Number);
+  const body = buf.subarray(10 + len);
+  const copy = body.buffer.slice(body.byteOffset, body.byteOffset + body.length);
+  const data = descr === '<f4' ? new Float32Array(copy) : new Float64Array(copy);
+  assert.equal(data.length, shape.reduce((a, b) => a * b, 1), 'data matches the shape');
+  return { dtype: descr, shape, data };
+}
+
+/** The members of a stored (uncompressed) zip, by name: read through the central directory. */
+function parseNpz(buf) {
+  const end = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = buf.readUInt16LE(end + 10);
+  let at = buf.readUInt32LE(end + 16);
+  const members = {};
+  for (let i = 0; i < count; i++) {
+    assert.equal(buf.readUInt32LE(at), 0x02014b50);
+    const size = buf.readUInt32LE(at + 20);
+    const nameLen = buf.readUInt16LE(at + 28);
+    const local = buf.readUInt32LE(at + 42);
+    const name = buf.subarray(at + 46, at + 46 + nameLen).toString('latin1');
+    const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
+    members[name] = parseNpy(buf.subarray(start, start + size));
+    at += 46 + nameLen;
+  }
+  return members;
+}
+
+/** cos or sin of the golden case in HF's half layout, row p = position offset + p. */
+function expected(g, fn, rows, offset = 0) {
+  const h = g.invFreq.length;
+  return Float64Array.from({ length: rows * 2 * h }, (_, k) => {
+    const p = offset + Math.floor(k / (2 * h));
+    return g.attentionFactor * fn(p * g.invFreq[k % (2 * h) % h]);
+  });
+}
+function close(actual, want, tol, what) {
+  assert.equal(actual.length, want.length, `${what}: length`);
+  let worst = 0;
+  for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(actual[i] - want[i]));
+  assert.ok(worst <= tol, `${what}: largest difference ${worst} > ${tol}`);
+}
+
+test('rope --config writes a .npz with cos and sin that Python\'s zipfile reads, equal to HF\'s (Llama 3.1 8B)', () => {
+  const file = out('llama31.npz');
+  const r = run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '64', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /wrote .*llama31\.npz \(npz, float32, cos and sin, each 64×128; llama3/);
+  const py = spawnSync('python3', ['-c', 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print(" ".join(z.namelist()))', file], { encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  assert.equal(py.stdout.trim(), 'cos.npy sin.npy');
+  const z = parseNpz(readFileSync(file));
+  const g = goldenOf('llama-3.1-8b');
+  for (const [name, fn] of [['cos.npy', Math.cos], ['sin.npy', Math.sin]]) {
+    assert.deepEqual([z[name].dtype, z[name].shape], ['<f4', [64, 128]]);
+    close(z[name].data, expected(g, fn, 64), 1e-6, name);
+  }
+});
+
+test('rope --config .npy: shape (2, max-len, cols), cos first, the attention factor applied (Phi-3 longrope, float64)', () => {
+  const file = out('phi3.npy');
+  const r = run('rope', '--config', fixture('phi-3-mini-128k'), '--max-len', '32', '--dtype', 'float64', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /warning: no factor/); // HF's warning, on stderr
+  const a = parseNpy(readFileSync(file));
+  assert.deepEqual([a.dtype, a.shape], ['<f8', [2, 32, 96]]);
+  const g = goldenOf('phi-3-mini-128k'); // 32 positions <= 4096: the short factors, as HF at init
+  assert.ok(Math.abs(g.attentionFactor - 1.1902380714238083) < 1e-15);
+  close(a.data.subarray(0, 32 * 96), expected(g, Math.cos, 32), 1e-12, 'cos');
+  close(a.data.subarray(32 * 96), expected(g, Math.sin, 32), 1e-12, 'sin');
+});
+
+test('rope --config --layer-type / --layer-index pick a layer (Gemma 3 local θ)', () => {
+  const file = out('gemma-local.npy');
+  const r = run('rope', '--config', fixture('gemma-3-4b'), '--layer-type', 'sliding_attention', '--max-len', '8', '--offset', '100', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  close(parseNpy(readFileSync(file)).data.subarray(0, 8 * 256), expected(goldenOf('gemma-3-4b sliding_attention'), Math.cos, 8, 100), 1e-6, 'cos');
+  const byIndex = out('gemma-5.npy');
+  assert.equal(run('rope', '--config', fixture('gemma-3-4b'), '--layer-index', '5', '--max-len', '8', '--out', byIndex).status, 0);
+  close(parseNpy(readFileSync(byIndex)).data.subarray(0, 8 * 256), expected(goldenOf('gemma-3-4b full_attention'), Math.cos, 8), 1e-6, 'cos');
+});
+
+test('rope --config refuses with exit 2, a message naming the mistake, and no file left', () => {
+  const bad = out('not-json.json');
+  writeFileSync(bad, '{ "rope_theta": ');
+  const unknown = out('unknown-type.json');
+  writeFileSync(unknown, JSON.stringify({ hidden_size: 64, num_attention_heads: 4, rope_scaling: { rope_type: 'ntk-by-parts', factor: 2 } }));
+  const cases = [
+    [['--config', fixture('llama-3.1-8b'), '--max-len', '8'], /--out is required/],
+    [['--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', out('x.csv')], /\.npy or \.npz/],
+    [['--config', out('missing.json'), '--max-len', '8', '--out', out('a.npy')], /cannot read the config/],
+    [['--config', bad, '--max-len', '8', '--out', out('b.npy')], /is not JSON/],
+    [['--config', unknown, '--max-len', '8', '--out', out('c.npy')], /rope_type must be one of .*ntk-by-parts/],
+    [['--config', fixture('gemma-3-4b'), '--layer-type', 'global', '--max-len', '8', '--out', out('d.npy')], /layerType/],
+    [['--config', fixture('llama-4-scout'), '--layer-index', '3', '--max-len', '8', '--out', out('e.npy')], /no RoPE/],
+    [['--config', fixture('llama-4-scout'), '--out', out('f.npy')], /give --max-len/], // 10485760 rows: past 1 GiB
+    [['--config', fixture('flux.1-dev'), '--max-len', '8', '--out', out('g.npy')], /axial/],
+    [['--config', fixture('llama-3.1-8b'), '--max-len', '0x10', '--out', out('h.npy')], /--max-len expects a decimal integer, got "0x10"/],
+    [['--config', fixture('llama-3.1-8b'), '--max-len', '8', '--max-len', '9', '--out', out('i.npy')], /--max-len is given twice/],
+    [['--config', fixture('llama-3.1-8b'), '--max-len', '8', '--seq-len', '9', '--out', out('j.npy')], /--seq-len is read by dynamic and longrope only/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run('rope', ...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+  }
+  assert.deepEqual(readdirSync(dir).filter((f) => /^[a-j]\.npy$|^x\.csv$/.test(f) || f.includes('.tmp')), []);
+  const kept = out('kept.npy');
+  writeFileSync(kept, 'mine');
+  const r = run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', kept);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /exists \(add --force/);
+  assert.equal(readFileSync(kept, 'utf8'), 'mine');
+  assert.equal(run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', kept, '--force').status, 0);
+  assert.equal(parseNpy(readFileSync(kept)).shape.join(), '2,8,128');
+});
+
+test('inspect prints what posenc reads: type, θ, dims, factors, layer types, attention factor, wavelengths, warnings', () => {
+  const l31 = run('inspect', fixture('llama-3.1-8b'));
+  assert.equal(l31.status, 0, l31.stderr);
+  for (const line of [/rope type +llama3/, /theta +500000/, /head_dim +128, rotary dim 128, half pairs/,
+    /parameters +factor 8, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192/,
+    /attention factor +1\n/, /frequencies +64: \d+ kept, \d+ divided by the factor, \d+ blended, 0 zero/,
+    /wavelengths +6\.28319 to /, /context +trained 8192, extended 131072: \d+ of 64 frequencies turn/, /warnings +none/]) {
+    assert.match(l31.stdout, line);
+  }
+  const gemma = run('inspect', fixture('gemma-3-4b')).stdout;
+  assert.match(gemma, /layers +34 layers: 29 sliding_attention, 5 full_attention/);
+  assert.match(gemma, /\[full_attention\]\nrope type +linear\ntheta +1000000/);
+  assert.match(gemma, /\[sliding_attention\]\nrope type +default\ntheta +10000\n/);
+  const scout = run('inspect', fixture('llama-4-scout')).stdout;
+  assert.match(scout, /48 layers, 12 without RoPE \(indices 3, 7, 11/);
+  assert.match(scout, /warnings:\n {2}- high_freq_factor must be greater than low_freq_factor/);
+  const ds = JSON.parse(run('inspect', fixture('deepseek-v3'), '--json').stdout);
+  assert.deepEqual([ds.model, ds.rope[0].type, ds.rope[0].rotaryDim, ds.rope[0].pairing, ds.rope[0].attentionFactor], ['deepseek_v3', 'yarn', 64, 'interleaved', 1]);
+  const f = ds.rope[0].frequencies;
+  assert.equal(f.kept + f.divided + f.blended + f.zero, 32);
+  assert.match(run('inspect', fixture('flux.1-dev')).stdout, /axial: axes 16 \+ 56 \+ 56 of a 128-wide head/);
+  const none = run('inspect');
+  assert.equal(none.status, 2);
+  assert.match(none.stderr, /give one config\.json/);
+  assert.ok(!existsSync(out('inspect')));
+});
+
+test('rope\'s scaling flags come from the table of RoPE types', () => {
+  const help = run('rope', '--help').stdout;
+  assert.match(help, /--scaling <text> +default \| linear \| ntk \| dynamic \| yarn \| llama3 \| longrope \| proportional/);
+  assert.match(help, /--truncate <text> +true \| false; yarn \(default true\)/);
+  assert.match(help, /--config <text>/);
+  const file = out('prop.npy');
+  const r = run('rope', '--dim', '8', '--max-len', '4', '--scaling', 'proportional', '--partial-rotary-factor', '0.5', '--factor', '2', '--dtype', 'float64', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  const cos = parseNpy(readFileSync(file)).data;
+  // int(0.5 · 8 // 2) = 2 pairs rotate at 1e4^(-2i/8) / 2, the others stay at angle 0 (cos 1)
+  assert.ok(Math.abs(cos[8 + 1] - Math.cos(0.05)) < 1e-15 && cos[8 + 2] === 1 && cos[8 + 3] === 1);
+  assert.match(run('rope', '--dim', '8', '--max-len', '4', '--truncate', 'false', '--out', out('t.npy')).stderr, /--truncate needs --scaling/);
+});

@@ -1,0 +1,282 @@
+// Reads a model's parsed config.json the way Hugging Face transformers 5 does
+// (modeling_rope_utils.py: standardize_rope_params, validate_rope and the rope
+// init functions) and says which RoPE one layer uses: its type, θ, head and
+// rotary dims, pairing and the `scaling` option that gives HF's inv_freq
+// through the C core. Every name of a type and of its parameters comes from
+// rope-types.js. Where HF versions disagree, the newest is followed
+// (docs/variants.md, "RoPE from a model's config", lists each case).
+import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
+
+/**
+ * What transformers' config classes fill in when a published config.json leaves
+ * a RoPE value at the class default (Gemma 3's text config omits its θ). Used
+ * with a warning naming the value, so that nothing is assumed silently.
+ */
+const MODEL_DEFAULTS = {
+  gemma3_text: { rope_theta: 1000000, rope_local_base_freq: 10000, head_dim: 256, sliding_window_pattern: 6 }, // (not a C limit): transformers' values
+  modernbert: { global_rope_theta: 160000, local_rope_theta: 10000, global_attn_every_n_layers: 3 },
+  llama4_text: { no_rope_layer_interval: 4 },
+  deepseek_v3: { rope_interleave: true },
+  deepseek_v2: { rope_interleave: false },
+};
+/** rope_type names a model's config class rewrites before validation (Phi3Config: its early "su" and "yarn" were LongRoPE). */
+const MODEL_RENAMES = { phi3: { su: 'longrope', yarn: 'longrope' } };
+/** Models whose attention rotates adjacent pairs (complex multiplication) unless the config says otherwise. */
+const INTERLEAVED_MODELS = ['llama4_text', 'llama4'];
+const DEFAULT_THETA = 10000; // HF's RotaryEmbeddingConfigMixin.default_theta
+/** Layers a config may list (Llama 4 has 48, the largest published models a few hundred): bounds the per-layer lists made here. */
+const MAX_LAYERS = 65536; // (not a C limit)
+/** A head or axis width read from a config (the C core then applies its own size limit). */
+const MAX_WIDTH = 2 ** 20; // (not a C limit)
+
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+
+/** A reader of one config level: own keys, the model type's class defaults (with a warning), or undefined. */
+/** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
+const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
+/** A plain dict with no prototype: a key planted on Object.prototype is not one of its keys. */
+const bare = (entries = []) => Object.assign(Object.create(null), Object.fromEntries(entries));
+
+function reader(check, cfg, warnings) {
+  const defaults = own(MODEL_DEFAULTS, check.read('config.model_type', () => (Object.hasOwn(cfg, 'model_type') ? cfg.model_type : undefined))) ?? bare();
+  return (key) => {
+    const v = check.read(`config.${key}`, () => (Object.hasOwn(cfg, key) ? cfg[key] : undefined));
+    if ((v === undefined || v === null) && own(defaults, key) !== undefined) {
+      warnings.push(`config.${key} is absent: transformers' default for ${cfg.model_type}, ${defaults[key]}, is used`);
+      return defaults[key];
+    }
+    return v;
+  };
+}
+
+/** A positive finite number read from the config, named by its key. */
+function positive(check, key, value) {
+  return check.finite(`config.${key}`, value, { above: 0 });
+}
+
+/** HF's head_dim: qk_rope_head_dim (DeepSeek's rotary part), head_dim, else hidden_size // num_attention_heads. */
+function headDimOf(check, get) {
+  for (const key of ['qk_rope_head_dim', 'head_dim']) {
+    const v = get(key);
+    if (v !== undefined && v !== null) return check.integer(`config.${key}`, v, 2, MAX_WIDTH);
+  }
+  const hidden = get('hidden_size'), heads = get('num_attention_heads');
+  if (hidden === undefined || heads === undefined) {
+    throw check.fail(TypeError, 'config needs head_dim, or hidden_size and num_attention_heads');
+  }
+  const width = Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
+  return check.integer('config.hidden_size / num_attention_heads (the head_dim)', width, 2, MAX_WIDTH);
+}
+
+/** The layer types of the config: its layer_types, or those Gemma 3 and ModernBERT derive from their patterns. */
+function layerTypesOf(check, get) {
+  const given = get('layer_types');
+  if (Array.isArray(given)) {
+    given.forEach((t, i) => { if (typeof t !== 'string') throw check.fail(TypeError, `config.layer_types[${i}] must be a string`, t); });
+    return [...given];
+  }
+  const layers = get('num_hidden_layers');
+  const n = layers === undefined ? undefined : check.integer('config.num_hidden_layers', layers, 1, MAX_LAYERS);
+  const kind = (sliding) => (sliding ? 'sliding_attention' : 'full_attention');
+  if (get('rope_local_base_freq') !== undefined && n !== undefined) { // Gemma 3: every pattern-th layer is global
+    const p = check.integer('config.sliding_window_pattern', get('sliding_window_pattern'), 1, n);
+    return Array.from({ length: n }, (_, i) => kind((i + 1) % p !== 0));
+  }
+  if (get('global_rope_theta') !== undefined && n !== undefined) { // ModernBERT: layer 0 and every n-th are global
+    const every = check.integer('config.global_attn_every_n_layers', get('global_attn_every_n_layers'), 1, n);
+    return Array.from({ length: n }, (_, i) => kind(i % every !== 0));
+  }
+  return null;
+}
+
+/** Llama 4's no_rope_layers: 1 = the layer uses RoPE; an empty list means HF's default, every interval-th layer without. */
+function ropeLayersOf(check, get) {
+  const given = get('no_rope_layers');
+  const n = get('num_hidden_layers');
+  if (Array.isArray(given) && given.length) return given.map((v) => v !== 0 && v !== false);
+  if (given === undefined && !get('no_rope_layer_interval')) return null;
+  const every = check.integer('config.no_rope_layer_interval', get('no_rope_layer_interval') ?? 4, 1, MAX_LAYERS);
+  return Array.from({ length: check.integer('config.num_hidden_layers', n, 1, MAX_LAYERS) }, (_, i) => (i + 1) % every !== 0);
+}
+
+/** A shallow own-key copy of a rope dict (HF mutates its own; the caller's object is never touched). */
+function copyDict(check, name, dict) {
+  if (!isObject(dict)) throw check.fail(TypeError, `${name} must be an object`, dict);
+  return bare(check.read(name, () => Object.keys(dict).map((k) => [k, dict[k]])));
+}
+
+/** HF's standardize_rope_params: { dicts by layer type, nested } with rope_type, rope_theta and the lengths filled in. */
+function standardize(check, get, layerTypes) {
+  const raw = get('rope_scaling') ?? get('rope_parameters');
+  let rp = raw === undefined || raw === null ? bare() : copyDict(check, 'config.rope_parameters', raw);
+  const theta = get('rope_theta') ?? rp.rope_theta ?? DEFAULT_THETA;
+  const keys = Object.keys(rp);
+  let nested = layerTypes !== null && keys.length > 0 && keys.every((k) => layerTypes.includes(k));
+  if (!nested && get('rope_local_base_freq') !== undefined) { // Gemma 3 (v4 form): sliding layers default θ local
+    rp = bare([['full_attention', rp], ['sliding_attention', { rope_type: 'default', rope_theta: get('rope_local_base_freq') }]]);
+    rp.full_attention.rope_theta ??= get('rope_theta') ?? DEFAULT_THETA;
+    nested = true;
+  } else if (!nested && get('global_rope_theta') !== undefined) { // ModernBERT (v4 form)
+    rp = bare([['full_attention', { rope_type: 'default', rope_theta: get('global_rope_theta') }],
+      ['sliding_attention', { rope_type: 'default', rope_theta: get('local_rope_theta') ?? DEFAULT_THETA }]]);
+    nested = true;
+  }
+  const dicts = nested
+    ? bare(Object.entries(rp).map(([k, d]) => [k, copyDict(check, `config.rope_parameters.${k}`, d)]))
+    : bare([['', rp]]);
+  const prf = get('partial_rotary_factor');
+  const renames = own(MODEL_RENAMES, get('model_type')) ?? bare();
+  for (const d of Object.values(dicts)) {
+    d.rope_type ??= d.type ?? 'default';
+    d.rope_type = own(renames, d.rope_type) ?? d.rope_type;
+    d.rope_theta ??= theta;
+    if (prf !== undefined && prf !== null) d.partial_rotary_factor = prf; // the top-level value wins (HF)
+    if (['llama3', 'yarn', 'longrope'].includes(typeOfHf(d.rope_type))) {
+      // Phi-3 keeps the pretraining length at the top level: it wins, for a flat dict only.
+      const top = get('original_max_position_embeddings');
+      if (!nested && top !== undefined) d.original_max_position_embeddings = top;
+      else if (get('max_position_embeddings') !== undefined) d.original_max_position_embeddings ??= get('max_position_embeddings');
+    }
+  }
+  return { dicts, nested, prfTop: prf !== undefined && prf !== null };
+}
+
+/** HF's validate_rope for one dict: refuses an unknown type or missing keys, returns its warnings. */
+function validate(check, d, where, { prfTop, maxPosition }) {
+  const type = typeof d.rope_type === 'string' ? typeOfHf(d.rope_type) : undefined;
+  const known = Object.values(TYPES).flatMap((t) => (t.hf ? [t.hf, ...t.aliases] : []));
+  if (!type) throw check.fail(RangeError, `${where}rope_type must be one of ${known.join(', ')}`, d.rope_type);
+  const [required, optional] = hfKeys(type);
+  const ignored = new Set([...IGNORED_KEYS, ...(prfTop ? ['partial_rotary_factor'] : []), 'type']);
+  const received = Object.keys(d).filter((k) => !ignored.has(k));
+  const missing = required.filter((k) => !received.includes(k) || d[k] === undefined);
+  if (missing.length) throw check.fail(TypeError, `${where}missing required keys for rope_type "${d.rope_type}": ${missing.join(', ')}`);
+  const warnings = [];
+  const unknown = received.filter((k) => !COMMON_KEYS.includes(k) && !required.includes(k) && !optional.includes(k));
+  if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${unknown.join(', ')}`);
+  const f = d.factor;
+  const checked = ['linear', 'dynamic', 'yarn', 'llama3'].includes(type) || (type === 'longrope' && f !== undefined && f !== null);
+  if (checked && !(typeof f === 'number' && f >= 1)) warnings.push(`${where}factor must be a number >= 1, got ${f}`);
+  warnings.push(...typeWarnings(type, d, where, maxPosition));
+  return { type, warnings };
+}
+
+/** The warnings HF's per-type validators give beyond the keys and the factor. */
+function typeWarnings(type, d, where, maxPosition) {
+  const w = [];
+  if (type === 'yarn') {
+    if ((d.beta_fast || 32) < (d.beta_slow || 1)) w.push(`${where}beta_fast must be greater than beta_slow`);
+    if (typeof d.attention_factor === 'number' && d.attention_factor < 0) w.push(`${where}attention_factor must be positive`);
+    const implicit = maxPosition / d.original_max_position_embeddings;
+    if (d.factor && Number.isFinite(implicit) && implicit !== d.factor && implicit !== 1) {
+      w.push(`${where}factor ${d.factor} differs from max_position_embeddings / original_max_position_embeddings = ${implicit}; the explicit factor is used (HF 5)`);
+    }
+  }
+  if (type === 'longrope' && (d.factor === undefined || d.factor === null)) {
+    w.push(`${where}no factor: max_position_embeddings / original_max_position_embeddings is used (HF recommends setting factor)`);
+  }
+  if (type === 'llama3') {
+    if (d.high_freq_factor <= d.low_freq_factor) w.push(`${where}high_freq_factor must be greater than low_freq_factor (no blended band)`);
+    if (d.original_max_position_embeddings >= maxPosition) w.push(`${where}original_max_position_embeddings must be less than max_position_embeddings`);
+  }
+  if (type === 'proportional' && (d.partial_rotary_factor === undefined || d.partial_rotary_factor === null)) {
+    w.push(`${where}partial_rotary_factor is absent: proportional then equals linear`);
+  }
+  if (d.rope_type === 'su') w.push(`${where}rope_type "su" is the old name of "longrope"`);
+  return w;
+}
+
+/** The JS `scaling` option of a validated dict: each parameter under its JS name (rope-types.js). */
+function scalingOf(type, d, { maxPosition, seqLen }) {
+  const spec = { type };
+  for (const key of Object.keys(TYPES[type].params)) {
+    const p = PARAMS[key];
+    let v = p.hf ? d[p.hf] : key === 'maxPosition' ? maxPosition : key === 'seqLen' ? seqLen : undefined;
+    if ((key === 'betaFast' || key === 'betaSlow' || key === 'mscale' || key === 'mscaleAllDim') && !v) v = undefined; // HF: `or default`
+    if (v !== undefined && v !== null) spec[key] = v;
+  }
+  return spec;
+}
+
+/** The layer a call asks about: { key (a dict key), layerType, ropeless }. */
+function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
+  const n = layerTypes?.length ?? ropeLayers?.length;
+  let layerType = opts.layerType;
+  const index = opts.layerIndex;
+  if (index !== undefined) {
+    if (n === undefined) throw check.fail(RangeError, 'layerIndex needs a config with per-layer RoPE (layer_types or no_rope_layers)', index);
+    check.integer('layerIndex', index, 0, n - 1);
+    if (layerType !== undefined && layerTypes && layerTypes[index] !== layerType) {
+      throw check.fail(RangeError, `layerType ${JSON.stringify(layerType)} is not the type of layer ${index} (${layerTypes[index]})`, layerType);
+    }
+    layerType = layerTypes?.[index];
+  }
+  if (layerType !== undefined) {
+    const types = nested ? Object.keys(dicts) : layerTypes ?? [];
+    check.oneOf('layerType', layerType, [...new Set(types)]);
+  }
+  const ropeless = index !== undefined && ropeLayers !== null && !ropeLayers[index];
+  if (!nested) return { key: '', layerType, ropeless };
+  layerType ??= Object.hasOwn(dicts, 'full_attention') ? 'full_attention' : Object.keys(dicts)[0];
+  return { key: layerType, layerType, ropeless };
+}
+
+/** Qwen-VL's M-RoPE keys, for mropeCache: mrope_section (frequencies per time / height / width) and Qwen3-VL's mrope_interleaved. */
+function mropeOf(check, d) {
+  if (d.mrope_section === undefined) return {};
+  const section = Array.from(check.vector('config rope_parameters.mrope_section', d.mrope_section));
+  section.forEach((n, i) => check.integer(`config rope_parameters.mrope_section[${i}]`, n, 0, MAX_WIDTH));
+  return { mropeSection: section, mropeInterleaved: d.mrope_interleaved === true };
+}
+
+/** FLUX's axial RoPE (diffusers' axes_dims_rope): one set of frequencies per axis, adjacent pairs. */
+function axialOf(check, get, warnings) {
+  const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
+  axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
+  const theta = get('theta') ?? DEFAULT_THETA;
+  return { axial: Array.from(axes), theta, headDim: get('attention_head_dim') ?? axes.reduce((a, b) => a + b, 0), warnings: [...new Set(warnings)] };
+}
+
+/**
+ * The RoPE of one layer of a config: { type, theta, headDim, rotaryDim, pairing,
+ * scaling (the JS option), layerTypes, layerType, warnings, originalMaxPosition,
+ * maxPosition } or { type: 'none', ... }, or { axial } for FLUX.
+ */
+export function resolveConfig(check, config, opts) {
+  if (!isObject(config)) throw check.fail(TypeError, 'config must be a parsed config.json object', config);
+  const warnings = [];
+  const text = check.read('config.text_config', () => (Object.hasOwn(config, 'text_config') ? config.text_config : undefined));
+  const cfg = isObject(text) ? text : config;
+  const get = reader(check, cfg, warnings);
+  if (get('axes_dims_rope') !== undefined) return axialOf(check, get, warnings);
+  const headDim = headDimOf(check, get);
+  const layerTypes = layerTypesOf(check, get);
+  const ropeLayers = ropeLayersOf(check, get);
+  const std = standardize(check, get, layerTypes);
+  const maxPosition = get('max_position_embeddings');
+  for (const [k, d] of Object.entries(std.dicts)) {
+    warnings.push(...validate(check, d, k ? `rope_parameters.${k}: ` : '', { prfTop: std.prfTop, maxPosition }).warnings);
+    if (std.nested && d.truncate !== undefined) warnings.push(`rope_parameters.${k}: truncate is read by HF 5 only from a flat rope_parameters; ignored`);
+  }
+  const layer = pickLayer(check, std, layerTypes, ropeLayers, opts);
+  const common = { layerTypes: layerTypes ?? undefined, layerType: layer.layerType, warnings: [...new Set(warnings)], maxPosition, headDim };
+  if (layer.ropeless) return { type: 'none', ...common };
+  const d = std.dicts[layer.key];
+  const type = typeOfHf(d.rope_type);
+  if (std.nested) delete d.truncate;
+  const theta = check.finite(`config rope_theta${layer.key ? ` (${layer.key})` : ''}`, d.rope_theta, { above: 1 });
+  const prf = d.partial_rotary_factor ?? 1;
+  check.finite('config.partial_rotary_factor', prf, { above: 0, max: 1 });
+  const rotaryDim = type === 'proportional' ? headDim : Math.trunc(headDim * prf);
+  if (rotaryDim % 2 || rotaryDim < 2) {
+    throw check.fail(RangeError, `head_dim × partial_rotary_factor must be an even number of at least 2 (RoPE rotates pairs); it is ${headDim} × ${prf}`, rotaryDim);
+  }
+  const interleaved = get('rope_interleave') ?? INTERLEAVED_MODELS.includes(cfg.model_type);
+  return {
+    ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
+    scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
+    originalMaxPosition: d.original_max_position_embeddings,
+    ropeLayers: ropeLayers ?? undefined,
+    ...mropeOf(check, d),
+  };
+}
