@@ -3,9 +3,9 @@
 // Train pressed once. Reports the time from the click to the end of the run
 // (every encoding trained and its accuracy against length measured) and, per
 // encoding, the time from the start of its training to its first progress
-// report at 95% accuracy or more, with the load average. Targets (issue 15,
-// point 7, on a 2-core machine): the whole run under 10 s, one encoding to 95%
-// under 3 s. The times come from the page's clock at each worker message
+// report at 95% accuracy or more, with the load average; then the same run
+// with 3 seeds. Targets (issue 26, point 5, on a 2-core machine): the default
+// run in at most 5 s, three seeds in at most 15 s, one encoding to 95% under 3 s. The times come from the page's clock at each worker message
 // (a listener beside the widget's own). Only `npm run bench` runs this; no
 // test compares a time with a bound.
 //
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../scripts/chromium.mjs';
 import { startServer } from '../scripts/serve.js';
 
-export const LAB_TARGETS = { runMs: 10000, to95Ms: 3000, accuracy: 0.95 };
+export const LAB_TARGETS = { runMs: 5000, threeSeedsMs: 15000, to95Ms: 3000, accuracy: 0.95 };
 
 /** Records every message a worker posts to the page, with the page's clock. */
 function recordWorkerMessages() {
@@ -34,7 +34,7 @@ function recordWorkerMessages() {
 }
 
 /** One default run in a fresh page: the click's time and the worker's messages. */
-async function oneRun(browser, url) {
+async function oneRun(browser, url, seeds = 1) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await context.newPage();
@@ -42,13 +42,15 @@ async function oneRun(browser, url) {
     await page.goto(url);
     const lab = page.locator('#w-lab');
     await lab.scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.shadowRoot?.querySelector('button'));
-    const settings = await page.evaluate(() => {
+    // rendered once (data-state set): a click before the first render would be dropped by it
+    await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.dataset.state);
+    const settings = await page.evaluate((n) => {
       const w = globalThis.document.querySelector('#w-lab');
+      w.setAttribute('seeds', String(n)); // read when Train is pressed
       globalThis.clickedAt = performance.now();
       w.shadowRoot.querySelector('button').click(); // Train, with whatever the widget shows by default
       return w.trained;
-    });
+    }, seeds);
     await page.waitForFunction(() => ['trained', 'error'].includes(globalThis.document.querySelector('#w-lab').dataset.state),
       null, { timeout: 300000 });
     const { state, log, clickedAt } = await page.evaluate(() => ({
@@ -88,10 +90,13 @@ export async function measureLab({ runs = 3, log = () => {} } = {}) {
   try {
     const url = new URL('index.html', server.url).href;
     for (let i = 0; i < runs; i++) {
-      const r = await oneRun(browser, url);
-      r.loadAverage1m = +loadavg()[0].toFixed(2);
-      log(`lab in Chromium, run ${i + 1}: ${r.runMs} ms in all; to 95%: ${r.encodings.map((e) => `${e.encoding} ${e.to95Ms ?? 'never'}`).join(', ')} (load ${r.loadAverage1m})`);
-      results.push(r);
+      for (const seeds of [1, 3]) {
+        const r = await oneRun(browser, url, seeds);
+        r.seeds = seeds;
+        r.loadAverage1m = +loadavg()[0].toFixed(2);
+        log(`lab in Chromium, run ${i + 1}, ${seeds} seed(s): ${r.runMs} ms in all; to 95%: ${r.encodings.map((e) => `${e.encoding} ${e.to95Ms ?? 'never'}`).join(', ')} (load ${r.loadAverage1m})`);
+        results.push(r);
+      }
     }
   } finally {
     await browser.close();
@@ -103,7 +108,9 @@ export async function measureLab({ runs = 3, log = () => {} } = {}) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Markdown lines and met/missed targets for bench/run.mjs (medians over the runs). */
-export function labBrowserReport(results) {
+export function labBrowserReport(all) {
+  const results = all.filter((r) => r.seeds === 1);
+  const three = all.filter((r) => r.seeds === 3);
   const s = results[0].settings;
   const lines = [`### <pe-lab> in Chromium: the default run (${s.task}, ${s.attention}, ${s.steps} steps, d_model ${s.dModel}, ${s.layers} layers; median of ${results.length} runs)`, '',
     '| encoding | ms to 95% (median) | steps to 95% | ms training | final training accuracy |', '|---|--:|--:|--:|--:|'];
@@ -117,12 +124,15 @@ export function labBrowserReport(results) {
     lines.push(`| ${p.name} | ${p.reached ? p.to95Ms : 'not reached'} | ${p.rows.map((e) => e.stepsTo95 ?? '-').join(', ')} | ${median(p.rows.map((e) => e.trainMs))} | ${p.rows.map((e) => e.finalAccuracy.toFixed(3)).join(', ')} |`);
   }
   const runMs = median(results.map((r) => r.runMs));
+  const threeMs = three.length ? median(three.map((r) => r.runMs)) : null;
   lines.push('', `Whole run, click to finished: ${results.map((r) => r.runMs).join(', ')} ms (median ${runMs}); 1-minute load average after each run: ${results.map((r) => r.loadAverage1m).join(', ')} (${cpus().length} cores).`);
+  if (three.length) lines.push(`With 3 seeds: ${three.map((r) => r.runMs).join(', ')} ms (median ${threeMs}); load ${three.map((r) => r.loadAverage1m).join(', ')}.`);
   // `none` (bidirectional) cannot reach 95%: that is what the widget shows, not a miss.
   const positional = per.filter((p) => p.name !== 'none' || s.attention === 'causal');
   const slowest = Math.max(...positional.map((p) => p.to95Ms ?? Infinity));
   const targets = [
-    { target: `lab: the default widget run finishes in under ${LAB_TARGETS.runMs / 1000} s in Chromium`, met: runMs < LAB_TARGETS.runMs, detail: `median ${runMs} ms` },
+    { target: `lab: the default widget run finishes in at most ${LAB_TARGETS.runMs / 1000} s in Chromium`, met: runMs <= LAB_TARGETS.runMs, detail: `median ${runMs} ms` },
+    ...(three.length ? [{ target: `lab: the default run with 3 seeds finishes in at most ${LAB_TARGETS.threeSeedsMs / 1000} s`, met: threeMs <= LAB_TARGETS.threeSeedsMs, detail: `median ${threeMs} ms` }] : []),
     { target: `lab: every encoding with positions reaches 95% in under ${LAB_TARGETS.to95Ms / 1000} s`, met: slowest < LAB_TARGETS.to95Ms,
       detail: `slowest median ${Number.isFinite(slowest) ? `${slowest} ms` : 'never'}` },
   ];

@@ -4,8 +4,14 @@
 //     TensorFlow.js (tfjs-wasm and tfjs-cpu, its own autodiff and Adam), on the
 //     same batch: who-did-what, length 6 (7 tokens), batch 32, d_model 32,
 //     4 heads, 2 layers, MLP 64, sinusoidal positions;
-//  2. with --lengths, accuracy against test length per encoding, 3 seeds
-//     (mean, min, max), the data behind docs/lab.md's length-generalisation table.
+//  2. the work of <pe-lab>'s default run (six encodings, who-did-what, its
+//     steps, test lengths and samples; web/widgets/lab-defaults.js) with 1 and
+//     3 seeds, as CPU seconds of this process: on a shared machine the
+//     closest stand-in for the time on an idle one (bench/lab-browser.mjs
+//     times the same run in Chromium, wall clock);
+//  3. with --lengths, accuracy against test length per encoding, 3 seeds
+//     (mean, min, max), over all answers (bench/lab-papers.mjs scores new
+//     positions apart); the copy table of docs/lab.md comes from here.
 // Writes dist/bench-lab.json.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { init } from '../web/lib/lab/index.js';
 import { measureRatio } from './measure.mjs';
 import { tfjsLabModel, loadTfjs } from '../tests/helpers/lab-tfjs.js';
+import { LENGTHS, DEFAULT_STEPS, EVAL_SAMPLES, testLengths } from '../web/widgets/lab-defaults.js';
+import { evaluateRun } from '../web/widgets/lab-evaluate.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STEPS = 20;
@@ -39,6 +47,28 @@ export async function labSpeed(log = () => {}) {
     rows.push({ contender: `tfjs-${backend}`, tfjsMsPerStep: r.aMs / STEPS, posencMsPerStep: r.bMs / STEPS, speedup: r.ratio });
     tf.dispose(tfm.variables);
     opt.dispose();
+  }
+  return rows;
+}
+
+/** CPU and wall seconds of <pe-lab>'s default run, as its worker does it, with 1 and 3 seeds. */
+export async function labWidgetWork(log = () => {}) {
+  const lab = await init();
+  const task = 'who-did-what';
+  const rows = [];
+  for (const seeds of [1, 3]) {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (const encoding of lab.encodings) {
+      const run = { task, encoding, attention: 'bidirectional', dModel: 32, heads: 4, layers: 2, steps: DEFAULT_STEPS,
+        seed: 1, trainLengths: LENGTHS[task], progressEvery: 25 };
+      const models = [];
+      for (let k = 0; k < seeds; k++) models.push(lab.train({ ...run, seed: 1 + k }).model);
+      evaluateRun(lab, models, run, testLengths(task), EVAL_SAMPLES);
+    }
+    const cpu = process.cpuUsage(cpu0);
+    rows.push({ seeds, cpuSeconds: (cpu.user + cpu.system) / 1e6, wallSeconds: (performance.now() - t0) / 1000 });
+    log(`lab: the widget's default run, ${seeds} seed(s): ${rows.at(-1).cpuSeconds.toFixed(2)} s CPU, ${rows.at(-1).wallSeconds.toFixed(2)} s wall`);
   }
   return rows;
 }
@@ -78,10 +108,14 @@ export async function labLengths(log = () => {}, only = null) {
 }
 
 /** Markdown lines for the bench report. */
-export function labMarkdown(speed, lengths) {
+export function labMarkdown(speed, lengths, work) {
   const lines = ['### posenc/lab: one training step (who-did-what, batch 32 x 7 tokens, d_model 32, 4 heads, 2 layers, MLP 64)', '',
     '| contender | ms per step | posenc/lab ms per step | posenc/lab faster by |', '|---|--:|--:|--:|'];
   for (const r of speed) lines.push(`| ${r.contender} | ${r.tfjsMsPerStep.toFixed(2)} | ${r.posencMsPerStep.toFixed(2)} | ${r.speedup.toFixed(1)}x |`);
+  if (work) {
+    lines.push('', `#### <pe-lab>'s default run in Node (who-did-what, six encodings, ${DEFAULT_STEPS} steps, then its test lengths): targets 5 s (1 seed), 15 s (3 seeds)`, '',
+      '| seeds | CPU s | wall s |', '|--:|--:|--:|', ...work.map((w) => `| ${w.seeds} | ${w.cpuSeconds.toFixed(2)} | ${w.wallSeconds.toFixed(2)} |`));
+  }
   for (const run of lengths ?? []) {
     if (run.encoding === 'none') {
       lines.push('', `#### ${run.task}, ${run.attention}, trained on lengths ${run.trainLengths.join('-')} (${run.steps} steps): accuracy, mean of 3 seeds [min, max]`, '',
@@ -99,7 +133,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const arg = process.argv.find((a) => a.startsWith('--lengths'));
   const only = arg?.includes('=') ? arg.split('=')[1].split(',') : null;
   const lengths = arg ? await labLengths(log, only) : null;
-  console.log(labMarkdown(speed, lengths).join('\n'));
+  const work = await labWidgetWork(log);
+  console.log(labMarkdown(speed, lengths, work).join('\n'));
   mkdirSync(join(root, 'dist'), { recursive: true });
-  writeFileSync(join(root, 'dist/bench-lab.json'), `${JSON.stringify({ speed, lengths }, null, 1)}\n`);
+  writeFileSync(join(root, 'dist/bench-lab.json'), `${JSON.stringify({ speed, lengths, work }, null, 1)}\n`);
 }

@@ -1117,13 +1117,19 @@ static int lab_seed_ok(double seed) { return seed >= 0 && seed <= PE_LAB_MAX_SEE
 /* a seed: mostly small and valid, sometimes a palette number */
 static double lab_seed_arg(src *s) { return byte(s) % 4 ? byte(s) : num_arg(s); }
 
-static int32_t lab_min_length(int task) { return task == PE_LAB_WHO || task == PE_LAB_SHIFT ? 3 : 1; }
+static int32_t lab_min_length(int task) {
+    return task == PE_LAB_WHO || task == PE_LAB_WHO_REVERSED || task == PE_LAB_SHIFT ? 3 : task == PE_LAB_RECENCY ? 2 : 1;
+}
 
 static int lab_length_ok(int task, int32_t n) {
     return task >= 0 && task < PE_LAB_TASKS_ && n >= lab_min_length(task) && n <= PE_LAB_MAX_LENGTH;
 }
 
-static int32_t lab_tokens(int task, int32_t n) { return task == PE_LAB_WHO ? n + 1 : task == PE_LAB_SHIFT ? n : 2 * n + 1; }
+static int32_t lab_tokens(int task, int32_t n) {
+    return task == PE_LAB_WHO || task == PE_LAB_WHO_REVERSED ? n + 1
+           : task == PE_LAB_SHIFT || task == PE_LAB_RECENCY  ? n
+                                                             : 2 * n + 1;
+}
 
 /* pe_lab_task_shape, pe_lab_task_seq_len and pe_lab_generate: examples within
  * the task's vocabulary and classes, every example with a target, the same
@@ -1213,6 +1219,8 @@ static lab_config lab_decode(src *s) {
     k.c[13] = lab_int(s, v);
     v = byte(s);
     k.c[14] = lab_int(s, v);
+    v = byte(s) % 4 ? 0 : k.c[6] + byte(s) % 8; /* randomized positions, sometimes */
+    k.c[15] = lab_int(s, v);
     static const double plain[PE_LAB_CFG_REALS] = {10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1};
     for (int i = 0; i < PE_LAB_CFG_REALS; i++) k.f[i] = lab_real_arg(s, plain[i]);
     return k;
@@ -1227,7 +1235,8 @@ static int lab_sizes_bad(const int32_t *c) {
         || !in_range(c[4], 1, PE_LAB_MAX_LAYERS) || !in_range(c[5], 0, PE_LAB_MAX_MLP)
         || !in_range(c[6], 1, PE_LAB_MAX_TOKENS) || !in_range(c[7], 1, PE_LAB_MAX_BATCH)
         || (c[8] == PE_LAB_T5 && (!in_range(c[12], PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS)
-                                  || !in_range(c[13], 1, PE_LAB_MAX_DISTANCE)));
+                                  || !in_range(c[13], 1, PE_LAB_MAX_DISTANCE)))
+        || (c[15] && !in_range(c[15], c[6], PE_LAB_MAX_POSITIONS));
 }
 
 /* Elements a valid model's buffers hold (its activations dominate). */
@@ -1278,7 +1287,7 @@ static void fuzz_lab_use(src *s, void *model, const lab_config *k) {
     if (in_range(samples, 1, PE_LAB_MAX_SAMPLES) && lab_length_ok(task, length)
         && too_big((double)samples * lab_tokens(task, length) * (k->c[6] + 16.0 * k->c[2])))
         return;
-    st = pe_lab_evaluate(out, model, task, length, samples, seed);
+    st = pe_lab_evaluate(out, model, task, length, samples, seed, 1 + byte(s) % 8, byte(s) % 3);
     REQUIRE(st >= 0 && st < PE_ERR_COUNT_ && st != PE_ERR_NOMEM);
     if (st == PE_OK) {
         REQUIRE(lab_length_ok(task, length) && lab_seed_ok(seed) && in_range(samples, 1, PE_LAB_MAX_SAMPLES));

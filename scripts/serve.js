@@ -9,8 +9,13 @@ import { CSP, frameAncestors } from './csp.mjs';
 
 export { CSP };
 // A request whose headers have not all arrived by then is answered 408 and
-// closed (Node's default waits 60 s, checked every 30 s).
+// closed (Node's default waits 60 s, checked every 30 s). Node starts that
+// clock only at a request's first byte, so a connection that has sent nothing
+// when the time is up is destroyed by a timer of our own: idle sockets cannot
+// use up the server's file descriptors.
 export const HEADERS_TIMEOUT_MS = 5000;
+/** The methods the server answers; any other gets 405 with this list in Allow. */
+const METHODS = ['GET', 'HEAD'];
 export const ROOT = resolve(fileURLToPath(new URL('../dist/web', import.meta.url)));
 
 const MIME = {
@@ -26,13 +31,16 @@ const MIME = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
+/** Thrown by resolvePath for a path that is not a valid URL path (a malformed % escape): a 400. */
+export class BadPath extends Error {}
+
 // Maps a URL path to a file inside root, or null when it would leave root.
 export function resolvePath(root, urlPath) {
   let path;
   try {
     path = decodeURIComponent(urlPath.split('?')[0].split('#')[0]);
   } catch {
-    return null;
+    throw new BadPath(urlPath);
   }
   if (path.includes('\0')) return null;
   const file = resolve(root, '.' + (path.endsWith('/') ? path + 'index.html' : path));
@@ -48,15 +56,26 @@ async function realInside(root, file) {
   return inside(realRoot, realFile) ? realFile : null;
 }
 
-async function handle(root, req, res) {
-  const headers = { 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff' };
-  const policy = (file) => ({ 'Content-Security-Policy': `${CSP}; ${frameAncestors(relative(root, file).split(sep).join('/'))}` });
+async function handle({ root, cors, csp }, req, res) {
+  const headers = { 'X-Content-Type-Options': 'nosniff', ...(csp ? { 'Content-Security-Policy': csp } : {}) };
+  // As an npm CDN answers: a page of another origin (or a sandboxed one) may load the scripts as modules.
+  if (cors) headers['Access-Control-Allow-Origin'] = '*';
+  const policy = (file) => (csp ? { 'Content-Security-Policy': `${csp}; ${frameAncestors(relative(root, file).split(sep).join('/'))}` } : {});
   const send = (code, body, type = 'text/plain; charset=utf-8') => {
     res.writeHead(code, { ...headers, 'Content-Type': type });
     res.end(req.method === 'HEAD' ? undefined : body);
   };
-  if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
-  let file = resolvePath(root, req.url || '/');
+  if (!METHODS.includes(req.method)) {
+    headers.Allow = METHODS.join(', ');
+    return send(405, 'method not allowed\n');
+  }
+  let file;
+  try {
+    file = resolvePath(root, req.url || '/');
+  } catch (e) {
+    if (e instanceof BadPath) return send(400, 'bad request: malformed escape in the path\n');
+    throw e;
+  }
   if (!file) return send(403, 'forbidden\n');
   try {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
@@ -70,13 +89,23 @@ async function handle(root, req, res) {
   }
 }
 
-/** Starts a server on `port` (0 = any free port); resolves to { server, url, close() }. */
-export function startServer({ port = 0, root = ROOT, host = '127.0.0.1' } = {}) {
-  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 4 * HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, (req, res) => {
-    handle(root, req, res).catch(() => {
+/**
+ * Starts a server on `port` (0 = any free port); resolves to { server, url, close() }.
+ * cors: answer with Access-Control-Allow-Origin: * (a second origin in the tests plays a CDN).
+ * headersTimeout: milliseconds a connection may take to send its headers, or anything at all.
+ * csp: the policy sent (null: none, as a blog host without one; tests of other origins need that).
+ */
+export function startServer({ port = 0, root = ROOT, host = '127.0.0.1', cors = false, csp = CSP, headersTimeout = HEADERS_TIMEOUT_MS } = {}) {
+  const options = { headersTimeout, requestTimeout: 4 * headersTimeout, connectionsCheckingInterval: Math.min(1000, headersTimeout) };
+  const server = createServer(options, (req, res) => {
+    handle({ root, cors, csp }, req, res).catch(() => {
       res.writeHead(500, { 'Content-Security-Policy': CSP });
       res.end();
     });
+  });
+  // Not one byte within the header timeout: destroyed (Node's own timeout covers a request once it starts).
+  server.on('connection', (socket) => {
+    setTimeout(() => socket.bytesRead || socket.destroy(), headersTimeout).unref();
   });
   return new Promise((ok, fail) => {
     server.once('error', fail);

@@ -87,6 +87,132 @@ test('bad options: clear errors naming the option, nothing leaked, module still 
   assert.ok(lab.evaluate(model, { samples: 8 }).accuracy >= 0);
 });
 
+test('examples: recency asks at each filler for the nearest name before it', () => {
+  const { shape, tokens, targets } = lab.examples({ task: 'recency', length: 20, count: 50, seed: 4 });
+  assert.deepEqual(shape, [50, 20]);
+  let names = 0;
+  for (let b = 0; b < 50; b++) {
+    let last = -1;
+    for (let i = 0; i < 20; i++) {
+      const t = tokens[b * 20 + i];
+      if (i === 0) assert.ok(t < 8, 'every example starts with a name');
+      if (t < 8) {
+        names++;
+        assert.equal(targets[b * 20 + i], -1);
+        last = t;
+      } else {
+        assert.ok(t >= 12 && t < 16, 'fillers only between names');
+        assert.equal(targets[b * 20 + i], last);
+      }
+    }
+  }
+  // one name in three after the first: 50 + 950 / 3 ~ 367 (sd ~15)
+  assert.ok(names > 300 && names < 440, `${names} names`);
+});
+
+test('examples: bos puts a start token first and shifts the rest; the probe reverses who-did-what', () => {
+  const plain = lab.examples({ task: 'shift', length: 6, seed: 5 });
+  const bos = lab.examples({ task: 'shift', length: 6, seed: 5, bos: true });
+  assert.deepEqual(bos.shape, [1, 7]);
+  assert.equal(bos.tokens[0], 10, 'the start token is the id after the vocabulary');
+  assert.equal(bos.targets[0], -1);
+  assert.deepEqual(Array.from(bos.tokens.subarray(1)), Array.from(plain.tokens));
+  assert.deepEqual(Array.from(bos.targets.subarray(1)), Array.from(plain.targets));
+  const who = lab.examples({ task: 'who-did-what', length: 7, count: 30, seed: 6 });
+  const probe = lab.examples({ task: 'who-did-what', length: 7, count: 30, seed: 6, probe: 'reversed' });
+  for (let b = 0; b < 30; b++) {
+    const row = Array.from(who.tokens.subarray(b * 8, b * 8 + 8));
+    const rev = Array.from(probe.tokens.subarray(b * 8, b * 8 + 8));
+    assert.deepEqual(rev, [...row].reverse(), 'the same sentence backwards, query first');
+    const verb = rev.findIndex((t) => t >= 8 && t < 12);
+    const before = rev.slice(0, verb).find((t) => t < 8);
+    assert.equal(probe.targets[b * 8], before, 'the answer is the name before the verb, read left to right');
+    assert.notEqual(before, who.targets[b * 8 + 7], 'which is not the doer of the forward sentence');
+    assert.deepEqual(Array.from(probe.targets.subarray(b * 8 + 1, b * 8 + 8)), Array(7).fill(-1));
+  }
+});
+
+test('evaluate scores new and trained positions apart, and they add up to all', () => {
+  const { model } = lab.train({ task: 'shift', attention: 'causal', steps: 30, dModel: 16, heads: 2, trainLengths: [3, 16] });
+  const at = (positions, length = 32) => lab.evaluate(model, { length, samples: 40, seed: 3, positions });
+  const [all, trained, fresh] = [at('all'), at('trained'), at('new')];
+  // length 32: targets at 2..31; positions 0..15 were in training examples (16 tokens)
+  assert.equal(trained.scored, 40 * 14);
+  assert.equal(fresh.scored, 40 * 16);
+  assert.equal(all.scored, 40 * 30);
+  assert.ok(Math.abs(all.accuracy * 30 - (trained.accuracy * 14 + fresh.accuracy * 16)) < 1e-9);
+  const inRange = at('new', 16);
+  assert.equal(inRange.scored, 0);
+  assert.ok(Number.isNaN(inRange.accuracy) && Number.isNaN(inRange.loss));
+  // copy and reverse, trained on lengths up to 8 (17 tokens), tested at 12: blank j sits at 13 + j and
+  // answers with symbol j (copy) or 11 - j (reverse); new when 13 + j >= 17 or the symbol's place >= 8
+  for (const [task, newCount] of [['copy', 8], ['reverse', 12]]) {
+    const m = lab.train({ task, steps: 2, dModel: 8, heads: 2, trainLengths: [2, 8] }).model;
+    assert.equal(lab.evaluate(m, { length: 12, samples: 5, positions: 'new' }).scored, 5 * newCount, task);
+    const t = lab.evaluate(m, { length: 12, samples: 5, positions: 'trained' }).scored;
+    assert.equal(t, 5 * (12 - newCount), task);
+  }
+});
+
+test('randomized positions and bos: recorded in the model, deterministic, and they change training', () => {
+  const base = { task: 'who-did-what', steps: 20, dModel: 16, heads: 2, seed: 2 };
+  const a = lab.train({ ...base, randomizedPositions: true });
+  assert.equal(a.model.config.randomizedPositions, 256, 'true: four times maxLength');
+  const b = lab.train({ ...base, randomizedPositions: 256 });
+  assert.deepEqual(new Uint8Array(a.model.params.buffer), new Uint8Array(b.model.params.buffer));
+  const plain = lab.train(base);
+  assert.notDeepEqual(new Uint8Array(a.model.params.buffer), new Uint8Array(plain.model.params.buffer));
+  const e = (m) => lab.evaluate(m, { length: 20, samples: 64, seed: 1 });
+  assert.deepEqual(e(a.model), e(b.model));
+  const withBos = lab.train({ ...base, bos: true });
+  assert.equal(withBos.model.config.bos, true);
+  assert.ok(lab.evaluate(withBos.model, { length: 5, samples: 8 }).scored === 8);
+  assert.equal(lab.attentionMaps(withBos.model, [17, 0, 8, 1, 16]).shape[2], 5, 'the start token is a word of a bos model');
+  assert.throws(() => lab.attentionMaps(plain.model, [17, 0]), /tokens\[0\] must be an integer from 0 to 16/);
+});
+
+test('issue 22: loss, evaluate, attentionMaps and examples refuse bad arguments by name, leak nothing, stay usable', () => {
+  const { model } = lab.train({ steps: 2, dModel: 8, heads: 2 });
+  const batch = lab.examples({ length: 3, count: 2, seed: 1 });
+  const raises = (fn, Type, re) => assert.throws(fn, (e) => e instanceof Type && re.test(e.message) && /^posenc\.lab\.\w+: /.test(e.message), String(fn));
+  const before = lab.memoryStats();
+  raises(() => lab.loss(model, { ...batch, shape: [-1, 4] }), RangeError, /batch\.shape\[0\] must be an integer from 1 to 32/);
+  raises(() => lab.loss(model, { ...batch, shape: [1.5, 4] }), RangeError, /batch\.shape\[0\]/);
+  raises(() => lab.loss(model, { ...batch, shape: [2, 65] }), RangeError, /batch\.shape\[1\] must be an integer from 1 to 64/);
+  raises(() => lab.loss(model, { ...batch, shape: [1, 4] }), RangeError, /batch\.tokens must hold count x n = 4 ids/);
+  raises(() => lab.loss(model, null), TypeError, /batch must be/);
+  raises(() => lab.loss(model, { ...batch, shape: 8 }), TypeError, /batch\.shape must be \[count, n\]/);
+  raises(() => lab.loss(model, { ...batch, tokens: Array.from(batch.tokens, String) }), TypeError, /batch\.tokens\[0\] must be a number/);
+  raises(() => lab.loss(model, { ...batch, tokens: new Float32Array(8) }), TypeError, /batch\.tokens must be an Int32Array/);
+  raises(() => lab.loss(model, { ...batch, targets: batch.targets.map(() => 8) }), RangeError, /batch\.targets\[0\] must be an integer from -1 to 7/);
+  raises(() => lab.loss(model, batch, { gradiant: true }), TypeError, /unknown option "gradiant"/);
+  raises(() => lab.loss(model, batch, { gradient: 1 }), TypeError, /gradient must be true or false/);
+  raises(() => lab.loss(model, batch, 'yes'), TypeError, /options must be an object/);
+  raises(() => lab.loss(null, batch), TypeError, /model must be/);
+  raises(() => lab.evaluate(model, { lenght: 4 }), TypeError, /unknown option "lenght"/);
+  raises(() => lab.evaluate(model, { length: 4.5 }), RangeError, /length must be an integer/);
+  raises(() => lab.evaluate(model, { length: '4' }), TypeError, /length must be a number/);
+  raises(() => lab.evaluate(model, { positions: 'old' }), RangeError, /positions must be one of all, trained, new/);
+  raises(() => lab.evaluate(model, { probe: 'passive' }), RangeError, /probe must be one of reversed/);
+  raises(() => lab.evaluate(model, { samples: false }), TypeError, /samples must be a number/);
+  raises(() => lab.attentionMaps(model, null), TypeError, /tokens must be an array/);
+  raises(() => lab.attentionMaps(model, ['1', '2']), TypeError, /tokens\[0\] must be a number/);
+  raises(() => lab.attentionMaps(model, [1, 2], { heads: 1 }), TypeError, /unknown option "heads"/);
+  raises(() => lab.examples({ length: -1 }), RangeError, /length must be an integer from 1/);
+  raises(() => lab.examples({ count: '2' }), TypeError, /count must be a number/);
+  raises(() => lab.examples({ gradiant: true }), TypeError, /unknown option "gradiant"/);
+  raises(() => lab.examples({ task: 'shift', probe: 'reversed' }), RangeError, /probe "reversed" is a probe of who-did-what/);
+  raises(() => lab.examples({ bos: 1 }), TypeError, /bos must be true or false/);
+  raises(() => lab.examples({ count: 65536, length: 1024, task: 'copy' }), RangeError, /MiB/);
+  raises(() => lab.train({ randomizedPositions: 10 }), RangeError, /randomizedPositions must be an integer from 64 to 4096/);
+  raises(() => lab.train({ randomizedPositions: 'yes' }), TypeError, /randomizedPositions must be true, false or a number/);
+  raises(() => lab.train({ bos: 'yes' }), TypeError, /bos must be true or false/);
+  const getter = { ...batch, get tokens() { throw new Error('boom'); } };
+  raises(() => lab.loss(model, getter), TypeError, /could not read batch\.tokens: boom/);
+  assert.deepEqual(lab.memoryStats(), before, 'a refused call keeps no allocation and grows no memory');
+  assert.ok(Number.isFinite(lab.loss(model, batch).loss), 'still usable');
+});
+
 test('attention maps: one row per query, each a distribution; causal rows see no future', () => {
   for (const attention of ['bidirectional', 'causal']) {
     const { model } = lab.train({ steps: 20, attention, encoding: 't5', dModel: 16, layers: 2, heads: 2 });

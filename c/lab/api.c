@@ -63,7 +63,7 @@ int pe_lab_loss(double *out, void *model, const int32_t *tokens, const int32_t *
                 int32_t len, int backward) {
     if (!out || !model || !tokens || !targets) return PE_ERR_NULL;
     int32_t correct, counted;
-    PE_TRY(lab_forward(model, tokens, targets, batch, len, out, &correct, &counted, backward));
+    PE_TRY(lab_forward(model, tokens, targets, batch, len, out, &correct, &counted, backward, NULL));
     out[1] = correct;
     out[2] = counted;
     return PE_OK;
@@ -94,7 +94,7 @@ int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t ma
         double loss;
         PE_TRY(lab_task_seq_len(task, len, &T));
         lab_task_batch(task, len, m->batch, &m->rng, m->tokens, m->targets);
-        PE_TRY(lab_forward(m, m->tokens, m->targets, m->batch, T, &loss, &correct, &counted, 1));
+        PE_TRY(lab_forward(m, m->tokens, m->targets, m->batch, T, &loss, &correct, &counted, 1, &m->rng));
         lab_adam_step(m);
         loss_sum += loss;
         right += correct;
@@ -105,30 +105,46 @@ int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t ma
     return PE_OK;
 }
 
-/* Loss and accuracy on samples fresh examples of one length, drawn from seed. */
-int pe_lab_evaluate(double *out, void *model, int task, int32_t length, int32_t samples, double seed) {
+/* Keeps the targets of the answers `which` scores (PE_LAB_SCORE_*). */
+static void score_only(int32_t *targets, int task, int32_t length, int32_t count, int32_t T, int32_t trained,
+                       int which) {
+    if (which == PE_LAB_SCORE_ALL) return;
+    for (int32_t t = 0; t < T; t++)
+        if (lab_task_is_new(task, length, trained, t) != (which == PE_LAB_SCORE_NEW))
+            for (int32_t b = 0; b < count; b++) targets[(size_t)b * T + t] = -1;
+}
+
+/* Loss and accuracy on samples fresh examples of one length, drawn from seed,
+ * over the answers `which` picks for a model trained on lengths up to `trained`.
+ * A model with randomized positions draws them too, from a stream of the seed's own. */
+int pe_lab_evaluate(double *out, void *model, int task, int32_t length, int32_t samples, double seed,
+                    int32_t trained, int which) {
     if (!out || !model) return PE_ERR_NULL;
     lab_model *m = model;
-    int32_t T;
+    int32_t T, Ttrained;
     PE_TRY(model_task(m, task));
     PE_TRY(lab_task_seq_len(task, length, &T));
     if (T > m->max_len) return PE_ERR_POSITION;
     if (samples < 1 || samples > PE_LAB_MAX_SAMPLES) return PE_ERR_SIZE;
     PE_TRY(check_seed(seed));
-    uint64_t rng = eval_rng(seed);
+    if (which < PE_LAB_SCORE_ALL || which > PE_LAB_SCORE_NEW) return PE_ERR_OPTION;
+    if (which != PE_LAB_SCORE_ALL) PE_TRY(lab_task_seq_len(task, trained, &Ttrained));
+    uint64_t rng = eval_rng(seed), pos_rng = eval_rng(seed) ^ 0x9E3779B97F4A7C15ull;
     double loss_sum = 0, right = 0, total = 0;
     for (int32_t done = 0; done < samples;) {
         int32_t count = samples - done < m->batch ? samples - done : m->batch, correct, counted;
         double loss;
         lab_task_batch(task, length, count, &rng, m->tokens, m->targets);
-        PE_TRY(lab_forward(m, m->tokens, m->targets, count, T, &loss, &correct, &counted, 0));
+        score_only(m->targets, task, length, count, T, trained, which);
+        PE_TRY(lab_forward(m, m->tokens, m->targets, count, T, &loss, &correct, &counted, 0, &pos_rng));
         loss_sum += loss * counted;
         right += correct;
         total += counted;
         done += count;
     }
-    out[0] = loss_sum / total;
-    out[1] = right / total;
+    out[0] = total ? loss_sum / total : 0;
+    out[1] = total ? right / total : 0;
+    out[2] = total;
     return PE_OK;
 }
 
@@ -141,7 +157,7 @@ int pe_lab_attention(lab_real *out, void *model, const int32_t *tokens, int32_t 
     double loss;
     int32_t correct, counted;
     for (int32_t t = 0; t < len; t++) m->targets[t] = -1;
-    PE_TRY(lab_forward(m, tokens, m->targets, 1, len, &loss, &correct, &counted, 0));
+    PE_TRY(lab_forward(m, tokens, m->targets, 1, len, &loss, &correct, &counted, 0, NULL));
     size_t per = (size_t)m->heads * len * len;
     for (int32_t l = 0; l < m->layers; l++) memcpy(out + l * per, m->acts[l].p, per * sizeof(lab_real));
     return PE_OK;

@@ -6,6 +6,47 @@
 
 #define LN_EPS 1e-5
 
+/* o[j] += s[0] r[0][j], then += s[1] r[1][j], ... for c <= 4 rows: the same
+ * additions, in the same order, as c separate passes, with o loaded and stored
+ * once instead of c times (the kernels below are bound by those loads). */
+static void add_rows(lab_real *o, const lab_real *s, const lab_real *const *r, int c, int32_t m) {
+    if (c == 4) {
+        for (int32_t j = 0; j < m; j++) {
+            lab_real t = o[j];
+            t += s[0] * r[0][j];
+            t += s[1] * r[1][j];
+            t += s[2] * r[2][j];
+            t += s[3] * r[3][j];
+            o[j] = t;
+        }
+        return;
+    }
+    for (int q = 0; q < c; q++)
+        for (int32_t j = 0; j < m; j++) o[j] += s[q] * r[q][j];
+}
+
+/* Collects scaled rows four at a time for add_rows (skip_zero: rows scaled by 0
+ * are left out, as ReLU's zeros add nothing). */
+typedef struct {
+    lab_real s[4];
+    const lab_real *r[4];
+    int c;
+} row_batch;
+
+static void batch_add(row_batch *b, lab_real *o, lab_real s, const lab_real *r, int32_t m) {
+    b->s[b->c] = s;
+    b->r[b->c++] = r;
+    if (b->c == 4) {
+        add_rows(o, b->s, b->r, 4, m);
+        b->c = 0;
+    }
+}
+
+static void batch_flush(row_batch *b, lab_real *o, int32_t m) {
+    add_rows(o, b->s, b->r, b->c, m);
+    b->c = 0;
+}
+
 /* out (n x m) = a (n x k) w (k x m), or += when acc. */
 static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n, int32_t k, int32_t m,
                   int acc) {
@@ -13,11 +54,9 @@ static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n
         lab_real *o = out + (size_t)i * m;
         if (!acc) memset(o, 0, sizeof(lab_real) * m);
         const lab_real *ai = a + (size_t)i * k;
-        for (int32_t p = 0; p < k; p++) {
-            lab_real s = ai[p];
-            const lab_real *wp = w + (size_t)p * m;
-            for (int32_t j = 0; j < m; j++) o[j] += s * wp[j];
-        }
+        row_batch b = { { 0 }, { 0 }, 0 };
+        for (int32_t p = 0; p < k; p++) batch_add(&b, o, ai[p], w + (size_t)p * m, m);
+        batch_flush(&b, o, m);
     }
 }
 
@@ -47,25 +86,24 @@ static void mm_nt_rows(lab_real *out, const lab_real *g, const lab_real *w, int3
         const lab_real *gi = g + (size_t)i * m;
         lab_real *o = out + (size_t)i * k;
         if (!acc) memset(o, 0, sizeof(lab_real) * k);
-        for (int32_t j = 0; j < m; j++) {
-            lab_real s = gi[j];
-            if (s == 0) continue; /* ReLU's zeros */
-            const lab_real *wj = wt + (size_t)j * k;
-            for (int32_t p = 0; p < k; p++) o[p] += s * wj[p];
-        }
+        row_batch b = { { 0 }, { 0 }, 0 };
+        for (int32_t j = 0; j < m; j++)
+            if (gi[j] != 0) batch_add(&b, o, gi[j], wt + (size_t)j * k, k); /* ReLU's zeros */
+        batch_flush(&b, o, k);
     }
 }
 
-/* gw (k x m) += a^T (a: n x k) g (n x m): the gradient of a weight. */
+/* gw (k x m) += a^T (a: n x k) g (n x m): the gradient of a weight. Each row
+ * of gw sums the rows of g in order of i, as one pass per i would. */
 static void mm_tn(lab_real *gw, const lab_real *a, const lab_real *g, int32_t n, int32_t k, int32_t m) {
-    for (int32_t i = 0; i < n; i++) {
-        const lab_real *ai = a + (size_t)i * k, *gi = g + (size_t)i * m;
-        for (int32_t p = 0; p < k; p++) {
-            lab_real s = ai[p];
-            if (s == 0) continue;
-            lab_real *o = gw + (size_t)p * m;
-            for (int32_t j = 0; j < m; j++) o[j] += s * gi[j];
+    for (int32_t p = 0; p < k; p++) {
+        lab_real *o = gw + (size_t)p * m;
+        row_batch b = { { 0 }, { 0 }, 0 };
+        for (int32_t i = 0; i < n; i++) {
+            lab_real s = a[(size_t)i * k + p];
+            if (s != 0) batch_add(&b, o, s, g + (size_t)i * m, m);
         }
+        batch_flush(&b, o, m);
     }
 }
 
@@ -117,12 +155,12 @@ static void norm_backward(lab_real *dx, lab_real *gg, lab_real *gb, const lab_re
     }
 }
 
-/* Rotates each head's pairs (2i, 2i+1) of row r by position t's angles; inverse != 0
+/* Rotates each head's pairs (2i, 2i+1) of row r by its position's angles; inverse != 0
  * rotates back, which is the transpose: the backward pass of the rotation. */
-static void rope(const lab_model *m, lab_real *x, int32_t rows, int32_t len, int inverse) {
+static void rope(const lab_model *m, lab_real *x, int32_t rows, int inverse) {
     int32_t half = m->hd / 2;
     for (int32_t r = 0; r < rows; r++) {
-        int32_t t = r % len;
+        int32_t t = m->posn[r];
         const lab_real *c = m->rope_cos + (size_t)t * half, *s = m->rope_sin + (size_t)t * half;
         for (int32_t h = 0; h < m->heads; h++) {
             lab_real *v = x + (size_t)r * m->d + (size_t)h * m->hd;
@@ -135,12 +173,12 @@ static void rope(const lab_model *m, lab_real *x, int32_t rows, int32_t len, int
     }
 }
 
-/* ALiBi's score bias of head h for query i and key j (0 for the other encodings;
+/* ALiBi's score bias of head h for a query at position pi and a key at pj (0 for the other encodings;
  * T5's learned bias is per block and added by the caller). */
-static lab_real score_bias(const lab_model *m, int32_t h, int32_t i, int32_t j) {
+static lab_real score_bias(const lab_model *m, int32_t h, int32_t pi, int32_t pj) {
     int enc = m->cfg[LAB_C_ENCODING];
     if (enc == PE_LAB_ALIBI) {
-        int32_t dist = i > j ? i - j : j - i; /* causal keys have j <= i: -m (i - j) */
+        int32_t dist = pi > pj ? pi - pj : pj - pi; /* causal keys have pj <= pi: -m (pi - pj) */
         return (lab_real)(-m->alibi_slopes[h] * dist);
     }
     return 0;
@@ -155,6 +193,7 @@ static void attention_forward(const lab_model *m, const lab_block *blk, lab_acts
     for (int32_t b = 0; b < batch; b++)
         for (int32_t h = 0; h < H; h++) {
             lab_real *P = a->p + ((size_t)b * H + h) * len * len;
+            const int32_t *pos = m->posn + (size_t)b * len;
             for (int32_t i = 0; i < len; i++) {
                 const lab_real *qi = a->q + ((size_t)b * len + i) * d + h * dh;
                 lab_real *row = P + (size_t)i * len;
@@ -164,8 +203,8 @@ static void attention_forward(const lab_model *m, const lab_block *blk, lab_acts
                     const lab_real *kj = a->k + ((size_t)b * len + j) * d + h * dh;
                     lab_real s = 0;
                     for (int32_t c = 0; c < dh; c++) s += qi[c] * kj[c];
-                    s = (lab_real)(s * scale) + score_bias(m, h, i, j);
-                    if (t5) s += t5[(size_t)h * nb + m->t5_bucket[j - i + m->max_len - 1]];
+                    s = (lab_real)(s * scale) + score_bias(m, h, pos[i], pos[j]);
+                    if (t5) s += t5[(size_t)h * nb + m->t5_bucket[pos[j] - pos[i] + m->npos - 1]];
                     row[j] = s;
                     if (s > mx) mx = s;
                 }
@@ -200,6 +239,7 @@ static void attention_backward(lab_model *m, const lab_block *blk, const lab_act
     for (int32_t b = 0; b < batch; b++)
         for (int32_t h = 0; h < H; h++) {
             const lab_real *P = a->p + ((size_t)b * H + h) * len * len;
+            const int32_t *pos = m->posn + (size_t)b * len;
             for (int32_t i = 0; i < len; i++) {
                 size_t ri = ((size_t)b * len + i) * d + h * dh;
                 const lab_real *gi = m->dctx + ri, *pi = P + (size_t)i * len;
@@ -220,7 +260,7 @@ static void attention_backward(lab_model *m, const lab_block *blk, const lab_act
                 }
                 for (int32_t j = 0; j < end; j++) {
                     lab_real ds = (lab_real)(pi[j] * (dp[j] - dot));
-                    if (gt5) gt5[(size_t)h * nb + m->t5_bucket[j - i + m->max_len - 1]] += ds;
+                    if (gt5) gt5[(size_t)h * nb + m->t5_bucket[pos[j] - pos[i] + m->npos - 1]] += ds;
                     ds *= scale;
                     size_t rj = ((size_t)b * len + j) * d + h * dh;
                     const lab_real *kj = a->k + rj, *qi = a->q + ri;
@@ -234,10 +274,10 @@ static void attention_backward(lab_model *m, const lab_block *blk, const lab_act
         }
 }
 
-static void embed(lab_model *m, const int32_t *tokens, int32_t rows, int32_t len, lab_real *x) {
+static void embed(lab_model *m, const int32_t *tokens, int32_t rows, lab_real *x) {
     int32_t d = m->d, enc = m->cfg[LAB_C_ENCODING];
     for (int32_t r = 0; r < rows; r++) {
-        int32_t t = r % len;
+        int32_t t = m->posn[r];
         const lab_real *e = m->params + m->tok + (size_t)tokens[r] * d;
         const lab_real *p = enc == PE_LAB_SINUSOIDAL ? m->sin_table + (size_t)t * d
                             : enc == PE_LAB_LEARNED  ? m->params + m->pos + (size_t)t * d
@@ -256,8 +296,8 @@ static void block_forward(lab_model *m, int32_t l, int32_t batch, int32_t len, l
     mm_nn(a->k, a->h1, P + blk->wk, n, d, d, 0);
     mm_nn(a->v, a->h1, P + blk->wv, n, d, d, 0);
     if (m->cfg[LAB_C_ENCODING] == PE_LAB_ROPE) {
-        rope(m, a->q, n, len, 0);
-        rope(m, a->k, n, len, 0);
+        rope(m, a->q, n, 0);
+        rope(m, a->k, n, 0);
     }
     attention_forward(m, blk, a, batch, len);
     memcpy(a->xmid, a->x, sizeof(lab_real) * n * d);
@@ -297,8 +337,8 @@ static void block_backward(lab_model *m, int32_t l, int32_t batch, int32_t len) 
     mm_nt_rows(m->dctx, m->dx, P + blk->wo, n, d, d, 0, m->wt);
     attention_backward(m, blk, a, batch, len);
     if (m->cfg[LAB_C_ENCODING] == PE_LAB_ROPE) {
-        rope(m, m->dq, n, len, 1);
-        rope(m, m->dk, n, len, 1);
+        rope(m, m->dq, n, 1);
+        rope(m, m->dk, n, 1);
     }
     mm_tn(G + blk->wq, a->h1, m->dq, n, d, d);
     mm_tn(G + blk->wk, a->h1, m->dk, n, d, d);
@@ -346,13 +386,14 @@ static void head(lab_model *m, const int32_t *targets, int32_t n, double *loss, 
 }
 
 int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch, int32_t len,
-                double *loss, int32_t *correct, int32_t *counted, int backward) {
+                double *loss, int32_t *correct, int32_t *counted, int backward, uint64_t *pos_rng) {
     if (batch < 1 || batch > m->batch || len < 1 || len > m->max_len) return PE_ERR_SIZE;
     int32_t n = batch * len, d = m->d;
     for (int32_t r = 0; r < n; r++)
         if (tokens[r] < 0 || tokens[r] >= m->vocab || targets[r] < -1 || targets[r] >= m->classes)
             return PE_ERR_VALUE;
-    embed(m, tokens, n, len, m->acts[0].x);
+    lab_positions(m, batch, len, pos_rng);
+    embed(m, tokens, n, m->acts[0].x);
     for (int32_t l = 0; l < m->layers; l++)
         block_forward(m, l, batch, len, l + 1 < m->layers ? m->acts[l + 1].x : m->xf);
     norm_forward(m->hf, m->xhatf, m->rstdf, m->xf, m->params + m->gf, m->params + m->bf, n, d);
@@ -368,7 +409,7 @@ int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int
     int enc = m->cfg[LAB_C_ENCODING];
     for (int32_t r = 0; r < n; r++) {
         lab_real *gt = m->grads + m->tok + (size_t)tokens[r] * d;
-        lab_real *gp = enc == PE_LAB_LEARNED ? m->grads + m->pos + (size_t)(r % len) * d : NULL;
+        lab_real *gp = enc == PE_LAB_LEARNED ? m->grads + m->pos + (size_t)m->posn[r] * d : NULL;
         for (int32_t c = 0; c < d; c++) {
             gt[c] += m->dx[(size_t)r * d + c];
             if (gp) gp[c] += m->dx[(size_t)r * d + c];

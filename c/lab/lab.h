@@ -40,6 +40,7 @@ enum {
     LAB_C_BUCKETS,
     LAB_C_MAXDIST,
     LAB_C_SEED,
+    LAB_C_RANDPOS, /* 0: positions 0 .. len - 1; else randomized below this range */
     LAB_C_COUNT_
 };
 /* Real configuration (pe_lab_create's fcfg). */
@@ -93,6 +94,7 @@ typedef struct {
     int32_t cfg[LAB_C_COUNT_];
     double fcfg[LAB_F_COUNT_];
     int32_t d, heads, hd, layers, mlp, vocab, classes, max_len, batch;
+    int32_t npos; /* rows of the position tables: max_len, or the randomized range */
     int32_t nparams, ntensors;
     lab_tensor tensors[PE_LAB_MAX_TENSORS];
     lab_block blocks[PE_LAB_MAX_LAYERS];
@@ -101,16 +103,17 @@ typedef struct {
     double adam_b1t, adam_b2t; /* beta^t */
     int32_t steps;
     /* position data fixed at creation */
-    lab_real *sin_table;           /* max_len x d (sinusoidal) */
-    lab_real *rope_cos, *rope_sin; /* max_len x dh/2 */
+    lab_real *sin_table;           /* npos x d (sinusoidal) */
+    lab_real *rope_cos, *rope_sin; /* npos x dh/2 */
     double *alibi_slopes;          /* heads */
-    int32_t *t5_bucket;            /* 2 max_len - 1: bucket of relative j - i, at index j - i + max_len - 1 */
+    int32_t *t5_bucket;            /* 2 npos - 1: bucket of relative j - i, at index j - i + npos - 1 */
     /* activations and scratch, sized for batch x max_len */
     lab_acts acts[PE_LAB_MAX_LAYERS];
     lab_real *xf, *xhatf, *hf, *logits, *dx, *dh, *dq, *dk, *dv, *dctx, *dp, *da, *dmid;
     double *rstdf;
     lab_real *wt; /* a transposed weight (mm_nt_rows) */
     int32_t *tokens, *targets;
+    int32_t *posn; /* the position of each row of the current batch */
     uint64_t rng;
     void *block; /* the one allocation every buffer above lives in */
 } lab_model;
@@ -120,9 +123,13 @@ int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg);
 void lab_model_free(lab_model *m);
 
 /* forward.c: loss (mean cross-entropy over the positions with a target >= 0)
- * and the number of correct argmaxes; grads += its gradient when backward != 0. */
+ * and the number of correct argmaxes; grads += its gradient when backward != 0.
+ * pos_rng: where a model with randomized positions draws them (NULL: 0 .. len - 1). */
 int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch, int32_t len,
-                double *loss, int32_t *correct, int32_t *counted, int backward);
+                double *loss, int32_t *correct, int32_t *counted, int backward, uint64_t *pos_rng);
+/* model.c: m->posn for a batch: 0 .. len - 1 in every example, or, for a model
+ * with randomized positions and rng != NULL, a sorted sample of each. */
+void lab_positions(lab_model *m, int32_t batch, int32_t len, uint64_t *rng);
 
 /* adam.c */
 void lab_adam_step(lab_model *m);
@@ -133,6 +140,7 @@ int lab_task_shape(int task, int32_t *vocab, int32_t *classes);
 int32_t lab_task_min_length(int task);
 int lab_task_seq_len(int task, int32_t length, int32_t *seq_len);
 int lab_task_batch(int task, int32_t length, int32_t count, uint64_t *rng, int32_t *tokens, int32_t *targets);
+int lab_task_is_new(int task, int32_t length, int32_t trained, int32_t t);
 
 /* rng */
 uint64_t lab_next(uint64_t *state);

@@ -27,10 +27,26 @@ static int32_t add_tensor(lab_model *m, int32_t rows, int32_t cols, int kind, in
     return t->offset;
 }
 
+/* Selection sampling (Knuth's algorithm S): len distinct positions below
+ * npos, in increasing order, each subset equally likely. */
+static void sorted_sample(int32_t *out, int32_t len, int32_t npos, uint64_t *rng) {
+    for (int32_t p = 0, taken = 0; taken < len; p++)
+        if (lab_uniform(rng) * (npos - p) < len - taken) out[taken++] = p;
+}
+
+void lab_positions(lab_model *m, int32_t batch, int32_t len, uint64_t *rng) {
+    for (int32_t b = 0; b < batch; b++) {
+        int32_t *p = m->posn + (size_t)b * len;
+        if (rng && m->cfg[LAB_C_RANDPOS]) sorted_sample(p, len, m->npos, rng);
+        else
+            for (int32_t t = 0; t < len; t++) p[t] = t;
+    }
+}
+
 static void layout_params(lab_model *m) {
     int32_t d = m->d;
     m->tok = add_tensor(m, m->vocab, d, LAB_K_TOKEN, 0);
-    m->pos = m->cfg[LAB_C_ENCODING] == PE_LAB_LEARNED ? add_tensor(m, m->max_len, d, LAB_K_POSITION, 0) : -1;
+    m->pos = m->cfg[LAB_C_ENCODING] == PE_LAB_LEARNED ? add_tensor(m, m->npos, d, LAB_K_POSITION, 0) : -1;
     for (int32_t l = 0; l < m->layers; l++) {
         lab_block *b = &m->blocks[l];
         b->g1 = add_tensor(m, 1, d, LAB_K_NORM_GAIN, 0);
@@ -106,11 +122,11 @@ static void carve_all(lab_model *m, carver *c) {
     m->grads = carve(c, m->nparams, R);
     m->m1 = carve(c, m->nparams, R);
     m->m2 = carve(c, m->nparams, R);
-    m->sin_table = carve(c, (double)m->max_len * m->d, R);
-    m->rope_cos = carve(c, (double)m->max_len * m->d / 2, R);
-    m->rope_sin = carve(c, (double)m->max_len * m->d / 2, R);
+    m->sin_table = carve(c, (double)m->npos * m->d, R);
+    m->rope_cos = carve(c, (double)m->npos * m->d / 2, R);
+    m->rope_sin = carve(c, (double)m->npos * m->d / 2, R);
     m->alibi_slopes = carve(c, m->heads, sizeof(double));
-    m->t5_bucket = carve(c, 2.0 * m->max_len, sizeof(int32_t));
+    m->t5_bucket = carve(c, 2.0 * m->npos, sizeof(int32_t));
     for (int32_t l = 0; l < m->layers; l++) {
         lab_acts *a = &m->acts[l];
         a->x = carve(c, nd, R);
@@ -146,6 +162,7 @@ static void carve_all(lab_model *m, carver *c) {
     m->wt = carve(c, (double)m->d * (m->mlp > m->d ? m->mlp : m->d), R);
     m->tokens = carve(c, n, sizeof(int32_t));
     m->targets = carve(c, n, sizeof(int32_t));
+    m->posn = carve(c, n, sizeof(int32_t));
 }
 
 static int in_range(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
@@ -156,6 +173,8 @@ static int check_config(const int32_t *c, const double *f) {
         || !in_range(c[LAB_C_HEADS], 1, PE_LAB_MAX_HEADS) || !in_range(c[LAB_C_LAYERS], 1, PE_LAB_MAX_LAYERS)
         || !in_range(c[LAB_C_MLP], 0, PE_LAB_MAX_MLP) || !in_range(c[LAB_C_MAXLEN], 1, PE_LAB_MAX_TOKENS)
         || !in_range(c[LAB_C_BATCH], 1, PE_LAB_MAX_BATCH))
+        return PE_ERR_SIZE;
+    if (c[LAB_C_RANDPOS] && !in_range(c[LAB_C_RANDPOS], c[LAB_C_MAXLEN], PE_LAB_MAX_POSITIONS))
         return PE_ERR_SIZE;
     /* T5's bias table is heads x buckets parameters: bounded before the layout counts them */
     if (c[LAB_C_ENCODING] == PE_LAB_T5
@@ -179,7 +198,7 @@ static int check_config(const int32_t *c, const double *f) {
 
 /* The position data of the encoding, from the core's own functions. */
 static int position_data(lab_model *m) {
-    int32_t L = m->max_len, enc = m->cfg[LAB_C_ENCODING];
+    int32_t L = m->npos, enc = m->cfg[LAB_C_ENCODING];
     if (enc == PE_LAB_SINUSOIDAL)
         return pe_table(m->sin_table, DTYPE, L, m->d, m->cfg[LAB_C_LAYOUT], m->cfg[LAB_C_FREQ],
                         m->fcfg[LAB_F_SINBASE], 0, -1);
@@ -219,6 +238,7 @@ int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg) {
     m->mlp = cfg[LAB_C_MLP];
     m->max_len = cfg[LAB_C_MAXLEN];
     m->batch = cfg[LAB_C_BATCH];
+    m->npos = cfg[LAB_C_RANDPOS] ? cfg[LAB_C_RANDPOS] : m->max_len;
     m->rng = (uint64_t)cfg[LAB_C_SEED] * 0x2545F4914F6CDD1Dull + 1;
     layout_params(m);
     carver c = { NULL, 0 };

@@ -20,7 +20,8 @@ typedef double pe_lab_real;
 typedef float pe_lab_real;
 #endif
 
-/* Position encodings (cfg[8] of pe_lab_create) and tasks (c/lab/tasks.c). */
+/* Position encodings (cfg[8] of pe_lab_create) and tasks (c/lab/tasks.c; a task is one of
+ * these, plus PE_LAB_BOS for a start token). */
 enum {
     PE_LAB_NONE = 0,
     PE_LAB_SINUSOIDAL = 1,
@@ -30,7 +31,21 @@ enum {
     PE_LAB_T5 = 5,
     PE_LAB_ENCODINGS_ = 6
 };
-enum { PE_LAB_WHO = 0, PE_LAB_SHIFT = 1, PE_LAB_COPY = 2, PE_LAB_REVERSE = 3, PE_LAB_TASKS_ = 4 };
+enum {
+    PE_LAB_WHO = 0,
+    PE_LAB_SHIFT = 1,
+    PE_LAB_COPY = 2,
+    PE_LAB_REVERSE = 3,
+    PE_LAB_RECENCY = 4,
+    PE_LAB_WHO_REVERSED = 5, /* who-did-what's probe: the example backwards, query first */
+    PE_LAB_TASKS_ = 6
+};
+/* Added to a task: every example starts with a start token (the task's
+ * vocabulary grows by one, its examples by one token). */
+#define PE_LAB_BOS 256
+/* Which answers pe_lab_evaluate scores: all, those at positions some training
+ * example had, or those at new positions (c/lab/tasks.c, lab_task_is_new). */
+enum { PE_LAB_SCORE_ALL = 0, PE_LAB_SCORE_TRAINED = 1, PE_LAB_SCORE_NEW = 2 };
 
 /* Model size (pe_lab_create; PE_ERR_SIZE outside). */
 #define PE_LAB_MAX_VOCAB 4096 /* tokens and classes */
@@ -40,6 +55,9 @@ enum { PE_LAB_WHO = 0, PE_LAB_SHIFT = 1, PE_LAB_COPY = 2, PE_LAB_REVERSE = 3, PE
 #define PE_LAB_MAX_LAYERS 4
 #define PE_LAB_MAX_MLP 4096    /* hidden width; 0: no MLP */
 #define PE_LAB_MAX_TOKENS 1024 /* the longest sequence a model takes (maxLength) */
+/* Randomized positions (Ruoss et al. 2023): each example's positions are a
+ * sorted sample of distinct positions below this range, maxLength .. this. */
+#define PE_LAB_MAX_POSITIONS 4096
 #define PE_LAB_MAX_BATCH 1024
 #define PE_LAB_MIN_BUCKETS 2 /* T5 buckets (and PE_ERR_SIZE outside) */
 #define PE_LAB_MAX_BUCKETS 1024
@@ -57,7 +75,7 @@ enum { PE_LAB_WHO = 0, PE_LAB_SHIFT = 1, PE_LAB_COPY = 2, PE_LAB_REVERSE = 3, PE
 #define PE_LAB_MAX_SAMPLES 1048576 /* examples one pe_lab_evaluate draws */
 #define PE_LAB_MAX_EXAMPLES 65536  /* examples one pe_lab_generate writes */
 /* Integers and reals of pe_lab_create's cfg and fcfg (their order: c/lab/lab.h). */
-#define PE_LAB_CFG_INTS 15
+#define PE_LAB_CFG_INTS 16
 #define PE_LAB_CFG_REALS 9
 /* Fields per row of pe_lab_tensors: offset, rows, cols, kind, decay. */
 #define PE_LAB_TENSOR_FIELDS 5
@@ -84,8 +102,11 @@ PE_API int pe_lab_loss(double *out, void *model, const int32_t *tokens, const in
                        int32_t len, int backward);
 /* steps Adam steps on fresh batches of lengths in [min_len, max_len]; out = [mean loss, accuracy]. */
 PE_API int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps);
-/* out = [loss, accuracy] on samples fresh examples of one length drawn from seed. */
-PE_API int pe_lab_evaluate(double *out, void *model, int task, int32_t length, int32_t samples, double seed);
+/* out = [loss, accuracy, answers scored] on samples fresh examples of one length drawn
+ * from seed, scoring the answers `which` (PE_LAB_SCORE_*) picks for a model trained on
+ * lengths up to `trained`; no answer scored: out = [0, 0, 0]. */
+PE_API int pe_lab_evaluate(double *out, void *model, int task, int32_t length, int32_t samples, double seed,
+                           int32_t trained, int which);
 /* out = layers x heads x len x len attention weights for one sequence. */
 PE_API int pe_lab_attention(pe_lab_real *out, void *model, const int32_t *tokens, int32_t len);
 

@@ -49,14 +49,15 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     await page.goto(h.url('index.html'));
     const lab = page.locator('#w-lab');
     await lab.scrollIntoViewIfNeeded();
-    await page.waitForFunction(() => document.querySelector('#w-lab').shadowRoot?.querySelector('button'));
+    // its first render done (data-state set): a click before it would start a run that render drops
+    await page.waitForFunction(() => document.querySelector('#w-lab').dataset.state);
     await page.evaluate(() => {
       const w = document.querySelector('#w-lab');
       const root = w.shadowRoot;
-      for (const box of root.querySelectorAll('input[type=checkbox]')) box.checked = ['none', 'sinusoidal'].includes(box.value);
-      root.querySelector('input[type=number]').value = '100';
-      const seeds = [...root.querySelectorAll('select')].find((sel) => [...sel.options].map((o) => o.value).join() === '1,3');
-      seeds.value = '3';
+      // Attributes are what the controls write: the run takes them when Train is pressed.
+      w.setAttribute('encodings', 'none,sinusoidal');
+      w.setAttribute('steps', '100');
+      w.setAttribute('seeds', '3');
       // Counts main-thread timer callbacks while the worker trains.
       window.ticks = 0;
       window.ticker = setInterval(() => { if (w.dataset.state === 'training') window.ticks++; }, 20);
@@ -66,14 +67,27 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     const result = await page.evaluate(() => {
       clearInterval(window.ticker);
       const w = document.querySelector('#w-lab');
-      return { ticks: window.ticks, status: w.shadowRoot.querySelector('[role=status]').textContent,
-        lengthPoints: w.lenChart.data.datasets.map((d) => d.data.length), lossSets: w.lossChart.data.datasets.length };
+      const sets = w.lenChart.data.datasets;
+      const root = w.shadowRoot;
+      return { ticks: window.ticks, status: root.querySelector('p[role=status]').textContent,
+        lengthPoints: sets.slice(0, -1).map((d) => d.data.length), lossSets: w.lossChart.data.datasets.length,
+        chance: sets.at(-1).data.map((p) => p.y), newLengths: sets[0].data.map((p) => p.x),
+        bars: [...root.querySelectorAll('.lab-bars progress')].map((b) => b.value),
+        table: [...root.querySelectorAll('table.lab-summary tr')].map((tr) => [...tr.children].map((c) => c.textContent)) };
     });
     assert.ok(result.ticks > 0, 'the page ran timers while the model trained');
     assert.equal(result.lossSets, 2);
-    assert.ok(result.lengthPoints.every((n) => n >= 5), JSON.stringify(result.lengthPoints));
-    // two means, and the min and max of 3 seeds where they differ
+    // new positions only: the test lengths past the longest trained (6), up to 24
+    assert.deepEqual(result.newLengths, [10, 13, 17, 20, 24]);
+    assert.ok(result.lengthPoints.every((n) => n === 5), JSON.stringify(result.lengthPoints));
+    // two means, and the min and max of 3 seeds where they differ; then the chance line at 1/2
     assert.ok(result.lengthPoints.length >= 4 && result.lengthPoints.length % 2 === 0, JSON.stringify(result.lengthPoints));
+    assert.deepEqual(result.chance, [0.5, 0.5]);
+    assert.deepEqual(result.bars, [1, 1], 'one progress bar per model, full');
+    // header, none, sinusoidal: in range, new positions, the probe; 3 seeds give [min, max]
+    assert.equal(result.table.length, 3, JSON.stringify(result.table));
+    assert.equal(result.table[0].length, 4);
+    assert.match(result.table[2][1], /^\d\.\d\d( \[\d\.\d\d, \d\.\d\d\])?$/);
     await page.waitForFunction(() => Number(document.querySelector('#w-lab').dataset.maps) === 8, null, { timeout: 30000 });
     assert.match(result.status, /100/);
     assert.deepEqual(errors, []);

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,4 +110,60 @@ test('paths outside dist/web are refused', async () => {
     assert.ok([403, 404].includes(res.statusCode), `${path} gave ${res.statusCode}`);
   }
   assert.equal((await get('/%2e%2e/%2e%2e/scripts/serve.js')).statusCode, 403);
+});
+
+/** Starts scripts/serve.js in a child shell with at most `files` descriptors; resolves to { url, child }. */
+function limitedServer(files, headersTimeout) {
+  const code = `import { startServer } from ${JSON.stringify(new URL('../../scripts/serve.js', import.meta.url).href)};
+const { url } = await startServer({ headersTimeout: ${headersTimeout} }); console.log(url);`;
+  const child = spawn('bash', ['-c', `ulimit -n ${files} && exec "$0" --input-type=module -e "$1"`, process.execPath, code],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve({ url: String(d).trim(), child }));
+    child.once('exit', (c) => reject(new Error(`server exited with ${c}`)));
+  });
+}
+
+test('connections that send nothing are closed after the header timeout: 300 idle sockets do not starve a 256-descriptor server', { timeout: 120000 }, async () => {
+  const { url, child } = await limitedServer(256, 1000);
+  try {
+    const { port } = new URL(url);
+    const closed = [];
+    for (let i = 0; i < 300; i++) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {}); // a reset counts as closed too
+      closed.push(new Promise((resolve) => socket.on('close', resolve)));
+    }
+    // The server closes every silent socket, the ones it could accept first and then the rest.
+    await Promise.all(closed);
+    const res = await fetch(url);
+    assert.equal(res.status, 200);
+    await res.text();
+  } finally {
+    child.kill();
+  }
+});
+
+test('405 names the allowed methods; a malformed escape is a bad request (400), not a forbidden path', async () => {
+  const { port } = new URL(server.url);
+  for (const method of ['POST', 'PUT', 'DELETE', 'OPTIONS']) {
+    const res = await fetch(`http://127.0.0.1:${port}/index.html`, { method });
+    assert.equal(res.status, 405, method);
+    assert.equal(res.headers.get('allow'), 'GET, HEAD', method);
+  }
+  for (const path of ['/%', '/%zz', '/a%2', '/css/%E0%A4%A.css']) assert.equal((await get(path)).statusCode, 400, path);
+  // Well-formed escapes still resolve.
+  assert.equal((await get('/%69ndex.html')).statusCode, 200);
+});
+
+test('cors: true answers as a CDN does, so a page of another origin may load the bundle as a module', async () => {
+  const local = await startServer({ cors: true });
+  try {
+    const res = await fetch(new URL('posenc-widgets.js', local.url));
+    assert.equal(res.headers.get('access-control-allow-origin'), '*');
+    await res.arrayBuffer();
+    assert.equal((await get('/posenc-widgets.js')).headers['access-control-allow-origin'], undefined, 'off by default');
+  } finally {
+    await local.close();
+  }
 });

@@ -14,8 +14,24 @@
 #include "lab/posenc_lab.h"
 #include "check.h"
 
-enum { CFG_VOCAB, CFG_CLASSES, CFG_DMODEL, CFG_HEADS, CFG_LAYERS, CFG_MLP, CFG_MAXLEN, CFG_BATCH, CFG_ENCODING,
-       CFG_CAUSAL, CFG_LAYOUT, CFG_FREQ, CFG_BUCKETS, CFG_MAXDIST, CFG_SEED };
+enum {
+    CFG_VOCAB,
+    CFG_CLASSES,
+    CFG_DMODEL,
+    CFG_HEADS,
+    CFG_LAYERS,
+    CFG_MLP,
+    CFG_MAXLEN,
+    CFG_BATCH,
+    CFG_ENCODING,
+    CFG_CAUSAL,
+    CFG_LAYOUT,
+    CFG_FREQ,
+    CFG_BUCKETS,
+    CFG_MAXDIST,
+    CFG_SEED,
+    CFG_RANDPOS
+};
 enum { F_SINBASE, F_ROPEBASE, F_ALIBI, F_LR, F_BETA1, F_BETA2, F_EPS, F_DECAY, F_CLIP };
 enum { MAXLEN = 16, BATCH = 8, LAYERS = 2, HEADS = 2 };
 
@@ -26,8 +42,9 @@ typedef struct {
 
 /* A small who-did-what model: d_model 8, 2 heads, 2 layers, MLP 16. */
 static lab_cfg small_cfg(int encoding, int causal) {
-    lab_cfg k = {{17, 8, 8, HEADS, LAYERS, 16, MAXLEN, BATCH, 0, 0, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 8, 16, 3},
-                 {10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1}};
+    lab_cfg k = { { 17, 8, 8, HEADS, LAYERS, 16, MAXLEN, BATCH, 0, 0, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 8,
+                    16, 3 },
+                  { 10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1 } };
     k.c[CFG_ENCODING] = encoding;
     k.c[CFG_CAUSAL] = causal;
     return k;
@@ -53,7 +70,7 @@ void test_lab_tasks(void) {
     EXPECT(shape[0] == 10 && shape[1] == 10 && shape[2] == 3);
     EXPECT_STATUS(pe_lab_task_shape(shape, PE_LAB_REVERSE), PE_OK);
     EXPECT(shape[0] == 12 && shape[1] == 10 && shape[2] == 1);
-    int bad_tasks[] = {-1, PE_LAB_TASKS_, INT_MIN, INT_MAX};
+    int bad_tasks[] = { -1, PE_LAB_TASKS_, INT_MIN, INT_MAX };
     for (size_t i = 0; i < LEN(bad_tasks); i++) {
         EXPECT_STATUS(pe_lab_task_shape(shape, bad_tasks[i]), PE_ERR_OPTION);
         EXPECT_STATUS(pe_lab_task_seq_len(&len, bad_tasks[i], 4), PE_ERR_OPTION);
@@ -83,7 +100,7 @@ void test_lab_tasks(void) {
         for (int i = 0; i < 5; i++) EXPECT(y[i] == -1);
     }
     int32_t one[3], one_t[3];
-    double bad_seeds[] = {-1, 0.5, NAN, INFINITY, PE_LAB_MAX_SEED + 1.0, -0.5};
+    double bad_seeds[] = { -1, 0.5, NAN, INFINITY, PE_LAB_MAX_SEED + 1.0, -0.5 };
     for (size_t i = 0; i < LEN(bad_seeds); i++)
         EXPECT_STATUS(pe_lab_generate(one, one_t, PE_LAB_COPY, 1, 1, bad_seeds[i]), PE_ERR_VALUE);
     EXPECT_STATUS(pe_lab_generate(tok, tgt, PE_LAB_COPY, 1, 1, PE_LAB_MAX_SEED), PE_OK);
@@ -109,7 +126,7 @@ static void expect_tensors(void *model) {
 
 /* Attention rows sum to 1; causal rows put nothing after the query. */
 static void expect_attention(void *model, int causal, int layers, int heads) {
-    const int32_t n = 6, tokens[6] = {0, 9, 1, 12, 13, 16};
+    const int32_t n = 6, tokens[6] = { 0, 9, 1, 12, 13, 16 };
     pe_lab_real maps[LAYERS * HEADS * 6 * 6];
     EXPECT_IS(pe_lab_attention(maps, model, tokens, n), PE_OK);
     for (int32_t m = 0; m < layers * heads; m++)
@@ -132,10 +149,13 @@ static void expect_attention(void *model, int causal, int layers, int heads) {
 
 /* Every encoding, bidirectional and causal: train, evaluate, loss and
  * gradient, attention maps; then free, nothing left allocated. */
+/* Every encoding, both attentions, positions plain and randomized (below 40). */
 void test_lab_modes(void) {
     for (int enc = 0; enc < PE_LAB_ENCODINGS_; enc++)
-        for (int causal = 0; causal <= 1; causal++) {
+        for (int mode = 0; mode < 4; mode++) {
+            int causal = mode % 2;
             lab_cfg k = small_cfg(enc, causal);
+            k.c[CFG_RANDPOS] = mode / 2 ? 40 : 0;
             void *model = NULL;
             EXPECT(create(&model, &k) == PE_OK && model != NULL);
             if (!model) continue;
@@ -146,8 +166,16 @@ void test_lab_modes(void) {
             EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 3, 6, 4) == PE_OK);
             EXPECT(isfinite(out[0]) && out[0] > 0 && out[1] >= 0 && out[1] <= 1);
             EXPECT(finite_all(pe_lab_params(model), count));
-            EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 9, 20, 5) == PE_OK); /* longer than trained */
+            EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 9, 20, 5, 6, PE_LAB_SCORE_ALL)
+                   == PE_OK); /* longer than trained */
             EXPECT(isfinite(out[0]) && out[1] >= 0 && out[1] <= 1);
+            /* recency with a start token shares who-did-what's words, not its vocabulary */
+            EXPECT(pe_lab_evaluate(out, model, PE_LAB_RECENCY | PE_LAB_BOS, 9, 4, 5, 6, 0) == PE_ERR_SHAPE);
+            EXPECT(pe_lab_evaluate(out, model, PE_LAB_RECENCY, 12, 20, 5, 8, PE_LAB_SCORE_NEW) == PE_OK);
+            EXPECT(out[2] > 0 && out[1] >= 0 && out[1] <= 1);
+            EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 5, 20, 5, 6, PE_LAB_SCORE_NEW) == PE_OK
+                   && out[2] == 0);
+            EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 5, 20, 5, 6, 3) == PE_ERR_OPTION);
             int32_t tok[2 * 5], tgt[2 * 5];
             EXPECT(pe_lab_generate(tok, tgt, PE_LAB_WHO, 4, 2, 1) == PE_OK);
             EXPECT(pe_lab_loss(out, model, tok, tgt, 2, 5, 1) == PE_OK);
@@ -182,18 +210,34 @@ void test_lab_learns(void) {
 
 /* pe_lab_create: each bad field gives its status and no model. */
 void test_lab_create_errors(void) {
-    struct { int field; int32_t value; int status; } ints[] = {
-        {CFG_VOCAB, 1, PE_ERR_SIZE}, {CFG_VOCAB, PE_LAB_MAX_VOCAB + 1, PE_ERR_SIZE},
-        {CFG_CLASSES, 1, PE_ERR_SIZE}, {CFG_DMODEL, PE_LAB_MIN_DMODEL - 1, PE_ERR_SIZE},
-        {CFG_DMODEL, PE_LAB_MAX_DMODEL + 1, PE_ERR_SIZE}, {CFG_DMODEL, INT32_MIN, PE_ERR_SIZE},
-        {CFG_HEADS, 0, PE_ERR_SIZE}, {CFG_HEADS, PE_LAB_MAX_HEADS + 1, PE_ERR_SIZE},
-        {CFG_LAYERS, 0, PE_ERR_SIZE}, {CFG_LAYERS, PE_LAB_MAX_LAYERS + 1, PE_ERR_SIZE},
-        {CFG_MLP, -1, PE_ERR_SIZE}, {CFG_MLP, PE_LAB_MAX_MLP + 1, PE_ERR_SIZE},
-        {CFG_MAXLEN, 0, PE_ERR_SIZE}, {CFG_MAXLEN, PE_LAB_MAX_TOKENS + 1, PE_ERR_SIZE},
-        {CFG_BATCH, 0, PE_ERR_SIZE}, {CFG_BATCH, PE_LAB_MAX_BATCH + 1, PE_ERR_SIZE},
-        {CFG_HEADS, 3, PE_ERR_SHAPE}, {CFG_ENCODING, -1, PE_ERR_OPTION},
-        {CFG_ENCODING, PE_LAB_ENCODINGS_, PE_ERR_OPTION}, {CFG_CAUSAL, 2, PE_ERR_OPTION},
-        {CFG_SEED, -1, PE_ERR_OPTION}, {CFG_LAYOUT, 7, PE_ERR_OPTION}, {CFG_FREQ, -1, PE_ERR_OPTION},
+    struct {
+        int field;
+        int32_t value;
+        int status;
+    } ints[] = {
+        { CFG_VOCAB, 1, PE_ERR_SIZE },
+        { CFG_VOCAB, PE_LAB_MAX_VOCAB + 1, PE_ERR_SIZE },
+        { CFG_CLASSES, 1, PE_ERR_SIZE },
+        { CFG_DMODEL, PE_LAB_MIN_DMODEL - 1, PE_ERR_SIZE },
+        { CFG_DMODEL, PE_LAB_MAX_DMODEL + 1, PE_ERR_SIZE },
+        { CFG_DMODEL, INT32_MIN, PE_ERR_SIZE },
+        { CFG_HEADS, 0, PE_ERR_SIZE },
+        { CFG_HEADS, PE_LAB_MAX_HEADS + 1, PE_ERR_SIZE },
+        { CFG_LAYERS, 0, PE_ERR_SIZE },
+        { CFG_LAYERS, PE_LAB_MAX_LAYERS + 1, PE_ERR_SIZE },
+        { CFG_MLP, -1, PE_ERR_SIZE },
+        { CFG_MLP, PE_LAB_MAX_MLP + 1, PE_ERR_SIZE },
+        { CFG_MAXLEN, 0, PE_ERR_SIZE },
+        { CFG_MAXLEN, PE_LAB_MAX_TOKENS + 1, PE_ERR_SIZE },
+        { CFG_BATCH, 0, PE_ERR_SIZE },
+        { CFG_BATCH, PE_LAB_MAX_BATCH + 1, PE_ERR_SIZE },
+        { CFG_HEADS, 3, PE_ERR_SHAPE },
+        { CFG_ENCODING, -1, PE_ERR_OPTION },
+        { CFG_ENCODING, PE_LAB_ENCODINGS_, PE_ERR_OPTION },
+        { CFG_CAUSAL, 2, PE_ERR_OPTION },
+        { CFG_SEED, -1, PE_ERR_OPTION },
+        { CFG_LAYOUT, 7, PE_ERR_OPTION },
+        { CFG_FREQ, -1, PE_ERR_OPTION },
     };
     for (size_t i = 0; i < LEN(ints); i++) {
         lab_cfg k = small_cfg(PE_LAB_SINUSOIDAL, 0);
@@ -204,7 +248,7 @@ void test_lab_create_errors(void) {
     }
     /* T5's buckets and distance are bounded before the parameters are counted:
      * 2^30 buckets x 2 heads overflowed the int32 count (UBSan) before. */
-    int32_t buckets[] = {1, PE_LAB_MAX_BUCKETS + 1, 1 << 30, INT32_MAX, INT32_MIN};
+    int32_t buckets[] = { 1, PE_LAB_MAX_BUCKETS + 1, 1 << 30, INT32_MAX, INT32_MIN };
     for (size_t i = 0; i < LEN(buckets); i++) {
         lab_cfg k = small_cfg(PE_LAB_T5, 0);
         k.c[CFG_BUCKETS] = buckets[i];
@@ -230,13 +274,33 @@ void test_lab_create_errors(void) {
     k.f[F_SINBASE] = 1;
     EXPECT_STATUS(create(&model, &k), PE_ERR_BASE);
 
-    struct { int field; double value; } reals[] = {
-        {F_LR, 0}, {F_LR, 1.5}, {F_LR, NAN}, {F_BETA1, 1}, {F_BETA1, -0.1}, {F_BETA2, 1}, {F_EPS, 0},
-        {F_EPS, 4.869678384491403e-296}, {F_EPS, PE_LAB_MIN_EPS / 2}, {F_EPS, INFINITY}, {F_DECAY, -1}, {F_DECAY, 2}, {F_CLIP, -1}, {F_CLIP, INFINITY}, {F_CLIP, NAN},
-        {F_ALIBI, 0}, {F_ALIBI, PE_LAB_MAX_ALIBI_BIAS + 1}, {F_ALIBI, NAN},
-        {F_EPS, 4.9406564584124654e-324}, {F_EPS, 1e-300}, /* also 0 in float32 (CI's fuzz run) */
+    struct {
+        int field;
+        double value;
+    } reals[] = {
+        { F_LR, 0 },
+        { F_LR, 1.5 },
+        { F_LR, NAN },
+        { F_BETA1, 1 },
+        { F_BETA1, -0.1 },
+        { F_BETA2, 1 },
+        { F_EPS, 0 },
+        { F_EPS, 4.869678384491403e-296 },
+        { F_EPS, PE_LAB_MIN_EPS / 2 },
+        { F_EPS, INFINITY },
+        { F_DECAY, -1 },
+        { F_DECAY, 2 },
+        { F_CLIP, -1 },
+        { F_CLIP, INFINITY },
+        { F_CLIP, NAN },
+        { F_ALIBI, 0 },
+        { F_ALIBI, PE_LAB_MAX_ALIBI_BIAS + 1 },
+        { F_ALIBI, NAN },
+        { F_EPS, 4.9406564584124654e-324 },
+        { F_EPS, 1e-300 }, /* also 0 in float32 (CI's fuzz run) */
         /* a beta that is below 1 in double but rounds to 1 where it is used */
-        {F_BETA2, sizeof(pe_lab_real) == 4 ? 1 - 1e-9 : 1}, {F_BETA1, sizeof(pe_lab_real) == 4 ? 1 - 1e-9 : 1},
+        { F_BETA2, sizeof(pe_lab_real) == 4 ? 1 - 1e-9 : 1 },
+        { F_BETA1, sizeof(pe_lab_real) == 4 ? 1 - 1e-9 : 1 },
     };
     for (size_t i = 0; i < LEN(reals); i++) {
         k = small_cfg(PE_LAB_ALIBI, 0);
@@ -270,7 +334,8 @@ void test_lab_call_errors(void) {
     EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 2, 6, 1) == PE_ERR_SIZE);
     EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 3, 6, 0) == PE_ERR_SIZE);
     EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 3, 6, PE_LAB_MAX_STEPS + 1) == PE_ERR_SIZE);
-    EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 3, MAXLEN, 1) == PE_ERR_POSITION); /* MAXLEN + 1 tokens, never drawn */
+    EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 3, MAXLEN, 1)
+           == PE_ERR_POSITION); /* MAXLEN + 1 tokens, never drawn */
     EXPECT(pe_lab_train(out, model, PE_LAB_WHO, 3, INT32_MAX, 1) == PE_ERR_SIZE);
     /* the refusals above took no step: training now matches a fresh model's */
     void *fresh = NULL;
@@ -282,21 +347,24 @@ void test_lab_call_errors(void) {
     pe_lab_free(fresh);
     EXPECT(pe_lab_train(NULL, model, PE_LAB_WHO, 3, 6, 1) == PE_ERR_NULL);
     EXPECT(pe_lab_train(out, NULL, PE_LAB_WHO, 3, 6, 1) == PE_ERR_NULL);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, MAXLEN, 4, 1) == PE_ERR_POSITION);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 2, 4, 1) == PE_ERR_SIZE);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 0, 1) == PE_ERR_SIZE);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, PE_LAB_MAX_SAMPLES + 1, 1) == PE_ERR_SIZE);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 4, -1) == PE_ERR_VALUE);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 4, NAN) == PE_ERR_VALUE);
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_COPY, 4, 4, 1) == PE_ERR_SHAPE);
-    EXPECT(pe_lab_evaluate(out, model, 99, 4, 4, 1) == PE_ERR_OPTION);
-    EXPECT(pe_lab_evaluate(NULL, model, PE_LAB_WHO, 4, 4, 1) == PE_ERR_NULL);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, MAXLEN, 4, 1, 6, PE_LAB_SCORE_ALL) == PE_ERR_POSITION);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 2, 4, 1, 6, PE_LAB_SCORE_ALL) == PE_ERR_SIZE);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 0, 1, 6, PE_LAB_SCORE_ALL) == PE_ERR_SIZE);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, PE_LAB_MAX_SAMPLES + 1, 1, 6, PE_LAB_SCORE_ALL)
+           == PE_ERR_SIZE);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 4, -1, 6, PE_LAB_SCORE_ALL) == PE_ERR_VALUE);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 4, NAN, 6, PE_LAB_SCORE_ALL) == PE_ERR_VALUE);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_COPY, 4, 4, 1, 6, PE_LAB_SCORE_ALL) == PE_ERR_SHAPE);
+    EXPECT(pe_lab_evaluate(out, model, 99, 4, 4, 1, 6, PE_LAB_SCORE_ALL) == PE_ERR_OPTION);
+    EXPECT(pe_lab_evaluate(NULL, model, PE_LAB_WHO, 4, 4, 1, 6, PE_LAB_SCORE_ALL) == PE_ERR_NULL);
     /* an evaluation of more samples than a batch: several batches */
-    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 3 * BATCH + 1, 1) == PE_OK && out[1] >= 0 && out[1] <= 1);
+    EXPECT(pe_lab_evaluate(out, model, PE_LAB_WHO, 4, 3 * BATCH + 1, 1, 6, PE_LAB_SCORE_ALL) == PE_OK
+           && out[1] >= 0 && out[1] <= 1);
 
-    int32_t tok[BATCH * 4] = {0}, tgt[BATCH * 4];
+    int32_t tok[BATCH * 4] = { 0 }, tgt[BATCH * 4];
     for (int i = 0; i < BATCH * 4; i++) tgt[i] = -1;
-    EXPECT(pe_lab_loss(out, model, tok, tgt, 1, 4, 0) == PE_OK && out[0] == 0 && out[2] == 0); /* no targets */
+    EXPECT(pe_lab_loss(out, model, tok, tgt, 1, 4, 0) == PE_OK && out[0] == 0
+           && out[2] == 0); /* no targets */
     tok[1] = 17;
     EXPECT(pe_lab_loss(out, model, tok, tgt, 1, 4, 1) == PE_ERR_VALUE); /* token past the vocabulary */
     tok[1] = -1;

@@ -7,7 +7,7 @@
 // The page posts its height to the parent window, so a host can size the iframe
 // to its content (docs/widgets.md has the two-line listener).
 import { WIDGETS } from '../widgets/index.js';
-import { parseAll } from '../widgets/attrs.js';
+import { parseAll, oneOf, LANGS } from '../widgets/attrs.js';
 import { el } from '../widgets/dom.js';
 import { tr, initialLanguage, applyLanguage } from './i18n.js';
 
@@ -34,7 +34,8 @@ function show(lang, params) {
   const tag = Object.hasOwn(VIEWS, view) ? VIEWS[view] : null;
   const messages = [];
   if (!tag) return [el('p', { class: 'err', role: 'alert' }, tr(lang, 'badView', { raw: view, list: Object.keys(VIEWS).join(', ') }))];
-  const spec = WIDGETS[tag].spec;
+  // lang is every element's attribute too, reached as attr-lang (plain lang is the page's).
+  const spec = { ...WIDGETS[tag].spec, lang: oneOf(LANGS, undefined) };
   const given = {};
   const keyOf = {};
   for (const [key, value] of params) {
@@ -51,7 +52,7 @@ function show(lang, params) {
   messages.push(...notes.map((m) => el('p', { class: 'note', role: 'status' }, text(m))));
   const widget = document.createElement(tag);
   for (const name of Object.keys(given)) widget.setAttribute(name, Array.isArray(values[name]) ? values[name].join(',') : String(values[name]));
-  widget.setAttribute('lang', lang);
+  if (!Object.hasOwn(given, 'lang')) widget.setAttribute('lang', lang);
   return [...messages, widget];
 }
 

@@ -3,6 +3,7 @@
 // clamped and reported as a note, so nothing fails silently.
 
 import { PRESET_NAMES } from '../lib/index.js';
+import { PRESETS as PRESET_RULES } from '../lib/presets.js';
 
 /** The library's presets: a preset added there is an attribute value here. */
 export const PRESETS = PRESET_NAMES;
@@ -11,16 +12,21 @@ export const LANGS = ['en', 'zh'];
 /** Largest table (rows × cols) a widget computes and draws. */
 export const MAX_CELLS = 4 * 1024 * 1024;
 
-/** An integer in [min, max]; below min is an error, above max is clamped. */
-export const int = (min, max, def) => ({ kind: 'int', min, max, def });
-/** A finite number; below/at `above` is an error, above max is clamped. */
-export const num = (above, max, def) => ({ kind: 'num', above, max, def });
+/**
+ * An integer in [min, max]; below min is an error, above max is clamped (to the
+ * largest multiple of `multiple` when one is asked for, which an API needs, e.g. an even d-model).
+ */
+export const int = (min, max, def, multiple = 1) => ({ kind: 'int', min, max, def, multiple });
+/** A finite number; below/at `above` is an error (below it only, when `inclusive`), above max is clamped. */
+export const num = (above, max, def, inclusive = false) => ({ kind: 'num', above, max, def, inclusive });
 /** One of a list of words; anything else is an error. */
 export const oneOf = (values, def) => ({ kind: 'oneOf', values, def });
 /** Free text, cut to max characters (shown only via textContent). */
 export const text = (max, def) => ({ kind: 'text', max, def });
 /** Present or "true"/"1"/"on" means true. */
 export const bool = (def = false) => ({ kind: 'bool', def });
+/** A comma-separated list of words from `values`, at least one, each once (the order of `values`). */
+export const words = (values, def) => ({ kind: 'words', values, def });
 /** A comma-separated list of integers in [0, max), for column choices. */
 export const intList = (def) => ({ kind: 'intList', def });
 
@@ -32,14 +38,16 @@ const PARSERS = {
     if (!/^[+-]?\d+(\.0*)?$/.test(t)) return { error: ['notInt', { raw: t }] };
     const v = Number(t);
     if (v < s.min) return { error: ['tooSmall', { raw: t, min: s.min }] };
-    if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
+    const step = s.multiple ?? 1;
+    if (v % step) return { error: ['notMultiple', { raw: t, step }] };
+    if (v > s.max) return { value: s.max - (s.max % step), note: ['clamped', { raw: t, max: s.max - (s.max % step) }] };
     return { value: v };
   },
   num(raw, s) {
     const t = raw.trim();
     const v = t === '' ? NaN : Number(t);
     if (!Number.isFinite(v)) return { error: ['notNum', { raw: t }] };
-    if (v <= s.above) return { error: ['notAbove', { raw: t, min: s.above }] };
+    if (s.inclusive ? v < s.above : v <= s.above) return { error: [s.inclusive ? 'tooSmall' : 'notAbove', { raw: t, min: s.above }] };
     if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
     return { value: v };
   },
@@ -51,6 +59,12 @@ const PARSERS = {
     const chars = Array.from(raw);
     if (chars.length <= s.max) return { value: raw };
     return { value: chars.slice(0, s.max).join(''), note: ['cut', { max: s.max }] };
+  },
+  words(raw, s) {
+    const parts = raw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+    const bad = parts.find((p) => !s.values.includes(p));
+    if (bad !== undefined || !parts.length) return { error: ['notWords', { raw: bad ?? raw.trim(), list: s.values.join(', ') }] };
+    return { value: s.values.filter((v) => parts.includes(v)) };
   },
   bool(raw) {
     return { value: !['false', '0', 'off', 'no'].includes(raw.trim().toLowerCase()) };
@@ -81,7 +95,16 @@ export function parseAll(spec, get) {
     else values[name] = r.value;
     if (r.note) notes.push([...r.note, name]);
   }
+  errors.push(...presetRules(spec, values));
   return { values, notes, errors };
+}
+
+/** What a preset asks of d-model, checked as the API checks it (presets.js's evenOnly), named as the attribute. */
+function presetRules(spec, values) {
+  if (!spec.preset || !spec['d-model'] || values['d-model'] === undefined) return [];
+  const preset = values.preset;
+  const d = values['d-model'];
+  return PRESET_RULES[preset]?.evenOnly && d % 2 ? [['notEven', { raw: d, preset }, 'd-model']] : [];
 }
 
 /** The attributes every encoding widget understands. */

@@ -9,21 +9,38 @@ import { translate } from './strings.js';
 import { adoptStyles } from './styles.js';
 import { el } from './dom.js';
 import { exportBar } from './export.js';
-import { shapeBox } from './charts.js';
+import { shapeBox, Chart } from './charts.js';
 
 /** The variants' API (RoPE, ALiBi, ...): its entry is imported and its module loaded on first use. */
 const variants = () => import('../lib/variants/index.js').then((m) => m.init());
 /** The fields' API (timesteps, patch grids, Fourier features), loaded the same way. */
 const fields = () => import('../lib/fields/index.js').then((m) => m.init());
 
-const resized = new ResizeObserver((entries) => entries.forEach((e) => e.target.setWidth(e.contentRect.width)));
+/**
+ * Off-screen charts cost memory and nothing else: one past this distance (in
+ * viewport heights) from the screen releases its canvases and redraws when it
+ * comes back (docs/widgets.md, "Memory").
+ */
+export const FAR = '300%';
 
-const lazily = new IntersectionObserver(
-  (entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)),
-  { rootMargin: '300px 0px' },
-);
+/**
+ * The page-wide observers, made on first connection: a module that only
+ * defines classes imports in Node (SSR builds) where neither observer exists.
+ */
+let observers = null;
+function watch() {
+  observers ??= {
+    resized: new ResizeObserver((entries) => entries.forEach((e) => e.target.setWidth(e.contentRect.width))),
+    near: new IntersectionObserver((entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)), { rootMargin: '300px 0px' }),
+    far: new IntersectionObserver((entries) => entries.forEach((e) => e.isIntersecting || e.target.setFar()), { rootMargin: `${FAR} 0px` }),
+  };
+  return observers;
+}
 
-export class PeWidget extends HTMLElement {
+/** In Node (no DOM) the elements are plain classes that are never defined. */
+const Element = globalThis.HTMLElement ?? class {};
+
+export class PeWidget extends Element {
   /** Attribute name -> parser (see attrs.js); subclasses override. */
   static spec = {};
   /** strings.js key of the widget's title. */
@@ -63,17 +80,68 @@ export class PeWidget extends HTMLElement {
     this.dirty = true; // nothing drawn yet: draw on first sight
     this.renders = 0;
     /** () => { header, rows } for the CSV/JSON export; built only when asked for. */
-    this.data = () => ({ header: [], rows: [] });
+    this.data = PeWidget.noData;
+    /** Counts releases: a render that started before one draws nothing. */
+    this.generation = 0;
+    // What render() adds to the element (charts, tables, closures over arrays)
+    // is everything else: release() drops it, and the next render rebuilds it.
+    this.kept = new Set([...Object.keys(this), 'kept']);
   }
 
+  static noData = () => ({ header: [], rows: [] });
+
   connectedCallback() {
-    lazily.observe(this);
+    const { near, far, resized } = watch();
+    near.observe(this);
+    far.observe(this);
     if (this.constructor.followsWidth) resized.observe(this);
   }
 
+  /** A removed element keeps nothing alive: no chart in Chart.js's registry, no observer, no array. */
   disconnectedCallback() {
-    lazily.unobserve(this);
+    const { near, far, resized } = watch();
+    near.unobserve(this);
+    far.unobserve(this);
     resized.unobserve(this);
+    this.visible = false;
+    this.release();
+    delete this.dataset.state;
+  }
+
+  /** Called when the element is far off screen: drops its drawing, keeping its box's height. */
+  setFar() {
+    if (!this.renders || this.dirty) return;
+    const height = this.main.offsetHeight;
+    this.release();
+    // The box keeps its height until the redraw, so the page does not jump.
+    if (height) this.main.style.minHeight = `${height}px`;
+  }
+
+  /**
+   * Destroys every chart and drops what render() built (its parts are made
+   * again with ??= on the next render), so that nothing but the element and
+   * its attributes remains. Subclasses with timers or workers stop them first.
+   */
+  release() {
+    this.generation++;
+    for (const key of Object.keys(this)) {
+      if (this.kept.has(key)) continue;
+      for (const part of [this[key]].flat()) part?.destroy?.();
+      delete this[key];
+    }
+    for (const canvas of this.shadowRoot.querySelectorAll('canvas')) {
+      Chart.getChart(canvas)?.destroy();
+      canvas.width = canvas.height = 0; // frees the backing store now, not at the next GC
+    }
+    this.chartsEl.replaceChildren();
+    this.extraEl.replaceChildren();
+    this.controlsEl.replaceChildren();
+    this.captionEl.textContent = '';
+    this.data = PeWidget.noData;
+    this.placeholder = this.chartsEl.appendChild(el('div', { class: 'chart' }, el('div', { class: 'plot' })));
+    shapeBox(this.placeholder.firstChild, this.constructor.aspect, false);
+    this.dirty = true;
+    this.pending = false;
   }
 
   /** Called by the ResizeObserver of widgets that draw at their own width. */
@@ -131,17 +199,32 @@ export class PeWidget extends HTMLElement {
     return inherited.toLowerCase().startsWith('zh') ? 'zh' : 'en';
   }
 
+  /** Errors ([key, vars, attribute]) for values that are each allowed but not together, as the API would refuse them. */
+  static rules() {
+    return [];
+  }
+
+  /** The APIs render() gets: the core, then posenc/variants or posenc/fields when the class asks for one. */
+  static apis() {
+    const { variants: v, fields: f } = this;
+    return Promise.all(v || f ? [init(), (v ? variants : fields)()] : [init()]);
+  }
+
   async refresh() {
+    if (!this.isConnected) return;
+    const generation = this.generation;
     let apis;
     try {
-      const { variants: v, fields: f } = this.constructor;
-      apis = await Promise.all(v || f ? [init(), (v ? variants : fields)()] : [init()]);
+      apis = await this.constructor.apis();
     } catch (e) {
       return this.fail(`${e.name}: ${e.message}`);
     }
+    // Removed or released while the module loaded: draw nothing, or the drawing would leak.
+    if (generation !== this.generation || !this.isConnected) return;
     this.pendingNotes = [];
     this.language = this.pickLanguage();
     const { values, notes, errors } = parseAll(this.constructor.spec, (n) => this.getAttribute(n));
+    if (!errors.length) errors.push(...this.constructor.rules(values));
     this.pendingNotes.push(...notes);
     this.titleEl.textContent = this.t(this.constructor.titleKey);
     this.exportEl.relabel();
@@ -159,9 +242,15 @@ export class PeWidget extends HTMLElement {
     this.showNotes();
     this.labelScrollBoxes();
     this.errEl.classList.add('hidden');
+    this.main.style.minHeight = '';
     this.renders++;
-    this.dataset.state = 'ready';
+    this.dataset.state = this.state();
     this.announce();
+  }
+
+  /** data-state after a successful render; <pe-lab> reports its run instead. */
+  state() {
+    return 'ready';
   }
 
   /** Boxes that scroll sideways (wide tables) take the keyboard focus, so they can be scrolled without a mouse. */

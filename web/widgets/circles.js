@@ -12,7 +12,8 @@ const MAX_ROWS = 16;
 const MAX_PAIRS = 16;
 
 export class PeCircles extends PeWidget {
-  static spec = { ...encodingSpec(20, 7), view: oneOf(['grid', 'single'], 'grid'), pos: int(0, 100000, 0) };
+  // d-model from 2: a clock needs a whole (sin, cos) pair.
+  static spec = { ...encodingSpec(20, 7), 'd-model': int(2, 8192, 20), view: oneOf(['grid', 'single'], 'grid'), pos: int(0, 100000, 0) };
   static titleKey = 'circlesTitle';
   static aspect = 1.2;
   static followsWidth = true; // drawn at the element's width, so redrawn when it changes
@@ -77,10 +78,10 @@ export class PeCircles extends PeWidget {
     this.schedule();
   }
 
-  disconnectedCallback() {
-    super.disconnectedCallback();
+  /** Play stops when the element is removed or released off screen. */
+  release() {
     clearInterval(this.timer);
-    this.timer = null;
+    super.release();
   }
 }
 

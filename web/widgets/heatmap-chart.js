@@ -96,6 +96,15 @@ export class Heatmap {
     });
   }
 
+  /** Releases the chart and both bitmaps (the element's release() calls it). */
+  destroy() {
+    this.chart.destroy();
+    this.bitmap.width = this.bitmap.height = 0;
+    this.image = null;
+    this.data = null;
+    this.describe = () => [];
+  }
+
   /**
    * Shows a rows × cols matrix (row-major `data`) with values mapped over `range`.
    * scale: 'diverging' (signed, centred on 0), 'sequential' (low light, high dark),

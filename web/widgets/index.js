@@ -45,6 +45,7 @@ export const WIDGETS = {
 };
 
 // A page may load the bundle twice (e.g. tutorial + blog snippet): define once.
+// Without a DOM (Node, an SSR or static-site build) importing defines nothing.
 for (const [name, cls] of Object.entries(WIDGETS)) {
-  if (!customElements.get(name)) customElements.define(name, cls);
+  if (globalThis.customElements && !customElements.get(name)) customElements.define(name, cls);
 }

@@ -1,249 +1,312 @@
-// <pe-lab>: trains the tiny Transformer of posenc/lab in a Web Worker, one
-// model per chosen encoding, and draws live loss and accuracy curves, then
-// accuracy against test length and the attention maps of a sentence the reader
-// types. Attributes (all optional): task, attention, encodings (comma list),
-// d-model, layers, steps, lang. Token text is user input: only ever textContent.
-import { adoptStyles } from './styles.js';
-import { el, labelled } from './dom.js';
+// <pe-lab>: trains the tiny Transformer of posenc/lab, one model per chosen
+// encoding, and draws live loss and accuracy curves, then accuracy on new
+// positions against test length with a table of in-range accuracy and the
+// probe (lab-metrics.js), and the attention maps of a sentence the reader
+// types. What it trains by default is lab-defaults.js. It is a
+// PeWidget like the others: its attributes (the ATTRS table) are parsed,
+// observed and written by its controls; it fires pe-render; data-state is its
+// run (idle, training, trained, stopped, error). lab-runner.js says where it
+// trains. Token text is user input: only ever textContent.
+import { PeWidget } from './base.js';
+import { el } from './dom.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
-import { translate } from './strings.js';
-import { int, oneOf, text } from './attrs.js';
-import { TASKS, vocabulary, splitWords } from '../lib/lab/tasks.js';
+import { bool, int, oneOf, words, parseAll } from './attrs.js';
+import { vocabulary, splitWords, chance } from '../lib/lab/tasks.js';
+import { startTrainer } from './lab-runner.js';
+import { newPositionSets, summaryTable, legendWithoutRanges, describeCharts } from './lab-metrics.js';
+import { TASKS, LENGTHS, RANDOM_RANGE, DEFAULT_STEPS, EVAL_SAMPLES, testLengths } from './lab-defaults.js';
 
 const ENCODINGS = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5'];
-const LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8] };
-const SENTENCES = { 'who-did-what': { en: 'Ann hits Bob ?', zh: '我 打 你 ？' }, shift: '3 1 4 1 5 9 2 6', copy: '3 1 4 1 | _ _ _ _', reverse: '3 1 4 1 | _ _ _ _' };
-const MAX_STEPS = 20000;
-// The default run: every encoding with positions passes 95% training accuracy
-// on who-did-what by step 225 and has levelled off by 300 (bench/lab-browser.mjs
-// reports the steps), so 300 steps show the whole story at three quarters of
-// the cost of the 400 this used to be.
-const DEFAULT_STEPS = 300;
-// The worker's bundle sits beside the pages' bundles (dist/web/lab-worker.js);
-// the tutorial loads this file as a chunk from dist/web/chunks/.
-const WORKER_URL = new URL(import.meta.url.includes('/chunks/') ? '../lab-worker.js' : './lab-worker.js', import.meta.url);
+const ATTENTION = ['bidirectional', 'causal'];
+const SENTENCES = { 'who-did-what': { en: 'Ann hits Bob ?', zh: '我 打 你 ？' }, shift: '3 1 4 1 5 9 2 6',
+  recency: { en: 'Ann today Bob also again Cy really', zh: '我 今天 你 也 又 他 真' } };
+const HEADS = 4;
 
-/** Test lengths: from the shortest trained to `factor` times the longest, ~9 points. */
-function testLengths(task) {
-  const [lo, hi] = LENGTHS[task];
-  const top = hi * (task === 'shift' ? 3 : task === 'who-did-what' ? 4 : 3);
-  const out = new Set();
-  for (let i = 0; i <= 8; i++) out.add(Math.round(lo + (top - lo) * i / 8));
-  return [...out];
-}
+/**
+ * The attributes, one row each: the parser (attrs.js; embed.html validates
+ * with the same spec) and the control that writes the attribute. A task or an
+ * option added to the lab is a row here (or a word in a row's list).
+ * d-model is a multiple of 2 × HEADS: the API needs whole heads, and RoPE an even width per head.
+ */
+const ATTRS = {
+  task: { spec: oneOf(TASKS, 'who-did-what'), label: 'lab_task', kind: 'select', words: TASKS, prefix: 'lab_task_' },
+  attention: { spec: oneOf(ATTENTION, 'bidirectional'), label: 'lab_attention', kind: 'select', words: ATTENTION, prefix: 'lab_attention_' },
+  encodings: { spec: words(ENCODINGS, ENCODINGS), label: 'lab_encodings', kind: 'checkboxes', words: ENCODINGS, prefix: 'lab_enc_' },
+  'd-model': { spec: int(16, 64, 32, 2 * HEADS), label: 'lab_dModel', kind: 'number', props: { min: 16, max: 64, step: 2 * HEADS } },
+  layers: { spec: int(1, 4, 2), label: 'lab_layers', kind: 'number', props: { min: 1, max: 4, step: 1 } },
+  steps: { spec: int(25, 20000, DEFAULT_STEPS), label: 'lab_steps', kind: 'number', props: { min: 25, max: 20000, step: 25 } },
+  seeds: { spec: int(1, 3, 1), label: 'lab_seeds', kind: 'number', props: { min: 1, max: 3, step: 1 } },
+  bos: { spec: bool(false), label: 'lab_bos', kind: 'checkbox' },
+  randomized: { spec: bool(false), label: 'lab_randomized', kind: 'checkbox' },
+};
 
-/** A chart's own block (Chart.js sizes a canvas from its parent). Styles are set
- * through the DOM, which the page's CSP allows, not as style attributes. */
-function box(canvas) {
-  const div = el('div');
-  Object.assign(div.style, { position: 'relative', width: '100%', marginBottom: '0.5em' });
-  div.append(canvas);
-  return div;
-}
-
-export class PeLab extends HTMLElement {
-  /** The attributes, as the other widgets declare theirs (embed.html validates with it). */
-  static spec = {
-    task: oneOf(TASKS, 'who-did-what'),
-    attention: oneOf(['bidirectional', 'causal'], 'bidirectional'),
-    encodings: text(200, ENCODINGS.join(',')),
-    'd-model': int(16, 64, 32),
-    layers: int(1, 4, 2),
-    steps: int(25, MAX_STEPS, DEFAULT_STEPS),
-  };
-
-  static get observedAttributes() { return ['lang']; }
-
-  constructor() {
-    super();
-    this.root = this.attachShadow({ mode: 'open' });
-    adoptStyles(this.root);
-    this.runId = 0;
-    this.curves = new Map(); // encoding -> { loss: [], accuracy: [], byLength: [] }
-  }
-
-  get lang() {
-    const own = this.getAttribute('lang') ?? this.closest('[lang]')?.getAttribute('lang') ?? 'en';
-    return own.toLowerCase().startsWith('zh') ? 'zh' : 'en';
-  }
+export class PeLab extends PeWidget {
+  static spec = Object.fromEntries(Object.entries(ATTRS).map(([name, a]) => [name, a.spec]));
+  static titleKey = 'lab_title';
+  static aspect = 2.2;
 
   /** The lab's words: the lab_ keys of strings/en.json and zh.json. */
-  t(key, vars) { return translate(this.lang, `lab_${key}`, vars); }
-
-  attr(name, allowed, fallback) {
-    const v = this.getAttribute(name);
-    return allowed.includes(v) ? v : fallback;
+  tl(key, vars) {
+    return this.t(`lab_${key}`, vars);
   }
 
-  connectedCallback() {
-    if (!this.built) this.build();
+  /** data-state: the run, not the drawing. */
+  state() {
+    return this.runState ?? 'idle';
   }
 
-  attributeChangedCallback() {
-    if (this.built) this.build();
+  /** Moves the run to a new state, announced as the other widgets announce a draw. */
+  setRun(state, status) {
+    this.runState = state;
+    if (status) this.status = status;
+    this.showStatus();
+    if (this.renders) {
+      this.dataset.state = state;
+      this.announce(state === 'error' ? this.statusText() : undefined);
+    }
   }
 
-  disconnectedCallback() {
-    this.stop();
+  statusText() {
+    const [key, vars] = this.status ?? ['idle', {}];
+    return key === 'summary' ? this.summary() : this.tl(key, vars);
   }
 
-  build() {
-    this.built = true;
-    const task = this.attr('task', TASKS, 'who-did-what');
-    const wanted = (this.getAttribute('encodings') ?? ENCODINGS.join(',')).split(',').map((s) => s.trim());
-    const intAttr = (name, min, max, def) => {
-      const v = Number(this.getAttribute(name) ?? def);
-      return Number.isInteger(v) && v >= min && v <= max ? v : def;
-    };
-    this.taskSel = el('select', { onchange: () => this.resetSentence() },
-      ...TASKS.map((k) => el('option', { value: k, selected: k === task }, this.t(`task_${k}`))));
-    this.attSel = el('select', {}, ...['bidirectional', 'causal'].map((k) =>
-      el('option', { value: k, selected: k === this.attr('attention', ['bidirectional', 'causal'], 'bidirectional') }, this.t(`attention_${k}`))));
-    this.encBoxes = ENCODINGS.map((k) => el('input', { type: 'checkbox', value: k, checked: wanted.includes(k) }));
-    this.dSel = el('select', {}, ...[16, 32, 64].map((d) => el('option', { value: d, selected: d === intAttr('d-model', 16, 64, 32) }, String(d))));
-    this.layerSel = el('select', {}, ...[1, 2, 3, 4].map((n) => el('option', { value: n, selected: n === intAttr('layers', 1, 4, 2) }, String(n))));
-    this.seedsSel = el('select', {}, ...[1, 3].map((n) => el('option', { value: n, selected: n === 1 }, String(n))));
-    this.stepsIn = el('input', { type: 'number', min: 25, max: MAX_STEPS, step: 25, value: intAttr('steps', 25, MAX_STEPS, DEFAULT_STEPS) });
-    this.trainBtn = el('button', { type: 'button', onclick: () => this.train() }, this.t('train'));
-    this.stopBtn = el('button', { type: 'button', onclick: () => this.stop(true), disabled: true }, this.t('stop'));
-    this.resetBtn = el('button', { type: 'button', onclick: () => this.reset() }, this.t('reset'));
+  showStatus() {
+    if (!this.statusEl) return;
+    this.statusEl.textContent = [this.statusText(), this.where === 'page' ? this.tl('inPage') : ''].filter(Boolean).join(' ');
+    const busy = this.runState === 'training';
+    this.trainBtn.disabled = busy;
+    this.stopBtn.disabled = !busy;
+  }
+
+  render(api, v) {
+    this.controls(v);
+    this.parts();
+    this.relabel();
+    this.redraw();
+    this.showStatus();
+    this.data = () => ({
+      header: ['encoding', 'step', 'loss', 'accuracy'],
+      rows: [...this.curves].flatMap(([k, c]) => c.loss.map((p, i) => [k, p.x, p.y, c.accuracy[i]?.y])),
+    });
+  }
+
+  /** A control per row of ATTRS, each writing its attribute. */
+  controls(v) {
+    for (const [name, a] of Object.entries(ATTRS)) {
+      if (a.kind === 'select') this.control(name, a.label, v[name], { kind: 'select', options: a.words.map((w) => [w, `${a.prefix}${w}`]) });
+      else if (a.kind === 'number') this.control(name, a.label, v[name], { kind: 'number', ...a.props });
+      else if (a.kind === 'checkbox') this.control(name, a.label, v[name], { kind: 'checkbox' });
+      else this.checkboxes(name, a, v[name]);
+    }
+  }
+
+  /** A group of checkboxes that together write one comma-separated attribute. */
+  checkboxes(name, a, chosen) {
+    this.ctl ??= {};
+    let c = this.ctl[name];
+    if (!c) {
+      const boxes = a.words.map((w) => el('input', { type: 'checkbox', value: w }));
+      const names = a.words.map(() => el('span'));
+      const write = () => {
+        const on = boxes.filter((b) => b.checked).map((b) => b.value);
+        if (on.length) this.setAttribute(name, on.join(','));
+        else this.setRun(this.runState ?? 'idle', ['noEncoding', {}]);
+      };
+      for (const b of boxes) b.addEventListener('change', write);
+      c = this.ctl[name] = { boxes, names, label: el('span', { class: 'lbl' }) };
+      this.controlsEl.append(el('span', { role: 'group' }, c.label, ...boxes.map((b, i) => el('label', {}, b, names[i]))));
+    }
+    c.label.textContent = this.t(a.label);
+    c.boxes.forEach((b, i) => {
+      b.checked = chosen.includes(b.value);
+      c.names[i].textContent = this.t(`${a.prefix}${b.value}`);
+    });
+  }
+
+  /** What the lab draws into, made once per connection (release() drops them). */
+  parts() {
+    this.curves ??= new Map(); // encoding -> { loss, accuracy, byLength (new positions), inRange, fresh, probe }
+    this.lossChart ??= lineChart(this.newCanvas(), { aspect: 2.2 });
+    this.accChart ??= lineChart(this.newCanvas(), { aspect: 2.2, yExtra: { min: 0, max: 1 } });
+    if (!this.lenChart) {
+      this.lenChart = lineChart(this.newCanvas(), { aspect: 2.2, yExtra: { min: 0, max: 1 } });
+      legendWithoutRanges(this.lenChart);
+    }
+    if (this.trainBtn) return;
+    const button = (onclick) => el('button', { type: 'button', onclick });
+    this.trainBtn = button(() => this.train());
+    this.stopBtn = button(() => this.stop(true));
+    this.resetBtn = button(() => this.reset());
     this.progress = el('progress', { max: 1, value: 0 });
-    this.status = el('p', { role: 'status', class: 'note' }, this.t('idle'));
-    const encs = el('span', {}, ...this.encBoxes.map((b, i) => el('label', {}, b, this.t(`enc_${ENCODINGS[i]}`))));
-    const lossCanvas = el('canvas');
-    const accCanvas = el('canvas');
-    const lenCanvas = el('canvas');
+    this.statusEl = el('p', { role: 'status', class: 'note' });
     this.mapModel = el('select');
     this.sentence = el('input', { type: 'text', size: 28, maxlength: 120 });
+    this.showBtn = button(() => this.showMaps());
     this.mapsEl = el('div', { class: 'maps' });
     Object.assign(this.mapsEl.style, { display: 'flex', flexWrap: 'wrap', gap: '0.5em' });
     this.mapsNote = el('p', { class: 'caption' });
-    this.root.replaceChildren(el('div', { class: 'pe' },
-      el('p', { class: 'title' }, this.t('title')),
-      el('div', { class: 'controls' },
-        labelled(this.t('task'), this.taskSel).label, labelled(this.t('attention'), this.attSel).label,
-        el('span', { class: 'lbl' }, this.t('encodings')), encs,
-        labelled(this.t('dModel'), this.dSel).label, labelled(this.t('layers'), this.layerSel).label,
-        labelled(this.t('steps'), this.stepsIn).label, labelled(this.t('seeds'), this.seedsSel).label, this.trainBtn, this.stopBtn, this.resetBtn),
-      this.progress, this.status,
-      el('div', { class: 'charts' }, ...[lossCanvas, accCanvas, lenCanvas].map(box)),
-      el('div', { class: 'controls' }, labelled(this.t('model'), this.mapModel).label,
-        labelled(this.t('sentence'), this.sentence).label,
-        el('button', { type: 'button', onclick: () => this.showMaps() }, this.t('show'))),
-      this.mapsNote, this.mapsEl));
-    for (const c of this.charts ?? []) c.destroy();
-    this.lossChart = lineChart(lossCanvas, { x: this.t('step'), y: this.t('loss'), aspect: 2.2 });
-    this.accChart = lineChart(accCanvas, { x: this.t('step'), y: this.t('accuracy'), aspect: 2.2, yExtra: { min: 0, max: 1 } });
-    this.lenChart = lineChart(lenCanvas, { x: '', y: this.t('lengthAccuracy'), aspect: 2.2, yExtra: { min: 0, max: 1 } });
-    this.charts = [this.lossChart, this.accChart, this.lenChart];
-    this.resetSentence();
-    this.redraw();
-    this.dataset.state = 'idle';
+    this.mapLabels = [el('span', { class: 'lbl' }), el('span', { class: 'lbl' })];
+    this.bars = el('div', { class: 'lab-bars' }); // a progress bar per model
+    this.newCaption = el('p', { class: 'caption' });
+    this.summaryEl = el('div', { class: 'tables' });
+    this.leftOut = el('p', { class: 'note' });
+    this.controlsEl.append(this.trainBtn, this.stopBtn, this.resetBtn);
+    this.chartsEl.before(this.progress, this.bars, this.statusEl);
+    this.extraEl.append(this.newCaption, this.summaryEl, this.leftOut,
+      el('div', { class: 'controls' }, el('label', {}, this.mapLabels[0], this.mapModel),
+        el('label', {}, this.mapLabels[1], this.sentence), this.showBtn),
+      this.mapsNote, this.mapsEl);
+    this.sentenceTask = null;
   }
 
-  resetSentence() {
-    const s = SENTENCES[this.taskSel.value];
-    this.sentence.value = typeof s === 'string' ? s : s[this.lang];
-  }
-
-  options() {
-    const task = this.taskSel.value;
-    const steps = Math.min(MAX_STEPS, Math.max(25, Math.round(Number(this.stepsIn.value) || DEFAULT_STEPS)));
-    const dModel = Number(this.dSel.value);
-    return { task, attention: this.attSel.value, dModel, heads: 4, layers: Number(this.layerSel.value), steps,
-      seed: 1, trainLengths: LENGTHS[task], progressEvery: 25 };
-  }
-
-  train() {
-    const encodings = this.encBoxes.filter((b) => b.checked).map((b) => b.value);
-    if (!encodings.length) {
-      this.status.textContent = this.t('noEncoding');
-      return;
+  /** Every word in the element's language, so a language switch mid-run only changes words. */
+  relabel() {
+    this.trainBtn.textContent = this.tl('train');
+    this.stopBtn.textContent = this.tl('stop');
+    this.resetBtn.textContent = this.tl('reset');
+    this.showBtn.textContent = this.tl('show');
+    this.mapLabels[0].textContent = this.tl('model');
+    this.mapLabels[1].textContent = this.tl('sentence');
+    this.newCaption.textContent = this.tl('newCaption');
+    this.leftOut.textContent = this.tl('leftOut');
+    for (const label of this.bars.children) label.firstChild.textContent = this.tl(`enc_${label.dataset.encoding}`);
+    for (const o of this.mapModel.options) o.textContent = this.tl(`enc_${o.value}`);
+    const task = this.values.task;
+    if (this.sentenceTask !== `${task}/${this.language}`) {
+      const s = SENTENCES[task];
+      this.sentence.value = typeof s === 'string' ? s : s[this.language];
+      this.sentenceTask = `${task}/${this.language}`;
     }
-    if (typeof Worker !== 'function') {
-      this.status.textContent = this.t('noWorker');
-      return;
-    }
+    if (this.mapsData) this.drawMaps(this.mapsData);
+  }
+
+  /** The options of one training run, from the attributes as they are when Train is pressed. */
+  options(v) {
+    return { task: v.task, attention: v.attention, dModel: v['d-model'], heads: HEADS, layers: v.layers, steps: v.steps,
+      seed: 1, trainLengths: LENGTHS[v.task], progressEvery: 25, bos: v.bos, randomizedPositions: v.randomized ? RANDOM_RANGE : 0 };
+  }
+
+  async train() {
+    // The attributes as they are now: a change made just before the click may not have rendered yet.
+    const { values: v, errors } = parseAll(PeLab.spec, (n) => this.getAttribute(n));
+    if (errors.length) return;
+    const encodings = v.encodings;
     this.stop();
     this.curves.clear();
-    this.trained = this.options();
-    const id = ++this.runId;
-    this.worker = new Worker(WORKER_URL, { type: 'module' });
-    this.worker.onmessage = ({ data }) => data.id === id && this.onMessage(data, encodings);
-    this.worker.onerror = (e) => this.failed(e.message ?? 'worker error');
-    this.pending = encodings.length;
-    this.worker.postMessage({ type: 'train', id, lengths: testLengths(this.trained.task), samples: 256,
-      seeds: Number(this.seedsSel.value),
-      runs: encodings.map((encoding) => ({ ...this.trained, encoding })) });
-    this.trainBtn.disabled = true;
-    this.stopBtn.disabled = false;
-    this.dataset.state = 'training';
     this.mapModel.replaceChildren();
+    this.mapsEl.replaceChildren();
+    this.mapsData = null;
+    this.trained = this.options(v);
+    this.runId = (this.runId ?? 0) + 1;
+    const id = this.runId;
+    const generation = this.generation;
+    this.progress.value = 0;
+    this.barOf = new Map(encodings.map((k) => [k, el('progress', { max: 1, value: 0, 'aria-label': this.tl(`enc_${k}`) })]));
+    this.bars.replaceChildren(...encodings.map((k) => el('label', { 'data-encoding': k }, el('span', {}, this.tl(`enc_${k}`)), this.barOf.get(k))));
+    this.summaryEl.replaceChildren();
+    this.setRun('training', ['training', { encoding: this.tl(`enc_${encodings[0]}`), step: 0, steps: this.trained.steps, loss: '–', accuracy: '–' }]);
     this.redraw();
+    const runner = await startTrainer(import.meta.url, (m) => this.onMessage(m, id, encodings));
+    // Stopped, removed or started again while the trainer loaded: this run is over.
+    if (generation !== this.generation || id !== this.runId || this.runState !== 'training') return runner.terminate();
+    this.runner = runner;
+    this.where = runner.where;
+    this.showStatus();
+    runner.post({ type: 'train', id, lengths: testLengths(this.trained.task), samples: EVAL_SAMPLES, seeds: v.seeds,
+      runs: encodings.map((encoding) => ({ ...this.trained, encoding })) });
   }
 
-  onMessage(m, encodings) {
+  onMessage(m, id, encodings) {
+    if (m.type === 'error' && (m.id === undefined || m.id === id)) return this.failed(m.message);
+    if (m.id !== id || id !== this.runId || !this.curves) return;
     const c = this.curves.get(m.encoding) ?? { loss: [], accuracy: [], byLength: [] };
-    this.curves.set(m.encoding ?? '', c);
-    const done = encodings.indexOf(m.encoding);
-    const name = (k) => this.t(`enc_${k}`);
+    if (m.encoding) this.curves.set(m.encoding, c);
+    const name = (k) => this.tl(`enc_${k}`);
     if (m.type === 'progress') {
-      c.loss.push({ x: m.step, y: m.loss });
-      c.accuracy.push({ x: m.step, y: m.accuracy });
-      this.progress.value = (done + m.step / m.steps) / encodings.length;
-      this.status.textContent = this.t('training', { encoding: name(m.encoding), step: m.step, steps: m.steps,
-        loss: m.loss.toFixed(3), accuracy: `${(100 * m.accuracy).toFixed(1)}%` });
+      // seeds after the first train alike: the curves show the first, the bars all
+      const part = ((m.seedIndex ?? 0) + m.step / m.steps) / (m.seeds ?? 1);
+      if (!m.seedIndex) {
+        c.loss.push({ x: m.step, y: m.loss });
+        c.accuracy.push({ x: m.step, y: m.accuracy });
+      }
+      const bar = this.barOf?.get(m.encoding);
+      if (bar) bar.value = part;
+      this.progress.value = (encodings.indexOf(m.encoding) + part) / encodings.length;
+      this.status = ['training', { encoding: name(m.encoding), step: m.step, steps: m.steps,
+        loss: m.loss.toFixed(3), accuracy: `${(100 * m.accuracy).toFixed(1)}%` }];
+      this.showStatus();
       this.redrawSoon();
     } else if (m.type === 'done') {
-      c.byLength = m.byLength.map((p) => ({ x: p.length, y: p.accuracy }));
-      c.spread = m.byLength.map((p) => [{ x: p.length, y: p.min }, { x: p.length, y: p.max }]);
-      c.summary = this.t('trained', { encoding: name(m.encoding), steps: m.history.at(-1).step,
-        accuracy: `${(100 * m.history.at(-1).accuracy).toFixed(1)}%`, seconds: m.seconds.toFixed(1) });
+      Object.assign(c, { byLength: m.byLength, inRange: m.inRange, fresh: m.fresh, probe: m.probe });
+      c.result = { steps: m.history.at(-1).step, accuracy: m.history.at(-1).accuracy, seconds: m.seconds };
       this.mapModel.append(el('option', { value: m.encoding }, name(m.encoding)));
       this.redraw();
     } else if (m.type === 'finished') {
       this.progress.value = 1;
-      this.status.textContent = encodings.map((k) => this.curves.get(k)?.summary).filter(Boolean).join(' ');
-      this.trainBtn.disabled = false;
-      this.stopBtn.disabled = true;
-      this.dataset.state = 'trained';
+      this.setRun('trained', ['summary', {}]);
       this.dispatchEvent(new CustomEvent('pe-lab-trained', { bubbles: true, composed: true }));
       this.showMaps();
     } else if (m.type === 'attention') {
       this.drawMaps(m);
-    } else if (m.type === 'error') {
-      this.failed(m.message);
     }
+  }
+
+  /** One sentence per trained model, in the element's current language. */
+  summary() {
+    return [...this.curves].filter(([, c]) => c.result).map(([k, c]) => this.tl('trained', { encoding: this.tl(`enc_${k}`),
+      steps: c.result.steps, accuracy: `${(100 * c.result.accuracy).toFixed(1)}%`, seconds: c.result.seconds.toFixed(1) })).join(' ');
   }
 
   failed(message) {
-    this.status.textContent = message;
-    this.trainBtn.disabled = false;
-    this.stopBtn.disabled = true;
-    this.dataset.state = 'error';
+    this.stopRunner();
+    this.setRun('error', ['failed', { message }]);
   }
 
+  /** Ends the run's trainer; by the user's Stop button, the curves so far stay and the state says stopped. */
   stop(byUser = false) {
-    if (this.worker && this.dataset.state === 'training' && byUser) this.status.textContent = this.t('stopped');
-    this.worker?.terminate();
-    this.worker = null;
-    if (this.trainBtn) {
-      this.trainBtn.disabled = false;
-      this.stopBtn.disabled = true;
-    }
-    if (byUser) this.dataset.state = 'stopped';
+    const was = this.runState;
+    this.stopRunner();
+    this.runId = (this.runId ?? 0) + 1; // a trainer still loading for the old run is dropped
+    if (was === 'training') this.setRun('stopped', byUser ? ['stopped', {}] : undefined);
+  }
+
+  stopRunner() {
+    this.runner?.terminate();
+    this.runner = null;
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
   }
 
   reset() {
     this.stop();
     this.curves.clear();
     this.progress.value = 0;
-    this.status.textContent = this.t('idle');
+    this.bars.replaceChildren();
+    this.summaryEl.replaceChildren();
     this.mapsEl.replaceChildren();
     this.mapsNote.textContent = '';
     this.mapModel.replaceChildren();
-    this.dataset.state = 'idle';
+    this.mapsData = null;
+    this.setRun('idle', ['idle', {}]);
     this.redraw();
+  }
+
+  /** Removal, or release off screen, ends the run: a re-added lab starts idle, with nothing training behind it. */
+  release() {
+    this.stopRunner();
+    this.progress?.remove();
+    this.bars?.remove();
+    this.statusEl?.remove();
+    delete this.dataset.maps;
+    super.release();
+  }
+
+  /** An impossible attribute stops a run, so that no hidden run finishes behind the message. */
+  fail(text) {
+    this.stopRunner();
+    if (this.runState === 'training') this.runState = 'stopped';
+    super.fail(text);
   }
 
   redrawSoon() {
@@ -255,92 +318,79 @@ export class PeLab extends HTMLElement {
   }
 
   redraw() {
+    if (!this.lossChart) return;
+    const name = (k) => this.tl(`enc_${k}`);
     const sets = (key) => ENCODINGS.filter((k) => this.curves.get(k)?.[key].length)
-      .map((k) => lineSet(this.t(`enc_${k}`), this.curves.get(k)[key], ENCODINGS.indexOf(k), { pointRadius: key === 'byLength' ? 2 : 0 }));
-    const [lo, hi] = LENGTHS[this.trained?.task ?? this.taskSel.value];
-    setSeries(this.lossChart, sets('loss'));
-    setSeries(this.accChart, sets('accuracy'));
-    // With several seeds, each encoding's min-max range is a dashed pair of lines around its mean.
-    const spread = ENCODINGS.filter((k) => this.curves.get(k)?.spread?.some(([a, b]) => a.y !== b.y)).flatMap((k) => {
-      const i = ENCODINGS.indexOf(k);
-      const side = (j) => lineSet(`${this.t(`enc_${k}`)} ${this.t(j ? 'max' : 'min')}`, this.curves.get(k).spread.map((p) => p[j]), i,
-        { borderDash: [4, 3], borderWidth: 1 });
-      return [side(0), side(1)];
-    });
-    setSeries(this.lenChart, [...sets('byLength'), ...spread], { x: this.t('length', { lo, hi }) });
-    this.describe();
-  }
-
-  /** Each chart's text alternative: what it plots, and each encoding's latest value (or that nothing ran yet). */
-  describe() {
-    const pct = (y) => `${(100 * y).toFixed(1)}%`;
-    const last = (key, show) => ENCODINGS.filter((k) => this.curves.get(k)?.[key].length)
-      .map((k) => { const p = this.curves.get(k)[key].at(-1); return `${this.t(`enc_${k}`)} ${show(p)}`; }).join('; ');
-    const alt = (chart, key, what, show) => {
-      const values = last(key, show);
-      chart.canvas.setAttribute('role', 'img');
-      chart.canvas.setAttribute('aria-label', this.t(values ? 'chartAlt' : 'chartAltEmpty', { what: this.t(what), values }));
-    };
-    alt(this.lossChart, 'loss', 'loss', (p) => `${p.y.toFixed(3)} (${this.t('step')} ${p.x})`);
-    alt(this.accChart, 'accuracy', 'accuracy', (p) => `${pct(p.y)} (${this.t('step')} ${p.x})`);
-    alt(this.lenChart, 'byLength', 'lengthAccuracy', (p) => `${pct(p.y)} (${p.x})`);
+      .map((k) => lineSet(name(k), this.curves.get(k)[key], ENCODINGS.indexOf(k)));
+    const task = this.trained?.task ?? this.values.task;
+    const [lo, hi] = LENGTHS[task];
+    setSeries(this.lossChart, sets('loss'), { x: this.tl('step'), y: this.tl('loss') });
+    setSeries(this.accChart, sets('accuracy'), { x: this.tl('step'), y: this.tl('accuracy') });
+    const words = { min: this.tl('min'), max: this.tl('max'), chance: this.tl('chance'), chanceValue: chance(task) };
+    setSeries(this.lenChart, newPositionSets(this.curves, ENCODINGS, name, words), { x: this.tl('length', { lo, hi }), y: this.tl('lengthAccuracy') });
+    const rows = ENCODINGS.filter((k) => this.curves.get(k)?.inRange).map((k) => ({ name: name(k), ...this.curves.get(k) }));
+    const headers = [this.tl('encodings'), this.tl('inRange', { hi }), this.tl('newAt'), this.tl('probe')];
+    this.summaryEl.replaceChildren(...(rows.length ? [summaryTable(headers, rows)] : []));
+    describeCharts([[this.lossChart, 'loss', 'loss'], [this.accChart, 'accuracy', 'accuracy'], [this.lenChart, 'byLength', 'lengthAccuracy']],
+      this.curves, ENCODINGS, (k, vars) => this.tl(k, vars));
   }
 
   showMaps() {
     const encoding = this.mapModel.value;
-    if (!encoding || !this.worker || !this.trained) return;
+    if (!encoding || !this.runner || !this.trained) return;
     const { ids, at } = splitWords(this.trained.task, this.sentence.value);
     if (!ids || !ids.length) {
-      this.mapsNote.textContent = this.t('unknownWord', { rest: this.sentence.value.slice(Math.max(at, 0), Math.max(at, 0) + 8),
-        words: vocabulary(this.trained.task, this.lang).join(' ') });
+      this.mapsNote.textContent = this.tl('unknownWord', { rest: this.sentence.value.slice(Math.max(at, 0), Math.max(at, 0) + 8),
+        words: vocabulary(this.trained.task, this.language).join(' ') });
       this.mapsEl.replaceChildren();
       return;
     }
-    this.mapTokens = ids.slice(0, 24);
-    this.worker.postMessage({ type: 'attention', id: this.runId, encoding, tokens: this.mapTokens });
+    // a model trained with a start token reads every sentence after one
+    this.mapTokens = [...(this.trained.bos ? [vocabulary(this.trained.task, 'en', true).length - 1] : []), ...ids].slice(0, 24);
+    this.runner.post({ type: 'attention', id: this.runId, encoding, tokens: this.mapTokens });
   }
 
-  drawMaps({ shape: [layers, heads, n], data }) {
-    const words = vocabulary(this.trained.task, this.lang);
+  drawMaps(m) {
+    this.mapsData = m;
+    const { shape: [layers, heads, n], data } = m;
+    const words = vocabulary(this.trained.task, this.language, this.trained.bos);
     const labels = this.mapTokens.map((i) => words[i]);
-    const cell = Math.max(10, Math.min(28, Math.floor(200 / n)));
-    const pad = 36;
     const maps = [];
     for (let l = 0; l < layers; l++) {
       for (let h = 0; h < heads; h++) {
-        const canvas = el('canvas', { width: pad + n * cell, height: pad + n * cell,
-          'aria-label': this.t('layerHead', { l: l + 1, h: h + 1 }) });
-        const g = canvas.getContext('2d');
-        g.font = '10px sans-serif';
-        g.fillStyle = '#333';
-        for (let i = 0; i < n; i++) {
-          g.fillText(labels[i], 2, pad + i * cell + cell * 0.7, pad - 4);
-          g.save();
-          g.translate(pad + i * cell + cell * 0.7, pad - 3);
-          g.rotate(-Math.PI / 2);
-          g.fillText(labels[i], 0, 0, pad - 4);
-          g.restore();
-        }
-        const base = ((l * heads) + h) * n * n;
-        for (let i = 0; i < n; i++) {
-          for (let j = 0; j < n; j++) {
-            g.fillStyle = `rgba(51, 88, 196, ${data[base + i * n + j].toFixed(3)})`;
-            g.fillRect(pad + j * cell, pad + i * cell, cell - 1, cell - 1);
-          }
-        }
-        // The text alternative names, for each token, the token it attends to most.
-        const top = labels.map((w, i) => {
-          let best = 0;
-          for (let j = 1; j < n; j++) if (data[base + i * n + j] > data[base + i * n + best]) best = j;
-          return `${w} → ${labels[best]}`;
-        });
-        canvas.setAttribute('aria-label', this.t('mapAlt', { l: l + 1, h: h + 1, top: top.join(', ') }));
-        maps.push(el('figure', {}, canvas, el('figcaption', {}, this.t('layerHead', { l: l + 1, h: h + 1 }))));
+        const caption = this.tl('layerHead', { l: l + 1, h: h + 1 });
+        const canvas = attentionMap(labels, data.subarray(((l * heads) + h) * n * n, ((l * heads) + h + 1) * n * n), n);
+        canvas.setAttribute('aria-label', caption);
+        maps.push(el('figure', {}, canvas, el('figcaption', {}, caption)));
       }
     }
-    this.mapsNote.textContent = this.t('mapsCaption');
+    this.mapsNote.textContent = this.tl('mapsCaption');
     this.mapsEl.replaceChildren(...maps);
     this.dataset.maps = String(maps.length);
   }
 }
 
+/** One head's n × n attention weights as a canvas, tokens along both edges. */
+function attentionMap(labels, weights, n) {
+  const cell = Math.max(10, Math.min(28, Math.floor(200 / n)));
+  const pad = 36;
+  const canvas = el('canvas', { width: pad + n * cell, height: pad + n * cell });
+  const g = canvas.getContext('2d');
+  g.font = '10px sans-serif';
+  g.fillStyle = '#333';
+  for (let i = 0; i < n; i++) {
+    g.fillText(labels[i], 2, pad + i * cell + cell * 0.7, pad - 4);
+    g.save();
+    g.translate(pad + i * cell + cell * 0.7, pad - 3);
+    g.rotate(-Math.PI / 2);
+    g.fillText(labels[i], 0, 0, pad - 4);
+    g.restore();
+  }
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      g.fillStyle = `rgba(51, 88, 196, ${weights[i * n + j].toFixed(3)})`;
+      g.fillRect(pad + j * cell, pad + i * cell, cell - 1, cell - 1);
+    }
+  }
+  return canvas;
+}

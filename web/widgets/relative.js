@@ -14,7 +14,8 @@ export class PeRelative extends PeWidget {
   static spec = {
     kind: oneOf(['t5', 'shaw'], 't5'),
     'max-len': int(2, 512, 48),
-    'num-buckets': int(1, 1024, 32),
+    // The API's least: 4 buckets (half of them per direction, half of those exact).
+    'num-buckets': int(4, 1024, 32),
     'max-distance': int(1, 1e6, 128),
     bidirectional: bool(true),
     k: int(0, 1e6, 4),
@@ -22,6 +23,19 @@ export class PeRelative extends PeWidget {
   static variants = true;
   static titleKey = 'relativeTitle';
   static aspect = 1.15;
+
+  /**
+   * max-distance, raised with a note to the least the buckets allow: the
+   * distances below it have exact buckets (half of each direction's buckets),
+   * and the logarithmic ones must start beyond them, as the API requires.
+   */
+  maxDistance(v) {
+    const half = v.bidirectional ? Math.floor(v['num-buckets'] / 2) : v['num-buckets'];
+    const least = Math.floor(half / 2) + 1;
+    if (v['max-distance'] >= least) return v['max-distance'];
+    this.note('raised', { raw: v['max-distance'], min: least }, 'max-distance');
+    return least;
+  }
 
   render(_api, v, variants) {
     const len = v['max-len'];
@@ -32,9 +46,9 @@ export class PeRelative extends PeWidget {
     let reach;
     let profile;
     if (t5) {
-      const opts = { numBuckets: v['num-buckets'], maxDistance: v['max-distance'], bidirectional: v.bidirectional };
+      const opts = { numBuckets: v['num-buckets'], maxDistance: this.maxDistance(v), bidirectional: v.bidirectional };
       m = variants.t5BucketMatrix(len, opts);
-      reach = Math.min(2 * v['max-distance'], 4096);
+      reach = Math.min(2 * opts.maxDistance, 4096);
       const rel = Int32Array.from({ length: 2 * reach + 1 }, (_, r) => r - reach);
       const b = variants.t5Bucket(rel, opts);
       profile = Array.from(rel, (r, i) => ({ x: r, y: b[i] }));

@@ -6,6 +6,7 @@
 // chosen context-extension scaling. Every number comes from the posenc API.
 import { PeWidget } from './base.js';
 import { int, num, oneOf, text } from './attrs.js';
+import { PE_ROPE_PARAM_MIN } from '../../dist/constants.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { LOG } from './log-scale.js';
@@ -63,11 +64,11 @@ const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]
 
 export class PeRope extends PeWidget {
   static spec = {
-    'd-model': int(2, 1024, 64),
+    'd-model': int(2, 1024, 64, 2), // pairs of dimensions rotate together
     'max-len': int(1, 256, 48),
     base: num(1, 1e12, 10000),
     scaling: oneOf(SCALINGS, 'default'),
-    factor: num(0, 1000, 4),
+    factor: num(PE_ROPE_PARAM_MIN, 1000, 4, true), // the API's least scaling parameter
     'original-max': int(1, 1e7, 2048),
     pairing: oneOf(PAIRINGS, 'half'),
     pos: int(0, 1e6, 5),
@@ -77,6 +78,11 @@ export class PeRope extends PeWidget {
   };
   static variants = true;
   static titleKey = 'ropeTitle';
+
+  /** NTK scaling changes the base by a power d / (d − 2): the API asks for d ≥ 4. */
+  static rules(v) {
+    return v.scaling === 'ntk' && v['d-model'] < 4 ? [['tooSmallWith', { raw: v['d-model'], min: 4, with: 'scaling="ntk"' }, 'd-model']] : [];
+  }
   static aspect = 1.15;
 
   render(api, v, variants) {

@@ -13,11 +13,12 @@ const SAMPLES = 201;
 
 export class PeTimestep extends PeWidget {
   static spec = {
-    'd-model': int(2, 1024, 32),
+    // At least 4: the frequencies divide by d/2 − shift, which must stay positive (shift 1).
+    'd-model': int(4, 1024, 32),
     'max-t': int(1, 100000, 1000),
     flip: bool(false),
     shift: oneOf(['0', '1'], '1'),
-    'max-period': num(0.999, 1e12, 10000),
+    'max-period': num(1, 1e12, 10000, true),
   };
   static fields = true;
   static titleKey = 'timestepTitle';

@@ -11,7 +11,8 @@ import {
   PE_LAB_MAX_TOKENS, PE_LAB_MAX_BATCH, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS, PE_LAB_MAX_DISTANCE,
   PE_LAB_MAX_ALIBI_BIAS, PE_LAB_MAX_TENSORS, PE_LAB_MAX_LENGTH, PE_LAB_MAX_SEED, PE_LAB_MAX_STEPS,
   PE_LAB_MAX_SAMPLES, PE_LAB_MAX_EXAMPLES, PE_LAB_CFG_INTS, PE_LAB_CFG_REALS, PE_LAB_TENSOR_FIELDS,
-  PE_LAB_NONE, PE_LAB_SINUSOIDAL, PE_LAB_LEARNED, PE_LAB_ROPE, PE_LAB_ALIBI, PE_LAB_T5,
+  PE_LAB_NONE, PE_LAB_SINUSOIDAL, PE_LAB_LEARNED, PE_LAB_ROPE, PE_LAB_ALIBI, PE_LAB_T5, PE_LAB_MAX_POSITIONS,
+  PE_LAB_BOS, PE_LAB_WHO_REVERSED, PE_LAB_SCORE_ALL, PE_LAB_SCORE_TRAINED, PE_LAB_SCORE_NEW,
 } from '../../../dist/constants.js';
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
@@ -23,9 +24,12 @@ export const PARAMETER_KINDS = ['token', 'position', 'norm-gain', 'norm-bias', '
 
 const MODEL_KEYS = ['task', 'encoding', 'attention', 'seed', 'dModel', 'heads', 'layers', 'mlp', 'batch',
   'learningRate', 'weightDecay', 'clip', 'trainLengths', 'maxLength', 'preset', 'ropeBase', 'alibiMaxBias',
-  't5Buckets', 't5MaxDistance'];
+  't5Buckets', 't5MaxDistance', 'bos', 'randomizedPositions'];
 const TRAIN_KEYS = [...MODEL_KEYS, 'steps', 'onProgress', 'progressEvery'];
-const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8] };
+const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8], recency: [2, 12] };
+export const POSITIONS = ['all', 'trained', 'new'];
+const SCORE = { all: PE_LAB_SCORE_ALL, trained: PE_LAB_SCORE_TRAINED, new: PE_LAB_SCORE_NEW };
+export const PROBES = ['reversed'];
 
 export function createLab(wasm) {
   const call = statusCall(wasm);
@@ -33,16 +37,19 @@ export function createLab(wasm) {
   const i32 = (ptr, n) => new Int32Array(wasm.memory.buffer, ptr, n);
   const f64 = (ptr, n) => new Float64Array(wasm.memory.buffer, ptr, n);
 
-  function taskShape(check, frame, task) {
+  // A task's C id: its number, plus PE_LAB_BOS when examples start with a start token.
+  const taskId = (task, bos) => (typeof task === 'number' ? task : TASK_IDS[task]) + (bos ? PE_LAB_BOS : 0);
+
+  function taskShape(check, frame, task, bos) {
     const out = frame.alloc(12);
-    call(check, wasm.pe_lab_task_shape(out, TASK_IDS[task]));
+    call(check, wasm.pe_lab_task_shape(out, taskId(task, bos)));
     const [vocab, classes, minLength] = i32(out, 3);
     return { vocab, classes, minLength };
   }
 
-  function seqLen(check, frame, task, length) {
+  function seqLen(check, frame, task, length, bos) {
     const out = frame.alloc(4);
-    call(check, wasm.pe_lab_task_seq_len(out, TASK_IDS[task], length));
+    call(check, wasm.pe_lab_task_seq_len(out, taskId(task, bos), length));
     return i32(out, 1)[0];
   }
 
@@ -61,11 +68,12 @@ export function createLab(wasm) {
     if (!Array.isArray(lengths) || lengths.length !== 2) {
       throw check.fail(TypeError, 'trainLengths must be [shortest, longest]', lengths);
     }
-    const { minLength } = withFrame(wasm, check, (frame) => taskShape(check, frame, task));
+    const bos = check.boolean('bos', o.bos ?? false);
+    const { minLength } = withFrame(wasm, check, (frame) => taskShape(check, frame, task, bos));
     const lo = check.integer('trainLengths[0]', lengths[0], minLength, PE_LAB_MAX_LENGTH);
     const hi = check.integer('trainLengths[1]', lengths[1], lo, PE_LAB_MAX_LENGTH);
     const config = {
-      task, encoding, attention, dModel, heads,
+      task, encoding, attention, dModel, heads, bos,
       seed: check.integer('seed', o.seed ?? 1, 0, PE_LAB_MAX_SEED),
       layers: check.integer('layers', o.layers ?? 2, 1, PE_LAB_MAX_LAYERS),
       mlp: check.integer('mlp', o.mlp ?? 2 * dModel, 0, PE_LAB_MAX_MLP),
@@ -81,8 +89,9 @@ export function createLab(wasm) {
       t5Buckets: check.integer('t5Buckets', o.t5Buckets ?? 32, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
       t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, PE_LAB_MAX_DISTANCE),
     };
+    config.randomizedPositions = randomRange(check, o.randomizedPositions ?? 0, config.maxLength);
     withFrame(wasm, check, (frame) => {
-      const longest = seqLen(check, frame, task, hi);
+      const longest = seqLen(check, frame, task, hi, bos);
       if (longest > config.maxLength) {
         throw check.fail(RangeError, `maxLength (${config.maxLength}) is shorter than the ${longest} tokens of a training example of length ${hi}`);
       }
@@ -90,15 +99,28 @@ export function createLab(wasm) {
     return config;
   }
 
+  /**
+   * randomizedPositions: 0 (positions 0 .. n - 1), or the range of Ruoss et
+   * al.'s randomized positions, maxLength .. PE_LAB_MAX_POSITIONS; true picks
+   * four times maxLength.
+   */
+  function randomRange(check, value, maxLength) {
+    if (value === false) return 0;
+    if (value === true) return Math.min(4 * maxLength, PE_LAB_MAX_POSITIONS);
+    if (value === 0) return 0;
+    if (typeof value !== 'number') throw check.fail(TypeError, 'randomizedPositions must be true, false or a number of positions', value);
+    return check.integer('randomizedPositions', value, maxLength, PE_LAB_MAX_POSITIONS);
+  }
+
   /** Runs body(model pointer) on a C model made from config (and params), freed after. */
   function withModel(check, config, params, body) {
     return withFrame(wasm, check, (frame) => {
-      const { vocab, classes } = taskShape(check, frame, config.task);
+      const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
       const enc = encodingArgs(check, config.dModel, { preset: config.preset });
       const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
       i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
         config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
-        enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed]);
+        enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed, config.randomizedPositions]);
       const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
       f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
         config.weightDecay, config.clip]);
@@ -148,7 +170,7 @@ export function createLab(wasm) {
       const history = [];
       for (let step = 0; step < steps;) {
         const chunk = Math.min(every, steps - step);
-        call(check, wasm.pe_lab_train(out, model, TASK_IDS[config.task], config.trainLengths[0],
+        call(check, wasm.pe_lab_train(out, model, taskId(config.task, config.bos), config.trainLengths[0],
           config.trainLengths[1], chunk));
         step += chunk;
         const [loss, accuracy] = f64(out, 2);
@@ -160,42 +182,59 @@ export function createLab(wasm) {
     });
   }
 
+  /**
+   * Accuracy and loss on fresh examples of one length. positions: 'all'
+   * answers, those at positions a training example had ('trained'), or those
+   * at positions none had ('new': c/lab/tasks.c says which). probe
+   * 'reversed' (who-did-what): the examples backwards, query first, scored
+   * by the name before the verb; the other name is the one farther from the
+   * query. scored: answers counted (0: accuracy and loss are NaN).
+   */
   function evaluate(model, options) {
     const check = new Checker('lab.evaluate');
     const config = checkModel(check, model);
-    const o = check.options(options, ['task', 'length', 'samples', 'seed']);
+    const o = check.options(options, ['task', 'length', 'samples', 'seed', 'positions', 'probe']);
     const task = check.oneOf('task', o.task ?? config.task, TASKS);
     const length = check.integer('length', o.length ?? config.trainLengths[1], 1, PE_LAB_MAX_LENGTH);
     const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
+    const positions = check.oneOf('positions', o.positions ?? 'all', POSITIONS);
+    const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
+    if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
+    const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, config.bos);
     return withModel(check, config, model.params, (ptr, frame) => {
-      const need = seqLen(check, frame, task, length);
+      const need = seqLen(check, frame, id, length);
       if (need > config.maxLength) {
         throw check.fail(RangeError, `length ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);
       }
-      const out = frame.alloc(16);
-      call(check, wasm.pe_lab_evaluate(out, ptr, TASK_IDS[task], length, samples, seed));
-      const [loss, accuracy] = f64(out, 2);
-      return { accuracy, loss };
+      const out = frame.alloc(24);
+      call(check, wasm.pe_lab_evaluate(out, ptr, id, length, samples, seed, config.trainLengths[1], SCORE[positions]));
+      const [loss, accuracy, scored] = f64(out, 3);
+      return scored ? { accuracy, loss, scored } : { accuracy: NaN, loss: NaN, scored };
     });
   }
 
-  function tokenArray(check, tokens, vocab, maxLength) {
+  /** n token ids below `vocab` (1 <= n <= maxLength), as an Int32Array snapshot. */
+  function tokenArray(check, tokens, vocab, maxLength, name = 'tokens') {
     if (!Array.isArray(tokens) && !(tokens instanceof Int32Array)) {
-      throw check.fail(TypeError, 'tokens must be an array of token ids', tokens);
+      throw check.fail(TypeError, `${name} must be an array of token ids`, tokens);
     }
-    if (tokens.length < 1 || tokens.length > maxLength) {
-      throw check.fail(RangeError, `tokens must hold 1 to ${maxLength} ids (the model's maxLength)`, tokens.length);
+    const n = check.read(`${name}.length`, () => tokens.length);
+    if (n < 1 || n > maxLength) {
+      throw check.fail(RangeError, `${name} must hold 1 to ${maxLength} ids (the model's maxLength)`, n);
     }
-    return Int32Array.from(tokens, (t, i) => check.integer(`tokens[${i}]`, t, 0, vocab - 1));
+    const ids = new Int32Array(n);
+    for (let i = 0; i < n; i++) ids[i] = check.integer(`${name}[${i}]`, check.read(`${name}[${i}]`, () => tokens[i]), 0, vocab - 1);
+    return ids;
   }
 
   /** Attention weights for one sequence: data is layers x heads x n x n (row: query). */
-  function attentionMaps(model, tokens) {
+  function attentionMaps(model, tokens, options) {
     const check = new Checker('lab.attentionMaps');
     const config = checkModel(check, model);
+    check.options(options, []);
     return withModel(check, config, model.params, (ptr, frame) => {
-      const { vocab } = taskShape(check, frame, config.task);
+      const { vocab } = taskShape(check, frame, config.task, config.bos);
       const ids = tokenArray(check, tokens, vocab, config.maxLength);
       const n = ids.length;
       const tok = frame.alloc(4 * n);
@@ -207,37 +246,69 @@ export function createLab(wasm) {
     });
   }
 
-  /** A task's examples as the C generator makes them (targets -1: nothing to predict). */
+  /**
+   * A task's examples as the C generator makes them (targets -1: nothing to
+   * predict); bos: each starts with a start token; probe 'reversed': the
+   * who-did-what probe's examples (see evaluate).
+   */
   function examples(options) {
     const check = new Checker('lab.examples');
-    const o = check.options(options, ['task', 'length', 'count', 'seed']);
+    const o = check.options(options, ['task', 'length', 'count', 'seed', 'bos', 'probe']);
     const task = check.oneOf('task', o.task ?? 'who-did-what', TASKS);
     const length = check.integer('length', o.length ?? 3, 1, PE_LAB_MAX_LENGTH);
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
+    const bos = check.boolean('bos', o.bos ?? false);
+    const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
+    if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
+    const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {
-      const n = seqLen(check, frame, task, length);
+      const n = seqLen(check, frame, id, length);
+      check.bytes(8 * n * count);
       const tok = frame.alloc(4 * n * count);
       const tgt = frame.alloc(4 * n * count);
-      call(check, wasm.pe_lab_generate(tok, tgt, TASK_IDS[task], length, count, seed));
+      call(check, wasm.pe_lab_generate(tok, tgt, id, length, count, seed));
       return { shape: [count, n], tokens: i32(tok, n * count).slice(), targets: i32(tgt, n * count).slice() };
     });
+  }
+
+  /** batch = { shape: [count, n], tokens, targets } checked against a model's sizes and words. */
+  function checkBatch(check, batch, config, vocab, classes) {
+    if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
+    const shape = check.read('batch.shape', () => batch.shape);
+    if (!Array.isArray(shape) || shape.length !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
+    const count = check.integer('batch.shape[0]', shape[0], 1, config.batch);
+    const n = check.integer('batch.shape[1]', shape[1], 1, config.maxLength);
+    const read = (name, lo, hi) => {
+      const v = check.read(`batch.${name}`, () => batch[name]);
+      if (!Array.isArray(v) && !(v instanceof Int32Array)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
+      const len = check.read(`batch.${name}.length`, () => v.length);
+      if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
+      const copy = new Int32Array(len);
+      for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => v[i]), lo, hi);
+      return copy;
+    };
+    return { count, n, tokens: read('tokens', 0, vocab - 1), targets: read('targets', -1, classes - 1) };
   }
 
   /**
    * The loss (and, with gradient: true, its gradient) of a model on given
    * examples ({ tokens, targets, shape } as examples() returns), with no update:
-   * what the gradient check differentiates.
+   * what the gradient check differentiates. At most the model's batch rows
+   * and maxLength tokens; targets -1 (nothing to predict) up to classes - 1.
    */
-  function loss(model, batch, { gradient = false } = {}) {
+  function loss(model, batch, options) {
     const check = new Checker('lab.loss');
     const config = checkModel(check, model);
-    const [count, n] = batch.shape;
+    const o = check.options(options, ['gradient']);
+    const gradient = check.boolean('gradient', o.gradient ?? false);
     return withModel(check, config, model.params, (ptr, frame, size) => {
+      const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
+      const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes);
       const tok = frame.alloc(4 * count * n);
       const tgt = frame.alloc(4 * count * n);
-      i32(tok, count * n).set(batch.tokens);
-      i32(tgt, count * n).set(batch.targets);
+      i32(tok, count * n).set(tokens);
+      i32(tgt, count * n).set(targets);
       const out = frame.alloc(24);
       call(check, wasm.pe_lab_loss(out, ptr, tok, tgt, count, n, gradient ? 1 : 0));
       const [value, correct, counted] = f64(out, 3);
@@ -267,5 +338,6 @@ export function createLab(wasm) {
   const memoryStats = () => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });
 
   return Object.freeze({ train, evaluate, attentionMaps, examples, loss, tensors, memoryStats,
-    encodings: ENCODINGS, tasks: TASKS, precision: Real === Float64Array ? 'float64' : 'float32' });
+    encodings: ENCODINGS, tasks: TASKS, positions: POSITIONS, probes: PROBES,
+    precision: Real === Float64Array ? 'float64' : 'float32' });
 }

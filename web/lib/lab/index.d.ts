@@ -1,6 +1,8 @@
 // posenc/lab: a tiny Transformer trained in WebAssembly (see docs/lab.md).
 
-export type LabTask = 'who-did-what' | 'shift' | 'copy' | 'reverse';
+export type LabTask = 'who-did-what' | 'shift' | 'copy' | 'reverse' | 'recency';
+/** Which answers evaluate() scores: all, those at positions training examples had, or the others. */
+export type LabPositions = 'all' | 'trained' | 'new';
 export type LabEncoding = 'none' | 'sinusoidal' | 'learned' | 'rope' | 'alibi' | 't5';
 export type LabAttention = 'bidirectional' | 'causal';
 
@@ -31,6 +33,15 @@ export interface LabModelOptions {
   alibiMaxBias?: number;
   t5Buckets?: number;
   t5MaxDistance?: number;
+  /** Every example starts with a start token (one more word and token). Default false. */
+  bos?: boolean;
+  /**
+   * Randomized positions (Ruoss et al. 2023): each example's positions are a
+   * sorted sample of distinct positions below this range, in training and in
+   * evaluate() (loss() and attentionMaps() use 0 .. n - 1). 0 or false: off
+   * (default); true: 4 maxLength; else maxLength .. 4096.
+   */
+  randomizedPositions?: number | boolean;
 }
 
 export interface LabProgress { step: number; loss: number; accuracy: number }
@@ -51,22 +62,31 @@ export interface LabExamples { shape: [number, number]; tokens: Int32Array; targ
 
 export interface Lab {
   train(options?: LabTrainOptions): { model: LabModel; history: LabProgress[] };
-  evaluate(model: LabModel, options?: { task?: LabTask; length?: number; samples?: number; seed?: number }):
-    { accuracy: number; loss: number };
+  /**
+   * positions: which answers count (default 'all'); probe 'reversed' (who-did-what):
+   * the example backwards, query first, scored by the name before the verb.
+   * scored: answers counted; 0 gives NaN accuracy and loss.
+   */
+  evaluate(model: LabModel, options?: { task?: LabTask; length?: number; samples?: number; seed?: number;
+    positions?: LabPositions; probe?: 'reversed' }): { accuracy: number; loss: number; scored: number };
   /** data is layers x heads x n x n, row = query position. */
-  attentionMaps(model: LabModel, tokens: ArrayLike<number>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
-  examples(options?: { task?: LabTask; length?: number; count?: number; seed?: number }): LabExamples;
+  attentionMaps(model: LabModel, tokens: ArrayLike<number>, options?: Record<string, never>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
+  examples(options?: { task?: LabTask; length?: number; count?: number; seed?: number; bos?: boolean; probe?: 'reversed' }): LabExamples;
   loss(model: LabModel, batch: LabExamples, options?: { gradient?: boolean }):
     { loss: number; accuracy: number; gradient?: Float32Array | Float64Array };
   tensors(model: LabModel): { offset: number; shape: [number, number]; kind: string; decay: boolean }[];
   memoryStats(): { bytes: number; liveAllocations: number };
   readonly encodings: LabEncoding[];
   readonly tasks: LabTask[];
+  readonly positions: LabPositions[];
+  readonly probes: 'reversed'[];
   readonly precision: 'float32' | 'float64';
 }
 
 export function init(): Promise<Lab>;
 export default init;
 export const TASKS: LabTask[];
-export function vocabulary(task: LabTask, lang?: 'en' | 'zh'): string[];
+export function vocabulary(task: LabTask, lang?: 'en' | 'zh', bos?: boolean): string[];
+/** The accuracy of guessing: 1/2 for who-did-what (two names present), 1/8 recency, 1/10 the others. */
+export function chance(task: LabTask): number;
 export function classNames(task: LabTask, lang?: 'en' | 'zh'): string[];

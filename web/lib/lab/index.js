@@ -7,5 +7,5 @@ import { createLab } from './api.js';
 
 export const init = cachedInit(WASM_BASE64, createLab);
 
-export { TASKS, vocabulary, classNames } from './tasks.js';
+export { TASKS, vocabulary, classNames, chance } from './tasks.js';
 export default init;

@@ -1,10 +1,24 @@
 // The lab's tasks and the words of their vocabularies, in the token order of
 // c/lab/tasks.c. Words are for display and for tokenize(); the model sees ids.
 
-import { PE_LAB_WHO, PE_LAB_SHIFT, PE_LAB_COPY, PE_LAB_REVERSE } from '../../../dist/constants.js';
+import { PE_LAB_WHO, PE_LAB_SHIFT, PE_LAB_COPY, PE_LAB_REVERSE, PE_LAB_RECENCY } from '../../../dist/constants.js';
 
-export const TASK_IDS = { 'who-did-what': PE_LAB_WHO, shift: PE_LAB_SHIFT, copy: PE_LAB_COPY, reverse: PE_LAB_REVERSE };
+export const TASK_IDS = { 'who-did-what': PE_LAB_WHO, shift: PE_LAB_SHIFT, copy: PE_LAB_COPY, reverse: PE_LAB_REVERSE,
+  recency: PE_LAB_RECENCY };
 export const TASKS = Object.keys(TASK_IDS);
+
+// What guessing scores. who-did-what: one of the two names present (a model
+// that can tell names from other words but not their order). recency: one of
+// the 8 names; shift, copy, reverse: one of the 10 symbols. A model can score
+// below chance when it follows a rule that is wrong in a systematic way (the
+// who-did-what probe: the "farther name" rule always picks the other name).
+const CHANCE = { 'who-did-what': 1 / 2, shift: 1 / 10, copy: 1 / 10, reverse: 1 / 10, recency: 1 / 8 };
+
+/** The accuracy of guessing on a task. */
+export const chance = (task) => CHANCE[task];
+
+/** The word shown for the start token (bos), the last id of a task with one. */
+export const BOS_WORD = '<s>';
 
 const SYMBOLS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 
@@ -15,16 +29,18 @@ const WHO = {
   zh: ['我', '你', '他', '她', '猫', '狗', '牛', '马', '打', '爱', '帮', '看', '今天', '也', '又', '真', '？'],
 };
 
-/** The words of a task's tokens, id order; `lang` picks who-did-what's words. */
-export function vocabulary(task, lang = 'en') {
-  if (task === 'who-did-what') return WHO[lang === 'zh' ? 'zh' : 'en'].slice();
-  if (task === 'shift') return SYMBOLS.slice();
-  return [...SYMBOLS, '|', '_'];
+const usesNames = (task) => task === 'who-did-what' || task === 'recency';
+
+/** The words of a task's tokens, id order; `lang` picks who-did-what's and recency's words; bos adds the start token. */
+export function vocabulary(task, lang = 'en', bos = false) {
+  const words = usesNames(task) ? WHO[lang === 'zh' ? 'zh' : 'en'].slice()
+    : task === 'shift' ? SYMBOLS.slice() : [...SYMBOLS, '|', '_'];
+  return bos ? [...words, BOS_WORD] : words;
 }
 
 /** The words that name the classes (the first `classes` tokens of every task). */
 export function classNames(task, lang = 'en') {
-  return vocabulary(task, lang).slice(0, task === 'who-did-what' ? 8 : 10);
+  return vocabulary(task, lang).slice(0, usesNames(task) ? 8 : 10);
 }
 
 /**
@@ -33,7 +49,7 @@ export function classNames(task, lang = 'en') {
  * character that starts no word (with its index), so a caller can say where.
  */
 export function splitWords(task, text) {
-  const words = task === 'who-did-what'
+  const words = usesNames(task)
     ? [...WHO.en.map((w, i) => [w.toLowerCase(), i]), ...WHO.zh.map((w, i) => [w, i]), ['?', 16], ['？', 16]]
     : vocabulary(task).map((w, i) => [w, i]);
   words.sort((a, b) => b[0].length - a[0].length);

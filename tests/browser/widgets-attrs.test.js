@@ -1,0 +1,131 @@
+// Issue 27, point 7: a documented attribute value always draws. For every
+// element, every attribute of its spec is set alone to its smallest allowed
+// value, its largest, and each of its words, and the element must reach
+// "ready" (the lab: "idle"). Combinations the API refuses must be refused by
+// the attribute check, with a message naming the attribute. Before the fix
+// <pe-relative num-buckets="1"> showed "numBuckets must be at least 4", and
+// six more documented values failed the same way. embed.html passes
+// attr-<name> for every attribute, lang included.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, newPage, withPage } from './harness.js';
+import { WIDGETS } from '../../web/widgets/index.js';
+
+let h;
+before(async () => { h = await open(); });
+after(() => h?.close());
+
+/** The smallest number a `num` spec takes: just above its bound. */
+const justAbove = (x) => x + 1e-9 * Math.max(1, Math.abs(x));
+
+/** [tag, attrs] cases: each attribute alone at its documented ends and words. */
+function cases() {
+  const out = [];
+  for (const [tag, cls] of Object.entries(WIDGETS)) {
+    for (const [name, s] of Object.entries(cls.spec)) {
+      const values = {
+        int: () => [s.min, s.max - (s.max % (s.multiple ?? 1))],
+        num: () => [justAbove(s.above), s.max],
+        oneOf: () => s.values,
+        words: () => s.values,
+        bool: () => ['true', 'false'],
+      }[s.kind]?.() ?? [];
+      for (const v of values) out.push([tag, { [name]: String(v) }]);
+    }
+  }
+  return out;
+}
+
+/** Draws each case on one page (one element at a time); returns [tag, attrs, state, error] for every case. */
+function sweep(page, list) {
+  return page.evaluate(async (all) => {
+    const results = [];
+    for (const [tag, attrs] of all) {
+      const w = document.createElement(tag);
+      for (const [k, v] of Object.entries(attrs)) w.setAttribute(k, v);
+      const rendered = new Promise((resolve) => {
+        w.addEventListener('pe-render', (e) => resolve(e.detail), { once: true });
+        setTimeout(() => resolve({ state: 'no pe-render' }), 30000);
+      });
+      document.querySelector('article').append(w);
+      w.scrollIntoView();
+      const { state, error } = await rendered;
+      results.push([tag, attrs, state, error ?? '']);
+      w.remove();
+    }
+    return results;
+  }, list);
+}
+
+test('every documented minimum, maximum and word of every element draws', { timeout: 600000 }, async () => {
+  const all = cases();
+  assert.ok(all.length > 150, `${all.length} cases`);
+  const { context, page, errors } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    const results = await sweep(page, all);
+    const failed = results.filter(([tag, , state]) => state !== (tag === 'pe-lab' ? 'idle' : 'ready'));
+    assert.deepEqual(failed.map(([tag, attrs, state, error]) => `<${tag} ${JSON.stringify(attrs)}>: ${state} ${error}`), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('combinations of documented values draw, adjusted with a note where one limits another', async () => {
+  const drawn = [
+    ['pe-rope', { 'd-model': '4', scaling: 'ntk' }],
+    ['pe-rope', { factor: '0.001', scaling: 'linear' }],
+    ['pe-relative', { 'num-buckets': '4', 'max-distance': '1', bidirectional: 'false' }],
+    ['pe-relative', { 'max-distance': '1' }],
+    ['pe-timestep', { 'max-period': '1', shift: '0', 'd-model': '4' }],
+    ['pe-heatmap', { preset: 'tf-tutorial', 'd-model': '2' }],
+  ];
+  const { context, page, errors } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    const results = await sweep(page, drawn);
+    assert.deepEqual(results.filter(([, , state]) => state !== 'ready'), []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('combinations the API refuses are refused by the attribute, naming it and what it allows', async () => {
+  const refused = [
+    ['pe-heatmap', { preset: 'tf-tutorial', 'd-model': '5' }, /d-model must be even with preset tf-tutorial; got 5/],
+    ['pe-rope', { 'd-model': '7' }, /d-model must be a multiple of 2; got 7/],
+    ['pe-rope', { 'd-model': '2', scaling: 'ntk' }, /d-model must be at least 4 with scaling="ntk"; got 2/],
+    ['pe-rope', { factor: '1e-9' }, /factor must be at least 0.001; got 1e-9/],
+  ];
+  const { context, page, errors } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    const results = await sweep(page, refused.map(([tag, attrs]) => [tag, attrs]));
+    results.forEach(([tag, , state, error], i) => {
+      assert.equal(state, 'error', tag);
+      assert.match(error, refused[i][2]);
+      assert.doesNotMatch(error, /RangeError|dModel/, 'the message names the attribute, not the API parameter');
+    });
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('embed.html: attr-<name> works for every attribute, lang included', async () => {
+  await withPage(h, 'embed.html?view=circles&attr-view=single&attr-lang=zh&lang=en', async (page) => {
+    await page.waitForFunction(() => document.querySelector('pe-circles')?.dataset.state);
+    const w = await page.evaluate(() => {
+      const el = document.querySelector('pe-circles');
+      return { view: el.getAttribute('view'), lang: el.getAttribute('lang'), state: el.dataset.state, title: el.shadowRoot.querySelector('.title').textContent };
+    });
+    assert.deepEqual({ view: w.view, lang: w.lang, state: w.state }, { view: 'single', lang: 'zh', state: 'ready' });
+    assert.match(w.title, /[\u4e00-\u9fff]/);
+  });
+  await withPage(h, 'embed.html?view=heatmap&attr-lang=fr', async (page) => {
+    const msg = await page.locator('#embed .err').textContent();
+    assert.match(msg, /attr-lang must be one of: en, zh; got "fr"/);
+  });
+});

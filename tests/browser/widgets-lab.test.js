@@ -1,0 +1,129 @@
+// Issue 27, point 4: <pe-lab> is a widget like the others. Its attributes are
+// checked (errors name the attribute, as embed.html's do), every one is
+// observed, it fires pe-render, and data-state follows the run across
+// removal, re-adding and a language switch mid-training. Before the fix it
+// took d-model="48" as 16 and steps="1e3" as 1000 in silence, observed only
+// lang, never fired pe-render, and stayed "training" forever once re-added.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { open, newPage, addWidget, waitRendered, errorText, widgetText } from './harness.js';
+
+let h;
+before(async () => { h = await open(); });
+after(() => h?.close());
+
+async function withBlog(run) {
+  const { context, page, errors } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    await run(page);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+}
+
+test('impossible attributes are errors naming the attribute; a foreign lang is a note', async () => {
+  await withBlog(async (page) => {
+    const cases = [
+      [{ 'd-model': '44' }, /d-model must be a multiple of 8; got 44/],
+      [{ steps: '1e3' }, /steps must be a whole number; got "1e3"/],
+      [{ steps: '0x64' }, /steps must be a whole number; got "0x64"/],
+      [{ task: 'nope' }, /task must be one of: who-did-what, shift, recency; got "nope"/],
+      [{ encodings: 'rope,bogus' }, /encodings must be a comma-separated list of: .*; got "bogus"/],
+      [{ layers: '0' }, /layers must be at least 1; got 0/],
+    ];
+    for (const [attrs, message] of cases) {
+      const id = await addWidget(page, 'pe-lab', attrs);
+      assert.equal(await waitRendered(page, id), 'error', JSON.stringify(attrs));
+      assert.match(await errorText(page, id), message);
+    }
+    const fr = await addWidget(page, 'pe-lab', { lang: 'fr', steps: '99999', 'd-model': '48' });
+    assert.equal(await waitRendered(page, fr), 'idle');
+    // 48 = 4 heads of 12, an even width for RoPE: a value the model takes is used as given.
+    assert.equal(await page.evaluate((i) => document.getElementById(i).ctl['d-model'].input.value, fr), '48');
+    const text = await widgetText(page, fr);
+    assert.match(text, /lang must be one of: en, zh; got "fr"/);
+    assert.match(text, /steps = 99999 is more than this view draws; using 20000/);
+  });
+});
+
+test('every attribute is observed and shown in its control; pe-render fires on each draw', async () => {
+  await withBlog(async (page) => {
+    const id = await addWidget(page, 'pe-lab', { task: 'shift' });
+    assert.equal(await waitRendered(page, id), 'idle');
+    const shown = await page.evaluate(async (i) => {
+      const w = document.getElementById(i);
+      const renders = [];
+      w.addEventListener('pe-render', (e) => renders.push(e.detail.state));
+      const drawn = new Promise((resolve) => w.addEventListener('pe-render', resolve, { once: true }));
+      Object.entries({ task: 'recency', attention: 'causal', 'd-model': '64', layers: '3', steps: '125', seeds: '3', encodings: 'rope,alibi' })
+        .forEach(([k, v]) => w.setAttribute(k, v));
+      await drawn;
+      const c = w.ctl;
+      return { renders, task: c.task.input.value, attention: c.attention.input.value, d: c['d-model'].input.value,
+        layers: c.layers.input.value, steps: c.steps.input.value, seeds: c.seeds.input.value,
+        encodings: c.encodings.boxes.filter((b) => b.checked).map((b) => b.value).join() };
+    }, id);
+    assert.deepEqual(shown, { renders: ['idle'], task: 'recency', attention: 'causal', d: '64', layers: '3', steps: '125', seeds: '3', encodings: 'rope,alibi' });
+    // A control writes its attribute.
+    const written = await page.evaluate((i) => {
+      const w = document.getElementById(i);
+      const box = w.ctl.encodings.boxes.find((b) => b.value === 'none');
+      box.checked = true;
+      box.dispatchEvent(new Event('change'));
+      return w.getAttribute('encodings');
+    }, id);
+    assert.equal(written, 'none,rope,alibi');
+  });
+});
+
+test('data-state across training, a language switch mid-run, removal and re-adding', { timeout: 240000 }, async () => {
+  await withBlog(async (page) => {
+    const id = await addWidget(page, 'pe-lab', { task: 'shift', encodings: 'none,sinusoidal,rope', steps: '2000', 'd-model': '16', layers: '1' });
+    assert.equal(await waitRendered(page, id), 'idle');
+    await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelector('button').click(), id);
+    await page.waitForFunction((i) => document.getElementById(i).curves?.size > 0, id, { timeout: 60000 });
+    // Switching the language mid-run relabels the element; the run goes on.
+    const switched = await page.evaluate(async (i) => {
+      const w = document.getElementById(i);
+      const drawn = new Promise((resolve) => w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true }));
+      w.setAttribute('lang', 'zh');
+      return { event: await drawn, state: w.dataset.state, train: w.shadowRoot.querySelector('button').textContent, running: Boolean(w.runner) };
+    }, id);
+    assert.equal(switched.event, 'training');
+    assert.equal(switched.state, 'training');
+    assert.equal(switched.running, true);
+    assert.notEqual(switched.train, 'Train');
+    // Removed mid-run: the run ends; re-added: idle, nothing running behind it, and it can train again.
+    const readded = await page.evaluate(async (i) => {
+      const w = document.getElementById(i);
+      const runner = w.runner;
+      w.remove();
+      const removed = { state: w.dataset.state ?? null, runner: w.runner ?? null };
+      const drawn = new Promise((resolve) => w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true }));
+      document.querySelector('article').append(w);
+      w.scrollIntoView();
+      return { removed, event: await drawn, state: w.dataset.state, stillRunning: w.runner === runner && Boolean(runner) };
+    }, id);
+    assert.deepEqual(readded, { removed: { state: null, runner: null }, event: 'idle', state: 'idle', stillRunning: false });
+    await page.evaluate((i) => {
+      const w = document.getElementById(i);
+      w.setAttribute('steps', '25');
+      w.setAttribute('encodings', 'none');
+      w.shadowRoot.querySelector('button').click();
+    }, id);
+    await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'trained', id, { timeout: 120000 });
+    // Stop by the user keeps the curves and says stopped.
+    const stopped = await page.evaluate(async (i) => {
+      const w = document.getElementById(i);
+      w.setAttribute('steps', '5000');
+      const [train, stop] = w.shadowRoot.querySelectorAll('button');
+      train.click();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      stop.click();
+      return w.dataset.state;
+    }, id);
+    assert.equal(stopped, 'stopped');
+  });
+});
