@@ -37,6 +37,31 @@ function watch() {
   return observers;
 }
 
+/**
+ * Renders wait in one page-wide queue and run one per task: a long page
+ * scrolled fast brings many widgets near at once, and drawing them all in one
+ * task would freeze the page for the sum of their times.
+ */
+const queue = new Set();
+let channel = null;
+function enqueue(widget) {
+  queue.add(widget);
+  if (queue.size > 1) return; // a task is already posted
+  if (!channel) {
+    channel = new MessageChannel(); // a task now, where setTimeout would wait 4 ms once nested
+    channel.port1.onmessage = runNext;
+  }
+  channel.port2.postMessage(0);
+}
+function runNext() {
+  const [widget] = queue;
+  if (!widget) return;
+  queue.delete(widget);
+  if (queue.size) channel.port2.postMessage(0);
+  widget.pending = false;
+  widget.refresh();
+}
+
 /** In Node (no DOM) the elements are plain classes that are never defined. */
 const Element = globalThis.HTMLElement ?? class {};
 
@@ -124,6 +149,7 @@ export class PeWidget extends Element {
    */
   release() {
     this.generation++;
+    queue.delete(this);
     for (const key of Object.keys(this)) {
       if (this.kept.has(key)) continue;
       for (const part of [this[key]].flat()) part?.destroy?.();
@@ -160,7 +186,7 @@ export class PeWidget extends Element {
     if (this.isConnected) this.schedule();
   }
 
-  /** Batches attribute changes made in one task into a single render. */
+  /** Batches attribute changes made in one task into a single render, in a task of its own (see enqueue). */
   schedule() {
     // Off-screen widgets wait until they are scrolled near: the first screen draws sooner,
     // and a slider drag redraws only what can be seen.
@@ -171,10 +197,7 @@ export class PeWidget extends Element {
     this.dirty = false;
     if (this.pending) return;
     this.pending = true;
-    queueMicrotask(() => {
-      this.pending = false;
-      this.refresh();
-    });
+    enqueue(this);
   }
 
   t(key, vars) {
