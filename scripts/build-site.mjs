@@ -84,7 +84,7 @@ for (const page of PAGES) {
 // The other pages and styles are copied as they are (no inline scripts or styles to rewrite).
 // posenc-widgets.js is the package's own standalone bundle, so the example blog tests the file that ships.
 await cp(join(ROOT, 'dist/posenc-widgets.js'), join(OUT, 'posenc-widgets.js'));
-const copies = ['embed.html', 'file-notice.js', 'module-notice.js', 'favicon.svg', 'css', 'models', 'examples/blog.html', 'examples/blog.css',
+const copies = ['embed.html', 'file-notice.js', 'favicon.svg', 'css', 'models', 'examples/blog.html', 'examples/blog.css',
   'examples/iframe.html', 'examples/iframe-host.js'];
 for (const path of copies) await cp(join(SITE, path), join(OUT, path), { recursive: true });
 
