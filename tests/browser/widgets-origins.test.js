@@ -63,69 +63,55 @@ async function train(frame) {
   });
 }
 
-test('from a CDN origin: the lab trains in a worker started from a Blob URL', { timeout: 240000 }, async () => {
+/**
+ * Opens `path` of `server` in a fresh page and runs `run` on the page, or on
+ * its iframe when `framed`; the console must stay clean but for what `expected` matches.
+ */
+async function visit(server, path, run, { framed = false, expected = null } = {}) {
   const { context, page: p, errors } = await newPage(browser);
   try {
-    await p.goto(new URL('lab.html', site.url).href);
-    const run = await train(p);
-    assert.deepEqual({ state: run.state, where: run.where, sets: run.sets }, { state: 'trained', where: 'worker', sets: 2 }, run.status);
-    assert.deepEqual(errors, []);
+    await p.goto(new URL(path, server.url).href);
+    await run(framed ? await (await p.waitForSelector('iframe')).contentFrame() : p);
+    assert.deepEqual(errors.filter((e) => !expected?.test(e)), []);
   } finally {
     await context.close();
   }
+}
+
+test('from a CDN origin: the lab trains in a worker started from a Blob URL', { timeout: 240000 }, async () => {
+  await visit(site, 'lab.html', async (p) => {
+    const run = await train(p);
+    assert.deepEqual({ state: run.state, where: run.where, sets: run.sets }, { state: 'trained', where: 'worker', sets: 2 }, run.status);
+  });
 });
 
 test('inside <iframe sandbox="allow-scripts">: the lab trains', { timeout: 240000 }, async () => {
-  const { context, page: p, errors } = await newPage(browser);
-  try {
-    await p.goto(new URL('framed.html', site.url).href);
-    const frame = await (await p.waitForSelector('iframe')).contentFrame();
+  await visit(site, 'framed.html', async (frame) => {
     const run = await train(frame);
-    assert.equal(run.state, 'trained', run.status);
-    assert.equal(run.sets, 2);
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
+    assert.deepEqual({ state: run.state, sets: run.sets }, { state: 'trained', sets: 2 }, run.status);
+  }, { framed: true });
 });
 
 test('where the CSP allows no blob: worker, the page trains the models itself and says so', { timeout: 240000 }, async () => {
-  const { context, page: p, errors } = await newPage(browser);
-  try {
-    await p.goto(new URL('lab.html', strict.url).href);
+  // The browser reports the refused worker itself; nothing else may go wrong.
+  await visit(strict, 'lab.html', async (p) => {
     const run = await train(p);
     assert.deepEqual({ state: run.state, where: run.where, sets: run.sets }, { state: 'trained', where: 'page', sets: 2 }, run.status);
     assert.match(run.status, /No background thread could start here/);
-    // The browser reports the refused worker itself; nothing else may go wrong.
-    assert.deepEqual(errors.filter((e) => !/Content Security Policy|worker/i.test(e)), []);
-  } finally {
-    await context.close();
-  }
+  }, { expected: /Content Security Policy|worker/i });
 });
 
 test('embed.html in <iframe sandbox="allow-scripts"> says why it cannot start, and starts where the server sends CORS', { timeout: 120000 }, async () => {
-  const { context, page: p, errors } = await newPage(browser);
-  try {
-    await p.goto(new URL('embed-plain.html', site.url).href);
-    const frame = await (await p.waitForSelector('iframe')).contentFrame();
+  // The refused module is the browser's own console message, the reason shown in the frame.
+  await visit(site, 'embed-plain.html', async (frame) => {
     await frame.waitForSelector('#embed .pe-module-notice');
     const text = await frame.locator('#embed').textContent();
     assert.match(text, /sandboxed iframe without allow-same-origin/);
     assert.match(text, /sandbox="allow-scripts allow-same-origin"/);
     assert.match(text, /沙箱 iframe/);
-    // The refused module is the browser's own console message, the reason shown above.
-    assert.deepEqual(errors.filter((e) => !/CORS|Access-Control-Allow-Origin|Failed to load resource/.test(e)), []);
-  } finally {
-    await context.close();
-  }
-  const { context: c2, page: p2, errors: e2 } = await newPage(browser);
-  try {
-    await p2.goto(new URL('embed-cors.html', site.url).href);
-    const frame = await (await p2.waitForSelector('iframe')).contentFrame();
+  }, { framed: true, expected: /CORS|Access-Control-Allow-Origin|Failed to load resource/ });
+  await visit(site, 'embed-cors.html', async (frame) => {
     await frame.waitForFunction(() => document.querySelector('pe-curves')?.dataset.state === 'ready');
     assert.equal(await frame.locator('.pe-module-notice').count(), 0);
-    assert.deepEqual(e2, []);
-  } finally {
-    await c2.close();
-  }
+  }, { framed: true });
 });
