@@ -17,11 +17,24 @@ const variants = () => import('../lib/variants/index.js').then((m) => m.init());
 const fields = () => import('../lib/fields/index.js').then((m) => m.init());
 
 /**
- * Off-screen charts cost memory and nothing else: one past this distance (in
- * viewport heights) from the screen releases its canvases and redraws when it
- * comes back (docs/widgets.md, "Memory").
+ * Off-screen charts cost memory and nothing else. Once more than BUDGET
+ * elements of a page hold drawings, those past FAR (in viewport heights) from
+ * the screen release their charts and canvases, and redraw when they come
+ * back (docs/widgets.md, "Memory"). A page of a few dozen charts never redraws.
  */
 export const FAR = '300%';
+export const BUDGET = 24;
+/** Elements holding a drawing, and elements now far off screen. */
+const drawn = new Set();
+const farAway = new Set();
+
+/** Releases far elements while the page holds more drawings than the budget. */
+function keepBudget() {
+  for (const widget of farAway) {
+    if (drawn.size <= BUDGET) return;
+    if (drawn.has(widget)) widget.setFar();
+  }
+}
 
 /**
  * The page-wide observers, made on first connection: a module that only
@@ -32,7 +45,10 @@ function watch() {
   observers ??= {
     resized: new ResizeObserver((entries) => entries.forEach((e) => e.target.setWidth(e.contentRect.width))),
     near: new IntersectionObserver((entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)), { rootMargin: '300px 0px' }),
-    far: new IntersectionObserver((entries) => entries.forEach((e) => e.isIntersecting || e.target.setFar()), { rootMargin: `${FAR} 0px` }),
+    far: new IntersectionObserver((entries) => {
+      for (const e of entries) farAway[e.isIntersecting ? 'delete' : 'add'](e.target);
+      keepBudget();
+    }, { rootMargin: `${FAR} 0px` }),
   };
   return observers;
 }
@@ -127,6 +143,7 @@ export class PeWidget extends Element {
     const { near, far, resized } = watch();
     near.unobserve(this);
     far.unobserve(this);
+    farAway.delete(this);
     resized.unobserve(this);
     this.visible = false;
     this.release();
@@ -150,6 +167,7 @@ export class PeWidget extends Element {
   release() {
     this.generation++;
     queue.delete(this);
+    drawn.delete(this);
     for (const key of Object.keys(this)) {
       if (this.kept.has(key)) continue;
       for (const part of [this[key]].flat()) part?.destroy?.();
@@ -266,6 +284,8 @@ export class PeWidget extends Element {
     this.labelScrollBoxes();
     this.errEl.classList.add('hidden');
     this.main.style.minHeight = '';
+    drawn.add(this);
+    keepBudget();
     this.renders++;
     this.dataset.state = this.state();
     this.announce();

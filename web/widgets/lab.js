@@ -302,6 +302,11 @@ export class PeLab extends PeWidget {
     super.release();
   }
 
+  /** A lab with a run (going, or its results on screen) keeps it when scrolled far away. */
+  setFar() {
+    if (!this.curves?.size && this.runState !== 'training') super.setFar();
+  }
+
   /** An impossible attribute stops a run, so that no hidden run finishes behind the message. */
   fail(text) {
     this.stopRunner();
