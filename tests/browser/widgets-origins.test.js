@@ -20,8 +20,8 @@ let strict;
 let browser;
 let dir;
 
-// A short run: two encodings, 50 steps, on the smallest task.
-const LAB = '<pe-lab id="lab" task="copy" encodings="none,rope" steps="50" d-model="16" layers="1"></pe-lab>';
+// A short run: two encodings, 50 steps.
+const LAB = '<pe-lab id="lab" task="shift" encodings="none,rope" steps="50" d-model="16" layers="1"></pe-lab>';
 const page = (script) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lab</title>
 <link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="${script}"></script></head><body><article>${LAB}</article></body></html>`;
 
