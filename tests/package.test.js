@@ -27,7 +27,7 @@ test('the tarball holds the bundled entries, their maps and types, the widgets, 
   const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js'];
   // Every doc the README links (as absolute URLs into this version's tarball), and the examples.
   const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-  const examples = ['examples/onnx/attention.mjs', 'examples/tfjs/attention.mjs'];
+  const examples = ['examples/decode-loop.mjs', 'examples/onnx/attention.mjs', 'examples/tfjs/attention.mjs'];
   const want = [...entries, ...entries.map((f) => `${f}.map`), ...types, ...cli, ...widgets, ...docs, ...examples, 'package.json', 'README.md', 'LICENSE'];
   assert.deepEqual([...files].sort(), want.sort());
 });
