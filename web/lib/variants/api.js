@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, dtypeCode, TYPES } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype, TYPES } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
 import { encodingArgs } from '../presets.js';
@@ -140,8 +140,8 @@ export function createVariants(wasm) {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
         const rows = caches ? rotary.givenRows(f, caches, at) : rotary.formedRows(f, check, a, at);
         const direct = compute === o.dtype;
-        const data = rotary.rotate(f, check, job, rows, direct ? o.out : null);
-        return tensor(t.shape, direct ? data : o.into(data));
+        const data = rotary.rotate(f, check, job, rows, direct && o.out ? o.target() : null);
+        return tensor(t.shape, direct ? data : o.into(asDtype(check, data, o.dtype)));
       });
     } finally {
       rotary.release(t);

@@ -20,7 +20,7 @@ export interface PosencVariants {
   /** The RoPE of one layer of a model's parsed config.json, as transformers 5 computes it (HF's inv_freq, attention factor, warnings). */
   ropeFromConfig<T extends DType = 'float64'>(config: ModelConfig, options?: RopeFromConfigOptions & WithDType<T>): RopeConfig<ArrayOf<T>>;
   /** A reusable RoPE: caches of positions 0 … maxLen − 1 formed once and kept in WebAssembly memory; apply() only rotates. Release with free(). */
-  rope<T extends DType = 'float32'>(options: RopeHandleOptions & WithDType<T>): RopeHandle<ArrayOf<T>>;
+  rope<T extends 'float32' | 'float64' = 'float32'>(options: RopeHandleOptions & WithDType<T>): RopeHandle<T extends 'float64' ? Float64Array : Float32Array>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
@@ -204,7 +204,7 @@ export interface RopeHandle<D extends Float32Array | Float64Array = Float32Array
   readonly headDim: number;
   readonly pairing: RopePairing;
   readonly maxLen: number;
-  readonly dtype: DType;
+  readonly dtype: 'float32' | 'float64';
   /** Multiplies cos and sin: 1 except for YaRN and longrope. */
   readonly attentionFactor: number;
   /** x rotated at positions (S rows, or the first of S consecutive; default 0), into out (may be x's data) or a fresh array. */
