@@ -1168,7 +1168,9 @@ static void test_rope_rows(void) {
     EXPECT(pe_live_allocations() == 0);
     /* near 2^24, every value of a dim-128 llama3 cache against long double sin/cos of the double angle */
     double w[64], af;
-    double l3[PE_ROPE_PARAMS] = { 8, 1, 4, 8192 };
+    static const pe_rope_params l3_params = {
+        .factor = 8, .low_freq_factor = 1, .high_freq_factor = 4, .original_max_position = 8192};
+    const pe_rope_params *l3 = &l3_params;
     EXPECT_STATUS(pe_rope_frequencies(w, &af, 128, 5e5, PE_ROPE_LLAMA3, l3), PE_OK);
     enum { N = 600 };
     double first = 16777216.0 - (N - 1);
