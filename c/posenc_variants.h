@@ -69,6 +69,34 @@ PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t di
 /* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */
 PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
                          int scaling, const pe_rope_params *params, double offset, int layout);
+/* A cache formed a block of rows at a time, so that a caller can copy each block
+ * out while it is still in cache: pe_rope_cache_begin checks what pe_rope_cache
+ * checks, computes the frequencies once for positions offset .. offset + max_len - 1
+ * (HF's seq_len is offset + max_len) and returns the state in *state and the
+ * attention factor (already in the values) in *attention_factor.
+ * pe_rope_cache_next writes `rows` rows (cols per layout, dtype of begin) of
+ * cos and sin: the next consecutive positions when positions is NULL (at most
+ * the rows left), else the rows of positions[0 .. rows) (any within
+ * +-PE_MAX_POSITION, with begin's frequencies). pe_rope_cache_end frees the state (NULL: nothing).
+ * pe_rope_cache is the three in one. */
+typedef struct pe_rope_rows pe_rope_rows;
+PE_API int pe_rope_cache_begin(pe_rope_rows **state, double *attention_factor, int dtype, int32_t max_len,
+                               int32_t dim, double base, int scaling, const pe_rope_params *params,
+                               double offset, int layout);
+PE_API int pe_rope_cache_next(pe_rope_rows *state, void *cos_out, void *sin_out, int32_t rows,
+                              const double *positions);
+PE_API void pe_rope_cache_end(pe_rope_rows *state);
+/* Rotates x (blocks x rows x cols, cols a multiple of head_dim) by the cos and sin
+ * rows given (rows x rotary_dim each, in dtype as x and out, the layout the
+ * pairing reads: [f | f] for half, f0 f0 f1 f1 .. for interleaved), as Hugging
+ * Face's apply_rotary_pos_emb: y = x cos + rotate(x) sin, element by element, in
+ * dtype (float32 stays float32). Row r of every block uses cache row r. The first
+ * rotary_dim (even, <= head_dim; 0 = head_dim) coordinates of each head rotate,
+ * the others are copied. out may be x (in place). PE_ERR_VALUE when an input or
+ * a result is not finite (out is then partly written). */
+PE_API int pe_rope_rotate(void *out, const void *x, int dtype, int32_t blocks, int32_t rows, int32_t cols,
+                          int32_t head_dim, int32_t rotary_dim, int pairing, const void *cos,
+                          const void *sin);
 /* Rotates x (rows x cols, cols a multiple of head_dim: one block per head). Row r is at
  * positions[r], or offset + r when positions is NULL. Only the first rotary_dim (even,
  * <= head_dim; 0 = head_dim) coordinates of each head rotate, with the frequencies of

@@ -16,4 +16,21 @@
 #define PE_SIMD 0
 #endif
 
+#if PE_SIMD
+/* One rotation step of the sines s and cosines c of two frequencies by one
+ * step's sines sw and cosines cw (angle addition). */
+#define ROTATE(s, c, sw, cw)                                                         \
+    do {                                                                             \
+        v128_t next_ = wasm_f64x2_add(wasm_f64x2_mul(s, cw), wasm_f64x2_mul(c, sw)); \
+        c = wasm_f64x2_sub(wasm_f64x2_mul(c, cw), wasm_f64x2_mul(s, sw));            \
+        s = next_;                                                                   \
+    } while (0)
+
+/* Float32 of two f64x2 vectors: [a0, a1, b0, b1] or, interleaved, [a0, b0, a1, b1]. */
+#define F32_CAT(a, b) \
+    wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 1, 4, 5)
+#define F32_ZIP(a, b) \
+    wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(a), wasm_f32x4_demote_f64x2_zero(b), 0, 4, 1, 5)
+#endif
+
 #endif

@@ -679,6 +679,21 @@ static pe_rope_params *rope_params(src *s, int32_t dim) {
     return p;
 }
 
+/* The cos and sin buffers of a rows x dim cache (TINY elements for a call that
+ * must be refused, which c->refused records); 0: too big to fuzz. */
+static int cache_bufs(call_state *c, int32_t rows, int32_t dim, int layout, int dtype, size_t *n, void **cos,
+                      void **sin) {
+    int32_t cols = layout == PE_ROPE_CACHE_PAIRS ? dim / 2 : dim;
+    size_t eb = dtype == PE_F32 ? 4 : 8;
+    double count = (double)rows * cols;
+    c->refused = !dim_ok(rows) || !dim_ok(dim) || (dim_ok(dim) && 2.0 * count * eb > PE_MAX_BYTES);
+    if (!c->refused && too_big(2 * count)) return 0;
+    *n = c->refused ? TINY : (size_t)count;
+    *cos = out_buf((double)*n, eb);
+    *sin = out_buf((double)*n, eb);
+    return 1;
+}
+
 static int fuzz_rope(src *s, long fail_at, int which) {
     call_state c = {0};
     int32_t dim = size_arg(s);
@@ -714,14 +729,7 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         break;
     }
     case 1: { /* pe_rope_cache */
-        int32_t cols = layout == PE_ROPE_CACHE_PAIRS ? dim / 2 : dim;
-        size_t eb = dtype == PE_F32 ? 4 : 8;
-        double count = (double)rows * cols;
-        c.refused = !dim_ok(rows) || !dim_ok(dim) || (dim_ok(dim) && 2.0 * count * eb > PE_MAX_BYTES);
-        if (!c.refused && too_big(2 * count)) break;
-        n1 = c.refused ? TINY : (size_t)count;
-        o1 = out_buf((double)n1, eb);
-        o2 = out_buf((double)n1, eb);
+        if (!cache_bufs(&c, rows, dim, layout, dtype, &n1, &o1, &o2)) break;
         DESCRIBE("pe_rope_cache(dtype=%d, max_len=%d, dim=%d, base=%.17g, scaling=%d, %s, offset=%.17g, layout=%d) fail_at=%ld", dtype, rows, dim, base, scaling, params_text(params), offset, layout, fail_at);
         begin(&c, fail_at);
         st = pe_rope_cache(o1, o2, dtype, rows, dim, base, scaling, params, offset, layout);
@@ -774,6 +782,68 @@ static int fuzz_rope(src *s, long fail_at, int which) {
             }
             free(seen);
         }
+        break;
+    }
+    case 5: { /* pe_rope_cache_begin, _next (in two pieces, then at positions), _end */
+        if (!cache_bufs(&c, rows, dim, layout, dtype, &n1, &o1, &o2)) break;
+        int32_t cols = layout == PE_ROPE_CACHE_PAIRS ? dim / 2 : dim;
+        size_t eb = dtype == PE_F32 ? 4 : 8;
+        int32_t piece = byte(s) % 2 && rows > 1 ? rows / 2 : rows;
+        int use_pos = byte(s) % 2;
+        if (use_pos) pos = in_buf(s, dim_ok(rows) ? rows : TINY, NULL);
+        DESCRIBE("pe_rope_cache_begin(dtype=%d, max_len=%d, dim=%d, base=%.17g, scaling=%d, %s, offset=%.17g, layout=%d), next(%d), next(rest), positions=%d fail_at=%ld", dtype, rows, dim, base, scaling, params_text(params), offset, layout, piece, use_pos, fail_at);
+        begin(&c, fail_at);
+        pe_rope_rows *state = (pe_rope_rows *)&c; /* must be overwritten */
+        double attention = 0;
+        st = pe_rope_cache_begin(&state, &attention, dtype, rows, dim, base, scaling, params, offset, layout);
+        if (st == PE_OK) {
+            REQUIRE(state != NULL && isfinite(attention) && attention > 0);
+            size_t at = (size_t)piece * (size_t)cols * eb;
+            st = pe_rope_cache_next(state, o1, o2, piece, NULL);
+            if (st == PE_OK && piece < rows) st = pe_rope_cache_next(state, (char *)o1 + at, (char *)o2 + at, rows - piece, NULL);
+            if (st == PE_OK) REQUIRE(pe_rope_cache_next(state, o1, o2, 1, NULL) == PE_ERR_SIZE); /* none left */
+            if (st == PE_OK && use_pos) st = pe_rope_cache_next(state, o1, o2, rows, pos);
+            pe_rope_cache_end(state);
+        } else {
+            REQUIRE(state == NULL);
+        }
+        end(&c, st);
+        dt = dtype;
+        if (st == PE_OK) REQUIRE(all_finite(o1, dt, n1) && all_finite(o2, dt, n1));
+        break;
+    }
+    case 6: { /* pe_rope_rotate */
+        int32_t cols = dim_ok(dim) && dim_ok(heads) && (double)dim * heads <= PE_MAX_DIM ? dim * heads : size_arg(s);
+        int32_t blocks = size_arg(s), rotary = byte(s) % 2 ? size_arg(s) : 0;
+        int pairing = enum_arg(s, 2);
+        int32_t rd = rotary ? rotary : dim;
+        size_t eb = dtype == PE_F32 ? 4 : 8;
+        double count = (double)blocks * rows * cols, ccount = (double)rows * rd;
+        c.refused = !dim_ok(blocks) || !dim_ok(rows) || !dim_ok(cols) || !dim_ok(dim) || !dim_ok(rd)
+                    || 2.0 * count * eb > PE_MAX_BYTES || 2.0 * ccount * eb > PE_MAX_BYTES;
+        if (!c.refused && too_big(count + 2 * ccount)) break;
+        double nx = in_count(dim_ok(blocks) && dim_ok(rows) && dim_ok(cols), count);
+        double nc = in_count(dim_ok(rows) && dim_ok(rd), ccount);
+        if (nx < 0 || nc < 0) break;
+        n1 = c.refused ? TINY : (size_t)count;
+        x = in_buf(s, nx, &bigx);
+        double *cs = in_buf(s, nc, NULL), *sn = in_buf(s, nc, NULL);
+        if (dtype == PE_F32) { /* the float32 kernel reads floats: round the inputs */
+            for (double *b[3] = {x, cs, sn}, *const *q = b; q < b + 3; q++) {
+                size_t n = *q == x ? (size_t)(nx < 1 ? 1 : nx) : (size_t)(nc < 1 ? 1 : nc);
+                for (size_t i = 0; i < n; i++) ((float *)*q)[i] = (float)(*q)[i];
+            }
+        }
+        o1 = out_buf((double)n1, eb);
+        DESCRIBE("pe_rope_rotate(dtype=%d, blocks=%d, rows=%d, cols=%d, head_dim=%d, rotary_dim=%d, pairing=%d) max|x|=%g fail_at=%ld", dtype, blocks, rows, cols, dim, rotary, pairing, bigx, fail_at);
+        begin(&c, fail_at);
+        st = pe_rope_rotate(o1, x, dtype, blocks, rows, cols, dim, rotary, pairing, cs, sn);
+        end(&c, st);
+        dt = dtype;
+        /* OK promises finite values: a non-finite input or an overflow is PE_ERR_VALUE */
+        if (st == PE_OK) REQUIRE(all_finite(o1, dt, n1));
+        free(cs);
+        free(sn);
         break;
     }
     default: { /* pe_rope_permute */
@@ -1460,6 +1530,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case E_pe_rope_permutation: case E_pe_rope_permute:
         fuzz_rope(&s, fail_at, which - E_pe_rope_frequencies);
         break;
+    case E_pe_rope_cache_begin: fuzz_rope(&s, fail_at, 5); break; /* and _next, _end */
+    case E_pe_rope_rotate: fuzz_rope(&s, fail_at, 6); break;
     case E_pe_alibi_slopes: fuzz_alibi(&s, fail_at, 0); break;
     case E_pe_alibi_bias: fuzz_alibi(&s, fail_at, 1); break;
     case E_pe_t5_bucket: case E_pe_t5_bucket_matrix: case E_pe_shaw_matrix:

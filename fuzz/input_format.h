@@ -17,7 +17,8 @@
  * fails exercises its PE_ERR_NOMEM path. Only append: the index is in the
  * committed corpus and regression inputs. pe_lab_create stands for the lab's
  * model: one input makes a model, trains, evaluates, takes a loss and
- * attention maps, and frees it (the other pe_lab_* calls).
+ * attention maps, and frees it (the other pe_lab_* calls); pe_rope_cache_begin
+ * forms a cache in two pieces and at positions, and ends it (_next, _end).
  */
 #ifndef POSENC_FUZZ_INPUT_FORMAT_H
 #define POSENC_FUZZ_INPUT_FORMAT_H
@@ -74,6 +75,8 @@
     X(pe_lab_create, 1)              \
     X(pe_columns, 0)                 \
     X(pe_rope_axes_cache, 0)         \
-    X(pe_rope_axes_apply, 0)
+    X(pe_rope_axes_apply, 0)         \
+    X(pe_rope_cache_begin, 1)        \
+    X(pe_rope_rotate, 0)
 
 #endif

@@ -57,6 +57,7 @@ const gAtt = G.attention[0];
 const gRopeF = V.rope.frequencies[0];
 const gRopeC = V.rope.cache[0];
 const gRopeA = V.rope.apply[0];
+const gRopeH = V.rope.apply.find((c) => c.options.scaling?.type === 'llama3'); // offset 10
 const gPerm = V.rope.permutation.find((p) => p.headDim === 8 && p.heads === 1);
 const gSlopes = V.alibi.slopes.find((s) => s.heads === 4 && s.options.variant === 'press');
 const gBias = V.alibi.bias[0];
@@ -174,6 +175,17 @@ const VALID = {
     opt: 1,
     args: () => [structuredClone(gConfig.config), { ...gConfig.options }],
     check: (r) => assert.deepEqual(Array.from(r.invFreq), gConfig.invFreq),
+  },
+  rope: {
+    opt: 0,
+    args: () => [{ dim: gRopeH.x[0].length, maxLen: 10 + gRopeH.x.length, base: gRopeH.options.base, scaling: gRopeH.options.scaling, dtype: 'float64' }],
+    check: (r) => {
+      try {
+        matrixClose('rope().apply', r.apply(matrixOf(gRopeH.x), gRopeH.options.offset), gRopeH.out, { abs: 1e-12 });
+      } finally {
+        r.free();
+      }
+    },
   },
   ropePermutation: {
     opt: 1,
@@ -541,6 +553,16 @@ option('ropeFromConfig', 'layerType', [['bogus', RangeError], [5, TypeError]]);
 option('ropeFromConfig', 'layerIndex', [[-1, RangeError], [2, RangeError], [0.5, RangeError], ['0', TypeError]]);
 option('ropeFromConfig', 'seqLen', [[0, RangeError], [2 ** 40, RangeError], ['9', TypeError]]);
 option('ropeFromConfig', 'dtype', BAD_ENUM);
+optionsArg('rope');
+add('rope', 'options', 'missing', [], TypeError, 'dim');
+sizeOption('rope', 'dim');
+for (const d of [1, 3, 7]) add('rope', 'dim', d, withOption('rope', 'dim', d), RangeError); // odd: RoPE rotates pairs
+sizeOption('rope', 'maxLen');
+option('rope', 'headDim', [[0, RangeError], [3, RangeError], [2, RangeError], [NaN, RangeError], ['8', TypeError]]);
+option('rope', 'pairing', BAD_ENUM);
+option('rope', 'dtype', BAD_ENUM);
+numberOption('rope', 'base', [1, 0.5]);
+option('rope', 'scaling', [['bogus', RangeError], [{ type: 'yarn' }, TypeError], [5, TypeError]], 'scaling');
 
 sizeArg('ropePermutation', 0, 'headDim');
 for (const d of [1, 5]) add('ropePermutation', 'headDim', d, [d], RangeError);
@@ -659,6 +681,7 @@ const HUGE = [
     { rows: 2 ** 15, cols: 1, data: new Float64Array(2 ** 15) },
     { rows: 2 ** 15, cols: 1, data: new Float64Array(2 ** 15) }]],
   ['ropeCache', [2 ** 24, 1024]],
+  ['rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
   ['ropeApply', [{ rows: 2 ** 24, cols: 2 ** 10, data: [] }]],
   ['ropePermutation', [2 ** 24, { heads: 2 ** 24 }]],
   ['ropePermute', [{ rows: 2 ** 20, cols: 2 ** 10, data: [] }]],

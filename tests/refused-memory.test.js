@@ -28,7 +28,7 @@ const REFUSED = [
   ['posenc', 'rotation', [1, 16384]], ['posenc', 'toyAttention', [[1, 2], [1]]],
   ['posenc', 'attention', [big(2 ** 15, 1), big(2 ** 15, 1), big(2 ** 15, 1)]],
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
-  ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]],
+  ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
   ['variants', 'ropeFromConfig', [{ head_dim: 2 ** 21 }]], ['variants', 'ropeFromConfig', [{ head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 1e7 } }]],
   ['variants', 'ropePermutation', [2 ** 24, { heads: 2 ** 24 }]], ['variants', 'ropePermute', [big(2 ** 20, 2 ** 10)]],
   ['variants', 'alibiSlopes', [65537]], ['variants', 'alibiBias', [65536, 4096]],

@@ -155,3 +155,72 @@ test('attention, weights: false, causal: blocks in the future of every row of a 
   const long = work(() => pe.attention(q, tensorOf([1, 2, 4 * n, 64], 4), tensorOf([1, 2, 4 * n, 64], 5), { causal: true, weights: false }));
   assert.equal(long.kvBlocks, 2 * (n / 64));
 });
+
+// ---- RoPE (issue 24): the counts behind "no float64 copy" and "no trigonometry per step" ----
+
+/**
+ * The variants API over the debug module, with every pe_malloc recorded:
+ * { pv, raw, run(fn) -> { sincos, rotations, tableElems, mallocs: [bytes...] } }.
+ */
+async function countedVariants() {
+  const { WASM_BASE64: VARIANTS } = await import('../dist/debug/variants-wasm.js');
+  const { createVariants } = await import('../web/lib/variants/api.js');
+  const rawV = await instantiate(VARIANTS);
+  const mallocs = [];
+  const spied = { ...rawV, pe_malloc: (bytes) => (mallocs.push(bytes), rawV.pe_malloc(bytes)) };
+  const pv = createVariants(spied);
+  const run = (fn) => {
+    rawV.pe_work_reset();
+    mallocs.length = 0;
+    fn();
+    return { ...Object.fromEntries(Object.entries(KINDS).map(([k, i]) => [k, rawV.pe_work_count(i)])), mallocs: [...mallocs] };
+  };
+  return { pv, run };
+}
+
+test('ropeCache: the oscillator (one sin/cos per frequency per 256 rows), each element written once, blocks in cache', async () => {
+  const { pv, run } = await countedVariants();
+  for (const [n, dim, layout] of [[1000, 128, 'half'], [4096, 64, 'interleaved'], [700, 6, 'pairs']]) {
+    const h = dim / 2;
+    const w = run(() => pv.ropeCache(n, dim, { layout, scaling: 'llama3' }));
+    // h step angles, then an anchor at rows 0, 256, ... (re-anchored once a row reaches one)
+    assert.equal(w.sincos, h * (2 + Math.floor(n / ANCHOR)), `${n}x${dim}: sin/cos evaluations`);
+    assert.equal(w.rotations, n * h, `${n}x${dim}: one rotation per frequency per row`);
+    const cols = layout === 'pairs' ? h : dim;
+    assert.equal(w.tableElems, 2 * n * cols, `${n}x${dim}: every cos and sin element written once`);
+    // the output is copied out of wasm in blocks of at most 128 KiB (L2-resident), not held whole
+    const biggest = Math.max(...w.mallocs);
+    assert.ok(biggest <= Math.min(128 * 1024, n * cols * 4), `${n}x${dim}: largest wasm buffer ${biggest} bytes`);
+  }
+});
+
+test('ropeApply float32 with { cos, sin }: no trigonometry, no float64 buffer, one rotation per pair', async () => {
+  const { pv, run } = await countedVariants();
+  const cache = pv.ropeCache(64, 128);
+  const x = { shape: [1, 32, 1, 128], data: new Float32Array(4096).fill(0.5) };
+  const w = run(() => pv.ropeApply(x, { cos: cache.cos, sin: cache.sin, offset: 9 }));
+  assert.equal(w.sincos, 0, 'the caches carry the trigonometry');
+  assert.equal(w.rotations, 32 * 64);
+  // x as float32 (4 bytes an element) and one cos and one sin row: nothing 8 bytes an element
+  const total = w.mallocs.reduce((a, b) => a + b, 0);
+  assert.ok(total <= 4096 * 4 + 2 * 128 * 4, `allocated ${total} bytes: ${w.mallocs}`);
+  // the frequency path: one row of sin/cos per position, still float32 buffers
+  const f = run(() => pv.ropeApply(x, { offset: 9 }));
+  assert.equal(f.sincos, 2 * 64, 'one step angle and one anchor per frequency for the one row');
+  assert.ok(Math.max(...f.mallocs) <= 4096 * 4, `largest buffer ${Math.max(...f.mallocs)} bytes`);
+});
+
+test('rope(): a decode step allocates nothing and evaluates no sin/cos once its scratch exists', async () => {
+  const { pv, run } = await countedVariants();
+  const r = pv.rope({ dim: 128, maxLen: 512 });
+  const x = { shape: [1, 32, 1, 128], data: new Float32Array(4096).fill(0.25) };
+  const out = new Float32Array(4096);
+  r.apply(x, 0, out); // the first call sizes the scratch
+  for (const p of [1, 2, 511]) {
+    const w = run(() => r.apply(x, p, out));
+    assert.deepEqual(w.mallocs, [], `step ${p}: no allocation`);
+    assert.equal(w.sincos, 0, `step ${p}: no trigonometry`);
+    assert.equal(w.rotations, 32 * 64, `step ${p}: the rotation only`);
+  }
+  r.free();
+});

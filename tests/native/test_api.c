@@ -1168,6 +1168,154 @@ static void test_rope_axes(void) {
     EXPECT_NEAR(out[1], sin(5.0), 1e-15);
 }
 
+/* pe_rope_cache_begin/next/end: errors, pieces equal one call, rows at positions,
+ * allocation failures; accuracy near 2^24 against long double. */
+static void test_rope_rows(void) {
+    pe_rope_rows *st = NULL;
+    double a = 0, c[8 * 8], s[8 * 8], c1[8 * 8], s1[8 * 8];
+    EXPECT_STATUS(pe_rope_cache_begin(NULL, &a, PE_F64, 8, 8, 1e4, 0, NULL, 0, 1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_cache_begin(&st, NULL, PE_F64, 8, 8, 1e4, 0, NULL, 0, 1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
+        EXPECT_STATUS(pe_rope_cache_begin(&st, &a, BAD_DTYPES[i], 8, 8, 1e4, 0, NULL, 0, 1), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_rope_cache_begin(&st, &a, PE_F64, 8, 8, 1e4, 0, NULL, 0, 3), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
+        EXPECT_STATUS(pe_rope_cache_begin(&st, &a, PE_F64, BAD_SIZES[i], 8, 1e4, 0, NULL, 0, 1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_cache_begin(&st, &a, PE_F64, 8, 7, 1e4, 0, NULL, 0, 1), PE_ERR_ODD);
+    for (size_t i = 0; i < LEN(bad_positions); i++)
+        EXPECT_STATUS(pe_rope_cache_begin(&st, &a, PE_F64, 8, 8, 1e4, 0, NULL, bad_positions[i], 1),
+                      PE_ERR_POSITION);
+    EXPECT_STATUS(pe_rope_cache_begin(&st, &a, PE_F64, 8, 8, 1e4, PE_ROPE_YARN, NULL, 0, 1), PE_ERR_NULL);
+    EXPECT(st == NULL);
+    for (long k = 0; k < 4; k++) { /* each allocation of begin failing: NOMEM, nothing left */
+        inject_failure(k);
+        int status = pe_rope_cache_begin(&st, &a, PE_F64, 8, 8, 1e4, 0, NULL, 0, 1);
+        inject_failure(-1);
+        if (status == PE_OK) {
+            pe_rope_cache_end(st);
+            break;
+        }
+        EXPECT(status == PE_ERR_NOMEM && st == NULL && pe_live_allocations() == 0);
+    }
+    pe_rope_cache_end(NULL);
+    /* 3 rows then 5 equal one pe_rope_cache of 8, bit for bit; more than are left is refused */
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 8, 8, 1e4, 0, NULL, 2, PE_ROPE_CACHE_HALF), PE_OK);
+    EXPECT(pe_rope_cache_begin(&st, &a, PE_F64, 8, 8, 1e4, 0, NULL, 2, PE_ROPE_CACHE_HALF) == PE_OK
+           && a == 1);
+    EXPECT(pe_rope_cache_next(NULL, c1, s1, 3, NULL) == PE_ERR_NULL);
+    EXPECT(pe_rope_cache_next(st, NULL, s1, 3, NULL) == PE_ERR_NULL);
+    EXPECT(pe_rope_cache_next(st, c1, s1, 0, NULL) == PE_ERR_SIZE);
+    EXPECT(pe_rope_cache_next(st, c1, s1, 9, NULL) == PE_ERR_SIZE);
+    EXPECT(pe_rope_cache_next(st, c1, s1, 3, NULL) == PE_OK);
+    EXPECT(pe_rope_cache_next(st, c1 + 24, s1 + 24, 5, NULL) == PE_OK);
+    EXPECT(pe_rope_cache_next(st, c1, s1, 1, NULL) == PE_ERR_SIZE); /* none left */
+    EXPECT(memcmp(c, c1, sizeof c) == 0 && memcmp(s, s1, sizeof s) == 0);
+    /* rows at positions: exact sincos, any position within +-PE_MAX_POSITION */
+    double pos[2] = { 5, -3 }, badpos[2] = { 0, NAN };
+    EXPECT(pe_rope_cache_next(st, c1, s1, 2, badpos) == PE_ERR_POSITION);
+    EXPECT(pe_rope_cache_next(st, c1, s1, 2, pos) == PE_OK);
+    EXPECT_NEAR(c1[1], cos(5 * pow(1e4, -0.25)), 1e-15);
+    EXPECT_NEAR(s1[8 + 4], sin(-3.0), 1e-15); /* half layout: column h + 0 */
+    pe_rope_cache_end(st);
+    EXPECT(pe_live_allocations() == 0);
+    /* near 2^24, every value of a dim-128 llama3 cache against long double sin/cos of the double angle */
+    double w[64], af;
+    static const pe_rope_params l3_params = {
+        .factor = 8, .low_freq_factor = 1, .high_freq_factor = 4, .original_max_position = 8192};
+    const pe_rope_params *l3 = &l3_params;
+    EXPECT_STATUS(pe_rope_frequencies(w, &af, 128, 5e5, PE_ROPE_LLAMA3, l3), PE_OK);
+    enum { N = 600 };
+    double first = 16777216.0 - (N - 1);
+    static double c64[N * 128], s64[N * 128];
+    static float c32[N * 64], s32[N * 64];
+    EXPECT_STATUS(
+        pe_rope_cache(c64, s64, PE_F64, N, 128, 5e5, PE_ROPE_LLAMA3, l3, first, PE_ROPE_CACHE_INTERLEAVED),
+        PE_OK);
+    EXPECT_STATUS(
+        pe_rope_cache(c32, s32, PE_F32, N, 128, 5e5, PE_ROPE_LLAMA3, l3, first, PE_ROPE_CACHE_PAIRS), PE_OK);
+    double e64 = 0, e32 = 0;
+    for (int r = 0; r < N; r++) {
+        for (int i = 0; i < 64; i++) {
+            long double ang = (long double)((first + r) * w[i]);
+            long double wc = cosl(ang), ws = sinl(ang);
+            e64 = fmax(e64, (double)fabsl(c64[r * 128 + 2 * i] - wc));
+            e64 = fmax(e64, (double)fabsl(s64[r * 128 + 2 * i + 1] - ws));
+            e32 = fmax(e32, (double)fabsl(c32[r * 64 + i] - wc));
+            e32 = fmax(e32, (double)fabsl(s32[r * 64 + i] - ws));
+        }
+    }
+    /* the double angle position * theta itself is within half an ulp of 2^24 (~2e-9):
+     * variants.test.js's 1e-12 + 16 eps |position| */
+    EXPECT(e64 <= 1e-12 + 16 * DBL_EPSILON * 16777216.0);
+    EXPECT(e32 <= 1e-6);
+}
+
+/* pe_rope_rotate: errors; equals pe_rope_apply (float64) for both pairings and partial
+ * rotary; float32 close to it; in place; non-finite inputs and float32 overflow refused. */
+static void test_rope_rotate(void) {
+    enum { B = 2, S = 3, HD = 12, COLS = 24, RD = 8 };
+    double x[B * S * COLS], y[B * S * COLS], want[B * S * COLS], cs[S * RD] = { 0 }, sn[S * RD] = { 0 }, pos[S] = { 4, 0, 9 };
+    float xf[B * S * COLS], yf[B * S * COLS], csf[S * RD] = { 0 }, snf[S * RD] = { 0 };
+    for (int i = 0; i < B * S * COLS; i++) xf[i] = (float)(x[i] = sin(i * 1.7) * 3);
+    EXPECT_STATUS(pe_rope_rotate(NULL, x, PE_F64, B, S, COLS, HD, RD, 1, cs, sn), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, COLS, HD, RD, 1, NULL, sn), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
+        EXPECT_STATUS(pe_rope_rotate(y, x, BAD_DTYPES[i], B, S, COLS, HD, RD, 1, cs, sn), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, COLS, HD, RD, 2, cs, sn), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
+        EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, BAD_SIZES[i], S, COLS, HD, RD, 1, cs, sn), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, BAD_SIZES[i], COLS, HD, RD, 1, cs, sn), PE_ERR_SIZE);
+        EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, BAD_SIZES[i], HD, RD, 1, cs, sn), PE_ERR_SIZE);
+    }
+    EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, COLS, 5, RD, 1, cs, sn), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, COLS, 16, 8, 1, cs, sn), PE_ERR_SHAPE);  /* 24 % 16 */
+    EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, COLS, HD, 14, 1, cs, sn), PE_ERR_SHAPE); /* rd > head */
+    EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, PE_MAX_DIM, PE_MAX_DIM, 2, 2, 0, 1, cs, sn), PE_ERR_SIZE);
+    for (int pairing = 0; pairing < 2; pairing++) {
+        int layout = pairing == PE_ROPE_HALF ? PE_ROPE_CACHE_HALF : PE_ROPE_CACHE_INTERLEAVED;
+        pe_rope_rows *st;
+        double a;
+        EXPECT(pe_rope_cache_begin(&st, &a, PE_F64, 1, RD, 500, 0, NULL, 9, layout) == PE_OK);
+        EXPECT(pe_rope_cache_next(st, cs, sn, S, pos) == PE_OK);
+        pe_rope_cache_end(st);
+        EXPECT(pe_rope_cache_begin(&st, &a, PE_F32, 1, RD, 500, 0, NULL, 9, layout) == PE_OK);
+        EXPECT(pe_rope_cache_next(st, csf, snf, S, pos) == PE_OK);
+        pe_rope_cache_end(st);
+        for (int b = 0; b < B; b++)
+            EXPECT_STATUS(pe_rope_apply(want + b * S * COLS, x + b * S * COLS, S, COLS, HD, RD, pairing, pos,
+                                        0, 500, 0, NULL),
+                          PE_OK);
+        EXPECT_STATUS(pe_rope_rotate(y, x, PE_F64, B, S, COLS, HD, RD, pairing, cs, sn), PE_OK);
+        EXPECT_STATUS(pe_rope_rotate(yf, xf, PE_F32, B, S, COLS, HD, RD, pairing, csf, snf), PE_OK);
+        double e64 = 0, e32 = 0;
+        for (int i = 0; i < B * S * COLS; i++) {
+            e64 = fmax(e64, fabs(y[i] - want[i]));
+            e32 = fmax(e32, fabs(yf[i] - want[i]));
+        }
+        EXPECT(e64 <= 1e-14);
+        EXPECT(e32 <= 4e-6); /* |x| <= 3: float32 rounding of x, cos, sin and two products */
+        float in_place[B * S * COLS];
+        memcpy(in_place, xf, sizeof in_place);
+        EXPECT_STATUS(pe_rope_rotate(in_place, in_place, PE_F32, B, S, COLS, HD, RD, pairing, csf, snf),
+                      PE_OK);
+        EXPECT(memcmp(in_place, yf, sizeof yf) == 0);
+    }
+    for (size_t i = 0; i < LEN(nonfinite); i++) {
+        for (int at = 0; at < COLS; at += 7) { /* rotated and passed-through coordinates alike */
+            float bx[B * S * COLS];
+            memcpy(bx, xf, sizeof bx);
+            bx[COLS + at] = (float)nonfinite[i];
+            EXPECT_STATUS(pe_rope_rotate(yf, bx, PE_F32, B, S, COLS, HD, RD, 1, csf, snf), PE_ERR_VALUE);
+        }
+        float bc[S * RD];
+        memcpy(bc, csf, sizeof bc);
+        bc[RD + 3] = (float)nonfinite[i];
+        EXPECT_STATUS(pe_rope_rotate(yf, xf, PE_F32, B, S, COLS, HD, RD, 0, bc, snf), PE_ERR_VALUE);
+    }
+    float big[B * S * COLS];
+    for (int i = 0; i < B * S * COLS; i++) big[i] = 3e38f;
+    EXPECT_STATUS(pe_rope_rotate(yf, big, PE_F32, B, S, COLS, HD, RD, 1, csf, snf), PE_ERR_VALUE);
+}
+
 static void test_rope_permutation(void) {
     int32_t perm[16];
     double w[16], o[16];
@@ -1574,6 +1722,8 @@ int main(void) {
         {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
         {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
         {"pe_rope_axes_cache / pe_rope_axes_apply: errors, axes, layouts, pairings", test_rope_axes},
+        {"pe_rope_cache_begin/next/end: errors, pieces, positions, accuracy near 2^24", test_rope_rows},
+        {"pe_rope_rotate: errors, equals pe_rope_apply, float32, in place, non-finite", test_rope_rotate},
         {"pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads},
         {"pe_attention_f32: against float64, blocks, tiles, refusals", test_attention_f32},
         {"pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation},

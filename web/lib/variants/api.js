@@ -4,14 +4,15 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype, TYPES } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
-import { createAxes, AXES_APPLY_KEYS, PAIRINGS, CACHE_LAYOUTS } from './axes.js';
+import { createAxes, AXES_APPLY_KEYS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
+import { createRotary, tensorArg, cacheRowsCheck, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -48,6 +49,7 @@ export function createVariants(wasm) {
 
 
   const paramsPtr = (f, params) => (params ? f.float64(params, params.length) : 0);
+  const rotary = createRotary(wasm, paramsPtr);
 
   // ---- RoPE -----------------------------------------------------------------------
 
@@ -104,54 +106,126 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
-    check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK); // and the core's dim / 2 frequencies
-    return withFrame(wasm, check, (f) => {
-      const cos = f.output(dtype, count);
-      const sin = f.output(dtype, count);
-      const params = paramsPtr(f, a.params);
-      call(check, wasm.pe_rope_cache(cos, sin, dtypeCode(dtype), maxLen, dim, a.base, a.code, params,
-        offset, CACHE_LAYOUTS[layout]));
-      const af = f.output('float64', 1);
-      call(check, wasm.pe_rope_frequencies(f.output('float64', dim / 2), af, dim, a.base, a.code, params));
-      return {
-        cos: matrix(maxLen, cols, f.read(dtype, cos, count)),
-        sin: matrix(maxLen, cols, f.read(dtype, sin, count)),
-        attentionFactor: f.read('float64', af, 1)[0],
-        layout,
-      };
+    // the output (copied out of wasm in blocks), and the core's dim / 2 frequencies
+    check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK);
+    return withFrame(wasm, 'ropeCache', (f) => {
+      const t = rotary.cacheTables(f, check, a, { maxLen, dim, offset, layout, dtype });
+      return { cos: matrix(maxLen, cols, t.cos), sin: matrix(maxLen, cols, t.sin), attentionFactor: t.attentionFactor, layout };
     });
   }
 
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'dtype', 'out', ...AXES_APPLY_KEYS]);
+    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'cos', 'sin', 'layout', 'dtype', 'out', ...AXES_APPLY_KEYS]);
     if (opts.section !== undefined || opts.axesDim !== undefined) return axes.axesApply(check, x, opts); // M-RoPE, axial (axes.js)
-    const t = readNested(check, 'x', x, [2, 3, 4]);
-    // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
-    const [s, cols] = t.shape.slice(-2);
-    const count = t.data.length;
-    const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
-    const headDim = opts.headDim ?? model.headDim ?? cols;
+    const t = rotary.xArg(check, x);
+    try {
+      // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
+      const [s, cols] = t.shape.slice(-2);
+      const count = typedLength(t.data);
+      const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
+      const headDim = opts.headDim ?? model.headDim ?? cols;
+      evenSize(check, 'headDim', headDim);
+      if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+      const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
+      const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
+      const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing) : null;
+      const a = caches ? null : ropeCommon(check, opts, rotaryDim);
+      const positions = positionsArg(check, opts, s, 'offset');
+      const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
+      if (caches) cacheRowsCheck(check, caches, positions, offset, s);
+      const o = outputArgs(check, opts, count);
+      // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
+      const compute = o.dtype === 'float32' ? 'float32' : 'float64';
+      const bytes = bytesPer(compute);
+      check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
+      const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
+      return withFrame(wasm, 'ropeApply', (f) => {
+        const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
+        const rows = caches ? rotary.givenRows(f, caches, at) : rotary.formedRows(f, check, a, at);
+        const direct = compute === o.dtype;
+        const data = rotary.rotate(f, check, job, rows, direct && o.out ? o.target() : null);
+        return tensor(t.shape, direct ? data : o.into(asDtype(check, data, o.dtype)));
+      });
+    } finally {
+      rotary.release(t);
+    }
+  }
+
+  /** The cos and sin options: matrices of rotaryDim columns (the pairing's layout) or rotaryDim / 2 (pairs), read once. */
+  function cacheArgs(check, opts, rd, pairing) {
+    if (opts.base !== undefined || opts.scaling !== undefined || opts.config !== undefined) throw check.fail(TypeError, 'give cos and sin, or base and scaling (or config), not both');
+    const read = (name) => {
+      if (opts[name] === undefined) throw check.fail(TypeError, `${name} is required with ${name === 'cos' ? 'sin' : 'cos'}`);
+      const m = tensorArg(check, name, opts[name], [2], false);
+      const [rows, cols] = m.shape;
+      if (cols !== rd && cols !== rd / 2) throw check.fail(RangeError, `${name} must have rotaryDim (${rd}) or rotaryDim / 2 columns`, cols);
+      return { rows, cols, data: m.data };
+    };
+    const cos = read('cos');
+    const sin = read('sin');
+    if (sin.rows !== cos.rows || sin.cols !== cos.cols) throw check.fail(RangeError, `sin must have cos's shape [${cos.rows}, ${cos.cols}]`, `shape [${sin.rows}, ${sin.cols}]`);
+    const layout = opts.layout === undefined ? null : check.oneOf('layout', opts.layout, Object.keys(CACHE_LAYOUTS));
+    const expected = cos.cols === rd / 2 && rd > 0 && cos.cols !== rd ? 'pairs' : pairing;
+    if (layout !== null && layout !== expected) {
+      throw check.fail(RangeError, `layout ${JSON.stringify(layout)} does not fit pairing ${JSON.stringify(pairing)} with ${cos.cols} columns (expected ${JSON.stringify(expected)})`);
+    }
+    return { rows: cos.rows, cols: cos.cols, cos: cos.data, sin: sin.data };
+  }
+
+  /**
+   * A reusable RoPE: the cos/sin caches of maxLen positions are formed once,
+   * and apply() does nothing but gather the rows of its positions and rotate,
+   * so a decode loop evaluates no trigonometry and re-reads no option.
+   */
+  function rope(options) {
+    const check = new Checker('rope');
+    const opts = check.options(options, ['dim', 'headDim', 'pairing', 'maxLen', 'base', 'scaling', 'dtype']);
+    const dim = evenSize(check, 'dim', opts.dim);
+    const headDim = opts.headDim ?? dim;
     evenSize(check, 'headDim', headDim);
-    if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
-    const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
-    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
-    const a = ropeCommon(check, opts, rotaryDim);
-    const positions = positionsArg(check, opts, s, 'offset');
-    const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
-    const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + s * 8 + rotaryDim * 4 + SCRATCH_SLACK); // and the core's rotaryDim / 2 frequencies
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', count);
-      const input = f.float64(t.data, count);
-      const pos = positions ? f.float64(positions, s) : 0;
-      const params = paramsPtr(f, a.params);
-      for (let at = 0; at < count * 8; at += s * cols * 8) {
-        call(check, wasm.pe_rope_apply(out + at, input + at, s, cols, headDim, rotaryDim, PAIRINGS[pairing],
-          pos, offset, a.base, a.code, params));
+    if (headDim < dim) throw check.fail(RangeError, `headDim must be at least dim (${dim}): dim coordinates of each head rotate`, headDim);
+    const maxLen = check.size('maxLen', opts.maxLen);
+    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    const a = ropeCommon(check, opts, dim);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
+    check.bytes(2 * maxLen * dim * bytesPer(dtype));
+    const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
+    const cache = { rows: maxLen };
+    const Type = TYPES[dtype];
+
+    /** x ([S, D], [H, S, D] or [B, H, S, D]) rotated at positions (S rows of the cache, or the first of S consecutive; default 0). */
+    function apply(x, positions, out) {
+      const ac = new Checker('rope.apply');
+      // positions and out first: once x is read, nothing a caller wrote runs before its copy into wasm.
+      const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions);
+      const given = out !== undefined && out !== null;
+      if (given && !(out instanceof Type)) throw ac.fail(TypeError, `out must be a ${Type.name} (dtype ${dtype})`, out);
+      const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
+      const [s, cols] = tx.shape.slice(-2);
+      if (cols % headDim) throw ac.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+      const count = typedLength(tx.data);
+      let offset = 0;
+      if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - s);
+      else {
+        if (rows.length !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, rows.length);
+        cacheRowsCheck(ac, cache, rows, 0, s);
       }
-      return tensor(t.shape, o.into(f.read('float64', out, count, o.dtype)));
-    });
+      if (given && typedLength(out) !== count) {
+        throw ac.fail(TypeError, `out must be a ${Type.name} of ${count} elements (dtype ${dtype})`, out);
+      }
+      ac.bytes(count * bytesPer(dtype) + 2 * s * dim * bytesPer(dtype));
+      const job = { data: tx.data, count, blocks: count / (s * cols), rows: s, cols };
+      return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, out ?? null));
+    }
+
+    const free = () => {
+      rotary.unregister(handle);
+      state.free();
+    };
+    const handle = Object.freeze({ dim, headDim, pairing, maxLen, dtype, attentionFactor: state.attentionFactor, apply, free });
+    rotary.register(handle, state.free);
+    return handle;
   }
 
   function ropePermutation(headDim, options) {
@@ -433,7 +507,7 @@ export function createVariants(wasm) {
   }
 
   return Object.freeze({
-    ropeFrequencies, ropeCache, ropeApply, ropePermutation, ropePermute,
+    ropeFrequencies, ropeCache, ropeApply, rope, ropePermutation, ropePermute,
     ropeFromConfig,
     mropePositions, mropeCache: axes.mropeCache, ropeAxialCache: axes.ropeAxialCache, ropeGridIds,
     alibiSlopes, alibiBias,

@@ -5,15 +5,13 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
-import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_DIM, bytesPer } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
+import { PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
-export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
-export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 /** The options of the multi-axis form of ropeApply (besides its own). */
 export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencies'];
 

@@ -27,6 +27,8 @@ export interface PosencVariants {
   ropeGridIds(height: number, width: number, options?: { axes?: 2 | 3; time?: number; offset?: number }): Matrix<Float64Array>;
   /** The RoPE of one layer of a model's parsed config.json, as transformers 5 computes it (HF's inv_freq, attention factor, warnings). */
   ropeFromConfig<T extends DType = 'float64'>(config: ModelConfig, options?: RopeFromConfigOptions & WithDType<T>): RopeConfig<ArrayOf<T>>;
+  /** A reusable RoPE: caches of positions 0 … maxLen − 1 formed once and kept in WebAssembly memory; apply() only rotates. Release with free(). */
+  rope<T extends 'float32' | 'float64' = 'float32'>(options: RopeHandleOptions & WithDType<T>): RopeHandle<T extends 'float64' ? Float64Array : Float32Array>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
   /** Converts weights (rows) or vectors (cols) between the two pairings. */
@@ -187,6 +189,36 @@ export interface RopeApplyOptions extends RopeOptions {
   positions?: ArrayLike<number>;
   /** Position of row 0 when positions is not given. Default 0. */
   offset?: number;
+  /** Caches to rotate by instead of base and scaling (HF's cos, sin): rotaryDim columns in the pairing's layout, or rotaryDim / 2 ('pairs'); positions then index their rows. */
+  cos?: MatrixInput;
+  sin?: MatrixInput;
+  /** The caches' layout, checked against the pairing when given. */
+  layout?: RopeCacheLayout;
+}
+
+export interface RopeHandleOptions extends RopeOptions {
+  /** Rotated width (even): the frequencies are those of a head this wide. */
+  dim: number;
+  /** Rows of the caches: positions 0 … maxLen − 1. */
+  maxLen: number;
+  /** Width of one head in x (≥ dim; the coordinates past dim pass through). Default dim. */
+  headDim?: number;
+  /** Default 'half'. */
+  pairing?: RopePairing;
+}
+
+export interface RopeHandle<D extends Float32Array | Float64Array = Float32Array> {
+  readonly dim: number;
+  readonly headDim: number;
+  readonly pairing: RopePairing;
+  readonly maxLen: number;
+  readonly dtype: 'float32' | 'float64';
+  /** Multiplies cos and sin: 1 except for YaRN and longrope. */
+  readonly attentionFactor: number;
+  /** x rotated at positions (S rows, or the first of S consecutive; default 0), into out (may be x's data) or a fresh array. */
+  apply(x: TensorInput, positions?: number | ArrayLike<number>, out?: D | null): Tensor<D>;
+  /** Releases the handle's WebAssembly memory; apply() then throws. */
+  free(): void;
 }
 
 /**

@@ -1,0 +1,297 @@
+// RoPE's cos/sin caches and rotation over c/rope.c, shared by ropeCache,
+// ropeApply and the rope() handle. Nothing here widens float32: caches are
+// written by the core in their dtype, and x is rotated in its dtype as
+// Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
+import { statusCall, dtypeCode, TYPES, withFrame } from '../heap.js';
+import * as C from '../../../dist/constants.js';
+import { typedLength, copyTyped, bytesPer, MAX_DIM } from '../validate.js';
+import { readNested } from '../tensor.js';
+
+export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
+export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
+
+// Bytes of each cos/sin block formed in wasm and copied out while still in
+// cache: the output's bytes are then written once, not written in wasm and
+// copied again (which cost 2x the memory floor).
+const BLOCK_BYTES = 2 ** 17;
+
+/**
+ * readNested's element reader for data the core rotates: a snapshot (a
+ * Float32Array stays float32) without a finiteness pass, as the core refuses
+ * a non-finite value and the error is then traced to its element.
+ */
+export function floatsAsGiven(check, name, data, count) {
+  return check.numbers(name, data, count);
+}
+
+/**
+ * { shape, data } of a plain { shape: [..2 to 4 sizes], data: Float32Array |
+ * Float64Array } as data properties, each read once and without the general
+ * reader's work (a decode step's x), or readNested's answer for anything else.
+ */
+export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
+  const quick = quickTensor(x);
+  if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven);
+  // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks).
+  return snapshot ? { shape: quick.shape, data: check.numbers(`${name}.data`, quick.data, typedLength(quick.data)) } : quick;
+}
+
+function quickTensor(x) {
+  try {
+    if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return null;
+    const s = Object.getOwnPropertyDescriptor(x, 'shape');
+    const d = Object.getOwnPropertyDescriptor(x, 'data');
+    if (!s || !d || !('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null;
+    const data = d.value;
+    const shape = Array.from(s.value);
+    if (shape.length < 2 || shape.length > 4 || !(data instanceof Float32Array || data instanceof Float64Array)) return null;
+    let count = 1;
+    for (const n of shape) {
+      if (!Number.isInteger(n) || n < 1 || n > MAX_DIM) return null;
+      count *= n;
+    }
+    return count === typedLength(data) ? { shape, data } : null;
+  } catch {
+    return null; // a proxy or an odd array: the general reader reports it
+  }
+}
+
+/** Positions index the caches' rows: whole numbers from 0 to c.rows − 1. */
+export function cacheRowsCheck(check, c, positions, offset, s) {
+  const within = (name, p) => {
+    if (!Number.isInteger(p) || p < 0 || p >= c.rows) throw check.fail(RangeError, `${name} must be a row of cos and sin, a whole number from 0 to ${c.rows - 1}`, p);
+  };
+  if (positions) positions.forEach((p, i) => within(`positions[${i}]`, p));
+  else {
+    within('offset', offset);
+    within(`offset + ${s - 1} (the last row of x)`, offset + s - 1);
+  }
+}
+
+// Frees the wasm memory of rope() handles that were dropped without free().
+const dropped = new FinalizationRegistry((release) => release());
+
+/** paramsPtr(frame, a.params): the pointer the core takes for a scaling's parameters (api.js's). */
+export function createRotary(wasm, paramsPtr) {
+  const call = statusCall(wasm);
+
+  /**
+   * body(state, attentionFactor) with a cache generator of c/rope.c for
+   * maxLen positions from offset (HF's seq_len = offset + maxLen), ended
+   * whatever body does.
+   */
+  function withRows(f, check, a, g, body) {
+    const slot = f.int32Output(1);
+    const af = f.output('float64', 1);
+    call(check, wasm.pe_rope_cache_begin(slot, af, dtypeCode(g.dtype), g.maxLen, g.dim, a.base, a.code, paramsPtr(f, a.params),
+      g.offset, CACHE_LAYOUTS[g.layout]));
+    const state = f.readInt32(slot, 1)[0];
+    try {
+      return body(state, f.read('float64', af, 1)[0]);
+    } finally {
+      wasm.pe_rope_cache_end(state);
+    }
+  }
+
+  /** Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor. */
+  function cacheTables(f, check, a, g) {
+    const cols = g.layout === 'pairs' ? g.dim / 2 : g.dim;
+    const Type = TYPES[g.dtype];
+    const cos = new Type(g.maxLen * cols);
+    const sin = new Type(g.maxLen * cols);
+    const block = Math.max(1, Math.min(g.maxLen, Math.floor(BLOCK_BYTES / (cols * (g.dtype === 'float32' ? 4 : 8)))));
+    const cp = f.output(g.dtype, block * cols);
+    const sp = f.output(g.dtype, block * cols);
+    const attentionFactor = withRows(f, check, a, g, (state, af) => {
+      for (let r = 0; r < g.maxLen; r += block) {
+        const n = Math.min(block, g.maxLen - r);
+        call(check, wasm.pe_rope_cache_next(state, cp, sp, n, 0));
+        f.readInto(cos, r * cols, g.dtype, cp, n * cols);
+        f.readInto(sin, r * cols, g.dtype, sp, n * cols);
+      }
+      return af;
+    });
+    return { cos, sin, cols, attentionFactor };
+  }
+
+  /**
+   * Wasm buffers of the cos and sin rows (rows × rd, the pairing's layout) for
+   * positions (or offset + r), formed from the frequencies of a.
+   */
+  function formedRows(f, check, a, { rd, pairing, dtype, rows, positions, offset }) {
+    const cp = f.output(dtype, rows * rd);
+    const sp = f.output(dtype, rows * rd);
+    // HF's seq_len: the largest position + 1; for positions, a one-row range ending there.
+    const last = positions ? positions.reduce((m, p) => Math.max(m, p), -Infinity) : offset + rows - 1;
+    const g = { dtype, dim: rd, layout: pairing, maxLen: positions ? 1 : rows, offset: positions ? last : offset };
+    withRows(f, check, a, g, (state) => {
+      const pos = positions ? f.float64(positions, rows) : 0;
+      call(check, wasm.pe_rope_cache_next(state, cp, sp, rows, pos));
+    });
+    return { cp, sp };
+  }
+
+  /**
+   * Wasm buffers of the cache rows that positions (or offset + r) index in the
+   * given cos and sin matrices (cols = rd in the pairing's layout, or rd/2 pairs).
+   */
+  function givenRows(f, c, { rd, pairing, dtype, rows, positions, offset }) {
+    const cp = f.output(dtype, rows * rd);
+    const sp = f.output(dtype, rows * rd);
+    const Type = TYPES[dtype];
+    for (const [src, ptr] of [[c.cos, cp], [c.sin, sp]]) {
+      // The caches are read in place (they may be large): still the size checked?
+      if (typedLength(src) !== c.rows * c.cols) throw new TypeError(`posenc.ropeApply: an input array changed while being read`);
+      const dst = new Type(wasm.memory.buffer, ptr, rows * rd);
+      if (!positions && c.cols === rd) {
+        dst.set(src.subarray(offset * rd, (offset + rows) * rd));
+        continue;
+      }
+      for (let r = 0; r < rows; r++) {
+        const p = positions ? positions[r] : offset + r;
+        const row = src.subarray(p * c.cols, (p + 1) * c.cols);
+        if (c.cols === rd) dst.set(row, r * rd);
+        else if (pairing === 'half') { // pairs -> [f | f]
+          dst.set(row, r * rd);
+          dst.set(row, r * rd + c.cols);
+        } else { // pairs -> f0 f0 f1 f1 ...
+          for (let i = 0; i < c.cols; i++) dst[r * rd + 2 * i] = dst[r * rd + 2 * i + 1] = row[i];
+        }
+      }
+    }
+    return { cp, sp };
+  }
+
+  /**
+   * x.data (blocks × rows × cols) rotated in x's compute dtype by the cos/sin
+   * rows at cp/sp, into `out` (a typed array of dtype and count elements) or a
+   * fresh array. A non-finite value is reported by name.
+   */
+  function rotate(f, check, x, rows, out) {
+    const { data, count, dtype, blocks, cols, headDim, rd, pairing } = x;
+    const Type = TYPES[dtype];
+    const xp = f.copy(Type, data, count);
+    const status = wasm.pe_rope_rotate(xp, xp, dtypeCode(dtype), blocks, x.rows, cols, headDim, rd,
+      PAIRINGS[pairing], rows.cp, rows.sp);
+    if (status === C.PE_ERR_VALUE) throw nonFinite(check, x, rows);
+    call(check, status);
+    const target = out ?? new Type(count);
+    f.readInto(target, 0, dtype, xp, count);
+    return target;
+  }
+
+  /** The error for a rotation that met a non-finite value: which input held it, or the overflow. */
+  function nonFinite(check, x, rows) {
+    const find = (values) => values.findIndex((v) => !Number.isFinite(v));
+    const i = find(x.data);
+    if (i >= 0) return check.fail(RangeError, `x.data[${i}] must be a finite number`, x.data[i]);
+    const Type = TYPES[x.dtype];
+    const n = x.rows * x.rd;
+    for (const [name, ptr] of [['cos', rows.cp], ['sin', rows.sp]]) {
+      const j = find(new Type(wasm.memory.buffer, ptr, n));
+      if (j >= 0) return check.fail(RangeError, `${name}: the row of x's row ${Math.floor(j / x.rd)} holds a value that is not a finite ${x.dtype} number`);
+    }
+    return check.fail(RangeError, `a rotated value overflows ${x.dtype}${x.dtype === 'float32' ? "; use dtype 'float64'" : ''} (status ${C.PE_ERR_VALUE})`);
+  }
+
+  /**
+   * A rope() handle's state: its cos/sin caches (maxLen × dim, the pairing's
+   * layout) kept in wasm memory with a scratch for x that grows to the largest
+   * call, so that apply() allocates nothing, copies x in and the result out
+   * once, and points the core at the cache rows in place.
+   */
+  function handle(check, a, g) {
+    const Type = TYPES[g.dtype];
+    const eb = bytesPer(g.dtype);
+    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0 };
+    const release = () => {
+      for (const key of ['cos', 'sin', 'x', 'rows']) if (own[key]) wasm.pe_free(own[key]);
+      own.cos = own.sin = own.x = own.rows = own.xCount = own.rowsCount = 0;
+      own.freed = true;
+    };
+    const alloc = (count) => {
+      const ptr = wasm.pe_malloc(count * eb);
+      if (!ptr) throw check.fail(RangeError, `WebAssembly memory is exhausted (could not allocate ${count * eb} bytes)`);
+      return ptr;
+    };
+    try {
+      own.cos = alloc(g.maxLen * g.dim);
+      own.sin = alloc(g.maxLen * g.dim);
+      withFrame(wasm, check.fn, (f) => withRows(f, check, a, { ...g, offset: 0, layout: g.pairing }, (state, af) => {
+        call(check, wasm.pe_rope_cache_next(state, own.cos, own.sin, g.maxLen, 0));
+        own.attentionFactor = af;
+      }));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    let heap = new Type(wasm.memory.buffer);
+    const view = () => (heap.buffer === wasm.memory.buffer ? heap : (heap = new Type(wasm.memory.buffer)));
+    const grow = (key, countKey, count) => {
+      if (own[countKey] >= count) return;
+      if (own[key]) wasm.pe_free(own[key]);
+      own[key] = 0;
+      own[countKey] = 0;
+      own[key] = alloc(count);
+      own[countKey] = count;
+    };
+
+    /** Rotates x (checked by the caller: blocks × s × cols of data) at offset or positions into out or a fresh array. */
+    function rotateAt(ac, x, positions, offset, out) {
+      if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
+      grow('x', 'xCount', x.count);
+      let cp = own.cos + offset * g.dim * eb;
+      let sp = own.sin + offset * g.dim * eb;
+      if (positions) { // gather the rows, in wasm memory
+        grow('rows', 'rowsCount', 2 * x.rows * g.dim);
+        const h = view();
+        const at = own.rows / eb;
+        for (let r = 0; r < x.rows; r++) {
+          const from = positions[r] * g.dim;
+          h.copyWithin(at + r * g.dim, own.cos / eb + from, own.cos / eb + from + g.dim);
+          h.copyWithin(at + (x.rows + r) * g.dim, own.sin / eb + from, own.sin / eb + from + g.dim);
+        }
+        cp = own.rows;
+        sp = own.rows + x.rows * g.dim * eb;
+      }
+      const xa = own.x / eb;
+      view().set(x.data, xa);
+      const status = wasm.pe_rope_rotate(own.x, own.x, dtypeCode(g.dtype), x.blocks, x.rows, x.cols, g.headDim, g.dim,
+        PAIRINGS[g.pairing], cp, sp);
+      if (status === C.PE_ERR_VALUE) throw nonFinite(ac, { ...x, dtype: g.dtype, rd: g.dim }, { cp, sp });
+      call(ac, status);
+      const h = view();
+      if (!out) return h.slice(xa, xa + x.count);
+      out.set(h.subarray(xa, xa + x.count));
+      return out;
+    }
+
+    const state = { rotateAt, attentionFactor: own.attentionFactor, free: release };
+    return state;
+  }
+
+  // x's snapshot goes into a buffer kept for the next call: a fresh typed
+  // array per call (an ArrayBuffer allocation, and the collections it brings)
+  // cost more than the rotation. A call made while it is held (from a
+  // caller's getter) takes a fresh snapshot instead.
+  const spare = { Float32Array: new Float32Array(0), Float64Array: new Float64Array(0) };
+  let held = false;
+
+  /** ropeApply's x as { shape, data, spare }: data a snapshot taken now; release(x) when the call ends. */
+  function xArg(check, x) {
+    const quick = quickTensor(x);
+    const n = quick ? typedLength(quick.data) : 0;
+    // Up to 2^20 values (4 or 8 MiB kept): past that the allocation is small beside the work.
+    if (!quick || held || n > 2 ** 20) return tensorArg(check, 'x', x);
+    const Type = quick.data instanceof Float32Array ? Float32Array : Float64Array;
+    if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
+    held = true;
+    return { shape: quick.shape, data: copyTyped(spare[Type.name].subarray(0, n), quick.data), spare: true };
+  }
+
+  const release = (x) => {
+    if (x.spare) held = false;
+  };
+
+  return { cacheTables, formedRows, givenRows, rotate, handle, xArg, release, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
+}
