@@ -39,7 +39,8 @@ function wavelengths(r) {
   const lambda = Array.from(r.invFreq).filter((w) => w > 0).map((w) => TWO_PI / w);
   const trained = r.originalMaxPosition ?? r.maxPosition;
   return {
-    shortest: Math.min(...lambda), longest: Math.max(...lambda), trained, original: r.originalMaxPosition, extended: r.maxPosition,
+    // reduce, not Math.min(...lambda): a spread of a million wavelengths overflows the stack.
+    shortest: lambda.reduce((a, b) => Math.min(a, b), Infinity), longest: lambda.reduce((a, b) => Math.max(a, b), -Infinity), trained, original: r.originalMaxPosition, extended: r.maxPosition,
     turnWithinTrained: trained ? lambda.filter((l) => l <= trained).length : undefined, count: lambda.length,
   };
 }

@@ -9,12 +9,15 @@
 // commands here. Exit status as posenc's: 0 written, 2 bad command line or
 // config, 1 a failed write. A file is never left half-written (temporary file,
 // renamed when complete).
-import { readFileSync, openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, existsSync } from 'node:fs';
+import { readFileSync, statSync, openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
 import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
+
+// The largest config.json read (16 MiB): published ones are a few kB, a few with label maps a few hundred.
+const MAX_CONFIG_BYTES = 2 ** 24;
 
 
 const SELECT = {
@@ -66,8 +69,14 @@ function parse(cmd, tokens) {
 export function readConfig(file) {
   let text;
   try {
+    // A config.json is kilobytes; /dev/zero or a huge file would be read until memory runs out.
+    const size = statSync(file).size;
+    if (size > MAX_CONFIG_BYTES || !statSync(file).isFile()) {
+      throw new UsageError(`the config ${file} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
+    }
     text = readFileSync(file, 'utf8');
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`cannot read the config ${file} (${e.code ?? e.message})`);
   }
   try {

@@ -39,6 +39,9 @@ const REFUSED = [
   ['variants', 'precisionError', [2 ** 24, { count: 2 ** 24 }]],
   ['variants', 'mropePositions', [[{ video: [2 ** 16, 2 ** 10, 2 ** 10] }]]], ['variants', 'mropeCache', [big(3, 2 ** 22), 2 ** 10, { section: [2 ** 8, 2 ** 8, 2 ** 8] }]],
   ['variants', 'ropeAxialCache', [big(2 ** 22, 2), { axesDim: [2 ** 9, 2 ** 9] }]], ['variants', 'ropeGridIds', [2 ** 14, 2 ** 14]],
+  // Outputs under 1 GiB, frequency scratch past it: counted short, these grew memory to ~1 GiB and kept it.
+  ['variants', 'mropeCache', [{ shape: [3, 7], data: new Float64Array(21) }, 2 ** 24, { section: [2 ** 22, 2 ** 21, 2 ** 21] }]],
+  ['variants', 'ropeAxialCache', [{ shape: [7, 16], data: new Float64Array(112) }, { axesDim: Array(16).fill(2 ** 20) }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

@@ -125,7 +125,10 @@ export function createAxes(wasm, call) {
     const n = plan.dim / 2;
     const cols = layout === 'pairs' ? n : 2 * n;
     const count = rows * cols;
-    check.bytes(2 * count * bytesPer(dtype) + positions.length * 8);
+    // The frequencies count too: each formed in wasm (n doubles, and the core's n
+    // doubles of scratch), then passed in again with their axes (n doubles, n int32).
+    // Counted short, a refused call grew memory by up to a GiB and kept it.
+    check.bytes(2 * count * bytesPer(dtype) + positions.length * 8 + n * 28 + 64);
     return withFrame(wasm, check, (f) => {
       const p = planFrequencies(f, check, plan);
       const cos = f.output(dtype, count);

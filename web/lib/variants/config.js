@@ -68,11 +68,20 @@ function headDimOf(check, get) {
   return check.integer('config.hidden_size / num_attention_heads (the head_dim)', width, 2, MAX_WIDTH);
 }
 
+/** A per-layer list's length (at most MAX_LAYERS), checked before it is walked: a length of 2^32 - 1 hung the reader. */
+function layerList(check, name, list) {
+  if (list.length > MAX_LAYERS) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries (one per layer)`, `${list.length} entries`);
+  return list.length;
+}
+
 /** The layer types of the config: its layer_types, or those Gemma 3 and ModernBERT derive from their patterns. */
 function layerTypesOf(check, get) {
   const given = get('layer_types');
   if (Array.isArray(given)) {
-    given.forEach((t, i) => { if (typeof t !== 'string') throw check.fail(TypeError, `config.layer_types[${i}] must be a string`, t); });
+    layerList(check, 'config.layer_types', given);
+    for (let i = 0; i < given.length; i++) {
+      if (typeof given[i] !== 'string') throw check.fail(TypeError, `config.layer_types[${i}] must be a string`, given[i]);
+    }
     return [...given];
   }
   const layers = get('num_hidden_layers');
@@ -93,7 +102,7 @@ function layerTypesOf(check, get) {
 function ropeLayersOf(check, get) {
   const given = get('no_rope_layers');
   const n = get('num_hidden_layers');
-  if (Array.isArray(given) && given.length) return given.map((v) => v !== 0 && v !== false);
+  if (Array.isArray(given) && layerList(check, 'config.no_rope_layers', given)) return Array.from(given, (v) => v !== 0 && v !== false);
   if (given === undefined && !get('no_rope_layer_interval')) return null;
   const every = check.integer('config.no_rope_layer_interval', get('no_rope_layer_interval') ?? 4, 1, MAX_LAYERS);
   return Array.from({ length: check.integer('config.num_hidden_layers', n, 1, MAX_LAYERS) }, (_, i) => (i + 1) % every !== 0);
@@ -233,6 +242,8 @@ function mropeOf(check, d) {
 function axialOf(check, get, warnings) {
   const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
   axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
+  // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
+  check.integer('config.axes_dims_rope (their sum, the head width)', axes.reduce((a, b) => a + b, 0), 2, MAX_WIDTH);
   const theta = get('theta') ?? DEFAULT_THETA;
   return { axial: Array.from(axes), theta, headDim: get('attention_head_dim') ?? axes.reduce((a, b) => a + b, 0), warnings: [...new Set(warnings)] };
 }

@@ -1,0 +1,49 @@
+// Holes an adversarial pass found in the config reader and the CLI's config
+// commands after issue 23 landed (issue 22's classes): lists and axes without
+// a length bound, a config file read without a size bound, and inspect's
+// wavelength range overflowing the stack.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadVariants } from './helpers/load.js';
+
+const pv = await loadVariants();
+const dir = mkdtempSync(path.join(tmpdir(), 'posenc-config-limits-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+const cli = path.join(import.meta.dirname, '..', 'bin', 'posenc.js');
+const run = (...args) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 120000 });
+
+test('per-layer lists are bounded by length before they are walked, and holes are no layer types', () => {
+  const huge = [];
+  huge.length = 2 ** 32 - 1; // walked, this hung the reader for over a minute
+  const base = { hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2 };
+  for (const key of ['no_rope_layers', 'layer_types']) {
+    assert.throws(() => pv.ropeFromConfig({ ...base, [key]: huge }), (e) => e instanceof RangeError
+      && new RegExp(`^posenc\\.ropeFromConfig: config\\.${key} may have at most 65536 entries`).test(e.message), key);
+  }
+  const holes = ['full_attention', , 'full_attention']; // eslint-disable-line no-sparse-arrays
+  assert.throws(() => pv.ropeFromConfig({ ...base, layer_types: holes }), /config\.layer_types\[1\] must be a string/);
+  assert.equal(pv.ropeFromConfig({ ...base, layer_types: ['full_attention', 'full_attention'] }).layerTypes.length, 2);
+});
+
+test('FLUX axes are bounded by their sum (the head width), not only one by one', () => {
+  assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: Array(64).fill(2 ** 20) }), (e) => e instanceof RangeError && /axes_dims_rope \(their sum, the head width\)/.test(e.message));
+  assert.deepEqual(pv.ropeFromConfig({ axes_dims_rope: [16, 56, 56] }).axesDim, [16, 56, 56]);
+});
+
+test('the CLI reads no config that is not a file of at most 16 MiB, and inspect survives a million wavelengths', () => {
+  for (const args of [['inspect', '/dev/zero'], ['rope', '--config', '/dev/zero', '--max-len', '4', '--out', path.join(dir, 'z.npy')]]) {
+    const r = run(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /^posenc: the config \/dev\/zero is not a file of at most 16777216 bytes/);
+  }
+  assert.equal(existsSync(path.join(dir, 'z.npy')), false);
+  const wide = path.join(dir, 'wide.json');
+  writeFileSync(wide, JSON.stringify({ head_dim: 16, text_config: { head_dim: 2 ** 20, hidden_size: 2 ** 20, num_attention_heads: 1 } }));
+  const r = run('inspect', wide, '--json');
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /call stack/);
+});
