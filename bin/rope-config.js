@@ -38,6 +38,7 @@ const COMMANDS = {
       dtype: { type: 'string', help: 'float32 | float64 (default float32)' },
       out: { type: 'string', help: 'output file, .npy or .npz (required)' },
       force: { type: 'boolean', help: 'overwrite --out if it exists' },
+      'max-bytes': { type: 'int', help: `the largest output to write, in bytes (default ${2 ** 30}, 1 GiB, the API's per-call limit); checked before anything is computed` },
       quiet: { type: 'boolean', help: 'no line on stderr' },
       help: { type: 'boolean', help: 'show this help' },
     },
@@ -180,7 +181,16 @@ async function ropeCommand(pv, values) {
   const maxLen = values['max-len'] ?? r.maxPosition;
   if (maxLen === undefined) throw new UsageError('the config has no max_position_embeddings: give --max-len');
   const dtype = values.dtype ?? 'float32';
-  // The API checks every size (1 GiB per call) before anything is allocated or written.
+  if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${JSON.stringify(dtype)}`);
+  // As the other commands: the output's size against --max-bytes first (two caches, two headers at most 512 bytes);
+  // the API then checks every size (1 GiB per call) before anything is allocated or written.
+  const maxBytes = values['max-bytes'] ?? 2 ** 30;
+  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${maxBytes}`);
+  const planned = 512 + 2 * maxLen * (values.layout === 'pairs' ? r.rotaryDim / 2 : r.rotaryDim) * (dtype === 'float32' ? 4 : 8);
+  if (planned > maxBytes) {
+    const rows = values['max-len'] === undefined ? ` (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)` : '';
+    throw new UsageError(`this output would take ${planned} bytes, more than --max-bytes ${maxBytes}; nothing was written. Raise --max-bytes deliberately to write it${rows}`);
+  }
   const seqLen = values['seq-len'];
   if (seqLen !== undefined && !('seqLen' in ROPE_TYPES[r.type].params)) throw new UsageError(`--seq-len is read by dynamic and longrope only; this layer is ${r.type}`);
   const scaling = seqLen === undefined ? r.scaling : { ...r.scaling, seqLen };

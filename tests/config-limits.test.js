@@ -47,3 +47,27 @@ test('the CLI reads no config that is not a file of at most 16 MiB, and inspect 
   assert.equal(r.status, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /call stack/);
 });
+
+test('posenc rope --config takes --max-bytes like every command, and refuses a dtype it cannot write with exit 2', () => {
+  const config = path.join(import.meta.dirname, 'fixtures', 'configs', 'llama-3.2-1b.json');
+  const out = path.join(dir, 'r.npy');
+  const small = run('rope', '--config', config, '--max-len', '4', '--out', out, '--max-bytes', '100', '--quiet');
+  assert.equal(small.status, 2, small.stderr);
+  assert.match(small.stderr, /^posenc: this output would take 2560 bytes, more than --max-bytes 100; nothing was written/);
+  assert.equal(existsSync(out), false);
+  assert.equal(run('rope', '--config', config, '--max-len', '4', '--out', out, '--max-bytes', '2560', '--quiet').status, 0);
+  assert.ok(existsSync(out));
+  const f16 = run('rope', '--config', config, '--max-len', '4', '--out', path.join(dir, 'h.npy'), '--dtype', 'float16');
+  assert.equal(f16.status, 2, f16.stderr);
+  assert.match(f16.stderr, /^posenc: --dtype must be float32 or float64, got "float16"/);
+});
+
+test('config values are taken strictly: attention_head_dim, rope_interleave, and a layerType where there are none', () => {
+  assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: [4, 4], attention_head_dim: 'x' }), /config\.attention_head_dim must be/);
+  assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: [4, 4], attention_head_dim: 1e300 }), /config\.attention_head_dim must be/);
+  assert.equal(pv.ropeFromConfig({ axes_dims_rope: [4, 4], attention_head_dim: 8 }).headDim, 8);
+  const llama = { hidden_size: 64, num_attention_heads: 4 };
+  assert.throws(() => pv.ropeFromConfig({ ...llama, rope_interleave: 'no' }), (e) => e instanceof TypeError && /config\.rope_interleave must be true or false/.test(e.message));
+  assert.equal(pv.ropeFromConfig({ ...llama, rope_interleave: true }).pairing, 'interleaved');
+  assert.throws(() => pv.ropeCache(4, 8, { config: { head_dim: 8 }, layerType: 'x' }), /layerType needs a config with layer types/);
+});

@@ -222,6 +222,7 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
   }
   if (layerType !== undefined) {
     const types = nested ? Object.keys(dicts) : layerTypes ?? [];
+    if (!types.length) throw check.fail(RangeError, 'layerType needs a config with layer types (layer_types or rope_parameters keyed by layer type); this one has none', layerType);
     check.oneOf('layerType', layerType, [...new Set(types)]);
   }
   const ropeless = index !== undefined && ropeLayers !== null && !ropeLayers[index];
@@ -245,7 +246,9 @@ function axialOf(check, get, warnings) {
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
   check.integer('config.axes_dims_rope (their sum, the head width)', axes.reduce((a, b) => a + b, 0), 2, MAX_WIDTH);
   const theta = get('theta') ?? DEFAULT_THETA;
-  return { axial: Array.from(axes), theta, headDim: get('attention_head_dim') ?? axes.reduce((a, b) => a + b, 0), warnings: [...new Set(warnings)] };
+  const width = axes.reduce((a, b) => a + b, 0);
+  const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
+  return { axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
 }
 
 /**
@@ -282,7 +285,9 @@ export function resolveConfig(check, config, opts) {
   if (rotaryDim % 2 || rotaryDim < 2) {
     throw check.fail(RangeError, `head_dim × partial_rotary_factor must be an even number of at least 2 (RoPE rotates pairs); it is ${headDim} × ${prf}`, rotaryDim);
   }
-  const interleaved = get('rope_interleave') ?? INTERLEAVED_MODELS.includes(cfg.model_type);
+  const flag = get('rope_interleave');
+  if (flag !== undefined && typeof flag !== 'boolean') throw check.fail(TypeError, 'config.rope_interleave must be true or false', flag);
+  const interleaved = flag ?? INTERLEAVED_MODELS.includes(cfg.model_type);
   return {
     ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
     scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
