@@ -266,3 +266,18 @@ for (const attention of ['bidirectional', 'causal']) {
     });
   }
 }
+
+test('a model read through getters, or asked about another task, gives posenc errors naming them (adversarial pass after issue 26)', async () => {
+  const { model } = await lab.train({ steps: 1, task: 'copy' });
+  const failing = (name) => { throw new Error(`getter ${name}`); };
+  for (const [bad, message] of [
+    [{ config: model.config, get params() { return failing('params'); } }, /^posenc\.lab\.evaluate: could not read model\.params: getter params/],
+    [{ get config() { return failing('config'); }, params: model.params }, /^posenc\.lab\.evaluate: could not read model\.config: getter config/],
+    [{ config: { ...model.config, get task() { return failing('task'); } }, params: model.params }, /^posenc\.lab\.evaluate: could not read model\.config\.task: getter task/],
+  ]) {
+    assert.throws(() => lab.evaluate(bad), (e) => e instanceof TypeError && message.test(e.message));
+  }
+  assert.throws(() => lab.evaluate(model, { task: 'recency' }), (e) => e instanceof RangeError
+    && /^posenc\.lab\.evaluate: task "recency" uses \d+ token ids and \d+ answers; this model was trained on "copy"/.test(e.message));
+  assert.ok(lab.evaluate(model, { length: 8 }).scored > 0, 'the module stays usable');
+});

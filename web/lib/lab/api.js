@@ -144,11 +144,13 @@ export function createLab(wasm) {
 
   const readParams = (model, count) => new Real(wasm.memory.buffer, wasm.pe_lab_params(model), count).slice();
 
+  /** { config, params } of a model, each read once: a getter's error becomes a posenc message naming it. */
   function checkModel(check, model) {
-    if (!model || typeof model !== 'object' || !model.config || !model.params) {
-      throw check.fail(TypeError, 'model must be the model that train() returned', model);
-    }
-    return resolve(check, model.config);
+    if (!model || typeof model !== 'object') throw check.fail(TypeError, 'model must be the model that train() returned', model);
+    const config = check.read('model.config', () => model.config);
+    const params = check.read('model.params', () => model.params);
+    if (!config || !params) throw check.fail(TypeError, 'model must be the model that train() returned', model);
+    return { config: resolve(check, check.options(config, MODEL_KEYS, 'model.config')), params };
   }
 
   /**
@@ -192,7 +194,7 @@ export function createLab(wasm) {
    */
   function evaluate(model, options) {
     const check = new Checker('lab.evaluate');
-    const config = checkModel(check, model);
+    const { config, params } = checkModel(check, model);
     const o = check.options(options, ['task', 'length', 'samples', 'seed', 'positions', 'probe']);
     const task = check.oneOf('task', o.task ?? config.task, TASKS);
     const length = check.integer('length', o.length ?? config.trainLengths[1], 1, PE_LAB_MAX_LENGTH);
@@ -202,7 +204,12 @@ export function createLab(wasm) {
     const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, config.bos);
-    return withModel(check, config, model.params, (ptr, frame) => {
+    return withModel(check, config, params, (ptr, frame) => {
+      // Another task's tokens or answers may not fit this model's embedding and output (status 9 before).
+      const mine = taskShape(check, frame, config.task, config.bos), asked = taskShape(check, frame, task, config.bos);
+      if (asked.vocab !== mine.vocab || asked.classes !== mine.classes) {
+        throw check.fail(RangeError, `task ${JSON.stringify(task)} uses ${asked.vocab} token ids and ${asked.classes} answers; this model was trained on ${JSON.stringify(config.task)} (${mine.vocab} and ${mine.classes})`, task);
+      }
       const need = seqLen(check, frame, id, length);
       if (need > config.maxLength) {
         throw check.fail(RangeError, `length ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);
@@ -231,9 +238,9 @@ export function createLab(wasm) {
   /** Attention weights for one sequence: data is layers x heads x n x n (row: query). */
   function attentionMaps(model, tokens, options) {
     const check = new Checker('lab.attentionMaps');
-    const config = checkModel(check, model);
+    const { config, params } = checkModel(check, model);
     check.options(options, []);
-    return withModel(check, config, model.params, (ptr, frame) => {
+    return withModel(check, config, params, (ptr, frame) => {
       const { vocab } = taskShape(check, frame, config.task, config.bos);
       const ids = tokenArray(check, tokens, vocab, config.maxLength);
       const n = ids.length;
@@ -299,10 +306,10 @@ export function createLab(wasm) {
    */
   function loss(model, batch, options) {
     const check = new Checker('lab.loss');
-    const config = checkModel(check, model);
+    const { config, params } = checkModel(check, model);
     const o = check.options(options, ['gradient']);
     const gradient = check.boolean('gradient', o.gradient ?? false);
-    return withModel(check, config, model.params, (ptr, frame, size) => {
+    return withModel(check, config, params, (ptr, frame, size) => {
       const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
       const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes);
       const tok = frame.alloc(4 * count * n);
@@ -321,8 +328,8 @@ export function createLab(wasm) {
   /** Where each parameter tensor lies in model.params, and what kind it is. */
   function tensors(model) {
     const check = new Checker('lab.tensors');
-    const config = checkModel(check, model);
-    return withModel(check, config, model.params, (ptr, frame) => {
+    const { config, params } = checkModel(check, model);
+    return withModel(check, config, params, (ptr, frame) => {
       const out = frame.alloc(PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS * 4);
       const count = frame.alloc(4);
       call(check, wasm.pe_lab_tensors(out, count, ptr));
