@@ -1452,7 +1452,7 @@ static int fuzz_rope_axes(src *s, long fail_at, int which) {
     double *x = NULL, bigx = 0;
     size_t n1;
     if (which == 0) {
-        int32_t cols = layout == PE_ROPE_CACHE_PAIRS ? nf : 2 * nf;
+        double cols = layout == PE_ROPE_CACHE_PAIRS ? nf : 2.0 * nf; /* nf may be any int32: 2 * nf overflowed */
         size_t eb = dtype == PE_F32 ? 4 : 8;
         double count = (double)rows * cols;
         c.refused = !dim_ok(rows) || !dim_ok(nf) || !axes_ok || 2.0 * count * eb > PE_MAX_BYTES;

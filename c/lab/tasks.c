@@ -14,7 +14,7 @@
  *   two places back.
  * copy / reverse: n random symbols, a separator, n blanks; at blank j the
  *   answer is symbol j (copy) or symbol n - 1 - j (reverse).
- * recency: n tokens, names (one in three, and always the first) among filler
+ * recency: n tokens, names (one in three, always the first, never the last) among filler
  *   words; at each filler the answer is the nearest name before it. The
  *   nearest matching token decides: ALiBi's distance penalty points at it.
  * With PE_LAB_BOS in the task, every example starts with a start token (id:
@@ -133,7 +133,10 @@ static void who(int32_t n, int reversed, uint64_t *rng, int32_t *tok, int32_t *t
 static void recency(int32_t n, uint64_t *rng, int32_t *tok, int32_t *tgt) {
     int32_t last = -1;
     for (int32_t i = 0; i < n; i++) {
-        int name = i == 0 || draw(rng, RECENCY_ODDS) == 0;
+        /* The last token is always a filler, so that every example has an answer to
+         * score (one with names only had none; the fuzz invariant caught it). The
+         * odds are drawn all the same: the stream, and every other example, stay. */
+        int name = i == 0 || (draw(rng, RECENCY_ODDS) == 0 && i < n - 1);
         tok[i] = name ? draw(rng, NAMES) : WHO_FILLER + draw(rng, FILLERS);
         tgt[i] = name ? -1 : last;
         if (name) last = tok[i];

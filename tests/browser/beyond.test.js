@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { open, waitRendered, canvasStats, widgetText, withPage as withPageIn, addWidget, errorText, shot } from './harness.js';
 import { init } from '../../web/lib/variants/index.js'; // these widgets' numbers are all the variants'
 
-const SECTIONS = ['s-beyond', 's-rope', 's-alibi', 's-relative', 's-learned', 's-binary', 's-precision'];
+const SECTIONS = ['s-beyond', 's-rope', 's-models', 's-alibi', 's-relative', 's-learned', 's-binary', 's-precision'];
 const TAGS = ['pe-rope', 'pe-alibi', 'pe-precision', 'pe-relative', 'pe-learned', 'pe-binary'];
 
 let h;
