@@ -370,13 +370,7 @@ int pe_rope_apply(double *out, const double *x, int32_t rows, int32_t cols, int3
             pe_sincos(pos * w[i], &s, &c);
             c *= a;
             s *= a;
-            for (int32_t b = 0; b < cols; b += head_dim) {
-                int32_t i0 = pairing == PE_ROPE_INTERLEAVED ? b + 2 * i : b + i;
-                int32_t i1 = pairing == PE_ROPE_INTERLEAVED ? i0 + 1 : i0 + h;
-                double x0 = xr[i0], x1 = xr[i1];
-                yr[i0] = x0 * c - x1 * s;
-                yr[i1] = x1 * c + x0 * s;
-            }
+            pe_rope_turn_pair(yr, xr, cols, head_dim, h, i, pairing, c, s);
         }
     }
     pe_free(w);
