@@ -155,7 +155,7 @@ for module in $modules; do
   out=$(out_of "$module")
   for dir in dist dist/debug; do
     recipe="node scripts/embed-wasm.mjs $dir/$out.wasm $dir/$out-wasm.js"
-    if ! fresh "$dir/$out-wasm.js" "$recipe" "$dir/$out.wasm" scripts/embed-wasm.mjs; then
+    if ! fresh "$dir/$out-wasm.js" "$recipe" "$dir/$out.wasm" scripts/embed-wasm.mjs web/lib/wasm.js; then
       $recipe
       made "$dir/$out-wasm.js" "$recipe"
       rebuilt=1

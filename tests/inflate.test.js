@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { inflate } from '../web/lib/inflate.js';
+import { fromText } from '../web/lib/wasm.js';
 
 const root = new URL('..', import.meta.url);
 const same = (a, b, what) => assert.ok(Buffer.from(a).equals(Buffer.from(b)), what);
@@ -15,7 +16,7 @@ const same = (a, b, what) => assert.ok(Buffer.from(a).equals(Buffer.from(b)), wh
 test('the Zopfli streams embedded in the shipped entries inflate to their .wasm', async () => {
   for (const name of ['posenc', 'variants', 'fields', 'lab']) {
     const { WASM_BASE64 } = await import(new URL(`dist/${name}-wasm.js`, root));
-    same(inflate(Buffer.from(WASM_BASE64, 'base64')), readFileSync(new URL(`dist/${name}.wasm`, root)), name);
+    same(inflate(fromText(WASM_BASE64)), readFileSync(new URL(`dist/${name}.wasm`, root)), name);
   }
 });
 
