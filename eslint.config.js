@@ -26,7 +26,7 @@ export default [
   // Ships to browsers and Node alike.
   { files: ['web/lib/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.node } } },
   // The widgets and the tutorial run in the page.
-  { files: ['web/widgets/**/*.js', 'web/site/**/*.js'], languageOptions: { globals: globals.browser } },
+  { files: ['web/widgets/**/*.js', 'web/site/**/*.js', 'bench/bare-chart/**/*.js'], languageOptions: { globals: globals.browser } },
   // Node scripts and tests; the browser tests and bench/site.mjs pass functions into the page (page.evaluate).
   { files: ['bin/**', 'scripts/**', 'bench/**', 'tests/**', 'examples/**', 'eslint.config.js'], languageOptions: { globals: globals.node } },
   // tests/jsdom/: Vitest files run in its jsdom environment (a window and a document).
