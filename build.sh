@@ -179,7 +179,7 @@ for module in $modules; do
   out=$(out_of "$module")
   for dir in dist dist/debug; do
     recipe="node scripts/embed-wasm.mjs $dir/$out.wasm $dir/$out-wasm.js"
-    if ! fresh "$dir/$out-wasm.js" "$recipe" "$dir/$out.wasm" scripts/embed-wasm.mjs web/lib/wasm.js; then
+    if ! fresh "$dir/$out-wasm.js" "$recipe" "$dir/$out.wasm" scripts/embed-wasm.mjs scripts/wasm-text.mjs web/lib/wasm.js; then
       $recipe
       made "$dir/$out-wasm.js" "$recipe"
       rebuilt=1
@@ -209,7 +209,7 @@ release_js=(dist/*-wasm.js)
 step dist/constants.js node scripts/gen-constants.mjs -- c scripts/gen-constants.mjs
 # The package's entries: dist/lib/posenc.js, dist/lib/variants.js.
 step dist/.recipes/stamp-lib node scripts/bundle-lib.mjs -- \
-  "${release_js[@]}" dist/constants.js web/lib scripts/bundle-lib.mjs scripts/bundle.mjs package-lock.json
+  "${release_js[@]}" dist/constants.js web/lib scripts/bundle-lib.mjs scripts/bundle.mjs scripts/wasm-text.mjs c/exports package-lock.json
 # posenc/widgets (dist/widgets/) and the standalone dist/posenc-widgets.js.
 step dist/.recipes/stamp-widgets node scripts/bundle-widgets.mjs -- \
   dist/lib web/widgets web/lib scripts/bundle-widgets.mjs scripts/bundle.mjs package-lock.json
