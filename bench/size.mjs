@@ -40,12 +40,14 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30000;
 /**
  * posenc's 15 kB target is NOT met: issue 22's 16-bit tensors and option
  * reader took it to 15,886 bytes, issue 24's float32 flash-attention kernel
- * (c/flash.c) to 17,583 (docs/performance.md, "The attention kernel and the
- * 15 kB line"). Until something moves out of the entry, the test holds this
- * ceiling instead, so that it cannot grow further unnoticed; `npm run bench`
+ * (c/flash.c) to 17,583, and issue 24's size pass (the embedding's alphabet,
+ * LTO and no unused exports, short export names) back to 17,051
+ * (docs/performance.md, "The attention kernel and the 15 kB line"). Until
+ * something moves out of the entry, the test holds this ceiling instead (was
+ * 18,000), so that the saving cannot be spent unnoticed; `npm run bench`
  * still reports the 15 kB target as missed.
  */
-export const CORE_CEILING_BYTES = 18000;
+export const CORE_CEILING_BYTES = 17500;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [
