@@ -9,7 +9,7 @@
  * The 64 characters of the embedded text, most frequent first in the
  * minified bundles around it, in place of base64's A-Z a-z 0-9 + /: gzip
  * codes the text and the code in the same Huffman blocks, and shared
- * characters make both codes shorter (about 350 bytes less per entry gzipped,
+ * characters make both codes shorter (150-280 bytes less per entry gzipped,
  * docs/performance.md, "Embedding"). No quote, backslash, < > & or /, so the
  * text is safe in any JS string and inside an HTML script.
  */
@@ -40,8 +40,8 @@ async function decode(text) {
  * modules import nothing; `imports` is for the debug build, which the tests
  * run with a host for its C assertions (tests/helpers/wasi.js).
  */
-export async function instantiate(base64, imports = {}) {
-  const { instance } = await WebAssembly.instantiate(await decode(base64), imports);
+export async function instantiate(text, imports = {}) {
+  const { instance } = await WebAssembly.instantiate(await decode(text), imports);
   const { exports } = instance;
   if (typeof exports._initialize === 'function') exports._initialize();
   return exports;
@@ -53,10 +53,10 @@ export async function instantiate(base64, imports = {}) {
  * same promise, except after a failure to load, which is forgotten so that a
  * later call tries again.
  */
-export function cachedInit(base64, create) {
+export function cachedInit(text, create) {
   let ready;
   return function init() {
-    ready ??= instantiate(base64).then(create, (error) => {
+    ready ??= instantiate(text).then(create, (error) => {
       ready = undefined; // let a later call try again
       throw error;
     });
