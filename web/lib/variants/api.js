@@ -117,7 +117,8 @@ export function createVariants(wasm) {
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
     const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'cos', 'sin', 'layout', 'dtype', 'out', ...AXES_APPLY_KEYS]);
-    if (opts.section !== undefined || opts.axesDim !== undefined) return axes.axesApply(check, x, opts); // M-RoPE, axial (axes.js)
+    const multi = axes.multiAxis(check, opts); // M-RoPE, axial (axes.js): given, or read from an M-RoPE or axial config
+    if (multi) return axes.axesApply(check, x, multi);
     const t = rotary.xArg(check, x);
     try {
       // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
@@ -180,13 +181,14 @@ export function createVariants(wasm) {
    */
   function rope(options) {
     const check = new Checker('rope');
-    const opts = check.options(options, ['dim', 'headDim', 'pairing', 'maxLen', 'base', 'scaling', 'dtype']);
-    const dim = evenSize(check, 'dim', opts.dim);
-    const headDim = opts.headDim ?? dim;
+    const opts = check.options(options, ['dim', 'headDim', 'pairing', 'maxLen', 'base', 'scaling', 'config', 'layerType', 'dtype']);
+    const model = configShape(check, opts); // a config's rotary dim, head_dim and pairing are the defaults
+    const dim = evenSize(check, 'dim', opts.dim ?? model.rotaryDim);
+    const headDim = opts.headDim ?? model.headDim ?? dim;
     evenSize(check, 'headDim', headDim);
     if (headDim < dim) throw check.fail(RangeError, `headDim must be at least dim (${dim}): dim coordinates of each head rotate`, headDim);
     const maxLen = check.size('maxLen', opts.maxLen);
-    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype));

@@ -67,6 +67,15 @@ function axisMajor(t, idsRows) {
   return out;
 }
 
+/** Positions given as a matrix ([A, S] nested arrays, { shape: [A, S] }, a tensor): M-RoPE's, not a list. */
+function isMatrix(p) {
+  try {
+    return Array.isArray(p) ? p[0]?.length >= 0 : (p?.shape ?? p?.dims)?.length === 2;
+  } catch {
+    return false; // an odd object: the 1-D reader names what is wrong with it
+  }
+}
+
 export function createAxes(wasm, call) {
   /** theta_i of a head of width dim and the attention factor (c/rope_scaling.c). */
   function frequencies(f, check, dim, common) {
@@ -171,7 +180,7 @@ export function createAxes(wasm, call) {
 
   function ropeAxialCache(ids, options) {
     const check = new Checker('ropeAxialCache');
-    const given = check.options(options, ['axesDim', 'frequencies', 'base', 'config', 'layout', 'pairing', 'dtype']);
+    const given = check.options(options, ['axesDim', 'frequencies', 'base', 'config', 'layerType', 'layout', 'pairing', 'dtype']);
     const opts = given.config === undefined ? given : axialOfConfig(check, given);
     const t = readNested(check, 'ids', ids, [2]);
     const [n, axes] = t.shape;
@@ -187,11 +196,28 @@ export function createAxes(wasm, call) {
   }
 
   /** The options with FLUX's axes_dims_rope and theta from a config (ropeFromConfig's reading). */
-  function axialOfConfig(check, opts) {
+  function axialOfConfig(check, opts, r = resolveConfig(check, opts.config, {})) {
     for (const key of ['axesDim', 'base']) if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
-    const r = resolveConfig(check, opts.config, {});
     if (!r.axial) throw check.fail(RangeError, 'config has no axes_dims_rope: not an axial RoPE model (ropeFromConfig tells what it holds)');
+    if (opts.layerType !== undefined) throw check.fail(RangeError, 'layerType needs a config with layer types (layer_types or rope_parameters keyed by layer type); this one has none', opts.layerType);
     return { ...opts, config: undefined, axesDim: r.axial, base: r.theta };
+  }
+
+  /**
+   * ropeApply's multi-axis options, or null for the 1-D form: section or
+   * axesDim as given, or read from `config`: FLUX's axes (adjacent pairs), or
+   * Qwen-VL's mrope_section when positions are [A, S] (1-D positions of such a
+   * model are text: the 1-D form). A config's head_dim is headDim's default.
+   */
+  function multiAxis(check, opts) {
+    if (opts.section !== undefined || opts.axesDim !== undefined) return opts;
+    if (opts.config === undefined) return null;
+    const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
+    const headDim = opts.headDim ?? r.headDim;
+    if (r.axial) return { ...axialOfConfig(check, opts, r), headDim, pairing: opts.pairing ?? 'interleaved' };
+    if (!r.mropeSection || !isMatrix(opts.positions)) return null;
+    if (opts.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
+    return { ...opts, headDim, section: r.mropeSection, interleaved: r.mropeInterleaved };
   }
 
   /** ropeApply with a section ([A, S] positions) or axesDim ([S, A] ids); opts already read. */
@@ -240,5 +266,5 @@ export function createAxes(wasm, call) {
     });
   }
 
-  return { mropeCache, ropeAxialCache, axesApply };
+  return { mropeCache, ropeAxialCache, axesApply, multiAxis };
 }

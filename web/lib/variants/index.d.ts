@@ -196,16 +196,37 @@ export interface RopeApplyOptions extends RopeOptions {
   layout?: RopeCacheLayout;
 }
 
-export interface RopeHandleOptions extends RopeOptions {
-  /** Rotated width (even): the frequencies are those of a head this wide. */
-  dim: number;
+interface RopeHandleShape {
   /** Rows of the caches: positions 0 … maxLen − 1. */
   maxLen: number;
-  /** Width of one head in x (≥ dim; the coordinates past dim pass through). Default dim. */
+  /** Width of one head in x (≥ dim; the coordinates past dim pass through). Default dim, or the config's head_dim. */
   headDim?: number;
-  /** Default 'half'. */
+  /** Default 'half', or the config's pairing (DeepSeek, Llama 4: 'interleaved'). */
   pairing?: RopePairing;
 }
+
+/** rope()'s options: dim with base and scaling, or a model's config (+ layerType), whose rotary dim is dim's default. */
+export type RopeHandleOptions = RopeHandleShape & (
+  | {
+    /** Rotated width (even): the frequencies are those of a head this wide. */
+    dim: number;
+    /** Default 10000. */
+    base?: number;
+    /** Default none. */
+    scaling?: RopeScaling;
+    config?: undefined;
+    layerType?: undefined;
+  }
+  | {
+    /** A parsed config.json instead of base and scaling; its rotary dim, head_dim and pairing are the defaults. */
+    config: ModelConfig;
+    /** The layer type whose RoPE to use. */
+    layerType?: string;
+    /** Must be the config's rotary dim when given. */
+    dim?: number;
+    base?: undefined;
+    scaling?: undefined;
+  });
 
 export interface RopeHandle<D extends Float32Array | Float64Array = Float32Array> {
   readonly dim: number;
@@ -223,7 +244,8 @@ export interface RopeHandle<D extends Float32Array | Float64Array = Float32Array
 
 /**
  * ropeApply's multi-axis form: with `section`, positions are [A, S] (M-RoPE, from mropePositions);
- * with `axesDim`, ids are [S, A] (axial). `offset` and `rotaryDim` do not apply; the first
+ * with `axesDim`, ids are [S, A] (axial). A `config` gives them instead: a Qwen-VL config's
+ * mrope_section when positions are [A, S], a FLUX config's axes_dims_rope and theta. `offset` and `rotaryDim` do not apply; the first
  * 2 · sum(section) or sum(axesDim) coordinates of each head rotate.
  */
 export interface RopeMultiAxisApplyOptions extends RopePairingOptions {
@@ -281,6 +303,8 @@ export interface RopeAxialOptions {
   axesDim?: ArrayLike<number>;
   /** A parsed FLUX transformer config.json: its axes_dims_rope and theta, instead of axesDim and base. */
   config?: ModelConfig;
+  /** As for the other config readers; an axial config has no layer types, so any value is refused. */
+  layerType?: string;
   /** 'axis' (default): axis a has its own base^(−2j/axesDim[a]) (FLUX, Qwen2-VL vision); 'alternate': one head of sum(axesDim), axis a takes every A-th frequency from the a-th (Pixtral). */
   frequencies?: 'axis' | 'alternate';
   /** Default 10000. */

@@ -66,15 +66,21 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
   return { code: SCALINGS[type], params };
 }
 
+/** The 1-D RoPE of the `config` option's layer (`layerType`), or a refusal for a config without one. */
+function oneLayer(check, opts) {
+  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
+  if (r.axial || r.type === 'none') {
+    throw check.fail(RangeError, `config describes ${r.axial ? 'axial RoPE (axes_dims_rope)' : 'a layer without RoPE'}; ropeFromConfig tells what it holds`);
+  }
+  return r;
+}
+
 /** The base and scaling of one layer of a model's config (the `config` and `layerType` options). */
 function fromConfig(check, opts, dim) {
   for (const key of ['base', 'scaling']) {
     if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
   }
-  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
-  if (r.axial || r.type === 'none') {
-    throw check.fail(RangeError, `config describes ${r.axial ? 'axial RoPE (axes_dims_rope)' : 'a layer without RoPE'}; ropeFromConfig tells what it holds`);
-  }
+  const r = oneLayer(check, opts);
   if (dim !== r.rotaryDim) {
     throw check.fail(RangeError, `the dim must be ${r.rotaryDim}, the config's rotary dim (head_dim ${r.headDim} × partial_rotary_factor)`, dim);
   }
@@ -90,12 +96,11 @@ export function ropeCommon(check, opts, dim) {
   return { base, ...scalingArgs(check, opts.scaling, dim) };
 }
 
-/** With a `config` option: its head_dim, rotary dim and pairing, ropeApply's defaults (none without one). */
+/** With a `config` option: its head_dim, rotary dim and pairing, the defaults of ropeApply and rope() (none without one). */
 export function configShape(check, opts) {
-  const none = { headDim: undefined, rotaryDim: undefined, pairing: undefined }; // own keys: nothing read from Object.prototype
-  if (opts.config === undefined) return none;
-  const r = resolveConfig(check, opts.config, { layerType: opts.layerType, layerIndex: undefined, seqLen: undefined });
-  return r.axial || r.type === 'none' ? none : { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
+  if (opts.config === undefined) return { headDim: undefined, rotaryDim: undefined, pairing: undefined }; // own keys: nothing read from Object.prototype
+  const r = oneLayer(check, opts);
+  return { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
 }
 
 /** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
