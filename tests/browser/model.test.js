@@ -16,6 +16,28 @@ after(() => h?.close());
 const withPage = (path, run, options) => withPageIn(h, path, run, options);
 const config = (name) => readFile(new URL(`../fixtures/configs/${name}.json`, import.meta.url), 'utf8');
 
+/** The id view of a <pe-model>: the strip's chips, the resume sentence, and each table's caption and cells. */
+const idView = (page, id) => page.evaluate((i) => {
+  const root = document.getElementById(i).shadowRoot;
+  return {
+    strip: [...root.querySelectorAll('.strip li')].map((li) => li.textContent),
+    text: root.querySelector('.ids')?.textContent ?? '',
+    label: root.querySelector('.ids')?.getAttribute('aria-label') ?? '',
+    tables: [...root.querySelectorAll('table.idgrid')].map((t) => ({
+      caption: t.caption.textContent,
+      cols: [...t.tHead.rows[0].cells].slice(1).map((c) => c.textContent),
+      rows: [...t.tBodies[0].rows].map((r) => [...r.cells].slice(1).map((c) => Number(c.textContent))),
+    })),
+  };
+}, id);
+/** An h × w table of f(y, x). */
+const table = (h, w, f) => Array.from({ length: h }, (_, y) => Array.from({ length: w }, (_, x) => f(y, x)));
+/** The menu of a control, or null: its options' values and texts, and the selected value. */
+const menu = (page, id) => page.evaluate((i) => {
+  const s = document.getElementById(i).shadowRoot.querySelector('.controls select');
+  return s && { values: [...s.options].map((o) => o.value), texts: [...s.options].map((o) => o.textContent), value: s.value };
+}, id);
+
 const shown = async (page, id) => {
   await page.locator(`#${id}`).scrollIntoViewIfNeeded();
   return waitRendered(page, id);
@@ -35,7 +57,18 @@ for (const [path, lang] of [['en/index.html', 'en'], ['index.html', 'zh']]) {
       await page.waitForFunction(() => document.getElementById('w-model').getAttribute('config')?.includes('mrope_section'));
       assert.equal(await shown(page, 'w-model'), 'ready');
       const stats = await canvasStats(page, 'w-model');
-      assert.ok(stats.length >= 2 && stats.every((s) => s.ink > 500), 'wavelengths and position rows drawn');
+      assert.ok(stats.length >= 1 && stats.every((s) => s.ink > 500), 'wavelengths drawn');
+      // Qwen2-VL's get_rope_index on the image grid: 4 text tokens at 0..3; the 6 × 6 merged image from s = 4 takes
+      // time 4, height 4 + row, width 4 + column; the 5 text tokens after it resume at the largest id (9) + 1 = 10
+      const ids = await idView(page, 'w-model');
+      assert.deepEqual(ids.strip.filter((c) => /^\d+$/.test(c)), ['0', '1', '2', '3', '10', '11', '12', '13', '14']);
+      assert.equal(ids.strip.length, 10, 'one chip for the image between the text tokens');
+      assert.match(ids.strip[4], lang === 'en' ? /image: 36 tokens \(6 × 6\)/ : /图像：36 个词元（6 × 6）/);
+      assert.deepEqual(ids.tables.map((t) => t.rows), [table(6, 6, () => 4), table(6, 6, (y) => 4 + y), table(6, 6, (y, x) => 4 + x)]);
+      assert.deepEqual(ids.tables.map((t) => t.caption), lang === 'en' ? ['time ids (4 to 4)', 'height ids (4 to 9)', 'width ids (4 to 9)']
+        : ['时间编号（4 到 4）', '高度编号（4 到 9）', '宽度编号（4 到 9）']);
+      assert.match(ids.text, lang === 'en' ? /resumes at id 10: the largest image id, 9, plus 1, not its token index 40/ : /从编号 10 接着开始：即图像的最大编号 9 加 1，而不是它的词元序号 40/);
+      assert.match(ids.label, lang === 'en' ? /rope delta -30/ : /rope delta 为 -30/);
       const text = await widgetText(page, 'w-model');
       assert.match(text, lang === 'en' ? /rope delta -/ : /rope delta 为 -/);
       assert.match(text, lang === 'en' ? /16 read the time row, 24 the height row and 24 the width row/ : /16 个读时间行，24 个读高度行，24 个读宽度行/);
@@ -60,6 +93,11 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     const flux = await addWidget(page, 'pe-model', { config: await config('flux.1-dev'), grid: '4' });
     assert.equal(await waitRendered(page, flux), 'ready');
     assert.match(await widgetText(page, flux), /FLUX ids of a 4 × 4 latent grid/);
+    // FLUX's img_ids on the 4 × 4 latent grid: (0, row, column)
+    const fluxIds = await idView(page, flux);
+    assert.deepEqual(fluxIds.tables.map((t) => t.rows), [table(4, 4, () => 0), table(4, 4, (y) => y), table(4, 4, (y, x) => x)]);
+    assert.deepEqual(fluxIds.strip, []);
+    assert.equal(await menu(page, flux), null, 'FLUX has no layer types: no menu');
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);
@@ -81,4 +119,37 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     await page.waitForFunction((i) => document.getElementById(i).dataset.state === 'ready', bad);
     assert.match(await widgetText(page, bad), /All 32 pairs keep the unscaled frequencies/);
   });
+});
+
+test('<pe-model> layer type: a menu of the config\'s own layer types, absent without them; the layer clamped to the config\'s layers', async () => {
+  await withPage('examples/blog.html', async (page) => {
+    // Gemma 3 4B: 34 layers, every sixth global (θ 1e6, linear 8), the others sliding (θ 1e4, unscaled)
+    const gemma = await addWidget(page, 'pe-model', { config: await config('gemma-3-4b'), layer: '5' });
+    assert.equal(await waitRendered(page, gemma), 'ready');
+    assert.deepEqual(await menu(page, gemma), {
+      values: ['sliding_attention', 'full_attention'], texts: ['sliding_attention (29 layers)', 'full_attention (5 layers)'], value: 'full_attention',
+    });
+    assert.match(await widgetText(page, gemma), /type linear, θ = 1000000/);
+    const renders = await page.evaluate((i) => document.getElementById(i).renders, gemma);
+    // (widgets above it grow as they draw: scroll it back into view, or it waits, unseen, to draw)
+    await page.locator(`#${gemma}`).locator('select').scrollIntoViewIfNeeded();
+    await page.locator(`#${gemma}`).locator('select').selectOption('sliding_attention');
+    await page.waitForFunction(([i, n]) => document.getElementById(i).renders > n, [gemma, renders]);
+    assert.equal(await page.evaluate((i) => document.getElementById(i).getAttribute('layer-type'), gemma), 'sliding_attention');
+    assert.equal(await page.evaluate((i) => document.getElementById(i).hasAttribute('layer'), gemma), false, 'picking a type clears the layer');
+    assert.match(await widgetText(page, gemma), /type default, θ = 10000,/);
+    assert.equal((await menu(page, gemma)).value, 'sliding_attention');
+    // another config, without layer types, pasted into the field: the layer type goes with the old model, and the menu and the layer field go
+    await page.locator(`#${gemma}`).locator('input[type=text]').fill(await config('llama-3.1-8b'));
+    await page.locator(`#${gemma}`).scrollIntoViewIfNeeded();
+    await page.waitForFunction(([i, n]) => document.getElementById(i).renders > n + 1, [gemma, renders]);
+    assert.equal(await menu(page, gemma), null);
+    assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('.controls input').length, gemma), 2, 'config and grid only');
+    // a layer past the config's last is the last, with a note (the attribute allows up to 1048576)
+    const far = await addWidget(page, 'pe-model', { config: await config('gemma-3-4b'), layer: '1048576' });
+    assert.equal(await shown(page, far), 'ready');
+    const farText = await widgetText(page, far);
+    assert.match(farText, /layer = 1048576 .*using 33/);
+    assert.match(farText, /shown: sliding_attention/);
+  }, { width: 390, height: 844 });
 });

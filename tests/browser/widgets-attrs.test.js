@@ -9,15 +9,21 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { open, newPage, withPage } from './harness.js';
+import { readFileSync } from 'node:fs';
 import { WIDGETS } from '../../web/widgets/index.js';
+import initVariants from '../../web/lib/variants/index.js';
 
 let h;
 before(async () => { h = await open(); });
 after(() => h?.close());
 
-// Elements that draw nothing without input of the reader's (<pe-model> needs a
-// model's config.json): their sweep needs a fixture of that input, to be added.
-const NEEDS_INPUT = ['pe-model'];
+// Elements that draw nothing without input of the reader's get it with every
+// case: <pe-model> a published config.json with layer types and per-layer RoPE
+// (Gemma 3), and its layer-type menu's words are that config's layer types, as
+// ropeFromConfig reads them.
+const GEMMA = readFileSync(new URL('../fixtures/configs/gemma-3-4b.json', import.meta.url), 'utf8');
+const INPUT = { 'pe-model': { config: GEMMA } };
+const WORDS = { 'pe-model': { 'layer-type': [...new Set((await initVariants()).ropeFromConfig(JSON.parse(GEMMA)).layerTypes)] } };
 
 /** The smallest number a `num` spec takes: just above its bound. */
 const justAbove = (x) => x + 1e-9 * Math.max(1, Math.abs(x));
@@ -26,16 +32,15 @@ const justAbove = (x) => x + 1e-9 * Math.max(1, Math.abs(x));
 function cases() {
   const out = [];
   for (const [tag, cls] of Object.entries(WIDGETS)) {
-    if (NEEDS_INPUT.includes(tag)) continue;
     for (const [name, s] of Object.entries(cls.spec)) {
-      const values = {
+      const values = WORDS[tag]?.[name] ?? {
         int: () => [s.min, s.max - (s.max % (s.multiple ?? 1))],
         num: () => [justAbove(s.above), s.max],
         oneOf: () => s.values,
         words: () => s.values,
         bool: () => ['true', 'false'],
       }[s.kind]?.() ?? [];
-      for (const v of values) out.push([tag, { [name]: String(v) }]);
+      for (const v of values) out.push([tag, { ...INPUT[tag], [name]: String(v) }]);
     }
   }
   return out;

@@ -18,7 +18,9 @@ function modelsUrl(file) {
 async function load(target, id) {
   const response = await fetch(modelsUrl(`${id}.json`));
   if (!response.ok) throw new Error(`models/${id}.json: HTTP ${response.status}`);
-  target.setAttribute('config', await response.text());
+  const text = await response.text();
+  for (const attr of ['layer-type', 'layer']) target.removeAttribute(attr); // the previous model's layer
+  target.setAttribute('config', text);
 }
 
 export async function mount(node) {

@@ -3,15 +3,16 @@
 // rotated pair before and after the model's scaling against its trained and
 // extended context (which pairs are interpolated, which kept), with the
 // attention factor and the layer types in the caption; for M-RoPE models
-// (Qwen2-VL) the three position rows (time, height, width) of a prompt with
-// one image, and for FLUX the ids of its latent grid. Every number comes from
-// the posenc API.
+// (Qwen2-VL) the position ids (time, height, width) of a prompt with one
+// image, drawn on the image's grid of merged patches with the text tokens
+// around it, and for FLUX the ids on its latent grid: tables of numbers, so
+// the drawing is its own text alternative. Every number comes from the posenc
+// API (ropeFromConfig, mropePositions, ropeGridIds).
 import { PeWidget } from './base.js';
 import { int, text } from './attrs.js';
-import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { LOG } from './log-scale.js';
-import { fmt } from './dom.js';
+import { el, fmt } from './dom.js';
 
 const TEXT_BEFORE = 4; // <|im_start|>user\n<|vision_start|>
 const TEXT_AFTER = 5; // <|vision_end|> and a short question
@@ -47,6 +48,7 @@ function rampCounts(scaled, plain) {
 export class PeModel extends PeWidget {
   static spec = {
     config: text(200000, ''),
+    // The config's own layer types are the menu's entries: ropeFromConfig checks the value against them.
     'layer-type': text(64, ''),
     layer: int(-1, 1048576, -1),
     grid: int(1, 32, 6),
@@ -56,26 +58,59 @@ export class PeModel extends PeWidget {
   static aspect = 2;
 
   render(api, v, variants) {
-    this.control('config', 'modelConfigLabel', v.config, { kind: 'text', spellcheck: 'false' });
+    const field = this.control('config', 'modelConfigLabel', v.config, { kind: 'text', spellcheck: 'false' });
+    field.oninput ??= () => ['layer-type', 'layer'].forEach((a) => this.removeAttribute(a)); // another model: its own layers
     this.control('grid', 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     if (!v.config.trim()) throw new TypeError(this.t('modelNoConfig'));
     const config = parseConfig(v.config);
-    const layer = { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(v.layer >= 0 ? { layerIndex: v.layer } : {}) };
-    const r = variants.ropeFromConfig(config, layer);
-    this.control('layer-type', 'modelLayerLabel', v['layer-type'], { kind: 'text', spellcheck: 'false' });
-    this.control('layer', 'modelLayerIndexLabel', v.layer, { kind: 'number', min: -1, step: 1 });
+    const model = variants.ropeFromConfig(config); // the layer types and layers the menus offer
+    this.layerControls(v, model, (model.layerTypes ?? model.ropeLayers)?.length);
+    const n = (model.layerTypes ?? model.ropeLayers)?.length;
+    const layer = n && v.layer >= n ? n - 1 : v.layer; // the attribute's range is the config's layers
+    if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
+    const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
+    if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
     const parts = [this.describe(r)];
     if (r.type === 'none') {
       this.clearCharts();
-      this.captionEl.textContent = this.t('modelNone', { layer: v.layer });
+      this.captionEl.textContent = this.t('modelNone', { layer });
       return;
     }
     parts.push(this.drawWavelengths(r, variants));
     if (r.type === 'axial') parts.push(this.drawFluxIds(variants, v.grid, r));
     else if (r.mropeSection) parts.push(this.drawMrope(variants, config, v.grid, r));
-    else this.ids?.box.classList.add('hidden');
+    else this.idsEl?.replaceChildren();
     if (r.warnings.length) parts.push(this.t('modelWarnings', { list: r.warnings.join('; ') }));
     this.captionEl.textContent = parts.join(' ');
+  }
+
+  /**
+   * The layer type as a menu of the config's own layer types (with how many
+   * layers have each), absent when the config has none; the layer index when
+   * the config has per-layer RoPE. Picking a type clears the index.
+   */
+  layerControls(v, model, layers) {
+    const counts = new Map();
+    for (const t of model.layerTypes ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
+    this.dropControl('layer-type', counts.size > 0);
+    this.dropControl('layer', layers || v.layer >= 0);
+    if (counts.size) {
+      const menu = this.control('layer-type', 'modelLayerLabel', v['layer-type'], { kind: 'select' });
+      menu.replaceChildren(...[...counts].map(([type, n]) => el('option', { value: type }, this.t('modelLayerOption', { type, n }))));
+      menu.value = v['layer-type'];
+      menu.onchange ??= () => this.removeAttribute('layer');
+    }
+    if (layers || v.layer >= 0) {
+      this.control('layer', 'modelLayerIndexLabel', v.layer, { kind: 'number', min: -1, step: 1, ...(layers ? { max: layers - 1 } : {}) });
+    }
+  }
+
+  /** Removes a control (label and input) unless `keep`; control() makes it again when asked. */
+  dropControl(attr, keep) {
+    const c = this.ctl?.[attr];
+    if (keep || !c) return;
+    c.input.parentElement.remove();
+    delete this.ctl[attr];
   }
 
   describe(r) {
@@ -91,9 +126,8 @@ export class PeModel extends PeWidget {
   clearCharts() {
     this.chartsEl.replaceChildren();
     this.waveChart = null;
-    this.ids = null;
+    this.idsEl?.replaceChildren();
   }
-
   /** 2π/θ_i per pair, scaled and unscaled, against the trained and extended context. */
   drawWavelengths(r, variants) {
     const n = r.invFreq.length;
@@ -121,37 +155,61 @@ export class PeModel extends PeWidget {
     return text;
   }
 
-  /** The three rows of get_rope_index for text, one grid × grid image (after merging), text. */
+  /**
+   * Qwen2-VL's get_rope_index (mropePositions) for text, one grid × grid image
+   * (after the spatial merge) and text: the text tokens as a strip (one id,
+   * the same in all three rows), the image tokens as three grids of their
+   * time, height and width ids, and where the text after the image resumes.
+   */
   drawMrope(variants, config, grid, r) {
     const merge = config.vision_config?.spatial_merge_size ?? 2;
     const p = variants.mropePositions([{ text: TEXT_BEFORE }, { image: [1, grid * merge, grid * merge] }, { text: TEXT_AFTER }],
       { spatialMergeSize: merge });
     const s = p.shape[1];
+    const start = p.tokenTypes.indexOf(1); // the first image token
+    const end = p.tokenTypes.lastIndexOf(1) + 1;
+    const id = (row, k) => p.data[row * s + k];
     const cache = variants.mropeCache(p, r.rotaryDim, { config, layout: 'pairs' });
-    const rows = [0, 1, 2].map((k) => this.t(`modelRow_${k}`));
-    const reads = [0, 1, 2].map((k) => Array.from(cache.axis).filter((a) => a === k).length);
+    const reads = [0, 1, 2].map((k) => cache.axis.filter((a) => a === k).length);
+    let top = 0;
+    for (let k = start; k < end; k++) top = Math.max(top, id(0, k), id(1, k), id(2, k));
+    const chips = (from, to) => Array.from({ length: to - from }, (_, i) => el('li', { class: 'tok' }, String(id(0, from + i))));
+    const strip = el('ol', { class: 'strip', 'aria-label': this.t('modelStrip') },
+      chips(0, start), el('li', { class: 'tok img' }, this.t('modelImageChip', { n: end - start, grid })), chips(end, s));
+    const resume = el('p', { class: 'sub' }, this.t('modelResume', { first: id(0, end), top, index: end }));
     const label = this.t('modelMropeAlt', { s, grid, delta: p.ropeDelta, t: reads[0], h: reads[1], w: reads[2] });
-    this.idsMap(3, s, Float64Array.from(p.data), label, this.t('modelToken'), (row, col) => [
-      `${rows[row]}, ${this.t('modelToken')} ${col}`, `id = ${p.data[row * s + col]}`,
-    ]);
+    this.idsView(label, 'modelIdsTitle', [strip, resume], grid, grid, (axis, y, x) => id(axis, start + y * grid + x));
     return label;
   }
 
-  /** FLUX's ids of a grid × grid latent (time 0, row, column), as ropeAxialCache reads them. */
+  /** FLUX's ids of a grid × grid latent (time 0, row, column), as ropeAxialCache reads them, on the grid. */
   drawFluxIds(variants, grid, r) {
     const ids = variants.ropeGridIds(grid, grid, { axes: r.axesDim.length });
-    const n = ids.rows;
     const a = ids.cols;
-    const byAxis = Float64Array.from({ length: a * n }, (_, i) => ids.data[(i % n) * a + Math.floor(i / n)]);
     const label = this.t('modelFluxAlt', { grid, axes: r.axesDim.join(', '), theta: String(r.theta) });
-    this.idsMap(a, n, byAxis, label, this.t('modelPatch'), (row, col) => [`${this.t(`modelRow_${row}`)}, ${this.t('modelPatch')} ${col}`,
-      `id = ${byAxis[row * n + col]}`]);
+    this.idsView(label, 'modelFluxTitle', [], grid, grid, (axis, y, x) => ids.data[(y * grid + x) * a + axis]);
     return label;
   }
 
-  idsMap(rows, cols, data, label, x, describe) {
-    this.ids ??= new Heatmap(this.chartsEl, { aspect: 2.4 });
-    this.ids.box.classList.remove('hidden');
-    this.ids.update({ rows, cols, data, scale: 'sequential', x, y: this.t('modelAxis'), label, describe });
+  /** One table per axis (time, height, width) of the ids of an h × w grid, each cell holding its id. */
+  idsView(label, title, before, h, w, value) {
+    this.idsEl ??= this.extraEl.appendChild(el('div', { class: 'ids', role: 'group' }));
+    this.idsEl.setAttribute('aria-label', label);
+    const grids = [0, 1, 2].map((axis) => {
+      const cell = (y, x) => value(axis, y, x);
+      let lo = Infinity, hi = -Infinity;
+      for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) [lo, hi] = [Math.min(lo, cell(y, x)), Math.max(hi, cell(y, x))];
+      const cols = Array.from({ length: w }, (_, x) => x);
+      const td = (y, x) => {
+        const c = el('td', {}, String(cell(y, x)));
+        c.style.setProperty('--v', hi > lo ? String((cell(y, x) - lo) / (hi - lo)) : '0');
+        return c;
+      };
+      return el('table', { class: 'idgrid' },
+        el('caption', {}, this.t('modelGridCaption', { axis: this.t(`modelRow_${axis}`), lo, hi })),
+        el('thead', {}, el('tr', {}, el('td', {}), cols.map((x) => el('th', { scope: 'col' }, String(x))))),
+        el('tbody', {}, Array.from({ length: h }, (_, y) => el('tr', {}, el('th', { scope: 'row' }, String(y)), cols.map((x) => td(y, x))))));
+    });
+    this.idsEl.replaceChildren(el('p', { class: 'sub' }, this.t(title)), ...before, el('div', { class: 'tables' }, grids));
   }
 }

@@ -46,6 +46,14 @@ thead th { background: var(--soft); }
 tbody th { text-align: left; font-weight: 600; background: var(--soft); }
 /* Tables scroll inside their own box, which the keyboard can reach (tabindex=0). */
 .tables { display: flex; flex-wrap: wrap; gap: 4px 24px; overflow-x: auto; max-width: 100%; }
+/* <pe-model>'s position ids: a strip of tokens and small grids whose cells hold numbers, shaded by value. */
+.strip { display: flex; flex-wrap: wrap; gap: 3px; list-style: none; padding: 0; margin: 4px 0; }
+.tok { border: 1px solid var(--line); border-radius: 4px; padding: 0 5px; font-variant-numeric: tabular-nums; }
+.tok.img { background: var(--soft); }
+.idgrid caption { font-size: 12px; color: var(--muted); text-align: left; }
+.ids .tables { gap: 4px 10px; }
+.idgrid th, .idgrid td { padding: 1px 2px; min-width: 1.3em; font-size: 12px; text-align: center; }
+.idgrid td { background: color-mix(in srgb, var(--accent) calc(var(--v, 0) * 45%), var(--bg)); }
 .verdict { margin: 4px 0; overflow-wrap: anywhere; }
 .good { color: var(--pe-good-fg, #1d6b32); font-weight: 600; }
 .bad { color: var(--pe-error-fg, #9d1c1c); font-weight: 600; }
