@@ -84,6 +84,19 @@ for (const [path, lang] of [['en/index.html', 'en'], ['index.html', 'zh']]) {
       assert.match(llama, lang === 'en' ? /type llama3, θ = 500000/ : /类型 llama3，θ = 500000/);
       assert.match(llama, lang === 'en' ? /29 keep their frequency, 29 are slowed by the full factor 8 \(interpolated\) and 6 lie on the ramp/
         : /29 个保持原频率，29 个按完整倍数 8 减慢（插值），6 个位于/);
+      // a layer type picked for Gemma 3 goes with it when the gallery loads another model
+      const next = async (run) => {
+        const n = await page.evaluate(() => document.getElementById('w-model').renders);
+        await run();
+        await page.locator('#w-model').scrollIntoViewIfNeeded();
+        await page.waitForFunction((k) => document.getElementById('w-model').renders > k, n);
+      };
+      await next(() => page.locator('#m-model-gallery select').selectOption('gemma-3-4b'));
+      await next(() => page.locator('#w-model select').selectOption('sliding_attention'));
+      assert.match(await widgetText(page, 'w-model'), /θ = 10000[，,]/);
+      await next(() => page.locator('#m-model-gallery select').selectOption('llama-3.1-8b'));
+      assert.equal(await page.evaluate(() => document.getElementById('w-model').dataset.state), 'ready');
+      assert.equal(await page.evaluate(() => document.getElementById('w-model').hasAttribute('layer-type')), false);
     }, { width: 390, height: 844 });
   });
 }
@@ -151,5 +164,16 @@ test('<pe-model> layer type: a menu of the config\'s own layer types, absent wit
     const farText = await widgetText(page, far);
     assert.match(farText, /layer = 1048576 .*using 33/);
     assert.match(farText, /shown: sliding_attention/);
+    // the largest grid (32 × 32 merged patches) scrolls inside its own box, reachable by keyboard; the page stays 390 px wide
+    const big = await addWidget(page, 'pe-model', { config: await config('qwen2-vl-7b'), grid: '32' });
+    assert.equal(await shown(page, big), 'ready');
+    const box = await page.evaluate((i) => {
+      const e = document.getElementById(i);
+      const t = e.shadowRoot.querySelector('.ids .tables');
+      return { width: e.getBoundingClientRect().width, page: document.documentElement.scrollWidth, scrolls: t.scrollWidth > t.clientWidth, tab: t.getAttribute('tabindex'),
+        cells: e.shadowRoot.querySelectorAll('table.idgrid td').length };
+    }, big);
+    assert.deepEqual(box, { width: box.width, page: 390, scrolls: true, tab: '0', cells: 3 * (32 * 32 + 1) });
+    assert.ok(box.width <= 390, `${box.width}`);
   }, { width: 390, height: 844 });
 });
