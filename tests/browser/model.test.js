@@ -111,6 +111,11 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     assert.deepEqual(fluxIds.tables.map((t) => t.rows), [table(4, 4, () => 0), table(4, 4, (y) => y), table(4, 4, (y, x) => x)]);
     assert.deepEqual(fluxIds.strip, []);
     assert.equal(await menu(page, flux), null, 'FLUX has no layer types: no menu');
+    // the export holds each pair's θ_i and wavelength: FLUX's first axis (16 wide) starts at θ 1 and 10000^(-2/16)
+    const exported = await page.evaluate((i) => document.getElementById(i).exportData(), flux);
+    assert.deepEqual(exported.header, ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength']);
+    assert.equal(exported.rows.length, 64);
+    assert.ok(Math.abs(exported.rows[1][1] - 10000 ** (-2 / 16)) < 1e-15 && exported.rows[0][1] === 1 && exported.rows[8][1] === 1, 'each axis starts again at θ 1');
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);

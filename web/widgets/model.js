@@ -124,6 +124,7 @@ export class PeModel extends PeWidget {
   }
 
   clearCharts() {
+    this.data = PeWidget.noData;
     this.chartsEl.replaceChildren();
     this.waveChart = null;
     this.idsEl?.replaceChildren();
@@ -143,6 +144,11 @@ export class PeModel extends PeWidget {
     if (r.originalMaxPosition && r.maxPosition > r.originalMaxPosition) {
       sets.push(lineSet(this.t('modelExtended', { len: r.maxPosition }), flat(r.maxPosition), 3, { pointRadius: 0, borderDash: [2, 2] }));
     }
+    // The export (CSV / JSON): each pair's θ_i as the model uses it, its wavelength, and the unscaled one.
+    this.data = () => ({
+      header: ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength'],
+      rows: Array.from(r.invFreq, (w, i) => [i, w, 2 * Math.PI / w, 2 * Math.PI / plain[i]]),
+    });
     this.waveChart ??= lineChart(this.newCanvas(), { aspect: 2, yExtra: LOG });
     setSeries(this.waveChart, sets, { x: this.t('pairIndex'), y: this.t('modelWavelength') });
     this.waveChart.canvas.sub.textContent = this.t('modelWaveTitle');
