@@ -24,6 +24,7 @@ export const SCALING_FLAGS = {
     type: ['real', 'length'].includes(ROPE_PARAMS[k].kind) ? 'number' : 'string', help: helpOf(k),
   }])),
   config: { type: 'string', help: 'a model\'s config.json: its RoPE instead of --dim, --base and --scaling (see posenc rope --config x --help)' },
+  'layer-type': { type: 'string', help: 'with --config: the layer type whose RoPE to use' },
 };
 
 /** A flag's text value as the parameter's kind wants it, or a usage error naming the flag. */
@@ -42,6 +43,7 @@ function valueOf(key, raw, usage) {
 
 /** The `scaling` option of the flags (undefined without --scaling); usage(message) makes the error to throw. */
 export function scalingFromFlags(v, usage) {
+  if (v['layer-type'] !== undefined) throw usage('--layer-type needs --config (a model\'s config.json), as the API\'s layerType needs config');
   if (v.scaling === undefined) {
     const stray = FLAGGED.find((k) => v[ROPE_PARAMS[k].flag.slice(2)] !== undefined);
     if (stray) throw usage(`${ROPE_PARAMS[stray].flag} needs --scaling`);

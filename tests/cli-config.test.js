@@ -192,4 +192,9 @@ test('rope\'s scaling flags come from the table of RoPE types', () => {
   // int(0.5 · 8 // 2) = 2 pairs rotate at 1e4^(-2i/8) / 2, the others stay at angle 0 (cos 1)
   assert.ok(Math.abs(cos[8 + 1] - Math.cos(0.05)) < 1e-15 && cos[8 + 2] === 1 && cos[8 + 3] === 1);
   assert.match(run('rope', '--dim', '8', '--max-len', '4', '--truncate', 'false', '--out', out('t.npy')).stderr, /--truncate needs --scaling/);
+  // --layer-type belongs to a config, as the API's layerType does
+  const stray = run('rope', '--dim', '8', '--max-len', '4', '--layer-type', 'full_attention', '--out', out('u.npy'));
+  assert.equal(stray.status, 2);
+  assert.match(stray.stderr, /--layer-type needs --config/);
+  assert.match(help, /--layer-type <text> +with --config/);
 });
