@@ -112,6 +112,8 @@ test('ropeApply({ positions, config }) uses an M-RoPE config\'s section for [3, 
   const text = pv.ropeApply(x, { positions: line, config: qwen, dtype: 'float64' }).data;
   assert.deepEqual(text, pv.ropeApply(x, { positions: line, base: 1e6, headDim: 128, dtype: 'float64' }).data);
   assert.throws(() => pv.ropeApply(x, { positions: p, config: qwen, interleaved: true }), (e) => e instanceof TypeError && /config or section and interleaved/.test(e.message));
+  const hostile = { get shape() { throw new Error('no'); }, data: p.data };
+  assert.throws(() => pv.ropeApply(x, { positions: hostile, config: qwen }), (e) => e instanceof TypeError && /^posenc\.ropeApply: could not read positions/.test(e.message));
   // FLUX: ids [S, 3], axes_dim [16, 56, 56], θ 10000, adjacent pairs, heads of attention_head_dim 128
   const flux = gallery('flux.1-dev');
   const ids = pv.ropeGridIds(3, 4, { axes: 3 });

@@ -67,15 +67,6 @@ function axisMajor(t, idsRows) {
   return out;
 }
 
-/** Positions given as a matrix ([A, S] nested arrays, { shape: [A, S] }, a tensor): M-RoPE's, not a list. */
-function isMatrix(p) {
-  try {
-    return Array.isArray(p) ? p[0]?.length >= 0 : (p?.shape ?? p?.dims)?.length === 2;
-  } catch {
-    return false; // an odd object: the 1-D reader names what is wrong with it
-  }
-}
-
 export function createAxes(wasm, call) {
   /** theta_i of a head of width dim and the attention factor (c/rope_scaling.c). */
   function frequencies(f, check, dim, common) {
@@ -215,7 +206,9 @@ export function createAxes(wasm, call) {
     const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
     const headDim = opts.headDim ?? r.headDim;
     if (r.axial) return { ...axialOfConfig(check, opts, r), headDim, pairing: opts.pairing ?? 'interleaved' };
-    if (!r.mropeSection || !isMatrix(opts.positions)) return null;
+    // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list is text
+    const p = opts.positions;
+    if (!r.mropeSection || !check.read('positions', () => (Array.isArray(p) ? p[0]?.length >= 0 : (p?.shape ?? p?.dims)?.length === 2))) return null;
     if (opts.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
     return { ...opts, headDim, section: r.mropeSection, interleaved: r.mropeInterleaved };
   }
