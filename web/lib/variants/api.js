@@ -37,7 +37,7 @@ function positionsArg(check, opts, length, other) {
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
-  const axes = createAxes(wasm, call);
+  const axes = createAxes(wasm, call, (check, dim, a) => frequencies(check, dim, a, 'float64'));
 
   // ---- shared option readers --------------------------------------------------
 

@@ -67,16 +67,8 @@ function axisMajor(t, idsRows) {
   return out;
 }
 
-export function createAxes(wasm, call) {
-  /** theta_i of a head of width dim and the attention factor (c/rope_scaling.c). */
-  function frequencies(f, check, dim, common) {
-    const out = f.output('float64', dim / 2);
-    const af = f.output('float64', 1);
-    const params = common.params ? f.float64(common.params, common.params.length) : 0;
-    call(check, wasm.pe_rope_frequencies(out, af, dim, common.base, common.code, params));
-    return { w: f.read('float64', out, dim / 2), attention: f.read('float64', af, 1)[0] };
-  }
-
+/** frequencies(check, dim, common): api.js's { invFreq, attentionFactor } of a head of width dim (c/rope_scaling.c), in float64. */
+export function createAxes(wasm, call, frequencies) {
   /**
    * { freq, axis, attention } of a plan: M-RoPE (section: HF's frequencies of
    * a head of 2 sum(section), scaling included) or axial (axesDim: per axis
@@ -84,17 +76,17 @@ export function createAxes(wasm, call) {
    * the frequencies of one head of sum(axesDim), axis a taking every A-th
    * from the a-th, Pixtral).
    */
-  function planFrequencies(f, check, plan) {
+  function planFrequencies(check, plan) {
     if (plan.section) {
-      const { w, attention } = frequencies(f, check, plan.dim, plan.common);
-      return { freq: w, axis: sectionAxes(plan.section, plan.interleaved), attention };
+      const { invFreq, attentionFactor } = frequencies(check, plan.dim, plan.common);
+      return { freq: invFreq, axis: sectionAxes(plan.section, plan.interleaved), attention: attentionFactor };
     }
     const dims = plan.axesDim;
     const n = dims.reduce((a, b) => a + b, 0) / 2;
     const freq = new Float64Array(n);
     const axis = new Int32Array(n);
     if (plan.alternate) {
-      const { w } = frequencies(f, check, 2 * n, plan.common);
+      const w = frequencies(check, 2 * n, plan.common).invFreq;
       let at = 0;
       for (let a = 0; a < dims.length; a++) {
         for (let i = a; i < n; i += dims.length) { freq[at] = w[i]; axis[at++] = a; }
@@ -102,7 +94,7 @@ export function createAxes(wasm, call) {
     } else {
       let at = 0;
       dims.forEach((d, a) => {
-        freq.set(frequencies(f, check, d, plan.common).w, at);
+        freq.set(frequencies(check, d, plan.common).invFreq, at);
         axis.fill(a, at, (at += d / 2));
       });
     }
@@ -121,7 +113,7 @@ export function createAxes(wasm, call) {
     return { axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, Math.max(...axesDim)) };
   }
 
-  function cacheOut(check, name, rows, plan, positions, layout, dtype) {
+  function cacheOut(check, rows, plan, positions, layout, dtype) {
     const n = plan.dim / 2;
     const cols = layout === 'pairs' ? n : 2 * n;
     const count = rows * cols;
@@ -130,7 +122,7 @@ export function createAxes(wasm, call) {
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + positions.length * 8 + n * 28 + 64);
     return withFrame(wasm, check, (f) => {
-      const p = planFrequencies(f, check, plan);
+      const p = planFrequencies(check, plan);
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
       call(check, wasm.pe_rope_axes_cache(cos, sin, dtypeCode(dtype), f.float64(positions, positions.length), rows,
@@ -146,6 +138,13 @@ export function createAxes(wasm, call) {
     });
   }
 
+  /** A Qwen-VL config's mrope_section and mrope_interleaved, instead of the section and interleaved options. */
+  function sectionOfConfig(check, opts, r) {
+    if (opts.section !== undefined || opts.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
+    if (!r.mropeSection) throw check.fail(RangeError, 'config has no mrope_section (in rope_scaling or rope_parameters): not an M-RoPE model');
+    return { section: r.mropeSection, interleaved: r.mropeInterleaved };
+  }
+
   function mropeCache(positions, headDim, options) {
     const check = new Checker('mropeCache');
     const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
@@ -153,20 +152,14 @@ export function createAxes(wasm, call) {
     if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
     const t = readNested(check, 'positions', positions, [2]);
     const [rows, s] = t.shape;
-    let m = { section: opts.section, interleaved: opts.interleaved };
-    if (opts.config !== undefined) {
-      if (m.section !== undefined || m.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
-      const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
-      if (!r.mropeSection) throw check.fail(RangeError, 'config has no mrope_section (in rope_scaling or rope_parameters): not an M-RoPE model');
-      m = { section: r.mropeSection, interleaved: r.mropeInterleaved };
-    }
+    const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
     const section = sectionArg(check, m.section, rows, headDim / 2);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const common = ropeCommon(check, opts, headDim);
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return cacheOut(check, 'mropeCache', s, { section, interleaved, dim: headDim, common }, t.data, layout, dtype);
+    return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t.data, layout, dtype);
   }
 
   function ropeAxialCache(ids, options) {
@@ -183,7 +176,7 @@ export function createAxes(wasm, call) {
       throw check.fail(TypeError, `layout ${layout} contradicts pairing ${pairing}`);
     }
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return cacheOut(check, 'ropeAxialCache', n, plan, axisMajor(t, true), layout, dtype);
+    return cacheOut(check, n, plan, axisMajor(t, true), layout, dtype);
   }
 
   /** The options with FLUX's axes_dims_rope and theta from a config (ropeFromConfig's reading). */
@@ -209,8 +202,7 @@ export function createAxes(wasm, call) {
     // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list is text
     const p = opts.positions;
     if (!r.mropeSection || !check.read('positions', () => (Array.isArray(p) ? p[0]?.length >= 0 : (p?.shape ?? p?.dims)?.length === 2))) return null;
-    if (opts.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
-    return { ...opts, headDim, section: r.mropeSection, interleaved: r.mropeInterleaved };
+    return { ...opts, headDim, ...sectionOfConfig(check, opts, r) };
   }
 
   /** ropeApply with a section ([A, S] positions) or axesDim ([S, A] ids); opts already read. */
@@ -245,7 +237,7 @@ export function createAxes(wasm, call) {
     check.bytes(count * 16 + p.data.length * 8);
     const positions = axisMajor(p, !bySection);
     return withFrame(wasm, check, (f) => {
-      const { freq, axis, attention } = planFrequencies(f, check, plan);
+      const { freq, axis, attention } = planFrequencies(check, plan);
       const n = plan.dim / 2;
       const out = f.output('float64', count);
       const input = f.float64(t.data, count);
