@@ -106,6 +106,7 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     const flux = await addWidget(page, 'pe-model', { config: await config('flux.1-dev'), grid: '4' });
     assert.equal(await waitRendered(page, flux), 'ready');
     assert.match(await widgetText(page, flux), /FLUX ids of a 4 × 4 latent grid/);
+    assert.match(await widgetText(page, flux), /All 64 pairs keep the unscaled frequencies; the config names no context length/);
     // FLUX's img_ids on the 4 × 4 latent grid: (0, row, column)
     const fluxIds = await idView(page, flux);
     assert.deepEqual(fluxIds.tables.map((t) => t.rows), [table(4, 4, () => 0), table(4, 4, (y) => y), table(4, 4, (y, x) => x)]);
@@ -162,7 +163,7 @@ test('<pe-model> layer type: a menu of the config\'s own layer types, absent wit
     await page.locator(`#${gemma}`).scrollIntoViewIfNeeded();
     await page.waitForFunction(([i, n]) => document.getElementById(i).renders > n + 1, [gemma, renders]);
     assert.equal(await menu(page, gemma), null);
-    assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('.controls input').length, gemma), 2, 'config and grid only');
+    assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('.controls input').length, gemma), 1, 'the config field only (no grid for a text model)');
     // a layer past the config's last is the last, with a note (the attribute allows up to 1048576)
     const far = await addWidget(page, 'pe-model', { config: await config('gemma-3-4b'), layer: '1048576' });
     assert.equal(await shown(page, far), 'ready');

@@ -60,7 +60,6 @@ export class PeModel extends PeWidget {
   render(api, v, variants) {
     const field = this.control('config', 'modelConfigLabel', v.config, { kind: 'text', spellcheck: 'false' });
     field.oninput ??= () => ['layer-type', 'layer'].forEach((a) => this.removeAttribute(a)); // another model: its own layers
-    this.control('grid', 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     if (!v.config.trim()) throw new TypeError(this.t('modelNoConfig'));
     const config = parseConfig(v.config);
     const model = variants.ropeFromConfig(config); // the layer types and layers the menus offer
@@ -70,6 +69,10 @@ export class PeModel extends PeWidget {
     if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
     const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
     if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
+    // the grid's side only for a model with position ids on a grid (M-RoPE, axial)
+    const grid = Boolean(r.mropeSection || r.axesDim);
+    this.dropControl('grid', grid);
+    if (grid) this.control('grid', 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     const parts = [this.describe(r)];
     if (r.type === 'none') {
       this.clearCharts();
@@ -154,7 +157,7 @@ export class PeModel extends PeWidget {
     this.waveChart.canvas.sub.textContent = this.t('modelWaveTitle');
     const longer = trained ? Array.from(r.invFreq).filter((w) => 2 * Math.PI / w > trained).length : 0;
     const ramp = rampCounts(r.invFreq, plain);
-    const text = this.t(ramp.divided || ramp.blended ? 'modelRamp' : 'modelNoRamp', {
+    const text = this.t(ramp.divided || ramp.blended ? 'modelRamp' : trained ? 'modelNoRamp' : 'modelNoContext', {
       n, kept: ramp.kept, divided: ramp.divided, blended: ramp.blended, factor: fmt(ramp.factor, 4), longer, trained: trained ?? '—',
     });
     this.waveChart.canvas.setAttribute('aria-label', text);
