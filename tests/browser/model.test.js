@@ -117,6 +117,13 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     assert.deepEqual(exported.header, ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength']);
     assert.equal(exported.rows.length, 64);
     assert.ok(Math.abs(exported.rows[1][1] - 10000 ** (-2 / 16)) < 1e-15 && exported.rows[0][1] === 1 && exported.rows[8][1] === 1, 'each axis starts again at θ 1');
+    // Qwen3-VL (its text_config, interleaved M-RoPE [24, 20, 20], a merge of 2 in vision_config): the same grids, 3 × 3 here
+    const qwen3 = { model_type: 'qwen3_vl', vision_config: { spatial_merge_size: 2 }, text_config: { model_type: 'qwen3_vl_text', head_dim: 128,
+      hidden_size: 4096, num_attention_heads: 32, rope_theta: 5000000, rope_scaling: { rope_type: 'default', mrope_section: [24, 20, 20], mrope_interleaved: true } } };
+    const q3 = await addWidget(page, 'pe-model', { config: JSON.stringify(qwen3), grid: '3' });
+    assert.equal(await waitRendered(page, q3), 'ready');
+    assert.match(await widgetText(page, q3), /24 read the time row, 20 the height row and 20 the width row/);
+    assert.deepEqual((await idView(page, q3)).tables.map((t) => t.rows), [table(3, 3, () => 4), table(3, 3, (y) => 4 + y), table(3, 3, (y, x) => 4 + x)]);
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);
