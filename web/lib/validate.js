@@ -66,6 +66,12 @@ export function copyTyped(target, source) {
   return target;
 }
 
+// What options() returns for no options: shared, so an absent options object costs nothing.
+const NO_OPTIONS = Object.freeze(Object.create(null));
+
+/** Whether a value that is not a plain object is an array, typed array or buffer (may throw for a revoked proxy). */
+const notOptions = (value) => Array.isArray(value) || ArrayBuffer.isView(value) || isResizable(value) !== undefined;
+
 /** The describing word of an error message; never throws, whatever `value` is. */
 function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
@@ -147,34 +153,50 @@ export class Checker {
     try {
       return read();
     } catch (error) {
-      throw new TypeError(`posenc.${this.fn}: could not read ${name}: ${error?.message ?? String(error)}`, { cause: error });
+      throw this.readFailed(name, error);
     }
+  }
+
+  /** The TypeError for `error`, thrown while reading `name`. */
+  readFailed(name, error) {
+    return new TypeError(`posenc.${this.fn}: could not read ${name}: ${error?.message ?? String(error)}`, { cause: error });
   }
 
   /**
    * An options object (or undefined) holding only the keys this function
-   * knows; returns a snapshot with each known key read once. Only the
-   * object's own properties count: a key set on Object.prototype (or any
-   * prototype) is not an option, so prototype pollution elsewhere in an app
-   * cannot change a result here. The snapshot has no prototype either.
+   * knows; returns a snapshot of the keys it has, each read once (an absent
+   * key reads as undefined). Only the object's own properties count: a key
+   * set on Object.prototype (or any prototype) is not an option, so prototype
+   * pollution elsewhere in an app cannot change a result here. The snapshot
+   * has no prototype either. A decode loop calls this every step, so it makes
+   * no closure and no string unless it fails, and a plain object is not
+   * probed for being a buffer (probing throws, which costs microseconds).
    */
   options(value, known, name = 'options') {
-    const snapshot = Object.create(null);
-    if (value === undefined || value === null) return snapshot;
-    // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
-    // as what it is, not as an unknown option "0".
-    if (typeof value !== 'object' || ArrayBuffer.isView(value) || isResizable(value) !== undefined || this.read(name, () => Array.isArray(value))) {
-      throw this.fail(TypeError, `${name} must be an object of named options`, value);
+    if (value === undefined || value === null) return NO_OPTIONS;
+    let keys = null;
+    try {
+      // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
+      // as what it is, not as an unknown option "0".
+      if (typeof value === 'object' && (Object.getPrototypeOf(value) === Object.prototype || !notOptions(value))) keys = Object.keys(value);
+    } catch (error) {
+      throw this.readFailed(name, error);
     }
-    const keys = this.read(name, () => Object.keys(value));
-    const what = name === 'options' ? 'option' : `${name} option`;
+    if (!keys) throw this.fail(TypeError, `${name} must be an object of named options`, value);
+    if (keys.length === 0) return NO_OPTIONS;
     for (const key of keys) {
       if (!known.includes(key)) {
+        const what = name === 'options' ? 'option' : `${name} option`;
         throw this.fail(TypeError, `unknown ${what} ${JSON.stringify(key)}; known ${what}s are ${known.join(', ')}`);
       }
     }
-    for (const key of known) {
-      snapshot[key] = this.read(`${name}.${key}`, () => (Object.hasOwn(value, key) ? value[key] : undefined));
+    const snapshot = Object.create(null);
+    for (const key of keys) {
+      try {
+        snapshot[key] = value[key];
+      } catch (error) {
+        throw this.readFailed(`${name}.${key}`, error);
+      }
     }
     return snapshot;
   }
