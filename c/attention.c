@@ -68,6 +68,15 @@ static int attend_row(double *wrow, double *orow, const double *qrow, const doub
     return pe_check_finite(orow, (size_t)dv);
 }
 
+/*
+ * Called through a pointer nothing can see through, so that no compiler (nor
+ * wasm-opt) inlines it: V8 runs a call in the code it was entered with (wasm
+ * has no on-stack replacement), and a function entered once per row runs in
+ * optimised code after the first rows instead of the baseline compiler's.
+ */
+static int (*volatile attend_row_fn)(double *, double *, const double *, const double *, const double *, int32_t,
+                                     int32_t, int32_t, int32_t, double, const row_extras *) = attend_row;
+
 /* Offset of (b, h, i) under strides s[0..2]. */
 static size_t at(const int32_t *s, int32_t b, int32_t h, int32_t i) {
     return (size_t)b * s[0] + (size_t)h * s[1] + (size_t)i * s[2];
@@ -102,7 +111,7 @@ int pe_attention_heads(double *weights, double *out, const double *q, const doub
                              bias ? bias + at(bias_strides, b, h, i) : NULL,
                              mask ? (size_t)mask_strides[3] : 0, bias ? (size_t)bias_strides[3] : 0 };
             size_t row = bh * n + i;
-            st = attend_row(weights ? weights + row * m : row_scores, out + row * dv, q + row * dk, kh, vh, m,
+            st = attend_row_fn(weights ? weights + row * m : row_scores, out + row * dv, q + row * dk, kh, vh, m,
                             dk, dv, visible, scale, &x);
             if (st) goto done;
         }

@@ -118,7 +118,12 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
     return PE_OK;
 }
 
-/* The group's rows against keys [j0, j0 + jn), K^T already packed. */
+/*
+ * The group's rows against keys [j0, j0 + jn), K^T already packed. Called
+ * through block_fn, which nothing inlines: a long call then re-enters it once
+ * a block and runs in V8's optimised code after the first blocks, where one
+ * inlined loop would stay in the baseline compiler's (no on-stack replacement).
+ */
 static int block(const flash *f, const float *q, const float *v, int32_t j0, int32_t jn) {
     int32_t jn8 = (jn + 7) & ~7;
     for (int32_t r0 = 0; r0 < f->rows; r0 += TR) {
@@ -142,6 +147,8 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
     return PE_OK;
 }
 
+static int (*volatile block_fn)(const flash *, const float *, const float *, int32_t, int32_t) = block;
+
 /*
  * One kv head: its f->rows query rows q into out. Row r is query r % n of its
  * head; causal lets it see keys 0..r % n.
@@ -156,7 +163,7 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
         for (int32_t j = 0; j < ((jn + 7) & ~7); j++) /* K^T, zero up to a multiple of 8 keys */
             for (int32_t c = 0; c < f->dk; c++)
                 f->kt[c * BK + j] = j < jn ? k[(size_t)(j0 + j) * f->dk + c] : 0.0f;
-        PE_TRY(block(f, q, v, j0, jn));
+        PE_TRY(block_fn(f, q, v, j0, jn));
     }
     for (size_t i = 0; i < (size_t)f->rows * f->dv; i++)
         if (!isfinite(out[i] = f->acc[i] / f->sum[i / f->dv])) return PE_ERR_VALUE;
