@@ -74,8 +74,9 @@ static int attend_row(double *wrow, double *orow, const double *qrow, const doub
  * has no on-stack replacement), and a function entered once per row runs in
  * optimised code after the first rows instead of the baseline compiler's.
  */
-static int (*volatile attend_row_fn)(double *, double *, const double *, const double *, const double *, int32_t,
-                                     int32_t, int32_t, int32_t, double, const row_extras *) = attend_row;
+static int (*volatile attend_row_fn)(double *, double *, const double *, const double *, const double *,
+                                     int32_t, int32_t, int32_t, int32_t, double,
+                                     const row_extras *) = attend_row;
 
 /* Offset of (b, h, i) under strides s[0..2]. */
 static size_t at(const int32_t *s, int32_t b, int32_t h, int32_t i) {
@@ -111,8 +112,8 @@ int pe_attention_heads(double *weights, double *out, const double *q, const doub
                              bias ? bias + at(bias_strides, b, h, i) : NULL,
                              mask ? (size_t)mask_strides[3] : 0, bias ? (size_t)bias_strides[3] : 0 };
             size_t row = bh * n + i;
-            st = attend_row_fn(weights ? weights + row * m : row_scores, out + row * dv, q + row * dk, kh, vh, m,
-                            dk, dv, visible, scale, &x);
+            st = attend_row_fn(weights ? weights + row * m : row_scores, out + row * dv, q + row * dk, kh, vh,
+                               m, dk, dv, visible, scale, &x);
             if (st) goto done;
         }
     }

@@ -129,7 +129,8 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
     for (int32_t r0 = 0; r0 < f->rows; r0 += TR) {
         int32_t lim[TR], any = 0;
         for (int t = 0; t < TR; t++) {
-            int32_t r = r0 + t, i = r % f->n, vis = f->causal && i + 1 < f->m ? i + 1 : f->m;
+            int32_t r = r0 + t, i = r % f->n,
+                    vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
             lim[t] = r >= f->rows || vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
             any |= lim[t];
             for (int32_t c = 0; c < f->dk; c++)
@@ -151,13 +152,13 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
 
 /*
  * One kv head: its f->rows query rows q into out. Row r is query r % n of its
- * head; causal lets it see keys 0..r % n.
+ * head; causal lets it see keys 0..r % n + causal - 1.
  */
 static int kv_head(const flash *f, float *out, const float *q, const float *k, const float *v) {
     memset(f->acc, 0, sizeof(float) * (size_t)(f->rows + TR) * f->dv);
     for (int32_t r = 0; r < f->rows; r++) f->mx[r] = -INFINITY, f->sum[r] = 0.0f;
-    /* causal: query i sees keys 0..i, so no row sees a key past n - 1 */
-    for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= f->n); j0 += BK) {
+    /* causal: no row sees a key past n + causal - 2 */
+    for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= (int64_t)f->n + f->causal - 1); j0 += BK) {
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
         PE_WORK(PE_WORK_KV_BLOCKS, 1);
         for (int32_t j = 0; j < ((jn + 7) & ~7); j++) /* K^T, zero up to a multiple of 8 keys */
@@ -183,6 +184,7 @@ int pe_attention_f32(float *out, const float *q, const float *k, const float *v,
     PE_TRY(pe_check_attention(dims, scale, 0, 4));
     int32_t dk = dims[DK_], dv = dims[DV_], m = dims[M_], rows = dims[H_] / dims[HKV_] * dims[N_];
     if (dv % 8) return PE_ERR_SHAPE;
+    if (causal < 0) return PE_ERR_VALUE;
     size_t heads = (size_t)dims[B_] * dims[HKV_];
     PE_TRY(finite_f32(q, heads * rows * dk));
     PE_TRY(finite_f32(k, heads * m * dk));

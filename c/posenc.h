@@ -160,6 +160,9 @@ PE_API int pe_attention_heads(double *weights, double *out, const double *q, con
  * softmax (flash.c), so nothing n x m is held. q, k, v and out are float32.
  * PE_ERR_VALUE for a non-finite input, or when a score or the output
  * overflows float32 (pe_attention_heads, in float64, may still succeed).
+ * causal = c > 0 lets query i see keys 0..i + c - 1: 1 is pe_attention_heads'
+ * top-left causal; a KV cache of m keys whose n queries are its last
+ * positions passes 1 + m - n (bottom-right). A negative c is PE_ERR_VALUE.
  */
 PE_API int pe_attention_f32(float *out, const float *q, const float *k, const float *v, const int32_t *dims,
                             int causal, double scale);

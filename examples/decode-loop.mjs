@@ -3,7 +3,8 @@
 // position (read from the model's config.json, here Llama 3.2 1B's, with its
 // llama3 frequency scaling), its key and value join the KV cache, and the
 // query attends over the cache with grouped-query heads (32 query heads share
-// 8 key/value heads). posenc computes no S × S weights here (weights: false).
+// 8 key/value heads). The cache is posenc's kvCache, kept in WebAssembly
+// memory, so a step copies in only its new rows; no S × S weights are formed.
 // Queries, keys and values are seeded stand-ins for the projections a real
 // model would compute from its weights.
 //
@@ -38,7 +39,8 @@ export function stream(seed) {
 /**
  * Runs `steps` decode steps. Returns each step's raw q, k, v (before RoPE, so
  * a check can recompute everything), the attention output of each step
- * ([1, heads, 1, headDim] as a Float32Array) and the frequencies posenc read.
+ * ([1, heads, 1, headDim] as a Float32Array), the frequencies posenc read,
+ * and posenc's live allocations once the cache is freed (0).
  */
 export async function run(steps = 256, seed = 7) {
   const [pe, pv] = await Promise.all([initCore(), initVariants()]);
@@ -48,36 +50,28 @@ export async function run(steps = 256, seed = 7) {
   const rope = pv.ropeFromConfig(CONFIG);
   const next = stream(seed);
   const fill = (n) => Float32Array.from({ length: n }, next);
-  // The cache, [1, kvHeads, steps, d] with room for every step; step t uses its first t + 1 rows per head.
-  const kCache = new Float32Array(kvHeads * steps * d);
-  const vCache = new Float32Array(kvHeads * steps * d);
+  // The KV cache lives in posenc's WebAssembly memory: a step copies in its new key and value rows and its queries only.
+  const cache = pe.kvCache({ heads: kvHeads, headDim: d, maxLength: steps });
   const record = { q: [], k: [], v: [], outputs: [], invFreq: rope.invFreq, attentionFactor: rope.attentionFactor };
-  for (let t = 0; t < steps; t++) {
-    const q = fill(heads * d);
-    const k = fill(kvHeads * d);
-    const v = fill(kvHeads * d);
-    record.q.push(q);
-    record.k.push(k);
-    record.v.push(v);
-    // RoPE at position t, computed from the config (its head_dim, pairing and scaling).
-    const qr = pv.ropeApply({ data: q, shape: [1, heads, 1, d] }, { config: CONFIG, offset: t });
-    const kr = pv.ropeApply({ data: k, shape: [1, kvHeads, 1, d] }, { config: CONFIG, offset: t });
-    for (let h = 0; h < kvHeads; h++) {
-      kCache.set(kr.data.subarray(h * d, (h + 1) * d), (h * steps + t) * d);
-      vCache.set(v.subarray(h * d, (h + 1) * d), (h * steps + t) * d);
+  try {
+    for (let t = 0; t < steps; t++) {
+      const q = fill(heads * d);
+      const k = fill(kvHeads * d);
+      const v = fill(kvHeads * d);
+      record.q.push(q);
+      record.k.push(k);
+      record.v.push(v);
+      // RoPE at position t, computed from the config (its head_dim, pairing and scaling).
+      const qr = pv.ropeApply({ data: q, shape: [1, heads, 1, d] }, { config: CONFIG, offset: t });
+      const kr = pv.ropeApply({ data: k, shape: [1, kvHeads, 1, d] }, { config: CONFIG, offset: t });
+      cache.append(kr, { data: v, shape: [1, kvHeads, 1, d] });
+      // The newest token may attend to every cached one, itself included: no mask needed.
+      record.outputs.push(cache.attend(qr).data);
     }
-    // The cache so far as [1, kvHeads, t + 1, d]: one copy per head of the rows in use.
-    const len = t + 1;
-    const keys = new Float32Array(kvHeads * len * d);
-    const values = new Float32Array(kvHeads * len * d);
-    for (let h = 0; h < kvHeads; h++) {
-      keys.set(kCache.subarray(h * steps * d, (h * steps + len) * d), h * len * d);
-      values.set(vCache.subarray(h * steps * d, (h * steps + len) * d), h * len * d);
-    }
-    // The newest token may attend to every cached one, itself included: no mask needed.
-    const { output } = pe.attention(qr, { data: keys, shape: [1, kvHeads, len, d] }, { data: values, shape: [1, kvHeads, len, d] }, { weights: false });
-    record.outputs.push(output.data);
+  } finally {
+    cache.free();
   }
+  record.liveAllocations = pe.memoryStats().liveAllocations;
   return record;
 }
 

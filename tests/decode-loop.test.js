@@ -65,6 +65,7 @@ test('256 decode steps agree with a float64 reference to float32 rounding (1e-5)
     }
   }
   assert.ok(worst <= 1e-5, `largest difference ${worst}`);
+  assert.equal(r.liveAllocations, 0, 'the KV cache was freed');
   // Not a constant: later steps attend over more keys and give other outputs.
   assert.notDeepEqual(r.outputs[0], r.outputs[steps - 1]);
 });

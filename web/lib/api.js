@@ -7,6 +7,7 @@ import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer } fro
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
+import { createKvCache } from './kv-cache.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype', 'out'];
@@ -295,6 +296,7 @@ export function createApi(wasm) {
 
   return Object.freeze({
     table, frequencies, columns, tableGram, dot, norms, gram, rotation, toyAttention, attention,
+    kvCache: createKvCache(wasm, call),
     memoryStats: () => memoryStats(wasm),
     presets: PRESETS,
     maxBytes: MAX_BYTES,

@@ -151,6 +151,46 @@ export interface AttentionResult<D extends ArrayLike<number> = Float32Array> {
   output: Tensor<D> & Partial<Matrix<D>>;
 }
 
+export interface KvCacheOptions {
+  /** Key/value heads (the model's num_key_value_heads). */
+  heads: number;
+  /** Elements of a key (and a query) per head. */
+  headDim: number;
+  /** Elements of a value per head, a multiple of 8. Default headDim. */
+  valueDim?: number;
+  /** Positions the cache can hold. */
+  maxLength: number;
+  /** Default 1. */
+  batch?: number;
+}
+
+/**
+ * A KV cache kept in WebAssembly memory: append() copies in the new rows
+ * only, attend() the queries only; results are fresh copies (or `out`).
+ * While it lives, its batch × heads × maxLength × (headDim + valueDim) float32
+ * values count toward the module's memory; free() releases them (a dropped
+ * cache is released when collected), and any call after free() throws.
+ */
+export interface KvCache {
+  readonly heads: number;
+  readonly headDim: number;
+  readonly valueDim: number;
+  readonly maxLength: number;
+  readonly batch: number;
+  /** Positions held. */
+  readonly length: number;
+  /** Adds k [B, heads, t, headDim] and v [B, heads, t, valueDim] (rank 2 to 4; B = batch) after the cached rows; returns the new length. */
+  append(k: TensorInput, v: TensorInput): number;
+  /**
+   * softmax(scale · q Kᵀ) V over the cached keys, float32: q [B, H, n, headDim] with H a multiple of heads
+   * (grouped-query), its n queries being the last n cached positions; causal lets each see keys up to its own.
+   */
+  attend(q: TensorInput, options?: { causal?: boolean; scale?: number; out?: Float32Array }): Tensor<Float32Array> & Partial<Matrix<Float32Array>>;
+  /** Keeps the first `length` positions (HF's crop); returns it. */
+  truncate(length: number): number;
+  free(): void;
+}
+
 /** What columns() returns: one entry per frequency, as many as frequencies() returns. */
 export interface ColumnPlacement {
   sin: Int32Array;
@@ -193,6 +233,8 @@ export interface Posenc {
    * the same rank and batch, with H or a divisor of H heads (grouped-query attention).
    */
   attention<T extends DType = 'float32', W extends boolean = true>(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions<T> & { weights?: W }): W extends false ? AttentionOutput<ArrayOf<T>> : AttentionResult<ArrayOf<T>>;
+  /** A KV cache for decode loops, attended with the float32 blocked kernel of attention(…, { weights: false }). */
+  kvCache(options: KvCacheOptions): KvCache;
   /** WebAssembly memory in use; for leak checks and benchmarks. */
   memoryStats(): MemoryStats;
   /** The presets and the options they stand for. */

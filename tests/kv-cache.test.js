@@ -1,0 +1,134 @@
+// pe.kvCache (issue 24, point 2): a decode loop's keys and values kept in
+// WebAssembly memory. Its attention is checked against pe.attention over the
+// same keys (bit for bit: the same float32 kernel) and, for a causal chunk,
+// against the float64 path with an explicit mask; its refusals name their
+// parameter; and a step's copies into wasm memory are counted, not timed: the
+// new rows and the queries, never the cached keys.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from '../web/lib/index.js';
+
+const pe = await init();
+
+/** Seeded numbers in [-1, 1). */
+function numbers(n, seed) {
+  let s = seed;
+  return Float32Array.from({ length: n }, () => ((s = (s * 16807) % 2147483647) / 2147483647) * 2 - 1);
+}
+
+/** Rows [a, b) of each head of x [B * heads, L, d], as [B, heads, b - a, d] data. */
+function rows(x, slots, L, d, a, b) {
+  const out = new Float32Array(slots * (b - a) * d);
+  for (let s = 0; s < slots; s++) out.set(x.subarray((s * L + a) * d, (s * L + b) * d), s * (b - a) * d);
+  return out;
+}
+
+const near = (a, b, tol, what) => {
+  assert.equal(a.length, b.length, what);
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
+  assert.ok(worst <= tol, `${what}: largest difference ${worst}`);
+};
+
+test('decode steps: attend equals attention over the keys so far, bit for bit (GQA, batch 2, a prefill then single rows)', () => {
+  const B = 2, H = 8, KV = 2, d = 16, L = 150;
+  const K = numbers(B * KV * L * d, 1), V = numbers(B * KV * L * d, 2);
+  const cache = pe.kvCache({ heads: KV, headDim: d, maxLength: 200, batch: B });
+  try {
+    const part = (x, a, b) => ({ data: rows(x, B * KV, L, d, a, b), shape: [B, KV, b - a, d] });
+    assert.equal(cache.append(part(K, 0, 100), part(V, 0, 100)), 100);
+    for (let t = 100; t < L; t++) {
+      assert.equal(cache.append(part(K, t, t + 1), part(V, t, t + 1)), t + 1);
+      const q = { data: numbers(B * H * d, t), shape: [B, H, 1, d] };
+      const got = cache.attend(q);
+      assert.deepEqual(got.shape, [B, H, 1, d]);
+      const want = pe.attention(q, part(K, 0, t + 1), part(V, 0, t + 1), { weights: false }).output;
+      assert.deepEqual(got.data, want.data, `step ${t}`);
+    }
+    assert.equal(cache.length, L);
+  } finally {
+    cache.free();
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('a causal chunk of queries at the end of the cache sees keys up to its own position (float64 reference with a mask)', () => {
+  const H = 4, KV = 2, d = 8, L = 70, n = 9;
+  const K = numbers(KV * L * d, 3), V = numbers(KV * L * d, 4);
+  const cache = pe.kvCache({ heads: KV, headDim: d, maxLength: L });
+  try {
+    cache.append({ data: K, shape: [KV, L, d] }, { data: V, shape: [KV, L, d] });
+    const q = { data: numbers(H * n * d, 5), shape: [H, n, d] };
+    const mask = { data: Uint8Array.from({ length: n * L }, (_, x) => (x % L <= L - n + Math.floor(x / L) ? 1 : 0)), shape: [n, L] };
+    const want = pe.attention(q, { data: K, shape: [KV, L, d] }, { data: V, shape: [KV, L, d] }, { mask, weights: false, dtype: 'float64' }).output;
+    near(cache.attend(q, { causal: true }).data, want.data, 1e-6, 'causal chunk');
+    // Without causal every query sees all L keys; a scale is honoured; out receives the result.
+    const all = pe.attention(q, { data: K, shape: [KV, L, d] }, { data: V, shape: [KV, L, d] }, { weights: false, scale: 0.5 }).output;
+    const out = new Float32Array(H * n * d);
+    const got = cache.attend(q, { scale: 0.5, out });
+    assert.equal(got.data, out);
+    assert.deepEqual(out, all.data);
+    // truncate keeps the first positions, as HF's crop
+    assert.equal(cache.truncate(20), 20);
+    const short = pe.attention(q, { data: rows(K, KV, L, d, 0, 20), shape: [KV, 20, d] }, { data: rows(V, KV, L, d, 0, 20), shape: [KV, 20, d] }, { weights: false }).output;
+    assert.deepEqual(cache.attend(q).data, short.data);
+  } finally {
+    cache.free();
+  }
+});
+
+test('a step copies into wasm memory its new rows and its queries, never the cached keys (counted)', () => {
+  const H = 32, KV = 8, d = 128, L = 1024;
+  const cache = pe.kvCache({ heads: KV, headDim: d, maxLength: L });
+  const TypedArray = Object.getPrototypeOf(Float32Array.prototype);
+  const set = TypedArray.set;
+  let copied = 0;
+  try {
+    const row = () => ({ data: numbers(KV * d, 6), shape: [1, KV, 1, d] });
+    for (let t = 0; t < L - 1; t++) cache.append(row(), row());
+    const q = { data: numbers(H * d, 7), shape: [1, H, 1, d] };
+    TypedArray.set = function (source, at) {
+      if (this instanceof Float32Array) copied += source.length; // (not the 7 sizes the kernel reads)
+      return set.call(this, source, at);
+    };
+    cache.append(row(), row());
+    cache.attend(q);
+    TypedArray.set = set;
+    // 2 new rows of KV heads and H query rows; the cache holds 2 * KV * L * d = 2^21 values.
+    assert.equal(copied, 2 * KV * d + H * d);
+  } finally {
+    TypedArray.set = set;
+    cache.free();
+  }
+});
+
+test('refusals name the parameter; the cache stays usable; a freed cache says so', () => {
+  const bad = (fn, Type, text) => assert.throws(fn, (e) => e instanceof Type && e.message.startsWith('posenc.kvCache') && e.message.includes(text), text);
+  bad(() => pe.kvCache({ heads: 2, headDim: 8 }), TypeError, 'maxLength');
+  bad(() => pe.kvCache({ heads: 0, headDim: 8, maxLength: 4 }), RangeError, 'heads');
+  bad(() => pe.kvCache({ heads: 1, headDim: 8, valueDim: 12, maxLength: 4 }), RangeError, 'valueDim');
+  bad(() => pe.kvCache({ heads: 1, headDim: 8, maxLength: 4, size: 3 }), TypeError, 'unknown option "size"');
+  bad(() => pe.kvCache({ heads: 1024, headDim: 4096, maxLength: 1 << 20 }), RangeError, 'MiB');
+  const cache = pe.kvCache({ heads: 2, headDim: 8, maxLength: 4 });
+  const kv = (n, value = 0.5) => ({ data: new Float32Array(2 * n * 8).fill(value), shape: [2, n, 8] });
+  bad(() => cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }), RangeError, 'append');
+  bad(() => cache.append(kv(5), kv(5)), RangeError, 'room for 4 more');
+  bad(() => cache.append({ data: new Float32Array(24), shape: [3, 1, 8] }, kv(1)), RangeError, "k's heads");
+  bad(() => cache.append(kv(1), { data: new Float32Array(16), shape: [1, 2, 8] }), RangeError, "v must have k's leading sizes");
+  bad(() => cache.append(kv(1, NaN), kv(1)), RangeError, 'k.data[0] must be a finite number');
+  assert.equal(cache.length, 0, 'nothing was added by a refused call');
+  cache.append(kv(2), kv(2));
+  bad(() => cache.attend({ data: new Float32Array(24), shape: [3, 1, 8] }), RangeError, "q's heads");
+  bad(() => cache.attend({ data: new Float32Array(32), shape: [2, 1, 16] }), RangeError, "q's last dimension");
+  bad(() => cache.attend({ data: new Float32Array(48), shape: [2, 3, 8] }), RangeError, 'q holds 3 queries');
+  bad(() => cache.attend({ data: new Float32Array(16).fill(Infinity), shape: [2, 1, 8] }), RangeError, 'q.data[0]');
+  bad(() => cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }, { out: new Float64Array(16) }), TypeError, 'out');
+  bad(() => cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }, { scale: 0 }), RangeError, 'scale');
+  bad(() => cache.truncate(3), RangeError, 'length');
+  assert.deepEqual(cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }).data, new Float32Array(16).fill(0.5));
+  cache.free();
+  bad(() => cache.append(kv(1), kv(1)), TypeError, 'freed');
+  bad(() => cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }), TypeError, 'freed');
+  cache.free(); // twice is harmless
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
