@@ -18,6 +18,7 @@ const OPS = {
   table: ['pe.table(8192, 1024)', (pe) => pe.table(8192, 1024)],
   ropeCache: ["pv.ropeCache(65536, 128, { base: 5e5, scaling: 'llama3' })", (pe, pv) => pv.ropeCache(65536, 128, { base: 5e5, scaling: LLAMA3 })],
   attention: ['pe.attention(q, k, v, { causal: true }), [1, 8, 512, 64]', (pe, pv, qkv) => pe.attention(qkv, qkv, qkv, { causal: true })],
+  attentionFlash: ['pe.attention(q, k, v, { causal: true, weights: false }), [1, 8, 512, 64]', (pe, pv, qkv) => pe.attention(qkv, qkv, qkv, { causal: true, weights: false })],
 };
 const WARM_RUNS = 5;
 export const COLD_TARGET = 1.3;
