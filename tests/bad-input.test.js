@@ -54,6 +54,7 @@ const gGram = byName(G.gram, 'gram small 3x2');
 const gRot = G.rotation[0]; // vaswani d=4 k=1
 const gToy = G.toy[0]; // 我打你 with PE [10, 20, 30]
 const gAtt = G.attention[0];
+const gKv = G.attentionHeads.find((c) => c.name.startsWith('flash: decode')); // dv 8: the kernel kvCache runs
 const gRopeF = V.rope.frequencies[0];
 const gRopeC = V.rope.cache[0];
 const gRopeA = V.rope.apply[0];
@@ -148,6 +149,19 @@ const VALID = {
     check: (r) => {
       matrixClose('attention weights', r.weights, gAtt.weights, { abs: 1e-15 });
       matrixClose('attention output', r.output, gAtt.output, { abs: 1e-14 });
+    },
+  },
+  kvCache: {
+    opt: 0,
+    args: () => [{ heads: gKv.k[0].length, headDim: gKv.q[0][0][0].length, valueDim: gKv.v[0][0][0].length, maxLength: gKv.k[0][0].length }],
+    check: (cache) => {
+      try {
+        cache.append(gKv.k, gKv.v);
+        // float32 against the float64 golden
+        close('kvCache.attend', cache.attend(gKv.q).data, gKv.output.flat(3), { abs: 1e-6 });
+      } finally {
+        cache.free();
+      }
     },
   },
   ropeFrequencies: {
@@ -553,6 +567,10 @@ option('ropeFromConfig', 'layerType', [['bogus', RangeError], [5, TypeError]]);
 option('ropeFromConfig', 'layerIndex', [[-1, RangeError], [2, RangeError], [0.5, RangeError], ['0', TypeError]]);
 option('ropeFromConfig', 'seqLen', [[0, RangeError], [2 ** 40, RangeError], ['9', TypeError]]);
 option('ropeFromConfig', 'dtype', BAD_ENUM);
+optionsArg('kvCache');
+add('kvCache', 'options', 'missing', [], TypeError, 'heads');
+for (const key of ['heads', 'headDim', 'maxLength', 'valueDim', 'batch']) sizeOption('kvCache', key);
+option('kvCache', 'valueDim', [[12, RangeError]]); // the kernel reads V in rows of 8
 optionsArg('rope');
 add('rope', 'options', 'missing', [], TypeError, 'dim');
 sizeOption('rope', 'dim');

@@ -5,7 +5,7 @@ import { typedLength, typedArrayName } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
-const as4 = (shape) => [dim(shape, 0), dim(shape, 1), dim(shape, 2), dim(shape, 3)];
+export const as4 = (shape) => [dim(shape, 0), dim(shape, 1), dim(shape, 2), dim(shape, 3)];
 const dim = (shape, i) => shape[shape.length - 4 + i] ?? 1;
 
 /**

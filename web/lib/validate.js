@@ -153,13 +153,8 @@ export class Checker {
     try {
       return read();
     } catch (error) {
-      throw this.readFailed(name, error);
+      throw new TypeError(`posenc.${this.fn}: could not read ${name}: ${error?.message ?? String(error)}`, { cause: error });
     }
-  }
-
-  /** The TypeError for `error`, thrown while reading `name`. */
-  readFailed(name, error) {
-    return new TypeError(`posenc.${this.fn}: could not read ${name}: ${error?.message ?? String(error)}`, { cause: error });
   }
 
   /**
@@ -168,36 +163,22 @@ export class Checker {
    * key reads as undefined). Only the object's own properties count: a key
    * set on Object.prototype (or any prototype) is not an option, so prototype
    * pollution elsewhere in an app cannot change a result here. The snapshot
-   * has no prototype either. A decode loop calls this every step, so it makes
-   * no closure and no string unless it fails, and a plain object is not
-   * probed for being a buffer (probing throws, which costs microseconds).
+   * has no prototype either. A decode loop calls this every step, so only
+   * the keys given are read, and a plain object is not probed for being a
+   * buffer (the probe throws, which cost microseconds a call).
    */
   options(value, known, name = 'options') {
     if (value === undefined || value === null) return NO_OPTIONS;
-    let keys = null;
-    try {
-      // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
-      // as what it is, not as an unknown option "0".
-      if (typeof value === 'object' && (Object.getPrototypeOf(value) === Object.prototype || !notOptions(value))) keys = Object.keys(value);
-    } catch (error) {
-      throw this.readFailed(name, error);
-    }
+    // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
+    // as what it is, not as an unknown option "0".
+    const keys = typeof value === 'object' && this.read(name, () => (Object.getPrototypeOf(value) === Object.prototype || !notOptions(value)) && Object.keys(value));
     if (!keys) throw this.fail(TypeError, `${name} must be an object of named options`, value);
-    if (keys.length === 0) return NO_OPTIONS;
-    for (const key of keys) {
-      if (!known.includes(key)) {
-        const what = name === 'options' ? 'option' : `${name} option`;
-        throw this.fail(TypeError, `unknown ${what} ${JSON.stringify(key)}; known ${what}s are ${known.join(', ')}`);
-      }
-    }
+    if (!keys.length) return NO_OPTIONS;
+    const what = name === 'options' ? 'option' : `${name} option`;
+    const unknown = keys.find((key) => !known.includes(key));
+    if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${JSON.stringify(unknown)}; known ${what}s are ${known.join(', ')}`);
     const snapshot = Object.create(null);
-    for (const key of keys) {
-      try {
-        snapshot[key] = value[key];
-      } catch (error) {
-        throw this.readFailed(`${name}.${key}`, error);
-      }
-    }
+    for (const key of keys) snapshot[key] = this.read(`${name}.${key}`, () => value[key]);
     return snapshot;
   }
 
