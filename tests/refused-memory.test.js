@@ -27,6 +27,7 @@ const REFUSED = [
   ['posenc', 'dot', [[1, 2], [1]]], ['posenc', 'norms', [big(2 ** 24, 2 ** 24)]], ['posenc', 'gram', [big(20000, 1)]],
   ['posenc', 'rotation', [1, 16384]], ['posenc', 'toyAttention', [[1, 2], [1]]],
   ['posenc', 'attention', [big(2 ** 15, 1), big(2 ** 15, 1), big(2 ** 15, 1)]],
+  ['posenc', 'kvCache', [{ heads: 1024, headDim: 4096, maxLength: 2 ** 20 }]],
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
   ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
   ['variants', 'ropeFromConfig', [{ head_dim: 2 ** 21 }]], ['variants', 'ropeFromConfig', [{ head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 1e7 } }]],
