@@ -171,6 +171,11 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
     return PE_OK;
 }
 
+/* kv_head through a pointer too, as block_fn: the packing of K^T and the last division run in optimised code
+ * after the first heads. */
+static int (*volatile kv_head_fn)(const flash *, float *, const float *, const float *,
+                                  const float *) = kv_head;
+
 /* Every one of n float32 values is finite. */
 static int finite_f32(const float *x, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -199,7 +204,7 @@ int pe_attention_f32(float *out, const float *q, const float *k, const float *v,
     f.sum = f.mx + rows;
     int st = PE_OK;
     for (size_t h = 0; h < heads && st == PE_OK; h++)
-        st = kv_head(&f, out + h * rows * dv, q + h * rows * dk, k + h * m * dk, v + h * m * dv);
+        st = kv_head_fn(&f, out + h * rows * dv, q + h * rows * dk, k + h * m * dk, v + h * m * dv);
     pe_free(ws);
     return st;
 }
