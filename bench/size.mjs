@@ -45,9 +45,13 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30000;
  * (docs/performance.md, "The attention kernel and the 15 kB line"). Until
  * something moves out of the entry, the test holds this ceiling instead (was
  * 18,000), so that the saving cannot be spent unnoticed; `npm run bench`
- * still reports the 15 kB target as missed.
+ * still reports the 15 kB target as missed. Issue 24's KV cache (pe.kvCache,
+ * web/lib/kv-cache.js: a decode step copies its new rows, not the cache)
+ * took it to 18,125: the cache about +1,000 bytes, the option reader's fast
+ * path, the kernels' re-entered bodies (no cold start) and a bottom-right
+ * causal about +70; the line moved to 18,200.
  */
-export const CORE_CEILING_BYTES = 17500;
+export const CORE_CEILING_BYTES = 18200;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

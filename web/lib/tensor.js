@@ -3,13 +3,11 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, MAX_DIM } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped } from './validate.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
 const MAX_RANK = 4;
-// The fields that take precedence over shape and data in parts(): an object with any of them is read the general way.
-const OTHER_FIELDS = ['dims', 'dataSync', 'type', 'dtype'];
 
 /** A copy of a shape: 1 to MAX_RANK sizes. */
 function shapeOf(check, name, shape) {
@@ -86,7 +84,7 @@ function typedData(check, name, type, data, integers) {
  * alsoBytes(shape): what else the call will hold, refused with the copy before it is made.
  */
 export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0) {
-  const { shape, data: given, type } = quickTensor(value) ?? (check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value));
+  const { shape, data: given, type } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
@@ -95,33 +93,6 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   const data = typedData(check, name, type, given, elements?.integers === true);
   const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   return { shape, data: values };
-}
-
-/**
- * { shape, data } of the common case, a plain { shape, data } object (a
- * posenc result's rows and cols may be there too) whose data is a
- * Float32Array or Float64Array that fits the shape, read without the general
- * reader's work (a decode step's argument); null for anything else, which
- * readNested reads and, where it is wrong, names.
- */
-export function quickTensor(x) {
-  try {
-    if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return null;
-    const s = Object.getOwnPropertyDescriptor(x, 'shape');
-    const d = Object.getOwnPropertyDescriptor(x, 'data');
-    if (!s || !d || !('value' in s) || !('value' in d) || !Array.isArray(s.value) || OTHER_FIELDS.some((key) => Object.hasOwn(x, key))) return null;
-    const data = d.value;
-    const shape = Array.from(s.value);
-    if (shape.length < 2 || shape.length > 4 || !(data instanceof Float32Array || data instanceof Float64Array)) return null;
-    let count = 1;
-    for (const n of shape) {
-      if (!Number.isInteger(n) || n < 1 || n > MAX_DIM) return null;
-      count *= n;
-    }
-    return count === typedLength(data) ? { shape, data } : null;
-  } catch {
-    return null; // a proxy or an odd array: the general reader reports it
-  }
 }
 
 /** readNested of a matrix, as { rows, cols, data }. */

@@ -4,8 +4,8 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, copyTyped, bytesPer } from '../validate.js';
-import { readNested, quickTensor } from '../tensor.js';
+import { typedLength, copyTyped, bytesPer, MAX_DIM } from '../validate.js';
+import { readNested } from '../tensor.js';
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
@@ -34,6 +34,26 @@ export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
   if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven);
   // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks).
   return snapshot ? { shape: quick.shape, data: check.numbers(`${name}.data`, quick.data, typedLength(quick.data)) } : quick;
+}
+
+function quickTensor(x) {
+  try {
+    if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return null;
+    const s = Object.getOwnPropertyDescriptor(x, 'shape');
+    const d = Object.getOwnPropertyDescriptor(x, 'data');
+    if (!s || !d || !('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null;
+    const data = d.value;
+    const shape = Array.from(s.value);
+    if (shape.length < 2 || shape.length > 4 || !(data instanceof Float32Array || data instanceof Float64Array)) return null;
+    let count = 1;
+    for (const n of shape) {
+      if (!Number.isInteger(n) || n < 1 || n > MAX_DIM) return null;
+      count *= n;
+    }
+    return count === typedLength(data) ? { shape, data } : null;
+  } catch {
+    return null; // a proxy or an odd array: the general reader reports it
+  }
 }
 
 /** Positions index the caches' rows: whole numbers from 0 to c.rows − 1. */
