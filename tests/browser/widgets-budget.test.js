@@ -8,8 +8,8 @@
 //   (before the budget every element scrolled past kept its charts: 3.5 GB);
 // - no task of the page draws more than one chart for the first time, or
 //   announces more than one render: the work that made single tasks of
-//   150-290 ms (a widget's three or four charts built together) is spread
-//   over tasks of its own. Before, <pe-rope> built its four in one task.
+//   150-290 ms (a widget's two or three charts built together) is spread
+//   over tasks of its own. Before, <pe-rope> built its three in one task.
 // How long the tasks take is for `npm run bench` (bench/widgets-page.mjs),
 // not asserted here (no wall-clock bounds in npm test).
 import { test, before, after } from 'node:test';

@@ -71,7 +71,7 @@ const RELEASED = Symbol('released');
  * releasing one far element (while the page holds more drawings than the
  * budget), or one element's render, whose charts draw one per task too
  * (PeWidget.pause). A long page scrolled fast brings many elements near at
- * once; drawing them, or a widget's four charts, in one task would freeze the
+ * once; drawing them, or a widget's three charts, in one task would freeze the
  * page for the sum of their times (docs/widgets.md, "Memory").
  */
 const queue = new Set();
@@ -412,7 +412,7 @@ export class PeWidget extends Element {
   /**
    * For render(): continues in a task of its own, so that a widget's charts
    * draw one per task (a chart's first draw is 10-30 ms of Chart.js and
-   * layout; four in one task froze the page). Stops the render if the
+   * layout; three in one task froze the page). Stops the render if the
    * element was removed or released meanwhile.
    */
   async pause() {
