@@ -44,7 +44,7 @@ export class PeAlibi extends PeWidget {
   static titleKey = 'alibiTitle';
   static aspect = 1.15;
 
-  render(_api, v, variants) {
+  async render(_api, v, variants) {
     const heads = v.heads;
     const len = v['max-len'];
     const head = Math.min(v.head, heads);
@@ -65,13 +65,13 @@ export class PeAlibi extends PeWidget {
       rows: len, cols: len, data: one, range: [lo, 0], scale: 'sequential-low', x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
       describe: (i, j) => [`${this.t('headLabel')} ${head}: m = ${slopeText(slope)}`, `i = ${i}, j = ${j}`, `${this.t('biasWord')} ${fmt(one[i * len + j])}`],
     });
+    await this.pause();
     // The last query row holds −m·distance for every distance 0 .. len − 1.
     this.lines ??= lineChart(this.newCanvas(), { aspect: 1.3 });
+    this.lines.options.plugins.legend.display = heads <= 16; // before setSeries: one update, not two
     setSeries(this.lines, Array.from(slopes, (m, h) => lineSet(`${h + 1}: m = ${slopeText(m)}`,
       points(len, (dist) => at(h, len - 1, len - 1 - dist)), h, { borderWidth: h === head - 1 ? 3.5 : 1.2 })),
     { x: this.t('distanceAxis'), y: this.t('biasWord') });
-    this.lines.options.plugins.legend.display = heads <= 16;
-    this.lines.update('none');
     this.lines.canvas.sub.textContent = this.t('alibiLinesTitle');
     this.lines.canvas.setAttribute('aria-label', this.t('alibiLinesAlt', { heads, first: slopeText(slopes[0]), last: slopeText(slopes[heads - 1]) }));
     this.slopeTable(slopes);

@@ -28,14 +28,6 @@ export const BUDGET = 24;
 const drawn = new Set();
 const farAway = new Set();
 
-/** Releases far elements while the page holds more drawings than the budget. */
-function keepBudget() {
-  for (const widget of farAway) {
-    if (drawn.size <= BUDGET) return;
-    if (drawn.has(widget)) widget.setFar();
-  }
-}
-
 /**
  * The page-wide observers, made on first connection: a module that only
  * defines classes imports in Node (SSR builds) where neither observer exists.
@@ -47,35 +39,75 @@ function watch() {
     near: new IntersectionObserver((entries) => entries.forEach((e) => e.target.setVisible(e.isIntersecting)), { rootMargin: '300px 0px' }),
     far: new IntersectionObserver((entries) => {
       for (const e of entries) farAway[e.isIntersecting ? 'delete' : 'add'](e.target);
-      keepBudget();
+      drain();
     }, { rootMargin: `${FAR} 0px` }),
   };
   return observers;
 }
 
 /**
- * Renders wait in one page-wide queue and run one per task: a long page
- * scrolled fast brings many widgets near at once, and drawing them all in one
- * task would freeze the page for the sum of their times.
+ * A task of its own: resolves from a MessageChannel message (setTimeout would
+ * wait 4 ms once nested), so what follows the await runs after the browser
+ * has had its turn to paint and to handle input.
+ */
+let channel = null;
+const resumes = [];
+function nextTask() {
+  if (!channel) {
+    channel = new MessageChannel();
+    channel.port1.onmessage = () => resumes.shift()();
+  }
+  return new Promise((resolve) => {
+    resumes.push(resolve);
+    channel.port2.postMessage(0);
+  });
+}
+
+/** Thrown by a paused render whose element was released meanwhile: it stops drawing. */
+const RELEASED = Symbol('released');
+
+/**
+ * The page's work waits in one queue and runs one job per task: a job is
+ * releasing one far element (while the page holds more drawings than the
+ * budget), or one element's render, whose charts draw one per task too
+ * (PeWidget.pause). A long page scrolled fast brings many elements near at
+ * once; drawing them, or a widget's three charts, in one task would freeze the
+ * page for the sum of their times (docs/widgets.md, "Memory").
  */
 const queue = new Set();
-let channel = null;
+let draining = false;
+async function drain() {
+  if (draining) return;
+  draining = true;
+  try {
+    for (;;) {
+      await nextTask();
+      if (releaseOne()) continue;
+      const [widget] = queue;
+      if (!widget) return;
+      queue.delete(widget);
+      widget.pending = false;
+      await widget.refresh().catch((e) => reportError(e));
+    }
+  } finally {
+    draining = false;
+  }
+}
+
+/** Releases one far element while the page holds more drawings than the budget; true if one was. */
+function releaseOne() {
+  if (drawn.size <= BUDGET) return false;
+  for (const widget of farAway) {
+    if (!drawn.has(widget)) continue;
+    widget.setFar(); // <pe-lab> keeps a run's results: then it stays drawn, and the next is tried
+    if (!drawn.has(widget)) return true;
+  }
+  return false;
+}
+
 function enqueue(widget) {
   queue.add(widget);
-  if (queue.size > 1) return; // a task is already posted
-  if (!channel) {
-    channel = new MessageChannel(); // a task now, where setTimeout would wait 4 ms once nested
-    channel.port1.onmessage = runNext;
-  }
-  channel.port2.postMessage(0);
-}
-function runNext() {
-  const [widget] = queue;
-  if (!widget) return;
-  queue.delete(widget);
-  if (queue.size) channel.port2.postMessage(0);
-  widget.pending = false;
-  widget.refresh();
+  drain();
 }
 
 /** In Node (no DOM) the elements are plain classes that are never defined. */
@@ -276,8 +308,9 @@ export class PeWidget extends Element {
     this.placeholder?.remove();
     this.placeholder = null;
     try {
-      this.render(apis[0], values, apis[1]);
+      await this.render(apis[0], values, apis[1]);
     } catch (e) {
+      if (e === RELEASED) return;
       return this.fail(`${this.t('apiError')} ${e.name}: ${e.message}`);
     }
     this.showNotes();
@@ -285,7 +318,6 @@ export class PeWidget extends Element {
     this.errEl.classList.add('hidden');
     this.main.style.minHeight = '';
     drawn.add(this);
-    keepBudget();
     this.renders++;
     this.dataset.state = this.state();
     this.announce();
@@ -370,8 +402,24 @@ export class PeWidget extends Element {
     return canvas;
   }
 
-  /** Subclass hook: draw everything for validated `values` with the core `api` (and `variants`); may throw API errors. */
+  /**
+   * Subclass hook: draw everything for validated `values` with the core `api`
+   * (and `variants`); may throw API errors. It may be async and await pause()
+   * between its charts.
+   */
   render() {}
+
+  /**
+   * For render(): continues in a task of its own, so that a widget's charts
+   * draw one per task (a chart's first draw is 10-30 ms of Chart.js and
+   * layout; three in one task froze the page). Stops the render if the
+   * element was removed or released meanwhile.
+   */
+  async pause() {
+    const generation = this.generation;
+    await nextTask();
+    if (generation !== this.generation || !this.isConnected) throw RELEASED;
+  }
 
   exportData() {
     return { name: this.localName, params: this.values, ...this.data() };

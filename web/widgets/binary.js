@@ -27,7 +27,7 @@ export class PeBinary extends PeWidget {
   static titleKey = 'binaryTitle';
   static aspect = 1.1;
 
-  render(api, v, variants) {
+  async render(api, v, variants) {
     const len = v['max-len'];
     const { bits } = v;
     const d = v['d-model'];
@@ -36,17 +36,22 @@ export class PeBinary extends PeWidget {
     this.control('max-len', 'maxLenLabel', len, { kind: 'number', min: 2, max: 1024, step: 1 });
     const bin = variants.binaryTable(len, bits, { dtype: 'float64' });
     const sin = api.table(len, d, { base: v.base, dtype: 'float64' });
-    this.heats ??= [new Heatmap(this.chartsEl, { aspect: 1.1 }), new Heatmap(this.chartsEl, { aspect: 1.1 })];
+    // Each map is built and drawn in a task of its own (see pause).
+    this.heats ??= [];
+    this.heats[0] ??= new Heatmap(this.chartsEl, { aspect: 1.1 });
     this.heats[0].update({
       rows: len, cols: bits, data: bin.data, range: [0, 1], scale: 'categorical', x: this.t('bitAxis'), y: this.t('position'),
       label: this.t('binaryAlt', { len, bits }),
       describe: (p, b) => [`${this.t('position')} ${p} = ${p.toString(2)}₂`, `${this.t('bitAxis')} ${b}: ${bin.data[p * bits + b]}`],
     });
+    await this.pause();
+    this.heats[1] ??= new Heatmap(this.chartsEl, { aspect: 1.1 });
     this.heats[1].update({
       rows: len, cols: d, data: sin.data, range: [-1, 1], x: this.t('dimension'), y: this.t('position'),
       label: this.t('sinusoidAlt', { len, d }),
       describe: (p, c) => [`${this.t('position')} ${p}, ${this.t('column')} ${c}`, `${this.t('value')} ${fmt(sin.data[p * d + c])}`],
     });
+    await this.pause();
     const sb = steps(api, bin);
     const ss = steps(api, sin);
     this.chart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 3 });

@@ -14,7 +14,7 @@ export class PeConventions extends PeWidget {
   static titleKey = 'conventionsTitle';
   static aspect = 1.2;
 
-  render(api, v) {
+  async render(api, v) {
     const d = Math.min(v['d-model'], 2048);
     // Two tables and two heatmaps: each within MAX_CELLS / 4, so the pair draws within a second.
     const len = Math.min(v['max-len'], 2048, Math.max(1, Math.floor(MAX_CELLS / 4 / d)));
@@ -23,15 +23,18 @@ export class PeConventions extends PeWidget {
     this.control('preset-a', 'presetA', v['preset-a'], { kind: 'select', options });
     this.control('preset-b', 'presetB', v['preset-b'], { kind: 'select', options });
     const tables = ['preset-a', 'preset-b'].map((k) => api.table(len, d, { preset: v[k], base: v.base, dtype: 'float64' }));
-    this.heats ??= [new Heatmap(this.chartsEl, { aspect: 1.2 }), new Heatmap(this.chartsEl, { aspect: 1.2 })];
-    tables.forEach((t, s) => {
+    // Each map is built and drawn in a task of its own (see pause).
+    this.heats ??= [];
+    for (const [s, t] of tables.entries()) {
       const name = v[s ? 'preset-b' : 'preset-a'];
+      this.heats[s] ??= new Heatmap(this.chartsEl, { aspect: 1.2 });
       this.heats[s].update({
         rows: len, cols: d, data: t.data, range: [-1, 1], x: `${this.t('dimension')} (${name})`, y: this.t('position'),
         label: this.t('conventionAlt', { name, len, d }),
         describe: (r, c) => [`${name}`, `${this.t('position')} ${r}, ${this.t('column')} ${c}`, `${this.t('value')} ${fmt(t.data[r * d + c])}`],
       });
-    });
+      await this.pause();
+    }
     const [na, nb] = tables.map((t) => api.norms(t));
     const row = (t, r) => t.data.subarray(r * d, (r + 1) * d);
     const cos = Array.from({ length: len }, (_, r) => {

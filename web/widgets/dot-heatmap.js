@@ -27,7 +27,7 @@ export class PeDotHeatmap extends PeWidget {
   static titleKey = 'dotTitle';
   static aspect = 1.15;
 
-  render(api, v) {
+  async render(api, v) {
     const d = v['d-model'];
     const enc = PeWidget.encoding(v);
     const direct = !isToeplitz(api.columns(d, enc), api.presets[v.preset], v['max-len']);
@@ -45,6 +45,7 @@ export class PeDotHeatmap extends PeWidget {
       rows: len, cols: len, data: g, range: symmetric(g), x: 'j', y: 'i', label: caption,
       describe: (i, j) => [`i = ${i}, j = ${j}, i − j = ${i - j}`, `PE_i · PE_j = ${fmt(g[i * len + j])}`],
     });
+    await this.pause();
     this.profile ??= lineChart(this.newCanvas(), { aspect: 1.4 });
     this.profile.canvas.sub.textContent = this.t('profileTitle', { row });
     setSeries(this.profile, [

@@ -79,9 +79,9 @@ export class PeLab extends PeWidget {
     this.stopBtn.disabled = !busy;
   }
 
-  render(api, v) {
+  async render(api, v) {
     this.controls(v);
-    this.parts();
+    await this.parts();
     this.relabel();
     this.redraw();
     this.showStatus();
@@ -124,11 +124,13 @@ export class PeLab extends PeWidget {
     });
   }
 
-  /** What the lab draws into, made once per connection (release() drops them). */
-  parts() {
+  /** What the lab draws into, made once per connection (release() drops them); one chart per task (base.js, pause). */
+  async parts() {
     this.curves ??= new Map(); // encoding -> { loss, accuracy, byLength (new positions), inRange, fresh, probe }
     this.lossChart ??= lineChart(this.newCanvas(), { aspect: 2.2 });
+    await this.pause();
     this.accChart ??= lineChart(this.newCanvas(), { aspect: 2.2, yExtra: { min: 0, max: 1 } });
+    await this.pause();
     if (!this.lenChart) {
       this.lenChart = lineChart(this.newCanvas(), { aspect: 2.2, yExtra: { min: 0, max: 1 } });
       legendWithoutRanges(this.lenChart);

@@ -18,7 +18,7 @@ export class PeLinear extends PeWidget {
   static titleKey = 'linearTitle';
   static aspect = 2.4;
 
-  render(api, v) {
+  async render(api, v) {
     this.control('pe', 'peMode', v.pe, { kind: 'select', options: ['none', 'constant', 'sinusoidal'].map((m) => [m, `pe_${m}`]) });
     const pe = this.encoding(api, v);
     const wCols = W[0].map((_, c) => W.map((row) => row[c]));
@@ -27,6 +27,7 @@ export class PeLinear extends PeWidget {
     this.showTables(pe, outputs);
     const permuted = SENTENCES[0].every((w, r) => sameRow(outputs[0][r], outputs[1][SENTENCES[1].indexOf(w)]));
     this.captionEl.textContent = this.t(permuted ? 'linearPermuted' : 'linearDiffers');
+    await this.pause(); // the tables' layout, then the chart's, each in a task of its own
     this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
     const cats = SENTENCES[0].flatMap((w) => wCols.map((_, c) => `${w} y${c + 1}`));
     setSeries(this.chart, outputs.map((out, s) => barSet(SENTENCES[s].join(''), SENTENCES[0].flatMap((w) => out[SENTENCES[s].indexOf(w)]), s)),

@@ -18,7 +18,7 @@ export class PeNerf extends PeWidget {
   static fields = true;
   static titleKey = 'nerfTitle';
 
-  render(_api, v, fields) {
+  async render(_api, v, fields) {
     const L = v.levels;
     this.control('levels', 'levelsLabel', L, { kind: 'number', min: 1, max: 16, step: 1 });
     this.control('pi', 'piLabel', v.pi, { kind: 'checkbox' });
@@ -31,6 +31,7 @@ export class PeNerf extends PeWidget {
       rows: SAMPLES, cols, data: m.data, range: [-1, 1], x: this.t('nerfColumns'), y: 'x', label: this.t('nerfAlt', { L }),
       describe: (r, c) => [`x = ${fmt(x[r], 3)}, ${c % 2 ? 'cos' : 'sin'}(2^${c >> 1}${v.pi ? 'π' : ''}x)`, `${this.t('value')} ${fmt(m.data[r * cols + c])}`],
     });
+    await this.pause();
     const bands = Array.from({ length: Math.min(L, SHOWN) }, (_, i) => Math.round((i * (L - 1)) / Math.max(Math.min(L, SHOWN) - 1, 1)));
     this.chart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 2.6 });
     this.chart.canvas.sub.textContent = this.t('nerfCurves');

@@ -12,7 +12,7 @@ export class PeNorms extends PeWidget {
   static spec = { ...encodingSpec(64, 100), pos: int(0, 1e6, 10), k: int(-1e6, 1e6, 5) };
   static titleKey = 'normsTitle';
 
-  render(api, v) {
+  async render(api, v) {
     const d = Math.min(v['d-model'], MAX_D);
     if (d < v['d-model']) this.note('clamped', { raw: v['d-model'], max: d }, 'd-model');
     // The whole table is formed for its norms: rows × d stays within MAX_CELLS.
@@ -34,6 +34,7 @@ export class PeNorms extends PeWidget {
     ], { x: this.t('position'), y: this.t('norm') });
     const normText = this.t('normCaption', { d, len, expect: fmt(expect), worst: fmt(worst, 2) });
     this.normChart.canvas.setAttribute('aria-label', normText);
+    await this.pause();
     const rotText = this.rotationCheck(api, v, d, enc);
     this.captionEl.textContent = `${normText} ${rotText}`;
     this.data = () => ({ header: ['position', 'norm'], rows: Array.from(norms, (x, p) => [p, x]) });

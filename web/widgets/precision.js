@@ -35,7 +35,7 @@ export class PePrecision extends PeWidget {
   static titleKey = 'precisionTitle';
   static aspect = 1.8;
 
-  render(_api, v, variants) {
+  async render(_api, v, variants) {
     const d = v['d-model'];
     this.control('d-model', 'dModelLabel', d, { kind: 'number', min: 2, max: 4096, step: 2 });
     this.control('max-pos', 'maxPosLabel', v['max-pos'], { kind: 'number', min: 16, step: 1 });
@@ -45,6 +45,7 @@ export class PePrecision extends PeWidget {
     const series = FORMATS.flatMap((format) => MODES.map((mode) => ({
       format, mode, err: variants.precisionError(d, { ...enc, positions, format, mode }),
     })));
+    await this.pause(); // six error curves computed, then the chart drawn, each in a task of its own
     this.chart ??= lineChart(this.newCanvas(), { aspect: 1.8, xExtra: LOG, yExtra: LOG });
     setSeries(this.chart, series.map((s, i) => lineSet(this.t(`prec_${s.mode}`, { format: s.format }),
       Array.from(positions, (p, k) => ({ x: p, y: logValue(s.err[k]) })), Math.floor(i / 2),

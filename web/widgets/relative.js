@@ -37,7 +37,7 @@ export class PeRelative extends PeWidget {
     return least;
   }
 
-  render(_api, v, variants) {
+  async render(_api, v, variants) {
     const len = v['max-len'];
     const t5 = v.kind === 't5';
     this.titleEl.textContent = this.t(t5 ? 't5Title' : 'shawTitle');
@@ -71,6 +71,7 @@ export class PeRelative extends PeWidget {
       rows: len, cols: len, data: m.data, range, scale, x: this.t('keyAxis'), y: this.t('queryAxis'), label: caption,
       describe: (i, j) => [`i = ${i}, j = ${j}, j − i = ${j - i}`, `${this.t(t5 ? 'bucketWord' : 'clippedWord')} ${m.data[i * len + j]}`],
     });
+    await this.pause();
     this.line ??= lineChart(this.newCanvas(), { aspect: 1.3, legend: false });
     setSeries(this.line, [lineSet(this.t(t5 ? 'bucketWord' : 'clippedWord'), profile, t5 ? 0 : 1, { stepped: true })],
       { x: 'j − i', y: this.t(t5 ? 'bucketWord' : 'clippedWord') });

@@ -85,7 +85,7 @@ export class PeRope extends PeWidget {
   }
   static aspect = 1.15;
 
-  render(api, v, variants) {
+  async render(api, v, variants) {
     const fromConfig = ropeOptions(v);
     const model = fromConfig.config ? variants.ropeFromConfig(fromConfig.config, { layerType: fromConfig.layerType }) : null;
     if (model && model.type !== 'none' && model.type !== 'axial') v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type };
@@ -111,7 +111,9 @@ export class PeRope extends PeWidget {
     const scores = Float64Array.from({ length: len * len }, (_, i) => g[Math.floor(i / len) * 2 * len + len + (i % len)]);
     const spread = diagonalSpread(scores, len);
     this.drawScores(scores, len, spread, v);
+    await this.pause();
     this.drawPairs(Q, pos, v.pairing, pairColumns(variants, v.pairing, d), freqs.invFreq);
+    await this.pause();
     const freqText = this.drawFrequencies(plain.invFreq, freqs, v);
     const scoreText = this.t('ropeCaption', { len, d, base: v.base, spread: fmt(spread, 2), pairing: this.t(`pairing_${v.pairing}`) });
     this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, rope)}`;

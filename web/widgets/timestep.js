@@ -23,7 +23,7 @@ export class PeTimestep extends PeWidget {
   static fields = true;
   static titleKey = 'timestepTitle';
 
-  render(_api, v, fields) {
+  async render(_api, v, fields) {
     const d = v['d-model'];
     const maxT = v['max-t'];
     this.control('flip', 'flipLabel', v.flip, { kind: 'checkbox' });
@@ -40,6 +40,7 @@ export class PeTimestep extends PeWidget {
       rows: SAMPLES, cols: d, data: m.data, range: [-1, 1], x: this.t('dimension'), y: this.t('timestepRows', { step: fmt(maxT / (SAMPLES - 1)) }), label: this.t('timestepAlt', { d, maxT }),
       describe: (r, c) => [`t = ${fmt(t[r])}, ${this.t('column')} ${c} (${c < h ? first : c < 2 * h ? second : '0'})`, `${this.t('value')} ${fmt(m.data[r * d + c])}`],
     });
+    await this.pause();
     // The first column of each half and the slowest one: where the switches show.
     const cols = [...new Set([0, 1, h - 1, h].filter((c) => c >= 0 && c < 2 * h))];
     this.chart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 2.6 });

@@ -23,7 +23,7 @@ export class PeToyAttention extends PeWidget {
   static titleKey = 'toyTitle';
   static aspect = 2.4;
 
-  render(api, v) {
+  async render(api, v) {
     const empty = ['sentence-a', 'sentence-b'].filter((k) => !tokenize(v[k]).length);
     if (empty.length) return this.showEmpty(v, empty);
     const [a, b] = [this.tokens(v['sentence-a'], 'sentence-a'), this.tokens(v['sentence-b'], 'sentence-b')];
@@ -36,6 +36,7 @@ export class PeToyAttention extends PeWidget {
     const results = [a, b].map((tok) => ({ tok, ...api.toyAttention(tok.map((w) => codes[w]), pc && pc.slice(0, tok.length)) }));
     this.showTables(results, pc);
     this.showVerdicts(results, codes, pc);
+    await this.pause(); // the tables' layout, then the chart's, each in a task of its own
     this.chart ??= barChart(this.newCanvas(), { aspect: 2.4 });
     // Through the strings, so each language gets its own punctuation (y（我打你） in Chinese).
     const labels = Array.from({ length: n }, (_, i) => this.t('toyBarLabel', { i: i + 1, a: a[i] ?? '–', b: b[i] ?? '–' }));
