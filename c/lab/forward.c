@@ -6,107 +6,6 @@
 
 #define LN_EPS 1e-5
 
-/* o[j] += s[0] r[0][j], then += s[1] r[1][j], ... for c <= 4 rows: the same
- * additions, in the same order, as c separate passes, with o loaded and stored
- * once instead of c times (the kernels below are bound by those loads). */
-static void add_rows(lab_real *o, const lab_real *s, const lab_real *const *r, int c, int32_t m) {
-    if (c == 4) {
-        for (int32_t j = 0; j < m; j++) {
-            lab_real t = o[j];
-            t += s[0] * r[0][j];
-            t += s[1] * r[1][j];
-            t += s[2] * r[2][j];
-            t += s[3] * r[3][j];
-            o[j] = t;
-        }
-        return;
-    }
-    for (int q = 0; q < c; q++)
-        for (int32_t j = 0; j < m; j++) o[j] += s[q] * r[q][j];
-}
-
-/* Collects scaled rows four at a time for add_rows (skip_zero: rows scaled by 0
- * are left out, as ReLU's zeros add nothing). */
-typedef struct {
-    lab_real s[4];
-    const lab_real *r[4];
-    int c;
-} row_batch;
-
-static void batch_add(row_batch *b, lab_real *o, lab_real s, const lab_real *r, int32_t m) {
-    b->s[b->c] = s;
-    b->r[b->c++] = r;
-    if (b->c == 4) {
-        add_rows(o, b->s, b->r, 4, m);
-        b->c = 0;
-    }
-}
-
-static void batch_flush(row_batch *b, lab_real *o, int32_t m) {
-    add_rows(o, b->s, b->r, b->c, m);
-    b->c = 0;
-}
-
-/* out (n x m) = a (n x k) w (k x m), or += when acc. */
-static void mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n, int32_t k, int32_t m,
-                  int acc) {
-    for (int32_t i = 0; i < n; i++) {
-        lab_real *o = out + (size_t)i * m;
-        if (!acc) memset(o, 0, sizeof(lab_real) * m);
-        const lab_real *ai = a + (size_t)i * k;
-        row_batch b = { { 0 }, { 0 }, 0 };
-        for (int32_t p = 0; p < k; p++) batch_add(&b, o, ai[p], w + (size_t)p * m, m);
-        batch_flush(&b, o, m);
-    }
-}
-
-/* out (n x k) (+)= g (n x m) w^T, w being k x m: the gradient of an input. */
-static void mm_nt(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m,
-                  int acc) {
-    for (int32_t i = 0; i < n; i++) {
-        const lab_real *gi = g + (size_t)i * m;
-        lab_real *o = out + (size_t)i * k;
-        for (int32_t p = 0; p < k; p++) {
-            const lab_real *wp = w + (size_t)p * m;
-            lab_real s = 0;
-            for (int32_t j = 0; j < m; j++) s += gi[j] * wp[j];
-            o[p] = acc ? o[p] + s : s;
-        }
-    }
-}
-
-/* The same as mm_nt for many rows: w is first transposed into wt (m x k), so
- * that each output row is a sum of rows of wt, which vectorises (a float dot
- * product's order cannot be changed, so it does not). */
-static void mm_nt_rows(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m,
-                       int acc, lab_real *wt) {
-    for (int32_t p = 0; p < k; p++)
-        for (int32_t j = 0; j < m; j++) wt[(size_t)j * k + p] = w[(size_t)p * m + j];
-    for (int32_t i = 0; i < n; i++) {
-        const lab_real *gi = g + (size_t)i * m;
-        lab_real *o = out + (size_t)i * k;
-        if (!acc) memset(o, 0, sizeof(lab_real) * k);
-        row_batch b = { { 0 }, { 0 }, 0 };
-        for (int32_t j = 0; j < m; j++)
-            if (gi[j] != 0) batch_add(&b, o, gi[j], wt + (size_t)j * k, k); /* ReLU's zeros */
-        batch_flush(&b, o, k);
-    }
-}
-
-/* gw (k x m) += a^T (a: n x k) g (n x m): the gradient of a weight. Each row
- * of gw sums the rows of g in order of i, as one pass per i would. */
-static void mm_tn(lab_real *gw, const lab_real *a, const lab_real *g, int32_t n, int32_t k, int32_t m) {
-    for (int32_t p = 0; p < k; p++) {
-        lab_real *o = gw + (size_t)p * m;
-        row_batch b = { { 0 }, { 0 }, 0 };
-        for (int32_t i = 0; i < n; i++) {
-            lab_real s = a[(size_t)i * k + p];
-            if (s != 0) batch_add(&b, o, s, g + (size_t)i * m, m);
-        }
-        batch_flush(&b, o, m);
-    }
-}
-
 static void add_bias(lab_real *x, const lab_real *b, int32_t n, int32_t m) {
     for (int32_t i = 0; i < n; i++)
         for (int32_t j = 0; j < m; j++) x[(size_t)i * m + j] += b[j];
@@ -292,26 +191,26 @@ static void block_forward(lab_model *m, int32_t l, int32_t batch, int32_t len, l
     int32_t n = batch * len, d = m->d;
     const lab_real *P = m->params;
     norm_forward(a->h1, a->xhat1, a->rstd1, a->x, P + blk->g1, P + blk->b1, n, d);
-    mm_nn(a->q, a->h1, P + blk->wq, n, d, d, 0);
-    mm_nn(a->k, a->h1, P + blk->wk, n, d, d, 0);
-    mm_nn(a->v, a->h1, P + blk->wv, n, d, d, 0);
+    lab_mm_nn(a->q, a->h1, P + blk->wq, n, d, d, 0);
+    lab_mm_nn(a->k, a->h1, P + blk->wk, n, d, d, 0);
+    lab_mm_nn(a->v, a->h1, P + blk->wv, n, d, d, 0);
     if (m->cfg[LAB_C_ENCODING] == PE_LAB_ROPE) {
         rope(m, a->q, n, 0);
         rope(m, a->k, n, 0);
     }
     attention_forward(m, blk, a, batch, len);
     memcpy(a->xmid, a->x, sizeof(lab_real) * n * d);
-    mm_nn(a->xmid, a->ctx, P + blk->wo, n, d, d, 1);
+    lab_mm_nn(a->xmid, a->ctx, P + blk->wo, n, d, d, 1);
     if (!m->mlp) {
         memcpy(out, a->xmid, sizeof(lab_real) * n * d);
         return;
     }
     norm_forward(a->h2, a->xhat2, a->rstd2, a->xmid, P + blk->g2, P + blk->b2, n, d);
-    mm_nn(a->u, a->h2, P + blk->w1, n, d, m->mlp, 0);
+    lab_mm_nn(a->u, a->h2, P + blk->w1, n, d, m->mlp, 0);
     add_bias(a->u, P + blk->c1, n, m->mlp);
     for (size_t i = 0; i < (size_t)n * m->mlp; i++) a->a[i] = a->u[i] > 0 ? a->u[i] : 0;
     memcpy(out, a->xmid, sizeof(lab_real) * n * d);
-    mm_nn(out, a->a, P + blk->w2, n, m->mlp, d, 1);
+    lab_mm_nn(out, a->a, P + blk->w2, n, m->mlp, d, 1);
     add_bias(out, P + blk->c2, n, d);
 }
 
@@ -323,29 +222,29 @@ static void block_backward(lab_model *m, int32_t l, int32_t batch, int32_t len) 
     const lab_real *P = m->params;
     lab_real *G = m->grads;
     if (m->mlp) {
-        mm_tn(G + blk->w2, a->a, m->dx, n, m->mlp, d);
+        lab_mm_tn(G + blk->w2, a->a, m->dx, n, m->mlp, d);
         sum_rows(G + blk->c2, m->dx, n, d);
-        mm_nt_rows(m->da, m->dx, P + blk->w2, n, m->mlp, d, 0, m->wt);
+        lab_mm_nt_rows(m->da, m->dx, P + blk->w2, n, m->mlp, d, 0, m->wt);
         for (size_t i = 0; i < (size_t)n * m->mlp; i++)
             if (a->u[i] <= 0) m->da[i] = 0;
-        mm_tn(G + blk->w1, a->h2, m->da, n, d, m->mlp);
+        lab_mm_tn(G + blk->w1, a->h2, m->da, n, d, m->mlp);
         sum_rows(G + blk->c1, m->da, n, m->mlp);
-        mm_nt_rows(m->dh, m->da, P + blk->w1, n, d, m->mlp, 0, m->wt);
+        lab_mm_nt_rows(m->dh, m->da, P + blk->w1, n, d, m->mlp, 0, m->wt);
         norm_backward(m->dx, G + blk->g2, G + blk->b2, m->dh, a->xhat2, a->rstd2, P + blk->g2, n, d);
     }
-    mm_tn(G + blk->wo, a->ctx, m->dx, n, d, d);
-    mm_nt_rows(m->dctx, m->dx, P + blk->wo, n, d, d, 0, m->wt);
+    lab_mm_tn(G + blk->wo, a->ctx, m->dx, n, d, d);
+    lab_mm_nt_rows(m->dctx, m->dx, P + blk->wo, n, d, d, 0, m->wt);
     attention_backward(m, blk, a, batch, len);
     if (m->cfg[LAB_C_ENCODING] == PE_LAB_ROPE) {
         rope(m, m->dq, n, 1);
         rope(m, m->dk, n, 1);
     }
-    mm_tn(G + blk->wq, a->h1, m->dq, n, d, d);
-    mm_tn(G + blk->wk, a->h1, m->dk, n, d, d);
-    mm_tn(G + blk->wv, a->h1, m->dv, n, d, d);
-    mm_nt_rows(m->dh, m->dq, P + blk->wq, n, d, d, 0, m->wt);
-    mm_nt_rows(m->dh, m->dk, P + blk->wk, n, d, d, 1, m->wt);
-    mm_nt_rows(m->dh, m->dv, P + blk->wv, n, d, d, 1, m->wt);
+    lab_mm_tn(G + blk->wq, a->h1, m->dq, n, d, d);
+    lab_mm_tn(G + blk->wk, a->h1, m->dk, n, d, d);
+    lab_mm_tn(G + blk->wv, a->h1, m->dv, n, d, d);
+    lab_mm_nt_rows(m->dh, m->dq, P + blk->wq, n, d, d, 0, m->wt);
+    lab_mm_nt_rows(m->dh, m->dk, P + blk->wk, n, d, d, 1, m->wt);
+    lab_mm_nt_rows(m->dh, m->dv, P + blk->wv, n, d, d, 1, m->wt);
     norm_backward(m->dx, G + blk->g1, G + blk->b1, m->dh, a->xhat1, a->rstd1, P + blk->g1, n, d);
 }
 
@@ -360,7 +259,7 @@ static void head(lab_model *m, const int32_t *targets, int32_t n, double *loss, 
     for (int32_t r = 0; r < n; r++) {
         if (targets[r] < 0) continue;
         lab_real *z = m->logits + (size_t)r * C;
-        mm_nn(z, m->hf + (size_t)r * d, m->params + m->wout, 1, d, C, 0);
+        lab_mm_nn(z, m->hf + (size_t)r * d, m->params + m->wout, 1, d, C, 0);
         int32_t best = 0;
         double mx = -1e300, sum = 0;
         for (int32_t c = 0; c < C; c++) {
@@ -376,9 +275,9 @@ static void head(lab_model *m, const int32_t *targets, int32_t n, double *loss, 
         if (!backward) continue;
         for (int32_t c = 0; c < C; c++)
             z[c] = (lab_real)((pe_exp(z[c] - mx) / sum - (c == targets[r])) / count);
-        mm_tn(m->grads + m->wout, m->hf + (size_t)r * d, z, 1, d, C);
+        lab_mm_tn(m->grads + m->wout, m->hf + (size_t)r * d, z, 1, d, C);
         sum_rows(m->grads + m->bout, z, 1, C);
-        mm_nt(m->dh + (size_t)r * d, z, m->params + m->wout, 1, d, C, 0);
+        lab_mm_nt(m->dh + (size_t)r * d, z, m->params + m->wout, 1, d, C, 0);
     }
     *loss = count ? total / count : 0;
     *correct = right;

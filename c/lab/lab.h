@@ -127,6 +127,16 @@ void lab_model_free(lab_model *m);
  * pos_rng: where a model with randomized positions draws them (NULL: 0 .. len - 1). */
 int lab_forward(lab_model *m, const int32_t *tokens, const int32_t *targets, int32_t batch, int32_t len,
                 double *loss, int32_t *correct, int32_t *counted, int backward, uint64_t *pos_rng);
+/* matrix.c: out (n x m) = a (n x k) w (k x m), or += when acc; out (n x k) (+)= g (n x m) w^T,
+ * w being k x m (the gradient of an input: lab_mm_nt for a few rows, lab_mm_nt_rows, which
+ * transposes w into wt (m x k) first, for many); gw (k x m) += a^T g, a being n x k (the
+ * gradient of a weight). */
+void lab_mm_nn(lab_real *out, const lab_real *a, const lab_real *w, int32_t n, int32_t k, int32_t m, int acc);
+void lab_mm_nt(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m, int acc);
+void lab_mm_nt_rows(lab_real *out, const lab_real *g, const lab_real *w, int32_t n, int32_t k, int32_t m,
+                    int acc, lab_real *wt);
+void lab_mm_tn(lab_real *gw, const lab_real *a, const lab_real *g, int32_t n, int32_t k, int32_t m);
+
 /* model.c: m->posn for a batch: 0 .. len - 1 in every example, or, for a model
  * with randomized positions and rng != NULL, a sorted sample of each. */
 void lab_positions(lab_model *m, int32_t batch, int32_t len, uint64_t *rng);
