@@ -1,16 +1,23 @@
 // <pe-lab> in Chromium, as a reader runs it: the tutorial's widget, default
 // settings (who-did-what, bidirectional, every encoding, the default steps),
 // Train pressed once. Reports the time from the click to the end of the run
-// (every encoding trained and its accuracy against length measured) and, per
-// encoding, the time from the start of its training to its first progress
-// report at 95% accuracy or more, with the load average; then the same run
-// with 3 seeds. Targets (issue 26, point 5, on a 2-core machine): the default
-// run in at most 5 s, three seeds in at most 15 s, one encoding to 95% under 3 s. The times come from the page's clock at each worker message
-// (a listener beside the widget's own). Only `npm run bench` runs this; no
-// test compares a time with a bound.
+// (every model trained and its accuracy against length measured), the CPU
+// time Chromium's processes spent meanwhile (all of them, from /proc: the
+// workers are threads of the page's renderer), the trainers the widget ran
+// in parallel, and per encoding the time from the start of its first seed's
+// training to its first progress report at 95% accuracy or more, with the
+// load average; then the same run with 3 seeds. Targets (issue 26, point 5,
+// on a 2-core machine): the default run in at most 5 s, three seeds in at
+// most 15 s, one encoding to 95% under 3 s. On a shared machine the wall
+// clock is what the other jobs leave: CPU time / cores is the floor an idle
+// machine would give. The run's end is the page's clock at the worker
+// messages (a listener beside the widget's own); each model's own times are
+// its trainer's clock since that model began. Only `npm run bench` runs
+// this; no test compares a time with a bound.
 //
 //   node bench/lab-browser.mjs [--runs=3]     this part alone (after bash build.sh)
 import { loadavg, cpus } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../scripts/chromium.mjs';
@@ -26,14 +33,36 @@ function recordWorkerMessages() {
     constructor(...args) {
       super(...args);
       this.addEventListener('message', ({ data }) => {
-        const { type, encoding, step, accuracy } = data;
-        globalThis.labLog.push({ t: performance.now(), type, encoding, step, accuracy });
+        const { type, encoding, step, accuracy, seedIndex, elapsedMs } = data;
+        globalThis.labLog.push({ t: performance.now(), type, encoding, step, accuracy, seedIndex, elapsedMs });
       });
     }
   };
 }
 
-/** One default run in a fresh page: the click's time and the worker's messages. */
+/** CPU seconds (user + system) of this process's descendants alive now: Chromium and its children. */
+function browserCpuSeconds() {
+  const stats = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      // the fields after the command's closing parenthesis: state, ppid, ... utime is the 12th, stime the 13th
+      const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ');
+      stats.push({ pid: Number(pid), ppid: Number(rest[1]), ticks: Number(rest[11]) + Number(rest[12]) });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const ours = new Set([process.pid]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const s of stats) if (!ours.has(s.pid) && ours.has(s.ppid)) grew = ours.add(s.pid);
+  }
+  ours.delete(process.pid);
+  return stats.filter((s) => ours.has(s.pid)).reduce((a, s) => a + s.ticks, 0) / 100; // USER_HZ, 100 on Linux
+}
+
+/** One default run in a fresh page: the click's time, the worker's messages and Chromium's CPU time. */
 async function oneRun(browser, url, seeds = 1) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
@@ -44,6 +73,7 @@ async function oneRun(browser, url, seeds = 1) {
     await lab.scrollIntoViewIfNeeded();
     // rendered once (data-state set): a click before the first render would be dropped by it
     await page.waitForFunction(() => globalThis.document.querySelector('#w-lab')?.dataset.state);
+    const cpu0 = browserCpuSeconds();
     const settings = await page.evaluate((n) => {
       const w = globalThis.document.querySelector('#w-lab');
       w.setAttribute('seeds', String(n)); // read when Train is pressed
@@ -53,34 +83,40 @@ async function oneRun(browser, url, seeds = 1) {
     }, seeds);
     await page.waitForFunction(() => ['trained', 'error'].includes(globalThis.document.querySelector('#w-lab').dataset.state),
       null, { timeout: 300000 });
-    const { state, log, clickedAt } = await page.evaluate(() => ({
-      state: globalThis.document.querySelector('#w-lab').dataset.state, log: globalThis.labLog, clickedAt: globalThis.clickedAt,
-    }));
-    if (state !== 'trained') throw new Error(`the lab ended in state ${state}`);
-    return { settings, ...summarise(log, clickedAt) };
+    const cpuSeconds = +(browserCpuSeconds() - cpu0).toFixed(2);
+    const { state, log, clickedAt, trainers, status } = await page.evaluate(() => {
+      const w = globalThis.document.querySelector('#w-lab');
+      return { state: w.dataset.state, log: globalThis.labLog, clickedAt: globalThis.clickedAt, trainers: Number(w.dataset.trainers),
+        status: w.shadowRoot.querySelector('[role=status].note')?.textContent };
+    });
+    if (state !== 'trained') throw new Error(`the lab ended in state ${state}: ${status}`);
+    return { settings, cpuSeconds, trainers, ...summarise(log, clickedAt) };
   } finally {
     await context.close();
   }
 }
 
-/** Total time, and per encoding: its training's start, time and steps to 95%, final accuracy. */
+/**
+ * Total time (click to the last model's evaluation), and per encoding (its
+ * first seed, on its trainer's clock): time and steps to 95%, training time,
+ * final accuracy. The pool reports 'finished' on the page, not through a
+ * worker: the run ends at the last 'done'.
+ */
 export function summarise(log, clickedAt) {
-  const finished = log.find((m) => m.type === 'finished');
+  const done = log.filter((m) => m.type === 'done');
   const encodings = [];
-  let start = clickedAt; // the first encoding's clock includes the worker's start and the module's load
-  for (const done of log.filter((m) => m.type === 'done')) {
-    const progress = log.filter((m) => m.type === 'progress' && m.encoding === done.encoding);
+  for (const d of done.filter((m) => m.seedIndex === 0)) {
+    const progress = log.filter((m) => m.type === 'progress' && m.encoding === d.encoding && m.seedIndex === 0);
     const hit = progress.find((m) => m.accuracy >= LAB_TARGETS.accuracy);
     encodings.push({
-      encoding: done.encoding,
-      to95Ms: hit ? +(hit.t - start).toFixed(0) : null,
+      encoding: d.encoding,
+      to95Ms: hit ? +hit.elapsedMs.toFixed(0) : null,
       stepsTo95: hit?.step ?? null,
-      trainMs: +(progress.at(-1).t - start).toFixed(0),
+      trainMs: +progress.at(-1).elapsedMs.toFixed(0),
       finalAccuracy: progress.at(-1).accuracy,
     });
-    start = done.t;
   }
-  return { runMs: +(finished.t - clickedAt).toFixed(0), encodings };
+  return { runMs: +(Math.max(...done.map((m) => m.t)) - clickedAt).toFixed(0), encodings };
 }
 
 export async function measureLab({ runs = 3, log = () => {} } = {}) {
@@ -94,7 +130,7 @@ export async function measureLab({ runs = 3, log = () => {} } = {}) {
         const r = await oneRun(browser, url, seeds);
         r.seeds = seeds;
         r.loadAverage1m = +loadavg()[0].toFixed(2);
-        log(`lab in Chromium, run ${i + 1}, ${seeds} seed(s): ${r.runMs} ms in all; to 95%: ${r.encodings.map((e) => `${e.encoding} ${e.to95Ms ?? 'never'}`).join(', ')} (load ${r.loadAverage1m})`);
+        log(`lab in Chromium, run ${i + 1}, ${seeds} seed(s): ${r.runMs} ms in all, ${r.cpuSeconds} s CPU, ${r.trainers} trainers; to 95%: ${r.encodings.map((e) => `${e.encoding} ${e.to95Ms ?? 'never'}`).join(', ')} (load ${r.loadAverage1m})`);
         results.push(r);
       }
     }
@@ -125,14 +161,18 @@ export function labBrowserReport(all) {
   }
   const runMs = median(results.map((r) => r.runMs));
   const threeMs = three.length ? median(three.map((r) => r.runMs)) : null;
-  lines.push('', `Whole run, click to finished: ${results.map((r) => r.runMs).join(', ')} ms (median ${runMs}); 1-minute load average after each run: ${results.map((r) => r.loadAverage1m).join(', ')} (${cpus().length} cores).`);
-  if (three.length) lines.push(`With 3 seeds: ${three.map((r) => r.runMs).join(', ')} ms (median ${threeMs}); load ${three.map((r) => r.loadAverage1m).join(', ')}.`);
+  lines.push('', `Whole run, click to finished: ${results.map((r) => r.runMs).join(', ')} ms (median ${runMs}); Chromium's CPU time meanwhile ${results.map((r) => r.cpuSeconds).join(', ')} s; ${results[0].trainers} trainers in parallel; 1-minute load average after each run: ${results.map((r) => r.loadAverage1m).join(', ')} (${cpus().length} cores).`);
+  if (three.length) lines.push(`With 3 seeds: ${three.map((r) => r.runMs).join(', ')} ms (median ${threeMs}); CPU ${three.map((r) => r.cpuSeconds).join(', ')} s; load ${three.map((r) => r.loadAverage1m).join(', ')}.`);
   // `none` (bidirectional) cannot reach 95%: that is what the widget shows, not a miss.
   const positional = per.filter((p) => p.name !== 'none' || s.attention === 'causal');
   const slowest = Math.max(...positional.map((p) => p.to95Ms ?? Infinity));
+  // beside each wall time: the CPU time it took and the load it ran under, without which it means little here
+  const context = (rs) => `CPU ${median(rs.map((r) => r.cpuSeconds))} s over ${rs[0].trainers} trainers, load ${rs.map((r) => r.loadAverage1m).join('/')}`;
   const targets = [
-    { target: `lab: the default widget run finishes in at most ${LAB_TARGETS.runMs / 1000} s in Chromium`, met: runMs <= LAB_TARGETS.runMs, detail: `median ${runMs} ms` },
-    ...(three.length ? [{ target: `lab: the default run with 3 seeds finishes in at most ${LAB_TARGETS.threeSeedsMs / 1000} s`, met: threeMs <= LAB_TARGETS.threeSeedsMs, detail: `median ${threeMs} ms` }] : []),
+    { target: `lab: the default widget run finishes in at most ${LAB_TARGETS.runMs / 1000} s in Chromium`, met: runMs <= LAB_TARGETS.runMs,
+      detail: `median ${runMs} ms, ${(runMs / LAB_TARGETS.runMs).toFixed(2)}x the target (${context(results)})` },
+    ...(three.length ? [{ target: `lab: the default run with 3 seeds finishes in at most ${LAB_TARGETS.threeSeedsMs / 1000} s`, met: threeMs <= LAB_TARGETS.threeSeedsMs,
+      detail: `median ${threeMs} ms, ${(threeMs / LAB_TARGETS.threeSeedsMs).toFixed(2)}x the target (${context(three)})` }] : []),
     { target: `lab: every encoding with positions reaches 95% in under ${LAB_TARGETS.to95Ms / 1000} s`, met: slowest < LAB_TARGETS.to95Ms,
       detail: `slowest median ${Number.isFinite(slowest) ? `${slowest} ms` : 'never'}` },
   ];

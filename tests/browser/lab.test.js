@@ -1,11 +1,15 @@
-// <pe-lab> in Chromium: it trains in its worker while the page stays
-// responsive, draws curves, accuracy against length and attention maps; and
-// the worker's training is byte-identical to Node's for the same seed.
+// <pe-lab> in Chromium: it trains in its workers (one per core) while the
+// page stays responsive, draws curves, accuracy against length and attention
+// maps, with the numbers Node gets for the same seeds; the worker's training
+// is byte-identical to Node's; a Train click before the first render starts
+// the run once the widget has drawn.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { open, newPage } from './harness.js';
 import { init } from '../../dist/lib/lab.js';
+import { evaluateRun } from '../../web/widgets/lab-evaluate.js';
+import { testLengths, EVAL_SAMPLES } from '../../web/widgets/lab-defaults.js';
 
 let h;
 before(async () => { h = await open(); });
@@ -27,7 +31,7 @@ test('the lab worker trains byte-identically to Node for the same seed', async (
           if (data.type === 'done') resolve(data);
           if (data.type === 'error') reject(new Error(data.message));
         };
-        worker.postMessage({ type: 'train', id: 1, runs: [run], lengths: [], samples: 1 });
+        worker.postMessage({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [], samples: 1 });
       });
       worker.terminate();
       const p = done.model.params;
@@ -43,7 +47,7 @@ test('the lab worker trains byte-identically to Node for the same seed', async (
   }
 });
 
-test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps', async () => {
+test('<pe-lab> trains on a worker per core, the page stays responsive, Node gets its numbers, and it draws maps', async () => {
   const { page, errors, context } = await newPage(h.browser);
   try {
     await page.goto(h.url('index.html'));
@@ -67,15 +71,25 @@ test('<pe-lab> trains in a worker, the page stays responsive, and it draws maps'
     const result = await page.evaluate(() => {
       clearInterval(window.ticker);
       const w = document.querySelector('#w-lab');
+      const numbers = [...w.curves].map(([k, c]) => [k, { byLength: c.byLength, inRange: c.inRange, fresh: c.fresh, probe: c.probe }]);
       const sets = w.lenChart.data.datasets;
       const root = w.shadowRoot;
-      return { ticks: window.ticks, status: root.querySelector('p[role=status]').textContent,
+      return { numbers, run: w.trained, trainers: Number(w.dataset.trainers), cores: navigator.hardwareConcurrency, ticks: window.ticks, status: root.querySelector('p[role=status]').textContent,
         lengthPoints: sets.slice(0, -1).map((d) => d.data.length), lossSets: w.lossChart.data.datasets.length,
         chance: sets.at(-1).data.map((p) => p.y), newLengths: sets[0].data.map((p) => p.x),
         bars: [...root.querySelectorAll('.lab-bars progress')].map((b) => b.value),
         table: [...root.querySelectorAll('table.lab-summary tr')].map((tr) => [...tr.children].map((c) => c.textContent)) };
     });
     assert.ok(result.ticks > 0, 'the page ran timers while the model trained');
+    // 2 encodings x 3 seeds: a trainer per core, up to 4
+    assert.equal(result.trainers, Math.min(result.cores, 4, 6));
+    // whichever trainer trained which model, the numbers are Node's for the same seeds
+    const node = await init();
+    for (const [encoding, numbers] of result.numbers) {
+      const run = { ...result.run, encoding };
+      const models = [0, 1, 2].map((k) => node.train({ ...run, seed: run.seed + k }).model);
+      assert.deepEqual(numbers, evaluateRun(node, models, run, testLengths(run.task), EVAL_SAMPLES), encoding);
+    }
     assert.equal(result.lossSets, 2);
     // new positions only: the test lengths past the longest trained (6), up to 24
     assert.deepEqual(result.newLengths, [10, 13, 17, 20, 24]);
@@ -100,7 +114,7 @@ test('<pe-lab> embeds like the other widgets: embed.html?view=lab with its attri
   const { page, errors, context } = await newPage(h.browser);
   try {
     await page.goto(h.url('embed.html?view=lab&task=shift&attention=causal&lang=zh'));
-    await page.waitForFunction(() => document.querySelector('pe-lab')?.shadowRoot?.querySelector('button'));
+    await page.waitForFunction(() => document.querySelector('pe-lab')?.dataset.state);
     const state = await page.evaluate(() => {
       const root = document.querySelector('pe-lab').shadowRoot;
       const [task, attention] = root.querySelectorAll('select');
@@ -108,6 +122,34 @@ test('<pe-lab> embeds like the other widgets: embed.html?view=lab with its attri
     });
     assert.deepEqual({ task: state.task, attention: state.attention }, { task: 'shift', attention: 'causal' });
     assert.match(state.title, /位置编码实验室/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
+test('<pe-lab>: Train clicked right after insertion, before the first render, starts the run once drawn', async () => {
+  // The buttons exist from the start; the click is remembered until render() has made the curves.
+  const { page, errors, context } = await newPage(h.browser);
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    const before = await page.evaluate(() => {
+      const w = document.createElement('pe-lab');
+      w.id = 'early';
+      w.setAttribute('encodings', 'sinusoidal');
+      w.setAttribute('steps', '50');
+      document.querySelector('article').prepend(w);
+      const train = w.shadowRoot.querySelector('button');
+      train.click(); // no render has run yet: nothing is drawn
+      return { state: w.dataset.state ?? null, drawn: Boolean(w.curves), disabled: train.disabled };
+    });
+    assert.deepEqual(before, { state: null, drawn: false, disabled: true });
+    await page.waitForFunction(() => document.getElementById('early').dataset.state === 'trained', null, { timeout: 120000 });
+    const after = await page.evaluate(() => {
+      const w = document.getElementById('early');
+      return { curves: [...w.curves.keys()], steps: w.curves.get('sinusoidal').loss.at(-1).x };
+    });
+    assert.deepEqual(after, { curves: ['sinusoidal'], steps: 50 });
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -6,13 +6,16 @@
 // PeWidget like the others: its attributes (the ATTRS table) are parsed,
 // observed and written by its controls; it fires pe-render; data-state is its
 // run (idle, training, trained, stopped, error). lab-runner.js says where it
-// trains. Token text is user input: only ever textContent.
+// trains: one model per encoding and seed, on as many trainers as the
+// browser has cores. A Train click before the first render (the button is
+// there from the start) waits for it. Token text is user input: only ever textContent.
 import { PeWidget } from './base.js';
 import { el } from './dom.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { bool, int, oneOf, words, parseAll } from './attrs.js';
 import { vocabulary, splitWords, chance } from '../lib/lab/tasks.js';
-import { startTrainer } from './lab-runner.js';
+import { startPool, poolSize } from './lab-runner.js';
+import { combineSeeds } from './lab-evaluate.js';
 import { newPositionSets, summaryTable, legendWithoutRanges, describeCharts } from './lab-metrics.js';
 import { TASKS, LENGTHS, RANDOM_RANGE, DEFAULT_STEPS, EVAL_SAMPLES, testLengths } from './lab-defaults.js';
 
@@ -21,6 +24,7 @@ const ATTENTION = ['bidirectional', 'causal'];
 const SENTENCES = { 'who-did-what': { en: 'Ann hits Bob ?', zh: '我 打 你 ？' }, shift: '3 1 4 1 5 9 2 6',
   recency: { en: 'Ann today Bob also again Cy really', zh: '我 今天 你 也 又 他 真' } };
 const HEADS = 4;
+const REDRAW_MS = 250;
 
 /**
  * The attributes, one row each: the parser (attrs.js; embed.html validates
@@ -44,6 +48,23 @@ export class PeLab extends PeWidget {
   static spec = Object.fromEntries(Object.entries(ATTRS).map(([name, a]) => [name, a.spec]));
   static titleKey = 'lab_title';
   static aspect = 2.2;
+
+  constructor() {
+    super();
+    // Train, Stop and Reset exist before the first render, which loads the
+    // module: a click on Train then is remembered and starts the run once the
+    // lab has drawn (render), instead of being lost.
+    const button = (onclick) => el('button', { type: 'button', onclick });
+    this.trainBtn = button(() => this.train());
+    this.stopBtn = button(() => this.stop(true));
+    this.resetBtn = button(() => this.reset());
+    this.stopBtn.disabled = this.resetBtn.disabled = true;
+    this.trainBtn.textContent = this.tl('train'); // in the page's language from the first render on (relabel)
+    this.stopBtn.textContent = this.tl('stop');
+    this.resetBtn.textContent = this.tl('reset');
+    this.controlsEl.append(this.trainBtn, this.stopBtn, this.resetBtn);
+    for (const k of ['trainBtn', 'stopBtn', 'resetBtn']) this.kept.add(k);
+  }
 
   /** The lab's words: the lab_ keys of strings/en.json and zh.json. */
   tl(key, vars) {
@@ -77,6 +98,7 @@ export class PeLab extends PeWidget {
     const busy = this.runState === 'training';
     this.trainBtn.disabled = busy;
     this.stopBtn.disabled = !busy;
+    this.resetBtn.disabled = false;
   }
 
   async render(api, v) {
@@ -89,6 +111,10 @@ export class PeLab extends PeWidget {
       header: ['encoding', 'step', 'loss', 'accuracy'],
       rows: [...this.curves].flatMap(([k, c]) => c.loss.map((p, i) => [k, p.x, p.y, c.accuracy[i]?.y])),
     });
+    if (this.trainQueued) {
+      this.trainQueued = false;
+      queueMicrotask(() => this.train()); // after refresh() has set data-state for this render
+    }
   }
 
   /** A control per row of ATTRS, each writing its attribute. */
@@ -135,16 +161,13 @@ export class PeLab extends PeWidget {
       this.lenChart = lineChart(this.newCanvas(), { aspect: 2.2, yExtra: { min: 0, max: 1 } });
       legendWithoutRanges(this.lenChart);
     }
-    if (this.trainBtn) return;
-    const button = (onclick) => el('button', { type: 'button', onclick });
-    this.trainBtn = button(() => this.train());
-    this.stopBtn = button(() => this.stop(true));
-    this.resetBtn = button(() => this.reset());
+    this.controlsEl.append(this.trainBtn, this.stopBtn, this.resetBtn); // after the controls, every render
+    if (this.progress) return;
     this.progress = el('progress', { max: 1, value: 0 });
     this.statusEl = el('p', { role: 'status', class: 'note' });
     this.mapModel = el('select');
     this.sentence = el('input', { type: 'text', size: 28, maxlength: 120 });
-    this.showBtn = button(() => this.showMaps());
+    this.showBtn = el('button', { type: 'button', onclick: () => this.showMaps() });
     this.mapsEl = el('div', { class: 'maps' });
     Object.assign(this.mapsEl.style, { display: 'flex', flexWrap: 'wrap', gap: '0.5em' });
     this.mapsNote = el('p', { class: 'caption' });
@@ -153,7 +176,6 @@ export class PeLab extends PeWidget {
     this.newCaption = el('p', { class: 'caption' });
     this.summaryEl = el('div', { class: 'tables' });
     this.leftOut = el('p', { class: 'note' });
-    this.controlsEl.append(this.trainBtn, this.stopBtn, this.resetBtn);
     this.chartsEl.before(this.progress, this.bars, this.statusEl);
     this.extraEl.append(this.newCaption, this.summaryEl, this.leftOut,
       el('div', { class: 'controls' }, el('label', {}, this.mapLabels[0], this.mapModel),
@@ -164,7 +186,9 @@ export class PeLab extends PeWidget {
 
   /** Every word in the element's language, so a language switch mid-run only changes words. */
   relabel() {
-    this.trainBtn.textContent = this.tl('train');
+    this.trainBtn.textContent = this.tl('train'); // in the page's language from the first render on (relabel)
+    this.stopBtn.textContent = this.tl('stop');
+    this.resetBtn.textContent = this.tl('reset');
     this.stopBtn.textContent = this.tl('stop');
     this.resetBtn.textContent = this.tl('reset');
     this.showBtn.textContent = this.tl('show');
@@ -190,6 +214,12 @@ export class PeLab extends PeWidget {
   }
 
   async train() {
+    if (!this.curves) {
+      // not drawn yet: the first render starts it
+      this.trainQueued = true;
+      this.trainBtn.disabled = true;
+      return;
+    }
     // The attributes as they are now: a change made just before the click may not have rendered yet.
     const { values: v, errors } = parseAll(PeLab.spec, (n) => this.getAttribute(n));
     if (errors.length) return;
@@ -204,45 +234,57 @@ export class PeLab extends PeWidget {
     const id = this.runId;
     const generation = this.generation;
     this.progress.value = 0;
+    const seeds = v.seeds;
+    this.shares = new Map(encodings.map((k) => [k, new Array(seeds).fill(0)])); // each model's share done
     this.barOf = new Map(encodings.map((k) => [k, el('progress', { max: 1, value: 0, 'aria-label': this.tl(`enc_${k}`) })]));
     this.bars.replaceChildren(...encodings.map((k) => el('label', { 'data-encoding': k }, el('span', {}, this.tl(`enc_${k}`)), this.barOf.get(k))));
     this.summaryEl.replaceChildren();
     this.setRun('training', ['training', { encoding: this.tl(`enc_${encodings[0]}`), step: 0, steps: this.trained.steps, loss: '–', accuracy: '–' }]);
     this.redraw();
-    const runner = await startTrainer(import.meta.url, (m) => this.onMessage(m, id, encodings));
-    // Stopped, removed or started again while the trainer loaded: this run is over.
+    // one job per encoding and seed, encodings first, so that they finish in order
+    const common = { type: 'train', id, seeds, lengths: testLengths(this.trained.task), samples: EVAL_SAMPLES };
+    const jobs = encodings.flatMap((encoding) => Array.from({ length: seeds }, (_, seedIndex) =>
+      ({ ...common, run: { ...this.trained, encoding }, seedIndex })));
+    const runner = await startPool(import.meta.url, poolSize(jobs.length), (m) => this.onMessage(m, id, encodings));
+    // Stopped, removed or started again while the trainers loaded: this run is over.
     if (generation !== this.generation || id !== this.runId || this.runState !== 'training') return runner.terminate();
     this.runner = runner;
     this.where = runner.where;
+    this.dataset.trainers = String(runner.size);
     this.showStatus();
-    runner.post({ type: 'train', id, lengths: testLengths(this.trained.task), samples: EVAL_SAMPLES, seeds: v.seeds,
-      runs: encodings.map((encoding) => ({ ...this.trained, encoding })) });
+    runner.run(id, jobs);
   }
 
   onMessage(m, id, encodings) {
     if (m.type === 'error' && (m.id === undefined || m.id === id)) return this.failed(m.message);
     if (m.id !== id || id !== this.runId || !this.curves) return;
-    const c = this.curves.get(m.encoding) ?? { loss: [], accuracy: [], byLength: [] };
+    const c = this.curves.get(m.encoding) ?? { loss: [], accuracy: [], byLength: [], seedResults: [] };
     if (m.encoding) this.curves.set(m.encoding, c);
     const name = (k) => this.tl(`enc_${k}`);
     if (m.type === 'progress') {
       // seeds after the first train alike: the curves show the first, the bars all
-      const part = ((m.seedIndex ?? 0) + m.step / m.steps) / (m.seeds ?? 1);
       if (!m.seedIndex) {
         c.loss.push({ x: m.step, y: m.loss });
         c.accuracy.push({ x: m.step, y: m.accuracy });
       }
-      const bar = this.barOf?.get(m.encoding);
-      if (bar) bar.value = part;
-      this.progress.value = (encodings.indexOf(m.encoding) + part) / encodings.length;
+      this.advance(m.encoding, m.seedIndex, m.step / m.steps, encodings);
       this.status = ['training', { encoding: name(m.encoding), step: m.step, steps: m.steps,
         loss: m.loss.toFixed(3), accuracy: `${(100 * m.accuracy).toFixed(1)}%` }];
       this.showStatus();
       this.redrawSoon();
     } else if (m.type === 'done') {
-      Object.assign(c, { byLength: m.byLength, inRange: m.inRange, fresh: m.fresh, probe: m.probe });
-      c.result = { steps: m.history.at(-1).step, accuracy: m.history.at(-1).accuracy, seconds: m.seconds };
-      this.mapModel.append(el('option', { value: m.encoding }, name(m.encoding)));
+      this.advance(m.encoding, m.seedIndex, 1, encodings);
+      c.seedResults[m.seedIndex] = m.result;
+      c.seconds = (c.seconds ?? 0) + m.seconds;
+      if (m.seedIndex === 0) {
+        c.model = m.model; // the one whose attention the maps show
+        c.last = m.history.at(-1);
+        this.addMapModel(m.encoding, encodings);
+      }
+      const seeds = this.shares.get(m.encoding).length;
+      if (c.seedResults.filter(Boolean).length < seeds) return;
+      Object.assign(c, combineSeeds(c.seedResults, this.trained));
+      c.result = { steps: c.last.step, accuracy: c.last.accuracy, seconds: c.seconds };
       this.redraw();
     } else if (m.type === 'finished') {
       this.progress.value = 1;
@@ -252,6 +294,25 @@ export class PeLab extends PeWidget {
     } else if (m.type === 'attention') {
       this.drawMaps(m);
     }
+  }
+
+  /** A model's share done: its encoding's bar shows its seeds' mean, the main bar every model's. */
+  advance(encoding, seedIndex, part, encodings) {
+    const parts = this.shares?.get(encoding);
+    if (!parts) return;
+    parts[seedIndex] = part;
+    const bar = this.barOf.get(encoding);
+    if (bar) bar.value = parts.reduce((a, b) => a + b, 0) / parts.length;
+    const all = encodings.flatMap((k) => this.shares.get(k));
+    this.progress.value = all.reduce((a, b) => a + b, 0) / all.length;
+  }
+
+  /** The attention maps' model list, in the encodings' order whatever order they finish in. */
+  addMapModel(encoding, encodings) {
+    const option = el('option', { value: encoding }, this.tl(`enc_${encoding}`));
+    const after = [...this.mapModel.options].find((o) => encodings.indexOf(o.value) > encodings.indexOf(encoding));
+    this.mapModel.insertBefore(option, after ?? null);
+    if (this.mapModel.options.length === 1) this.mapModel.value = encoding;
   }
 
   /** One sentence per trained model, in the element's current language. */
@@ -276,7 +337,7 @@ export class PeLab extends PeWidget {
   stopRunner() {
     this.runner?.terminate();
     this.runner = null;
-    if (this.frame) cancelAnimationFrame(this.frame);
+    clearTimeout(this.frame);
     this.frame = 0;
   }
 
@@ -316,23 +377,44 @@ export class PeLab extends PeWidget {
     super.fail(text);
   }
 
+  /**
+   * While models train: the loss and accuracy curves, at most every
+   * REDRAW_MS. The page's thread shares the cores with the trainers, and a
+   * redraw per progress report (a dozen per model) cost it more than a
+   * second of a default run; the rest waits for each model's done.
+   */
   redrawSoon() {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
+    const wait = Math.max(0, (this.drawnAt ?? -Infinity) + REDRAW_MS - performance.now());
+    this.frame = setTimeout(() => {
       this.frame = 0;
-      this.redraw();
-    });
+      this.drawnAt = performance.now();
+      this.redrawCurves();
+    }, wait);
+  }
+
+  /** With the same curves as last time, only their points grew (lineSet keeps the arrays): an update draws them. */
+  redrawCurves(full = false) {
+    if (!this.lossChart) return;
+    const name = (k) => this.tl(`enc_${k}`);
+    const shown = ENCODINGS.filter((k) => this.curves.get(k)?.loss.length);
+    if (!full && shown.join() === this.curvesShown) {
+      this.lossChart.update('none');
+      this.accChart.update('none');
+      return;
+    }
+    this.curvesShown = shown.join();
+    const sets = (key) => shown.map((k) => lineSet(name(k), this.curves.get(k)[key], ENCODINGS.indexOf(k)));
+    setSeries(this.lossChart, sets('loss'), { x: this.tl('step'), y: this.tl('loss') });
+    setSeries(this.accChart, sets('accuracy'), { x: this.tl('step'), y: this.tl('accuracy') });
   }
 
   redraw() {
     if (!this.lossChart) return;
     const name = (k) => this.tl(`enc_${k}`);
-    const sets = (key) => ENCODINGS.filter((k) => this.curves.get(k)?.[key].length)
-      .map((k) => lineSet(name(k), this.curves.get(k)[key], ENCODINGS.indexOf(k)));
     const task = this.trained?.task ?? this.values.task;
     const [lo, hi] = LENGTHS[task];
-    setSeries(this.lossChart, sets('loss'), { x: this.tl('step'), y: this.tl('loss') });
-    setSeries(this.accChart, sets('accuracy'), { x: this.tl('step'), y: this.tl('accuracy') });
+    this.redrawCurves(true);
     const words = { min: this.tl('min'), max: this.tl('max'), chance: this.tl('chance'), chanceValue: chance(task) };
     setSeries(this.lenChart, newPositionSets(this.curves, ENCODINGS, name, words), { x: this.tl('length', { lo, hi }), y: this.tl('lengthAccuracy') });
     const rows = ENCODINGS.filter((k) => this.curves.get(k)?.inRange).map((k) => ({ name: name(k), ...this.curves.get(k) }));
@@ -354,7 +436,9 @@ export class PeLab extends PeWidget {
     }
     // a model trained with a start token reads every sentence after one
     this.mapTokens = [...(this.trained.bos ? [vocabulary(this.trained.task, 'en', true).length - 1] : []), ...ids].slice(0, 24);
-    this.runner.post({ type: 'attention', id: this.runId, encoding, tokens: this.mapTokens });
+    const model = this.curves.get(encoding)?.model;
+    if (!model) return;
+    this.runner.attention({ type: 'attention', id: this.runId, model, tokens: this.mapTokens });
   }
 
   drawMaps(m) {
