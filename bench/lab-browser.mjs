@@ -105,7 +105,9 @@ async function oneRun(browser, url, seeds = 1) {
 export function summarise(log, clickedAt) {
   const done = log.filter((m) => m.type === 'done');
   const encodings = [];
-  for (const d of done.filter((m) => m.seedIndex === 0)) {
+  const order = ['none', 'sinusoidal', 'learned', 'rope', 'alibi', 't5']; // the widget's, not the order they finished in
+  const firsts = done.filter((m) => m.seedIndex === 0).sort((a, b) => order.indexOf(a.encoding) - order.indexOf(b.encoding));
+  for (const d of firsts) {
     const progress = log.filter((m) => m.type === 'progress' && m.encoding === d.encoding && m.seedIndex === 0);
     const hit = progress.find((m) => m.accuracy >= LAB_TARGETS.accuracy);
     encodings.push({
@@ -167,12 +169,19 @@ export function labBrowserReport(all) {
   const positional = per.filter((p) => p.name !== 'none' || s.attention === 'causal');
   const slowest = Math.max(...positional.map((p) => p.to95Ms ?? Infinity));
   // beside each wall time: the CPU time it took and the load it ran under, without which it means little here
+  const cores = cpus().length;
+  const floor = (rs) => median(rs.map((r) => r.cpuSeconds)) / cores;
   const context = (rs) => `CPU ${median(rs.map((r) => r.cpuSeconds))} s over ${rs[0].trainers} trainers, load ${rs.map((r) => r.loadAverage1m).join('/')}`;
   const targets = [
     { target: `lab: the default widget run finishes in at most ${LAB_TARGETS.runMs / 1000} s in Chromium`, met: runMs <= LAB_TARGETS.runMs,
       detail: `median ${runMs} ms, ${(runMs / LAB_TARGETS.runMs).toFixed(2)}x the target (${context(results)})` },
     ...(three.length ? [{ target: `lab: the default run with 3 seeds finishes in at most ${LAB_TARGETS.threeSeedsMs / 1000} s`, met: threeMs <= LAB_TARGETS.threeSeedsMs,
       detail: `median ${threeMs} ms, ${(threeMs / LAB_TARGETS.threeSeedsMs).toFixed(2)}x the target (${context(three)})` }] : []),
+    // the same targets on CPU time spread over the cores: what an idle machine's wall clock would be at best
+    { target: `lab: the default run's Chromium CPU time / ${cores} cores is at most ${LAB_TARGETS.runMs / 1000} s`, met: floor(results) <= LAB_TARGETS.runMs / 1000,
+      detail: `${floor(results).toFixed(2)} s` },
+    ...(three.length ? [{ target: `lab: with 3 seeds, Chromium CPU time / ${cores} cores is at most ${LAB_TARGETS.threeSeedsMs / 1000} s`,
+      met: floor(three) <= LAB_TARGETS.threeSeedsMs / 1000, detail: `${floor(three).toFixed(2)} s` }] : []),
     { target: `lab: every encoding with positions reaches 95% in under ${LAB_TARGETS.to95Ms / 1000} s`, met: slowest < LAB_TARGETS.to95Ms,
       detail: `slowest median ${Number.isFinite(slowest) ? `${slowest} ms` : 'never'}` },
   ];
