@@ -1736,6 +1736,7 @@ int main(void) {
         {"lab: tasks, shapes, lengths, generated examples, seeds", test_lab_tasks},
         {"lab: every encoding, bidirectional and causal: train, evaluate, loss, attention maps", test_lab_modes},
         {"lab: training lowers the loss (shift, causal, RoPE)", test_lab_learns},
+        {"lab: the matrix kernels give the plain loop's bits", test_lab_matrix_order},
         {"lab: pe_lab_create refuses each bad field with its status", test_lab_create_errors},
         {"lab: train / evaluate / loss / attention refuse bad arguments", test_lab_call_errors},
         {"lab: allocation failure at every allocation of a model frees everything", test_lab_allocation_failures},

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "lab/lab.h"
 #include "lab/posenc_lab.h"
 #include "check.h"
 
@@ -206,6 +207,67 @@ void test_lab_learns(void) {
     EXPECT(first[0] > 1.8 && last[0] < 0.75 * first[0]);
     EXPECT(last[1] > first[1]);
     pe_lab_free(model);
+}
+
+/* Reference sums of scaled rows, one term at a time in order of p (zero
+ * scales skipped where asked), as matrix.c's kernels must give them. */
+static void ref_rows(pe_lab_real *o, const pe_lab_real *s, size_t sr, size_t sc, const pe_lab_real *r,
+                     int32_t nq, int32_t k, int32_t m, int acc, int skip) {
+    for (int32_t q = 0; q < nq; q++)
+        for (int32_t j = 0; j < m; j++) {
+            pe_lab_real t = acc ? o[(size_t)q * m + j] : 0;
+            for (int32_t p = 0; p < k; p++) {
+                pe_lab_real sp = s[q * sr + p * sc];
+                if (!skip || sp != 0) t += sp * r[(size_t)p * m + j];
+            }
+            o[(size_t)q * m + j] = t;
+        }
+}
+
+/* Fills x with values of both signs, every third one exactly 0 (ReLU's zeros). */
+static void fill(pe_lab_real *x, size_t n, unsigned *seed) {
+    for (size_t i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        x[i] = i % 3 == 1 ? 0 : (pe_lab_real)((int)(*seed >> 16) % 2001 - 1000) / 317;
+    }
+}
+
+/* The matrix kernels (matrix.c; with SIMD in the shipped module and here)
+ * give the plain loop's bits: same terms, same order, for shapes with and
+ * without the kernel's 4-row and 8-column blocks, from +0 and from a sum. */
+void test_lab_matrix_order(void) {
+    static const int32_t shapes[][3] = {
+        { 1, 32, 10 }, { 5, 3, 13 }, { 9, 8, 16 }, { 12, 20, 24 }, { 67, 32, 64 }
+    };
+    enum { MAX = 67 * 64 };
+    static pe_lab_real a[MAX], w[MAX], o[MAX], want[MAX], wt[MAX], start[MAX];
+    unsigned seed = 7;
+    for (size_t c = 0; c < sizeof shapes / sizeof shapes[0]; c++) {
+        int32_t n = shapes[c][0], k = shapes[c][1], m = shapes[c][2];
+        fill(a, (size_t)n * (k > m ? k : m), &seed);
+        fill(w, (size_t)(k > n ? k : n) * m, &seed);        /* k x m as w, n x m as g */
+        ref_rows(start, a, (size_t)k, 1, w, n, k, m, 0, 0); /* a sum, as xmid or grads hold */
+        for (int acc = 0; acc <= 1; acc++) {
+            /* out (n x m) (+)= a (n x k) w (k x m) */
+            memcpy(o, start, sizeof(pe_lab_real) * n * m);
+            memcpy(want, start, sizeof(pe_lab_real) * n * m);
+            lab_mm_nn(o, a, w, n, k, m, acc);
+            ref_rows(want, a, (size_t)k, 1, w, n, k, m, acc, 0);
+            EXPECT(memcmp(o, want, sizeof(pe_lab_real) * n * m) == 0);
+            /* out (n x k) (+)= g (n x m) w^T, w k x m: the rows of w^T scaled by g, zeros skipped */
+            memcpy(o, start, sizeof(pe_lab_real) * n * k);
+            memcpy(want, start, sizeof(pe_lab_real) * n * k);
+            lab_mm_nt_rows(o, a, w, n, k, m, acc, wt);
+            ref_rows(want, a, (size_t)m, 1, wt, n, m, k, acc, 1);
+            EXPECT(memcmp(o, want, sizeof(pe_lab_real) * n * k) == 0);
+        }
+        /* gw (k x m) += a^T (a: n x k) g (n x m): row p sums the rows of g scaled by column p of a */
+        memcpy(o, start, sizeof(pe_lab_real) * k * m);
+        memcpy(want, start, sizeof(pe_lab_real) * k * m);
+        lab_mm_tn(o, a, w, n, k, m);
+        ref_rows(want, a, 1, (size_t)k, w, k, n, m, 1, 1);
+        EXPECT(memcmp(o, want, sizeof(pe_lab_real) * k * m) == 0);
+    }
 }
 
 /* pe_lab_create: each bad field gives its status and no model. */
