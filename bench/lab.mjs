@@ -8,7 +8,8 @@
 //     steps, test lengths and samples; web/widgets/lab-defaults.js) with 1 and
 //     3 seeds, as CPU seconds of this process: on a shared machine the
 //     closest stand-in for the time on an idle one (bench/lab-browser.mjs
-//     times the same run in Chromium, wall clock);
+//     times the same run in Chromium, wall clock and CPU, on its pool of
+//     workers);
 //  3. with --lengths, accuracy against test length per encoding, 3 seeds
 //     (mean, min, max), over all answers (bench/lab-papers.mjs scores new
 //     positions apart); the copy table of docs/lab.md comes from here.
