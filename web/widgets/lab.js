@@ -113,7 +113,7 @@ export class PeLab extends PeWidget {
     });
     if (this.trainQueued) {
       this.trainQueued = false;
-      queueMicrotask(() => this.train()); // after refresh() has set data-state for this render
+      setTimeout(() => this.train()); // after refresh() has finished this render and set data-state
     }
   }
 
@@ -186,9 +186,7 @@ export class PeLab extends PeWidget {
 
   /** Every word in the element's language, so a language switch mid-run only changes words. */
   relabel() {
-    this.trainBtn.textContent = this.tl('train'); // in the page's language from the first render on (relabel)
-    this.stopBtn.textContent = this.tl('stop');
-    this.resetBtn.textContent = this.tl('reset');
+    this.trainBtn.textContent = this.tl('train');
     this.stopBtn.textContent = this.tl('stop');
     this.resetBtn.textContent = this.tl('reset');
     this.showBtn.textContent = this.tl('show');
@@ -214,8 +212,10 @@ export class PeLab extends PeWidget {
   }
 
   async train() {
-    if (!this.curves) {
-      // not drawn yet: the first render starts it
+    if (!this.summaryEl) {
+      // Not drawn yet (before the first render, during it while it pauses
+      // between its charts, or released far off screen): render() starts it.
+      // summaryEl is made with the other parts after render()'s last pause.
       this.trainQueued = true;
       this.trainBtn.disabled = true;
       return;
