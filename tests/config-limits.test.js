@@ -71,3 +71,26 @@ test('config values are taken strictly: attention_head_dim, rope_interleave, and
   assert.equal(pv.ropeFromConfig({ ...llama, rope_interleave: true }).pairing, 'interleaved');
   assert.throws(() => pv.ropeCache(4, 8, { config: { head_dim: 8 }, layerType: 'x' }), /layerType needs a config with layer types/);
 });
+
+test('config values HF 5 type-checks are refused by key when loose: model_type, text_config, no_rope_layers, its interval, layer_types', () => {
+  const base = { hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 4 };
+  const refused = [
+    [{ no_rope_layers: 'abc' }, TypeError, /config\.no_rope_layers must be a list, one entry per layer \(got "abc"\)/],
+    [{ no_rope_layers: [1, 'x', 0, 1] }, TypeError, /config\.no_rope_layers\[1\] must be 0 or 1 \(got "x"\)/],
+    [{ no_rope_layer_interval: NaN }, RangeError, /config\.no_rope_layer_interval must be an integer from 1 to 65536 \(got NaN\)/],
+    [{ no_rope_layer_interval: 0 }, RangeError, /config\.no_rope_layer_interval must be an integer/],
+    [{ model_type: {} }, TypeError, /config\.model_type must be a string \(got Object\)/],
+    [{ text_config: [] }, TypeError, /config\.text_config must be an object \(got an array\)/],
+    [{ layer_types: 'full_attention' }, TypeError, /config\.layer_types must be a list/],
+    [{ rope_scaling: { rope_type: 'default', mrope_section: [2, 2, 4], mrope_interleaved: 'yes' } }, TypeError, /config\.rope_parameters\.mrope_interleaved must be true or false/],
+    [{ no_rope_layers: new Proxy([1, 0], { get: (t, k) => { if (k === '1') throw new Error('boom'); return t[k]; } }) }, TypeError, /could not read config\.no_rope_layers: boom/],
+  ];
+  for (const [extra, type, message] of refused) {
+    assert.throws(() => pv.ropeFromConfig({ ...base, ...extra }), (e) => e instanceof type && /^posenc\.ropeFromConfig: /.test(e.message) && message.test(e.message), Object.keys(extra)[0]);
+  }
+  // What HF takes: 0/1 lists, an empty list or null (the interval's default), a Llama 4 model_type.
+  assert.deepEqual(pv.ropeFromConfig({ ...base, no_rope_layers: [1, 1, 0, 1] }).ropeLayers, [true, true, false, true]);
+  assert.deepEqual(pv.ropeFromConfig({ ...base, no_rope_layers: [], no_rope_layer_interval: 2 }).ropeLayers, [true, false, true, false]);
+  assert.deepEqual(pv.ropeFromConfig({ ...base, model_type: 'llama4_text', no_rope_layers: null }).ropeLayers, [true, true, true, false]);
+  assert.equal(pv.ropeFromConfig({ ...base, text_config: null }).headDim, 16);
+});

@@ -31,18 +31,32 @@ const MAX_WIDTH = 2 ** 20; // (not a C limit)
 
 const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
 
-/** A reader of one config level: own keys, the model type's class defaults (with a warning), or undefined. */
 /** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
 const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
 /** A plain dict with no prototype: a key planted on Object.prototype is not one of its keys. */
 const bare = (entries = []) => Object.assign(Object.create(null), Object.fromEntries(entries));
 
+/** A value HF 5's strict config classes type-check: absent (undefined or null), or `ok`. */
+function typed(check, key, value, ok, what) {
+  if (value != null && !ok(value)) throw check.fail(TypeError, `config.${key} must be ${what}`, value);
+  return value;
+}
+const isString = (v) => typeof v === 'string';
+const isBoolean = (v) => typeof v === 'boolean';
+/** o[key] for an own key of the config, else undefined; typed() when `ok` is given. */
+const field = (check, o, key, ok, what) => {
+  const v = check.read(`config.${key}`, () => (Object.hasOwn(o, key) ? o[key] : undefined));
+  return ok ? typed(check, key, v, ok, what) : v;
+};
+
+/** A reader of one config level: own keys, the model type's class defaults (with a warning), or undefined. */
 function reader(check, cfg, warnings) {
-  const defaults = own(MODEL_DEFAULTS, check.read('config.model_type', () => (Object.hasOwn(cfg, 'model_type') ? cfg.model_type : undefined))) ?? bare();
+  const type = field(check, cfg, 'model_type', isString, 'a string');
+  const defaults = own(MODEL_DEFAULTS, type) ?? bare();
   return (key) => {
-    const v = check.read(`config.${key}`, () => (Object.hasOwn(cfg, key) ? cfg[key] : undefined));
-    if ((v === undefined || v === null) && own(defaults, key) !== undefined) {
-      warnings.push(`config.${key} is absent: transformers' default for ${cfg.model_type}, ${defaults[key]}, is used`);
+    const v = field(check, cfg, key);
+    if (v == null && own(defaults, key) !== undefined) {
+      warnings.push(`config.${key} is absent: transformers' default for ${type}, ${defaults[key]}, is used`);
       return defaults[key];
     }
     return v;
@@ -58,7 +72,7 @@ function positive(check, key, value) {
 function headDimOf(check, get) {
   for (const key of ['qk_rope_head_dim', 'head_dim']) {
     const v = get(key);
-    if (v !== undefined && v !== null) return check.integer(`config.${key}`, v, 2, MAX_WIDTH);
+    if (v != null) return check.integer(`config.${key}`, v, 2, MAX_WIDTH);
   }
   const hidden = get('hidden_size'), heads = get('num_attention_heads');
   if (hidden === undefined || heads === undefined) {
@@ -68,22 +82,25 @@ function headDimOf(check, get) {
   return check.integer('config.hidden_size / num_attention_heads (the head_dim)', width, 2, MAX_WIDTH);
 }
 
-/** A per-layer list's length (at most MAX_LAYERS), checked before it is walked: a length of 2^32 - 1 hung the reader. */
-function layerList(check, name, list) {
-  if (list.length > MAX_LAYERS) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries (one per layer)`, `${list.length} entries`);
-  return list.length;
+/**
+ * A per-layer list (HF 5: a list or None), copied once: its length is bounded
+ * before it is walked (a length of 2^32 - 1 hung the reader) and each entry
+ * must pass `ok`. Null when absent.
+ */
+function layerList(check, key, value, ok, what) {
+  const name = `config.${key}`;
+  if (typed(check, key, value, Array.isArray, 'a list, one entry per layer') == null) return null;
+  const n = check.read(name, () => value.length);
+  if (n > MAX_LAYERS) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
+  const list = check.read(name, () => Array.from({ length: n }, (_, i) => value[i]));
+  for (const [i, v] of list.entries()) if (!ok(v)) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
+  return list;
 }
 
 /** The layer types of the config: its layer_types, or those Gemma 3 and ModernBERT derive from their patterns. */
 function layerTypesOf(check, get) {
-  const given = get('layer_types');
-  if (Array.isArray(given)) {
-    layerList(check, 'config.layer_types', given);
-    for (let i = 0; i < given.length; i++) {
-      if (typeof given[i] !== 'string') throw check.fail(TypeError, `config.layer_types[${i}] must be a string`, given[i]);
-    }
-    return [...given];
-  }
+  const given = layerList(check, 'layer_types', get('layer_types'), isString, 'a string');
+  if (given) return given;
   const layers = get('num_hidden_layers');
   const n = layers === undefined ? undefined : check.integer('config.num_hidden_layers', layers, 1, MAX_LAYERS);
   const kind = (sliding) => (sliding ? 'sliding_attention' : 'full_attention');
@@ -100,11 +117,12 @@ function layerTypesOf(check, get) {
 
 /** Llama 4's no_rope_layers: 1 = the layer uses RoPE; an empty list means HF's default, every interval-th layer without. */
 function ropeLayersOf(check, get) {
-  const given = get('no_rope_layers');
+  const given = layerList(check, 'no_rope_layers', get('no_rope_layers'), (v) => [0, 1, false, true].includes(v), '0 or 1');
   const n = get('num_hidden_layers');
-  if (Array.isArray(given) && layerList(check, 'config.no_rope_layers', given)) return Array.from(given, (v) => v !== 0 && v !== false);
-  if (given === undefined && !get('no_rope_layer_interval')) return null;
-  const every = check.integer('config.no_rope_layer_interval', get('no_rope_layer_interval') ?? 4, 1, MAX_LAYERS);
+  const interval = get('no_rope_layer_interval');
+  if (given?.length) return given.map((v) => v === 1 || v === true);
+  if (given === null && interval == null) return null;
+  const every = check.integer('config.no_rope_layer_interval', interval ?? 4, 1, MAX_LAYERS);
   return Array.from({ length: check.integer('config.num_hidden_layers', n, 1, MAX_LAYERS) }, (_, i) => (i + 1) % every !== 0);
 }
 
@@ -117,7 +135,7 @@ function copyDict(check, name, dict) {
 /** HF's standardize_rope_params: { dicts by layer type, nested } with rope_type, rope_theta and the lengths filled in. */
 function standardize(check, get, layerTypes) {
   const raw = get('rope_scaling') ?? get('rope_parameters');
-  let rp = raw === undefined || raw === null ? bare() : copyDict(check, 'config.rope_parameters', raw);
+  let rp = raw == null ? bare() : copyDict(check, 'config.rope_parameters', raw);
   const theta = get('rope_theta') ?? rp.rope_theta ?? DEFAULT_THETA;
   const keys = Object.keys(rp);
   let nested = layerTypes !== null && keys.length > 0 && keys.every((k) => layerTypes.includes(k));
@@ -139,7 +157,7 @@ function standardize(check, get, layerTypes) {
     d.rope_type ??= d.type ?? 'default';
     d.rope_type = own(renames, d.rope_type) ?? d.rope_type;
     d.rope_theta ??= theta;
-    if (prf !== undefined && prf !== null) d.partial_rotary_factor = prf; // the top-level value wins (HF)
+    if (prf != null) d.partial_rotary_factor = prf; // the top-level value wins (HF)
     if (['llama3', 'yarn', 'longrope'].includes(typeOfHf(d.rope_type))) {
       // Phi-3 keeps the pretraining length at the top level: it wins, for a flat dict only.
       const top = get('original_max_position_embeddings');
@@ -147,7 +165,7 @@ function standardize(check, get, layerTypes) {
       else if (get('max_position_embeddings') !== undefined) d.original_max_position_embeddings ??= get('max_position_embeddings');
     }
   }
-  return { dicts, nested, prfTop: prf !== undefined && prf !== null };
+  return { dicts, nested, prfTop: prf != null };
 }
 
 /** HF's validate_rope for one dict: refuses an unknown type or missing keys, returns its warnings. */
@@ -164,7 +182,7 @@ function validate(check, d, where, { prfTop, maxPosition }) {
   const unknown = received.filter((k) => !COMMON_KEYS.includes(k) && !required.includes(k) && !optional.includes(k));
   if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${unknown.join(', ')}`);
   const f = d.factor;
-  const checked = ['linear', 'dynamic', 'yarn', 'llama3'].includes(type) || (type === 'longrope' && f !== undefined && f !== null);
+  const checked = ['linear', 'dynamic', 'yarn', 'llama3'].includes(type) || (type === 'longrope' && f != null);
   if (checked && !(typeof f === 'number' && f >= 1)) warnings.push(`${where}factor must be a number >= 1, got ${f}`);
   warnings.push(...typeWarnings(type, d, where, maxPosition));
   return { type, warnings };
@@ -181,7 +199,7 @@ function typeWarnings(type, d, where, maxPosition) {
       w.push(`${where}factor ${d.factor} differs from max_position_embeddings / original_max_position_embeddings = ${implicit}; the explicit factor is used (HF 5)`);
     }
   }
-  if (type === 'longrope' && (d.factor === undefined || d.factor === null)) {
+  if (type === 'longrope' && d.factor == null) {
     w.push(`${where}no factor: max_position_embeddings / original_max_position_embeddings is used (HF recommends setting factor)`);
   }
   if (type === 'llama3') {
@@ -202,7 +220,7 @@ function scalingOf(type, d, { maxPosition, seqLen }) {
     const p = PARAMS[key];
     let v = p.hf ? d[p.hf] : key === 'maxPosition' ? maxPosition : key === 'seqLen' ? seqLen : undefined;
     if ((key === 'betaFast' || key === 'betaSlow' || key === 'mscale' || key === 'mscaleAllDim') && !v) v = undefined; // HF: `or default`
-    if (v !== undefined && v !== null) spec[key] = v;
+    if (v != null) spec[key] = v;
   }
   return spec;
 }
@@ -236,7 +254,7 @@ function mropeOf(check, d) {
   if (d.mrope_section === undefined) return {};
   const section = Array.from(check.vector('config rope_parameters.mrope_section', d.mrope_section));
   section.forEach((n, i) => check.integer(`config rope_parameters.mrope_section[${i}]`, n, 0, MAX_WIDTH));
-  return { mropeSection: section, mropeInterleaved: d.mrope_interleaved === true };
+  return { mropeSection: section, mropeInterleaved: !!typed(check, 'rope_parameters.mrope_interleaved', d.mrope_interleaved, isBoolean, 'true or false') };
 }
 
 /** FLUX's axial RoPE (diffusers' axes_dims_rope): one set of frequencies per axis, adjacent pairs. */
@@ -259,8 +277,8 @@ function axialOf(check, get, warnings) {
 export function resolveConfig(check, config, opts) {
   if (!isObject(config)) throw check.fail(TypeError, 'config must be a parsed config.json object', config);
   const warnings = [];
-  const text = check.read('config.text_config', () => (Object.hasOwn(config, 'text_config') ? config.text_config : undefined));
-  const cfg = isObject(text) ? text : config;
+  const text = field(check, config, 'text_config', isObject, 'an object');
+  const cfg = text ?? config;
   const get = reader(check, cfg, warnings);
   if (get('axes_dims_rope') !== undefined) return axialOf(check, get, warnings);
   const headDim = headDimOf(check, get);
@@ -285,9 +303,8 @@ export function resolveConfig(check, config, opts) {
   if (rotaryDim % 2 || rotaryDim < 2) {
     throw check.fail(RangeError, `head_dim × partial_rotary_factor must be an even number of at least 2 (RoPE rotates pairs); it is ${headDim} × ${prf}`, rotaryDim);
   }
-  const flag = get('rope_interleave');
-  if (flag !== undefined && typeof flag !== 'boolean') throw check.fail(TypeError, 'config.rope_interleave must be true or false', flag);
-  const interleaved = flag ?? INTERLEAVED_MODELS.includes(cfg.model_type);
+  const flag = typed(check, 'rope_interleave', get('rope_interleave'), isBoolean, 'true or false');
+  const interleaved = flag ?? INTERLEAVED_MODELS.includes(get('model_type'));
   return {
     ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
     scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
