@@ -38,6 +38,10 @@ int pe_lab_create(void **out, const int32_t *cfg, const double *fcfg) {
     return lab_model_create((lab_model **)out, cfg, fcfg);
 }
 
+int pe_lab_model_bytes(double *out, const int32_t *cfg, const double *fcfg) {
+    return lab_model_bytes(out, cfg, fcfg);
+}
+
 void pe_lab_free(void *model) { lab_model_free(model); }
 
 int32_t pe_lab_param_count(const void *model) { return model ? ((const lab_model *)model)->nparams : 0; }

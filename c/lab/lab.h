@@ -120,6 +120,7 @@ typedef struct {
 
 /* model.c */
 int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg);
+int lab_model_bytes(double *out, const int32_t *cfg, const double *fcfg);
 void lab_model_free(lab_model *m);
 
 /* forward.c: loss (mean cross-entropy over the positions with a target >= 0)

@@ -220,12 +220,9 @@ static int position_data(lab_model *m) {
     return PE_OK;
 }
 
-int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg) {
-    if (!out || !cfg || !fcfg) return PE_ERR_NULL;
-    *out = NULL;
-    PE_TRY(check_config(cfg, fcfg));
-    lab_model *m = pe_malloc(sizeof *m);
-    if (!m) return PE_ERR_NOMEM;
+/* Fills m's sizes and parameter layout from a checked cfg; returns the bytes
+ * of its one block (a double: they may pass 2^32 in wasm32). */
+static double model_layout(lab_model *m, const int32_t *cfg, const double *fcfg) {
     memset(m, 0, sizeof *m);
     memcpy(m->cfg, cfg, sizeof m->cfg);
     memcpy(m->fcfg, fcfg, sizeof m->fcfg);
@@ -243,15 +240,34 @@ int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg) {
     layout_params(m);
     carver c = { NULL, 0 };
     carve_all(m, &c);
-    int status = pe_check_bytes(c.used, 1);
-    if (status == PE_OK && !(m->block = pe_malloc((size_t)c.used))) status = PE_ERR_NOMEM;
+    return c.used;
+}
+
+int lab_model_bytes(double *out, const int32_t *cfg, const double *fcfg) {
+    if (!out || !cfg || !fcfg) return PE_ERR_NULL;
+    PE_TRY(check_config(cfg, fcfg));
+    lab_model *m = pe_malloc(sizeof *m);
+    if (!m) return PE_ERR_NOMEM;
+    *out = model_layout(m, cfg, fcfg) + sizeof *m;
+    pe_free(m);
+    return PE_OK;
+}
+
+int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg) {
+    if (!out || !cfg || !fcfg) return PE_ERR_NULL;
+    *out = NULL;
+    PE_TRY(check_config(cfg, fcfg));
+    lab_model *m = pe_malloc(sizeof *m);
+    if (!m) return PE_ERR_NOMEM;
+    double used = model_layout(m, cfg, fcfg);
+    int status = pe_check_bytes(used, 1);
+    if (status == PE_OK && !(m->block = pe_malloc((size_t)used))) status = PE_ERR_NOMEM;
     if (status != PE_OK) {
         pe_free(m);
         return status;
     }
-    memset(m->block, 0, (size_t)c.used);
-    c.base = m->block;
-    c.used = 0;
+    memset(m->block, 0, (size_t)used);
+    carver c = { m->block, 0 };
     carve_all(m, &c);
     init_params(m);
     m->adam_b1t = m->adam_b2t = 1;

@@ -241,15 +241,16 @@ export class Checker {
    * everything the call holds, and `wasm`, the part of it in WebAssembly
    * memory at once (inputs, outputs and the C core's scratch; less than total
    * where a result is made a chunk at a time). `wasm` is kept as the call's
-   * footprint: withFrame grows memory for it in one step.
+   * footprint: withFrame grows memory for it in one step. `why`, appended to
+   * the message, says which options make the call that big.
    */
-  bytes(total, wasm = total) {
+  bytes(total, wasm = total, why = '') {
     total = Math.max(total, wasm);
     this.footprint = wasm;
     if (total > MAX_BYTES) {
       // Rounded up: a call just over the limit must not read as "1024.0 MiB".
       const mib = (Math.ceil((total / 2 ** 20) * 10) / 10).toFixed(1);
-      throw this.fail(RangeError, `this call would need ${mib} MiB of WebAssembly memory; one call may use at most ${MAX_BYTES / 2 ** 20} MiB`);
+      throw this.fail(RangeError, `this call would need ${mib} MiB of WebAssembly memory; one call may use at most ${MAX_BYTES / 2 ** 20} MiB${why}`);
     }
     return total;
   }

@@ -47,6 +47,15 @@ export function createLab(wasm) {
     return { vocab, classes, minLength };
   }
 
+  /** The tokens of an example of `length` (checked from the task's shortest to PE_LAB_MAX_LENGTH: C said only "status 2"). */
+  function taskLength(check, frame, id, length) {
+    check.integer('length', length, taskShape(check, frame, id).minLength, PE_LAB_MAX_LENGTH);
+    return seqLen(check, frame, id, length);
+  }
+
+  /** The task's { vocab, classes, minLength }, outside any model. */
+  const shapeOf = (check, task, bos) => withFrame(wasm, check, (frame) => taskShape(check, frame, task, bos));
+
   function seqLen(check, frame, task, length, bos) {
     const out = frame.alloc(4);
     call(check, wasm.pe_lab_task_seq_len(out, taskId(task, bos), length));
@@ -69,7 +78,7 @@ export function createLab(wasm) {
       throw check.fail(TypeError, 'trainLengths must be [shortest, longest]', lengths);
     }
     const bos = check.boolean('bos', o.bos ?? false);
-    const { minLength } = withFrame(wasm, check, (frame) => taskShape(check, frame, task, bos));
+    const { minLength } = shapeOf(check, task, bos);
     const lo = check.integer('trainLengths[0]', lengths[0], minLength, PE_LAB_MAX_LENGTH);
     const hi = check.integer('trainLengths[1]', lengths[1], lo, PE_LAB_MAX_LENGTH);
     const config = {
@@ -112,8 +121,19 @@ export function createLab(wasm) {
     return check.integer('randomizedPositions', value, maxLength, PE_LAB_MAX_POSITIONS);
   }
 
-  /** Runs body(model pointer) on a C model made from config (and params), freed after. */
-  function withModel(check, config, params, body) {
+  /**
+   * Refuses, before the model is made, one whose buffers (its size from C)
+   * and `extra` bytes the call adds pass one call's limit, naming the options
+   * that make it that big: a bare "status 2" said none of them.
+   */
+  function checkModelBytes(check, frame, cfg, fcfg, c, extra) {
+    const out = frame.alloc(8);
+    call(check, wasm.pe_lab_model_bytes(out, cfg, fcfg));
+    check.bytes(f64(out, 1)[0] + extra, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
+  }
+
+  /** Runs body(model pointer) on a C model made from config (and params), freed after; `extra`: bytes the call adds. */
+  function withModel(check, config, params, body, extra = 0) {
     return withFrame(wasm, check, (frame) => {
       const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
       const enc = encodingArgs(check, config.dModel, { preset: config.preset });
@@ -124,6 +144,7 @@ export function createLab(wasm) {
       const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
       f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
         config.weightDecay, config.clip]);
+      checkModelBytes(check, frame, cfg, fcfg, config, extra);
       const out = frame.alloc(4);
       call(check, wasm.pe_lab_create(out, cfg, fcfg));
       const model = i32(out, 1)[0];
@@ -204,16 +225,19 @@ export function createLab(wasm) {
     const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, config.bos);
-    return withModel(check, config, params, (ptr, frame) => {
+    // Refused before the model is made (a refused call grows no memory).
+    withFrame(wasm, check, (frame) => {
       // Another task's tokens or answers may not fit this model's embedding and output (status 9 before).
       const mine = taskShape(check, frame, config.task, config.bos), asked = taskShape(check, frame, task, config.bos);
       if (asked.vocab !== mine.vocab || asked.classes !== mine.classes) {
         throw check.fail(RangeError, `task ${JSON.stringify(task)} uses ${asked.vocab} token ids and ${asked.classes} answers; this model was trained on ${JSON.stringify(config.task)} (${mine.vocab} and ${mine.classes})`, task);
       }
-      const need = seqLen(check, frame, id, length);
+      const need = taskLength(check, frame, id, length);
       if (need > config.maxLength) {
         throw check.fail(RangeError, `length ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);
       }
+    });
+    return withModel(check, config, params, (ptr, frame) => {
       const out = frame.alloc(24);
       call(check, wasm.pe_lab_evaluate(out, ptr, id, length, samples, seed, config.trainLengths[1], SCORE[positions]));
       const [loss, accuracy, scored] = f64(out, 3);
@@ -240,17 +264,16 @@ export function createLab(wasm) {
     const check = new Checker('lab.attentionMaps');
     const { config, params } = checkModel(check, model);
     check.options(options, []);
+    const ids = tokenArray(check, tokens, shapeOf(check, config.task, config.bos).vocab, config.maxLength);
+    const n = ids.length;
+    const size = config.layers * config.heads * n * n;
     return withModel(check, config, params, (ptr, frame) => {
-      const { vocab } = taskShape(check, frame, config.task, config.bos);
-      const ids = tokenArray(check, tokens, vocab, config.maxLength);
-      const n = ids.length;
       const tok = frame.alloc(4 * n);
       i32(tok, n).set(ids);
-      const size = config.layers * config.heads * n * n;
       const out = frame.alloc(size * Real.BYTES_PER_ELEMENT);
       call(check, wasm.pe_lab_attention(out, ptr, tok, n));
       return { shape: [config.layers, config.heads, n, n], data: new Real(wasm.memory.buffer, out, size).slice() };
-    });
+    }, size * Real.BYTES_PER_ELEMENT + 4 * n);
   }
 
   /**
@@ -270,8 +293,8 @@ export function createLab(wasm) {
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {
-      const n = seqLen(check, frame, id, length);
-      check.bytes(8 * n * count);
+      const n = taskLength(check, frame, id, length);
+      check.bytes(8 * n * count, undefined, `: count (${count}) examples of ${n} tokens, each a token and a target of 4 bytes`);
       const tok = frame.alloc(4 * n * count);
       const tgt = frame.alloc(4 * n * count);
       call(check, wasm.pe_lab_generate(tok, tgt, id, length, count, seed));
@@ -309,9 +332,9 @@ export function createLab(wasm) {
     const { config, params } = checkModel(check, model);
     const o = check.options(options, ['gradient']);
     const gradient = check.boolean('gradient', o.gradient ?? false);
+    const { vocab, classes } = shapeOf(check, config.task, config.bos);
+    const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes);
     return withModel(check, config, params, (ptr, frame, size) => {
-      const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
-      const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes);
       const tok = frame.alloc(4 * count * n);
       const tgt = frame.alloc(4 * count * n);
       i32(tok, count * n).set(tokens);
@@ -322,7 +345,7 @@ export function createLab(wasm) {
       const result = { loss: value, accuracy: counted ? correct / counted : 0 };
       if (gradient) result.gradient = new Real(wasm.memory.buffer, wasm.pe_lab_grads(ptr), size).slice();
       return result;
-    });
+    }, 8 * count * n);
   }
 
   /** Where each parameter tensor lies in model.params, and what kind it is. */
