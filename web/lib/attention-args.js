@@ -1,7 +1,7 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength, typedArrayName } from './validate.js';
+import { typedLength, typedArrayName, isArray } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
@@ -62,8 +62,8 @@ export function extraArg(check, name, value, target, elements) {
 function elementsAs(Type, what, convert) {
   return (check, name, data, count) => {
     const typed = typedLength(data);
-    if (typed < 0 && !Array.isArray(data)) throw check.fail(TypeError, `${name} must be an array or typed array`, data);
-    const n = typed < 0 ? data.length : typed;
+    if (typed < 0 && !isArray(data)) throw check.fail(TypeError, `${name} must be an array or typed array`, data);
+    const n = typed < 0 ? check.read(`${name}.length`, () => data.length) : typed;
     if (n !== count) throw check.fail(RangeError, `${name} must have ${count} elements to match the shape`, n);
     const out = new Type(n);
     for (let i = 0; i < n; i++) {

@@ -18,9 +18,13 @@ function shapeOf(check, name, shape) {
 
 /** Nested arrays: the shape of their first elements, and every leaf, flat; ragged rows are refused. */
 function flatten(check, name, value) {
-  const { shape, data } = check.read(name, () => {
-    const dims = [];
+  const dims = [];
+  check.read(name, () => {
     for (let v = value; Array.isArray(v) && dims.length <= MAX_RANK; v = v[0]) dims.push(v.length);
+  });
+  // Bounded before it is walked: an array of length 2^32 - 1 hung every function taking a tensor.
+  const shape = shapeOf(check, `${name} shape`, dims);
+  const { data } = check.read(name, () => {
     let level = [value];
     for (const n of dims) {
       if (level.some((v) => !Array.isArray(v) || v.length !== n)) return { shape: dims };
@@ -29,7 +33,7 @@ function flatten(check, name, value) {
     return { shape: dims, data: level };
   });
   if (!data) throw check.fail(RangeError, `${name} is ragged`);
-  return { shape: shapeOf(check, `${name} shape`, shape), data };
+  return { shape, data };
 }
 
 /** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */

@@ -34,6 +34,15 @@ const typedArraySet = TypedArrayPrototype.set;
 const BUFFER_FLAGS = [[ArrayBuffer, 'resizable'], [globalThis.SharedArrayBuffer, 'growable']]
   .map(([B, key]) => B && Object.getOwnPropertyDescriptor(B.prototype, key)?.get).filter(Boolean);
 
+/** Array.isArray that never throws: a revoked Proxy is not an array (isArray threw a raw TypeError for it). */
+export function isArray(value) {
+  try {
+    return Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
 /** The constructor name of a typed array ('Float32Array', ...), by its internal slot. */
 export const typedArrayName = (value) => typedArrayTag.call(value);
 /** The buffer of a typed array, by its internal slot. */

@@ -5,7 +5,7 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { readMatrix } from '../tensor.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 
 /** Largest |angle| the core evaluates (PE_MAX_ANGLE): past it a double angle has no sine left. */
@@ -57,7 +57,7 @@ function numbers(check, name, value) {
 
 /** Points as { rows, cols, data } (one point per row) or a plain array of 1-D points. */
 function points(check, value) {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && !ArrayBuffer.isView(value)) {
+  if (value !== null && typeof value === 'object' && !isArray(value) && !ArrayBuffer.isView(value)) {
     return readMatrix(check, 'points', value);
   }
   const data = numbers(check, 'points', value);

@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, statusCall } from '../heap.js';
-import { Checker } from '../validate.js';
+import { Checker, isArray, typedLength, typedArrayName } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
 import {
@@ -14,6 +14,9 @@ import {
   PE_LAB_NONE, PE_LAB_SINUSOIDAL, PE_LAB_LEARNED, PE_LAB_ROPE, PE_LAB_ALIBI, PE_LAB_T5, PE_LAB_MAX_POSITIONS,
   PE_LAB_BOS, PE_LAB_WHO_REVERSED, PE_LAB_SCORE_ALL, PE_LAB_SCORE_TRAINED, PE_LAB_SCORE_NEW,
 } from '../../../dist/constants.js';
+
+/** An Int32Array, by its internal slot (instanceof ran a revoked Proxy's trap and threw a raw TypeError). */
+const isInt32 = (v) => typedLength(v) >= 0 && typedArrayName(v) === 'Int32Array';
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
   alibi: PE_LAB_ALIBI, t5: PE_LAB_T5 };
@@ -74,7 +77,7 @@ export function createLab(wasm) {
       throw check.fail(RangeError, 'rope needs an even width per head (dModel / heads)', dModel / heads);
     }
     const lengths = o.trainLengths ?? DEFAULT_LENGTHS[task];
-    if (!Array.isArray(lengths) || lengths.length !== 2) {
+    if (!isArray(lengths) || check.read('trainLengths.length', () => lengths.length) !== 2) {
       throw check.fail(TypeError, 'trainLengths must be [shortest, longest]', lengths);
     }
     const bos = check.boolean('bos', o.bos ?? false);
@@ -247,7 +250,7 @@ export function createLab(wasm) {
 
   /** n token ids below `vocab` (1 <= n <= maxLength), as an Int32Array snapshot. */
   function tokenArray(check, tokens, vocab, maxLength, name = 'tokens') {
-    if (!Array.isArray(tokens) && !(tokens instanceof Int32Array)) {
+    if (!isArray(tokens) && !isInt32(tokens)) {
       throw check.fail(TypeError, `${name} must be an array of token ids`, tokens);
     }
     const n = check.read(`${name}.length`, () => tokens.length);
@@ -306,12 +309,12 @@ export function createLab(wasm) {
   function checkBatch(check, batch, config, vocab, classes) {
     if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
     const shape = check.read('batch.shape', () => batch.shape);
-    if (!Array.isArray(shape) || shape.length !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
+    if (!isArray(shape) || check.read('batch.shape.length', () => shape.length) !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
     const count = check.integer('batch.shape[0]', shape[0], 1, config.batch);
     const n = check.integer('batch.shape[1]', shape[1], 1, config.maxLength);
     const read = (name, lo, hi) => {
       const v = check.read(`batch.${name}`, () => batch[name]);
-      if (!Array.isArray(v) && !(v instanceof Int32Array)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
+      if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
       const len = check.read(`batch.${name}.length`, () => v.length);
       if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
       const copy = new Int32Array(len);

@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype, TYPES } from '../heap.js';
+import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
 import { encodingArgs } from '../presets.js';
@@ -140,6 +140,8 @@ export function createVariants(wasm) {
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
       const bytes = bytesPer(compute);
       check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
+      rotary.finite(check, 'x.data', t.data);
+      if (caches) rotary.finiteRows(check, caches, positions, offset, s);
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
       return withFrame(wasm, 'ropeApply', (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
@@ -194,15 +196,12 @@ export function createVariants(wasm) {
     check.bytes(2 * maxLen * dim * bytesPer(dtype));
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
-    const Type = TYPES[dtype];
 
     /** x ([S, D], [H, S, D] or [B, H, S, D]) rotated at positions (S rows of the cache, or the first of S consecutive; default 0). */
     function apply(x, positions, out) {
       const ac = new Checker('rope.apply');
-      // positions and out first: once x is read, nothing a caller wrote runs before its copy into wasm.
+      // positions first: once x is read, nothing a caller wrote runs before its copy into wasm (out is read by its slots).
       const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions);
-      const given = out !== undefined && out !== null;
-      if (given && !(out instanceof Type)) throw ac.fail(TypeError, `out must be a ${Type.name} (dtype ${dtype})`, out);
       const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
       const [s, cols] = tx.shape.slice(-2);
       if (cols % headDim) throw ac.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
@@ -213,12 +212,11 @@ export function createVariants(wasm) {
         if (rows.length !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, rows.length);
         cacheRowsCheck(ac, cache, rows, 0, s);
       }
-      if (given && typedLength(out) !== count) {
-        throw ac.fail(TypeError, `out must be a ${Type.name} of ${count} elements (dtype ${dtype})`, out);
-      }
+      // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
+      const o = outputArgs(ac, { dtype, out }, count);
       ac.bytes(count * bytesPer(dtype) + 2 * s * dim * bytesPer(dtype));
       const job = { data: tx.data, count, blocks: count / (s * cols), rows: s, cols };
-      return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, out ?? null));
+      return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, o.out && o.target()));
     }
 
     const free = () => {

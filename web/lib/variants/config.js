@@ -6,6 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
+import { isArray } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -29,7 +30,7 @@ const MAX_LAYERS = 65536; // (not a C limit)
 /** A head or axis width read from a config (the C core then applies its own size limit). */
 const MAX_WIDTH = 2 ** 20; // (not a C limit)
 
-const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && !ArrayBuffer.isView(v);
+const isObject = (v) => typeof v === 'object' && v !== null && !isArray(v) && !ArrayBuffer.isView(v);
 
 /** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
 const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);

@@ -180,6 +180,23 @@ export function createRotary(wasm, paramsPtr) {
     return target;
   }
 
+  /**
+   * Refuses a non-finite value of `data` (x, or given cos / sin) before
+   * anything is allocated: found by the core after the copy, it was refused
+   * with WebAssembly memory already grown for the call (issue 22.3).
+   */
+  function finite(check, name, data, from = 0, to = typedLength(data), what = (i) => `${name}[${i}] must be a finite number`) {
+    for (let i = from; i < to; i++) if (data[i] - data[i] !== 0) throw check.fail(RangeError, what(i), data[i]);
+  }
+
+  /** finite() for the rows of given cos / sin caches that x's rows use (positions, or offset on). */
+  const finiteRows = (check, c, positions, offset, s) => ['cos', 'sin'].forEach((name) => {
+    for (let r = 0, p; r < s; r++) {
+      p = positions ? positions[r] : offset + r;
+      finite(check, name, c[name], p * c.cols, (p + 1) * c.cols, () => `${name}: the row of x's row ${r} holds a value that is not a finite number`);
+    }
+  });
+
   /** The error for a rotation that met a non-finite value: which input held it, or the overflow. */
   function nonFinite(check, x, rows) {
     const find = (values) => values.findIndex((v) => !Number.isFinite(v));
@@ -239,6 +256,7 @@ export function createRotary(wasm, paramsPtr) {
     /** Rotates x (checked by the caller: blocks × s × cols of data) at offset or positions into out or a fresh array. */
     function rotateAt(ac, x, positions, offset, out) {
       if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
+      if (own.xCount < x.count) finite(ac, 'x.data', x.data); // the scratch grows only for an accepted x
       grow('x', 'xCount', x.count);
       let cp = own.cos + offset * g.dim * eb;
       let sp = own.sin + offset * g.dim * eb;
@@ -262,8 +280,7 @@ export function createRotary(wasm, paramsPtr) {
       call(ac, status);
       const h = view();
       if (!out) return h.slice(xa, xa + x.count);
-      out.set(h.subarray(xa, xa + x.count));
-      return out;
+      return copyTyped(out, h.subarray(xa, xa + x.count)); // by slot: an own `set` on out is not called
     }
 
     const state = { rotateAt, attentionFactor: own.attentionFactor, free: release };
@@ -293,5 +310,5 @@ export function createRotary(wasm, paramsPtr) {
     if (x.spare) held = false;
   };
 
-  return { cacheTables, formedRows, givenRows, rotate, handle, xArg, release, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
+  return { cacheTables, formedRows, givenRows, rotate, handle, xArg, release, finite, finiteRows, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
 }

@@ -1,0 +1,252 @@
+// The adversarial pass of issue 22, repeatable: seeded mutations of a small
+// valid call of every public function of every entry (posenc, posenc/variants,
+// posenc/fields, posenc/lab, and the pv.rope() handle's apply), each argument
+// or option replaced by what an attacker or a careless user passes: sizes that
+// wrap 32-bit arithmetic, non-numbers, tensors of every element type and
+// storage (detached, resizable, shared, BigInt, Proxy, throwing getters),
+// option objects with inherited or Symbol keys, throwing getters, huge
+// strings. Whatever the call, it returns or throws a posenc TypeError or
+// RangeError naming the function; a refused call leaves memoryStats() as it
+// was; no allocation outlives a call; and afterwards every module still gives
+// the results a fresh instance gives. The same seed gives the same calls on
+// every machine; the counts are fixed (no wall-clock bound). ADV_TRACE=1
+// prints each call before it runs (a hang shows as the last one printed).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadAll, CALLS } from './helpers/calls.js';
+import { freshModules } from './helpers/load.js';
+import { rng } from './helpers/rng.js';
+
+const apis = await loadAll();
+const CASES = 6000;
+
+/** A Float32Array whose buffer is then detached (transferred away). */
+function detached() {
+  const a = new Float32Array(4);
+  structuredClone(a.buffer, { transfer: [a.buffer] });
+  return a;
+}
+/** A length-tracking Float64Array over a resizable buffer, and one over a SharedArrayBuffer. */
+const resizable = () => new Float64Array(new ArrayBuffer(32, { maxByteLength: 64 }));
+const shared = () => new Float64Array(new SharedArrayBuffer(32));
+const throwing = () => new Proxy({}, { get() { throw new Error('trap'); }, ownKeys() { throw new Error('trap'); } });
+function revoked() {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+const getterThrows = () => Object.defineProperty({}, 'length', { get() { throw new Error('length getter'); }, enumerable: true });
+
+// Values for one argument or option. Sizes a valid call accepts stay small
+// (each mutation replaces one value of a small call), so no accepted call is
+// slow; the large ones are past every limit, or wrap 2^32 / 2^31.
+const SCALARS = [0, -0, -1, 0.5, 1, 2, 3, 4, NaN, Infinity, -Infinity, 2 ** 24 + 1, 2 ** 31, 2 ** 31 - 1, 2 ** 32, 2 ** 32 + 2,
+  2 ** 53, 1e308, -(2 ** 31), Number.MIN_VALUE, '3', ' 4', '0x10', '', 'x'.repeat(100000), 3n, -1n, true, false, null, undefined,
+  Symbol('s'), () => 3, new Number(3), '__proto__', 'constructor', 'float16', 'bfloat16', 'float64', 'int8'];
+const ARRAYS = [
+  () => [], () => [1, 2, 3, 4], () => [1, , 3], () => [NaN, Infinity], () => ['1', '2'], () => [1n, 2n], () => [[1, 2], [3]], // eslint-disable-line no-sparse-arrays
+  () => { const a = []; a.length = 2 ** 32 - 1; return a; }, () => ({ length: 2 ** 53 }), () => ({ length: -1 }), () => ({ length: '4' }),
+  () => new Float32Array([1, 2, 3, 4]), () => new Float64Array([0.5, 1.5]), () => new Uint16Array([0x3c00, 0x4000]), () => new Int8Array([1, -1]),
+  () => new Uint8ClampedArray(4), () => new Int32Array([2, 3]), () => new BigInt64Array(4), () => new BigUint64Array(2), () => new DataView(new ArrayBuffer(8)),
+  () => new ArrayBuffer(16), detached, resizable, shared, getterThrows, throwing, revoked,
+  () => new Proxy([1, 2, 3, 4], { get(t, k) { if (k === '2') throw new Error('element getter'); return t[k]; } }),
+  () => Object.assign(Object.create({ 0: 1, 1: 2, length: 2 })),
+];
+const MATRICES = [
+  () => ({ rows: 2, cols: 2, data: [1, 2, 3, 4] }), () => ({ rows: 2, cols: 2, data: [1, 2, 3] }), () => ({ rows: -2, cols: -2, data: [1, 2, 3, 4] }),
+  () => ({ rows: 2 ** 16, cols: 2 ** 16, data: [1] }), () => ({ rows: 65536, cols: 65537, data: { length: 2 ** 32 + 65536 } }),
+  () => ({ shape: [2, 2], data: new Float32Array(4) }), () => ({ shape: [2 ** 31, 2], data: new Float32Array(4) }), () => ({ shape: [], data: [] }),
+  () => ({ type: 'float16', dims: [2, 2], data: new Uint16Array([0x3c00, 0x4000, 0x4200, 0x4400]) }), () => ({ type: 'bfloat16', dims: [1, 2], data: new Uint16Array([0x3f80, 0x4000]) }),
+  () => ({ type: 'float16', dims: [2, 2], data: new Float32Array(4) }), () => ({ type: 'int64', dims: [1, 2], data: new BigInt64Array(2) }),
+  () => ({ type: 'uint8', dims: [1, 4], data: new Uint8Array(4) }), () => ({ type: 'float8', dims: [1, 1], data: new Uint8Array(1) }), () => ({ type: {}, dims: [1, 1], data: [1] }),
+  () => ({ dtype: 'float32', shape: [1, 2], dataSync: () => new Float32Array([1, 2]) }), () => ({ dtype: 'bfloat16', shape: [1, 1], dataSync: () => { throw new Error('dataSync'); } }),
+  () => ({ dims: [1, 4], data: detached() }), () => ({ dims: [2, 2], data: resizable() }), () => ({ dims: [1, 4], data: shared() }),
+  () => Object.create({ rows: 1, cols: 2, data: [1, 2] }), () => ({ rows: 1, cols: 2, get data() { throw new Error('data getter'); } }),
+  () => [[1, 2], [3, 4]], () => [[1, 2], [3]], () => [[1n, 2n]], () => [new Float32Array(2), new Float32Array(2)],
+];
+const OPTIONS = [
+  () => ({}), () => null, () => 'x', () => [], () => new Float32Array(2), () => new ArrayBuffer(8), () => Object.create({ dtype: 'float64' }),
+  () => ({ [Symbol('k')]: 1 }), () => ({ __proto__: { out: new Float32Array(2) } }), () => JSON.parse('{"__proto__": {"dtype": "float64"}}'),
+  () => ({ ['x'.repeat(100000)]: 1 }), throwing, revoked, () => Object.defineProperty({}, 'dtype', { get() { throw new Error('dtype getter'); }, enumerable: true }),
+  () => Object.freeze({ dtype: 'float64' }), () => ({ out: new Float32Array(new ArrayBuffer(8, { maxByteLength: 64 })) }), () => ({ out: detached() }),
+  () => ({ out: 0 }), () => ({ out: new Float64Array(1) }), () => ({ dtype: 'float16' }), () => ({ dtype: 'bfloat16' }), () => ({ dtype: 'int8' }),
+];
+
+// Inputs of 2^18 values (1 or 2 MiB, past the module's first megabyte) whose
+// last value is not finite: a call that copies before it checks grows memory
+// for them, and keeps it once refused (ropeApply and rope().apply did).
+const N = 2 ** 18;
+const tail = (Type, bad) => {
+  const a = new Type(N).fill(0.5);
+  a[N - 1] = bad;
+  return a;
+};
+const BIG = [
+  (bad) => tail(Float64Array, bad), (bad) => tail(Float32Array, bad), (bad) => ({ rows: N / 4, cols: 4, data: tail(Float64Array, bad) }),
+  (bad) => ({ shape: [N / 8, 8], data: tail(Float32Array, bad) }), (bad) => ({ shape: [2, N / 16, 8], data: tail(Float32Array, bad) }),
+  (bad) => ({ shape: [3, N / 3 - 1], data: tail(Float64Array, bad).subarray(0, N - 3) }),
+];
+
+function hostile(r) {
+  const pick = (xs) => xs[Math.floor(r() * xs.length)];
+  const kind = r();
+  if (kind < 0.03) return pick(BIG)(pick([NaN, Infinity, -Infinity]));
+  if (kind < 0.45) return pick(SCALARS);
+  if (kind < 0.7) return pick(ARRAYS)();
+  if (kind < 0.9) return pick(MATRICES)();
+  return pick(OPTIONS)();
+}
+
+// The calls mutated: CALLS (one per function with options) and the functions it leaves out.
+const { variants: pv, lab } = apis;
+const model = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, task: 'shift', trainLengths: [3, 4] }).model;
+// The handle lives in a module of its own: its scratch is not the variants' leak.
+const handleModule = (await freshModules()).pv;
+const handle = handleModule.rope({ dim: 4, maxLen: 8 });
+const SPECS = {
+  posenc: [...CALLS.posenc, ['dot', [[1, 2], [3, 4]], undefined]],
+  variants: [...CALLS.variants,
+    ['rope', [], { dim: 4, maxLen: 4 }], ['ropeFromConfig', [{ hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2 }], {}],
+    ['mropePositions', [[{ text: 2 }, { image: [1, 2, 2] }]], {}], ['mropeCache', [{ shape: [3, 2], data: [0, 1, 0, 1, 0, 1] }, 8], { section: [1, 1, 2] }],
+    ['ropeAxialCache', [{ shape: [2, 2], data: [0, 1, 1, 0] }], { axesDim: [2, 2] }], ['ropeGridIds', [2, 2], {}],
+    ['roundTo', [[1.5, 2.25], 'float16'], undefined], ['formatBits', [[1.5], 'bfloat16'], undefined]],
+  fields: CALLS.fields,
+  lab: [...CALLS.lab, ['evaluate', [model], { length: 3, samples: 4 }], ['attentionMaps', [model, [1, 2, 3]], {}],
+    ['loss', [model, { shape: [1, 4], tokens: [1, 2, 3, 4], targets: [-1, -1, 1, 2] }], {}], ['tensors', [model], undefined]],
+  handle: [['apply', [{ shape: [2, 4], data: [1, 2, 3, 4, 5, 6, 7, 8] }, 0], undefined]],
+};
+const TARGETS = { ...apis, handle };
+const stats = (entry) => (entry === 'handle' ? handleModule : apis[entry]).memoryStats();
+// A lab call whose options fall back to defaults trains 600 steps of a 32-wide
+// model: slow, not hostile. Its options are mutated key by key instead.
+const WHOLE_OPTIONS_SLOW = new Set(['lab.train']);
+
+/** One mutated call: [entry, fn, args], from the generator r. */
+function mutant(r) {
+  const entries = Object.keys(SPECS);
+  const entry = entries[Math.floor(r() * entries.length)];
+  const [fn, args, options] = SPECS[entry][Math.floor(r() * SPECS[entry].length)];
+  const call = [...args, options === undefined ? undefined : { ...options }];
+  let ownOptions = options !== undefined; // the last argument is still the copy made here
+  for (let n = 1 + Math.floor(r() * 2); n > 0; n--) {
+    const at = Math.floor(r() * call.length);
+    const opts = call[call.length - 1];
+    if (at === call.length - 1 && ownOptions && (WHOLE_OPTIONS_SLOW.has(`${entry}.${fn}`) || r() < 0.7)) {
+      const keys = Object.keys(opts);
+      const key = keys.length && r() < 0.6 ? keys[Math.floor(r() * keys.length)] : ['dtype', 'out', 'offset', 'base', 'heads', 'count', 'seed', 'layout', 'scaling', 'length'][Math.floor(r() * 10)];
+      opts[key] = hostile(r);
+    } else if (!(at === call.length - 1 && WHOLE_OPTIONS_SLOW.has(`${entry}.${fn}`))) {
+      call[at] = hostile(r);
+      if (at === call.length - 1) ownOptions = false;
+    }
+  }
+  return [entry, fn, call];
+}
+
+const describe = (v) => {
+  try {
+    return typeof v === 'bigint' || typeof v === 'symbol' ? String(v) : JSON.stringify(v)?.slice(0, 60) ?? String(v);
+  } catch {
+    return typeof v; // a revoked proxy, a throwing getter
+  }
+};
+
+test(`${CASES} mutated calls of every function: a result or a posenc error, no memory kept, nothing left allocated (seed 22)`, () => {
+  const r = rng(22);
+  let accepted = 0, refused = 0;
+  const live = Object.fromEntries(Object.keys(TARGETS).map((e) => [e, stats(e).liveAllocations]));
+  for (let i = 0; i < CASES; i++) {
+    const [entry, fn, args] = mutant(r);
+    const before = stats(entry);
+    const what = () => `case ${i}: ${entry}.${fn}(${args.map(describe).join(', ')})`;
+    if (process.env.ADV_TRACE) console.log(what().slice(0, 300));
+    try {
+      const result = TARGETS[entry][fn](...args);
+      accepted++;
+      if (fn === 'rope' && result?.free) result.free();
+      const data = result?.data;
+      if (ArrayBuffer.isView(data) && Array.isArray(result.shape) && data.length !== result.shape.reduce((a, b) => a * b, 1)) {
+        assert.fail(`${what()}: data.length is not the product of shape`);
+      }
+    } catch (e) {
+      refused++;
+      const named = (e instanceof TypeError || e instanceof RangeError) && /^posenc\.[\w.]+: /.test(e.message);
+      if (!named) assert.fail(`${what()} threw ${e?.constructor?.name}: ${e?.message}`);
+      const after = stats(entry);
+      if (after.bytes !== before.bytes) assert.fail(`${what()}: refused (${e.message.slice(0, 120)}) but memory grew to ${after.bytes}`);
+    }
+    // The handle keeps its caches and a scratch for x and one for gathered rows (rotary.js): 4 at most.
+    const allowed = entry === 'handle' ? live.handle + 2 : live[entry];
+    if (stats(entry).liveAllocations > allowed) assert.fail(`${what()}: allocations outlived the call`);
+  }
+  // Both outcomes must occur often, or the properties above test little.
+  assert.ok(accepted > CASES / 20 && refused > CASES / 2, `accepted ${accepted}, refused ${refused}`);
+});
+
+test('after the mutations every entry gives what a fresh instance gives', async () => {
+  const fresh = await freshModules();
+  const pairs = { posenc: [apis.posenc, fresh.pe], variants: [apis.variants, fresh.pv], fields: [apis.fields, fresh.pf] };
+  for (const [entry, [used, clean]] of Object.entries(pairs)) {
+    for (const [fn, args, options] of SPECS[entry]) {
+      if (fn === 'rope') continue; // a handle, compared below
+      assert.deepEqual(used[fn](...args, options), clean[fn](...args, options), `${entry}.${fn}`);
+    }
+  }
+  const x = { shape: [2, 4], data: [1, 2, 3, 4, 5, 6, 7, 8] };
+  const other = fresh.pv.rope({ dim: 4, maxLen: 8 });
+  assert.deepEqual(handle.apply(x, 1), other.apply(x, 1));
+  other.free();
+  handle.free();
+});
+
+// Each hole the pass found, as a case of its own (each failed before its fix).
+test('holes the pass found: a non-finite x or cache row refused before rope memory grows', async () => {
+  const { pv: fresh } = await freshModules();
+  const x = { shape: [N / 8, 8], data: tail(Float32Array, NaN) };
+  const before = fresh.memoryStats();
+  assert.throws(() => fresh.ropeApply(x), { message: /^posenc\.ropeApply: x\.data\[262143\] must be a finite number \(got NaN\)$/ });
+  assert.deepEqual(fresh.memoryStats(), before, 'ropeApply grew memory for a refused x');
+  const own = fresh.rope({ dim: 8, maxLen: N / 8 });
+  const held = fresh.memoryStats();
+  assert.throws(() => own.apply(x, 0), { message: /^posenc\.rope\.apply: x\.data\[262143\] must be a finite number/ });
+  assert.deepEqual(fresh.memoryStats(), held, 'rope().apply grew its scratch for a refused x');
+  own.free();
+  const cos = new Float64Array(64).fill(1), sin = new Float64Array(64).fill(0);
+  sin[5 * 8 + 3] = Infinity; // row 5, used by x's row 1 at offset 4
+  assert.throws(() => fresh.ropeApply({ shape: [2, 8], data: new Float32Array(16) }, { cos: { shape: [8, 8], data: cos }, sin: { shape: [8, 8], data: sin }, offset: 4 }),
+    { message: /^posenc\.ropeApply: sin: the row of x's row 1 holds a value that is not a finite number/ });
+  assert.equal(fresh.memoryStats().liveAllocations, 0);
+});
+
+test('holes the pass found: revoked Proxies and throwing lengths give posenc errors, never a raw TypeError', () => {
+  const { posenc: pe, variants, fields, lab: l } = apis;
+  const named = (fn) => (e) => (e instanceof TypeError || e instanceof RangeError) && new RegExp(`^posenc\\.${fn}: `).test(e.message);
+  const h = variants.rope({ dim: 4, maxLen: 8 });
+  assert.throws(() => h.apply({ shape: [2, 4], data: new Float32Array(8) }, 0, revoked()), named('rope\\.apply'));
+  assert.throws(() => h.apply({ shape: [2, 4], data: new Float32Array(8) }, 0, new Float32Array(new ArrayBuffer(32, { maxByteLength: 64 }))),
+    /out must be a Float32Array of 8 elements \(dtype float32\) on a fixed-length buffer/);
+  const out = new Float32Array(8);
+  Object.defineProperty(out, 'set', { value: () => { throw new Error('own set'); } });
+  assert.equal(h.apply({ shape: [2, 4], data: [1, 2, 3, 4, 5, 6, 7, 8] }, 0, out).data, out);
+  h.free();
+  assert.throws(() => fields.fourierFeatures(revoked(), { levels: 2 }), named('fourierFeatures'));
+  assert.throws(() => variants.ropeFromConfig(revoked()), named('ropeFromConfig'));
+  assert.throws(() => variants.ropeFromConfig({ hidden_size: 64, num_attention_heads: 4, text_config: revoked() }), named('ropeFromConfig'));
+  assert.throws(() => l.train({ steps: 1, trainLengths: revoked() }), named('lab\\.train'));
+  assert.throws(() => l.attentionMaps(model, revoked()), named('lab\\.attentionMaps'));
+  assert.throws(() => l.loss(model, { shape: revoked(), tokens: [], targets: [] }), named('lab\\.loss'));
+  assert.throws(() => l.loss(model, { shape: [1, 2], tokens: revoked(), targets: [] }), named('lab\\.loss'));
+  const badLength = new Proxy([1, 2], { get: (t, k) => { if (k === 'length') throw new Error('length trap'); return t[k]; } });
+  assert.throws(() => pe.attention({ shape: [1, 2], data: badLength }, [[1, 0]], [[1, 0]]), named('attention'));
+});
+
+test('holes the pass found: a nested array of length 2^32 - 1 is refused by its size, not walked (it hung every tensor argument)', () => {
+  const huge = [];
+  huge.length = 2 ** 32 - 1;
+  const own = pv.rope({ dim: 2, maxLen: 4 });
+  for (const [fn, call] of [['rope\\.apply', () => own.apply(huge, 0)], ['ropeApply', () => pv.ropeApply(huge)], ['gram', () => apis.posenc.gram([huge])],
+    ['ropePermute', () => pv.ropePermute([[1, 2], huge], { headDim: 2 })]]) {
+    assert.throws(call, (e) => e instanceof RangeError && new RegExp(`^posenc\\.${fn}: .*(shape|ragged)`).test(e.message), fn);
+  }
+  own.free();
+});
