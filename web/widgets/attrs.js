@@ -30,6 +30,8 @@ export const words = (values, def) => ({ kind: 'words', values, def });
 /** A comma-separated list of integers in [0, max), for column choices. */
 export const intList = (def) => ({ kind: 'intList', def });
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
 // Each parser returns { value } or { error } or { value, note }. Messages are
 // message keys plus variables, so they can be shown in either language.
 const PARSERS = {
@@ -45,7 +47,8 @@ const PARSERS = {
   },
   num(raw, s) {
     const t = raw.trim();
-    const v = t === '' ? NaN : Number(t);
+    // decimal or exponent notation only: Number() also reads "0x10" as 16 and "0b1" as 1
+    const v = DECIMAL.test(t) ? Number(t) : NaN;
     if (!Number.isFinite(v)) return { error: ['notNum', { raw: t }] };
     if (s.inclusive ? v < s.above : v <= s.above) return { error: [s.inclusive ? 'tooSmall' : 'notAbove', { raw: t, min: s.above }] };
     if (v > s.max) return { value: s.max, note: ['clamped', { raw: t, max: s.max }] };
@@ -71,7 +74,8 @@ const PARSERS = {
   },
   intList(raw) {
     const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
-    if (!parts.every((p) => /^\d+$/.test(p))) return { error: ['notList', { raw: raw.trim() }] };
+    // safe integers only: 400 nines read as Infinity, a column past any table
+    if (!parts.every((p) => /^\d+$/.test(p) && Number.isSafeInteger(Number(p)))) return { error: ['notList', { raw: raw.trim() }] };
     return { value: parts.map(Number) };
   },
 };
