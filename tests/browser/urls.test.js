@@ -74,3 +74,16 @@ test('whatever storage holds, the page opens and lands on the hash', async () =>
     }
   }
 });
+
+test('embed.html: any number of unknown parameters gives a few notes and a count, a repeated one a note, and the chart draws', async () => {
+  // 1500 parameters: the test server (Node, 16 KiB of header) takes no longer URL; a tab took one note each
+  const junk = Array.from({ length: 1500 }, (_, i) => `p${i}=1`).join('&');
+  await withPage(h, `embed.html?view=heatmap&lang=en&d=16&len=8&d=64&${junk}`, async (page) => {
+    await page.waitForFunction(() => document.querySelector('pe-heatmap')?.dataset.state === 'ready', null, { timeout: 30000 });
+    const notes = await page.locator('p.note').allTextContents();
+    assert.equal(notes.length, 7, notes.join('\n'));
+    assert.deepEqual(notes.slice(0, 2), ['Parameter "d" is given more than once: its first value is used.', 'Ignored unknown parameter "p0".']);
+    assert.equal(notes.at(-1), 'Ignored 1495 more unknown parameters.');
+    assert.equal(await page.locator('pe-heatmap').getAttribute('d-model'), '16');
+  }, { width: 1000, height: 800 });
+});

@@ -20,6 +20,7 @@ const VIEWS = {
 const PAGE = ['view', 'lang'];
 const ALIASES = { d: 'd-model', len: 'max-len' };
 const PREFIX = 'attr-';
+const MAX_NAMED = 5;
 
 /** The widget attribute a URL parameter names, or null when it names none. */
 export function attributeOf(key, spec) {
@@ -38,13 +39,22 @@ function show(lang, params) {
   const spec = { ...WIDGETS[tag].spec, lang: oneOf(LANGS, undefined) };
   const given = {};
   const keyOf = {};
+  const unknown = new Set();
+  const repeated = new Set(); // keys of the spec (or attr-, aliases): a few at most
   for (const [key, value] of params) {
     const name = attributeOf(key, spec);
-    if (name) {
+    // The first value, as params.get() reads it, and said so: a later one silently winning hid a typo.
+    if (name && Object.hasOwn(given, name)) repeated.add(key);
+    else if (name) {
       given[name] = value;
       keyOf[name] = key;
-    } else if (!PAGE.includes(key)) messages.push(el('p', { class: 'note' }, tr(lang, 'ignored', { raw: key })));
+    } else if (!PAGE.includes(key)) unknown.add(key);
   }
+  // A link may carry any number of parameters: a few are named, the rest counted (one note each froze the tab).
+  messages.push(...[...repeated].map((raw) => el('p', { class: 'note' }, tr(lang, 'repeated', { raw }))));
+  const named = [...unknown].slice(0, MAX_NAMED);
+  messages.push(...named.map((raw) => el('p', { class: 'note' }, tr(lang, 'ignored', { raw }))));
+  if (unknown.size > MAX_NAMED) messages.push(el('p', { class: 'note' }, tr(lang, 'ignoredMore', { count: unknown.size - MAX_NAMED })));
   const { values, notes, errors } = parseAll(spec, (n) => given[n] ?? null);
   // Messages name the parameter as it was written in the URL (d, len, attr-view...).
   const text = ([key, vars, name]) => tr(lang, key, { ...vars, name: keyOf[name] ?? name });

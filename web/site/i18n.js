@@ -10,12 +10,16 @@ export const SITE = {
   en: {
     badView: 'Unknown or missing view "{raw}". Use ?view= one of: {list}.',
     ignored: 'Ignored unknown parameter "{raw}".',
+    ignoredMore: 'Ignored {count} more unknown parameters.',
+    repeated: 'Parameter "{raw}" is given more than once: its first value is used.',
     embedTitle: 'posenc chart',
     toggle: 'Switch to Chinese / 切换到中文',
   },
   zh: {
     badView: '未知或缺少 view "{raw}"。请用 ?view= 指定以下之一：{list}。',
     ignored: '忽略了未知参数“{raw}”。',
+    ignoredMore: '另外忽略了 {count} 个未知参数。',
+    repeated: '参数“{raw}”出现了不止一次：使用第一个值。',
     embedTitle: 'posenc 图表',
     toggle: '切换到英文 / Switch to English',
   },
