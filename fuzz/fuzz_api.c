@@ -1414,8 +1414,8 @@ static int fuzz_lab_model(src *s, long fail_at) {
              k.c[12], k.c[13], k.c[14], k.f[0], k.f[1], k.f[2], k.f[3], k.f[4], k.f[5], k.f[6], k.f[7], k.f[8],
              k.task, fail_at);
     /* the count pe_lab_create checks, without the model: same status unless create fails later */
-    double bytes = -1;
-    int st_bytes = pe_lab_model_bytes(&bytes, k.c, k.f);
+    double bytes[2] = { -1, -1 };
+    int st_bytes = pe_lab_model_bytes(bytes, k.c, k.f);
     REQUIRE(st_bytes != PE_ERR_NOMEM && pe_live_allocations() == 0);
     void *model = &k; /* must become NULL on failure */
     begin(&c, fail_at);
@@ -1425,12 +1425,12 @@ static int fuzz_lab_model(src *s, long fail_at) {
     if (c.refused) REQUIRE(st != PE_OK);
     if (!c.inject) REQUIRE(st != PE_ERR_NOMEM);
     if (st_bytes != PE_OK) REQUIRE(st == st_bytes);
-    if (st == PE_OK) REQUIRE(st_bytes == PE_OK && bytes > 0 && bytes <= PE_MAX_BYTES + 65536);
+    if (st == PE_OK) REQUIRE(st_bytes == PE_OK && bytes[0] > 0 && bytes[0] <= PE_MAX_BYTES + 65536);
     if (st != PE_OK) {
         REQUIRE(model == NULL && pe_live_allocations() == 0);
         return 1;
     }
-    REQUIRE(model != NULL);
+    REQUIRE(model != NULL && bytes[1] == pe_lab_param_count(model));
     fuzz_lab_use(s, model, &k);
     pe_lab_free(model);
     REQUIRE(pe_live_allocations() == 0);

@@ -12,9 +12,9 @@ const lab = await loadLab();
 const R = lab.precision === 'float32' ? 4 : 8;
 
 /** Runs f, which must throw a RangeError matching `message`, and checks memory did not move. */
-function refused(f, message) {
+function refused(f, message, Type = RangeError) {
   const before = lab.memoryStats();
-  assert.throws(f, (e) => e instanceof RangeError && message.test(e.message) && !/status \d/.test(e.message), String(message));
+  assert.throws(f, (e) => e instanceof Type && message.test(e.message) && !/status \d/.test(e.message), String(message));
   assert.deepEqual(lab.memoryStats(), before);
 }
 
@@ -44,4 +44,14 @@ test('attentionMaps counts its maps with the model: refused before the model is 
   const long = { config: { ...model.config, maxLength: n }, params: model.params };
   refused(() => lab.attentionMaps(long, new Array(n).fill(1)), /^posenc\.lab\.attentionMaps: this call would need 10\d\d\.\d MiB/);
   assert.deepEqual(lab.attentionMaps(model, [1, 2, 3]).shape, [4, 64, 3, 3]);
+});
+
+test('params that do not fit a model are refused before the model is made (a 700 MiB model was made first)', () => {
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2 });
+  const big = { ...model.config, batch: 1024, maxLength: 256 };
+  const wrong = lab.precision === 'float32' ? Float64Array : Float32Array;
+  for (const params of [new (lab.precision === 'float32' ? Float32Array : Float64Array)(3), new wrong(model.params.length), model.params.subarray(1)]) {
+    refused(() => lab.evaluate({ config: big, params }, { length: 3, samples: 1 }), /^posenc\.lab\.evaluate: model\.params must be a Float(32|64)Array of \d+ numbers/, TypeError);
+  }
+  assert.ok(lab.evaluate(model, { length: 3, samples: 2 }).scored >= 0);
 });

@@ -248,7 +248,8 @@ int lab_model_bytes(double *out, const int32_t *cfg, const double *fcfg) {
     PE_TRY(check_config(cfg, fcfg));
     lab_model *m = pe_malloc(sizeof *m);
     if (!m) return PE_ERR_NOMEM;
-    *out = model_layout(m, cfg, fcfg) + sizeof *m;
+    out[0] = model_layout(m, cfg, fcfg) + sizeof *m;
+    out[1] = m->nparams;
     pe_free(m);
     return PE_OK;
 }

@@ -91,8 +91,9 @@ PE_API int pe_lab_generate(int32_t *tokens, int32_t *targets, int task, int32_t 
                            double seed);
 /* A seeded model from cfg (PE_LAB_CFG_INTS) and fcfg (PE_LAB_CFG_REALS); *out = NULL on error. */
 PE_API int pe_lab_create(void **out, const int32_t *cfg, const double *fcfg);
-/* *out = the bytes pe_lab_create would allocate for cfg and fcfg (checked as it checks them),
- * allocating only a few KiB: so a caller can refuse a model that is too big by name. */
+/* out = [the bytes pe_lab_create would allocate for cfg and fcfg (checked as it checks them),
+ * its parameter count], allocating only a few KiB: so a caller can refuse a model that is
+ * too big, or parameters that do not fit it, before the model is made. */
 PE_API int pe_lab_model_bytes(double *out, const int32_t *cfg, const double *fcfg);
 PE_API void pe_lab_free(void *model);
 PE_API int32_t pe_lab_param_count(const void *model);

@@ -307,9 +307,11 @@ void test_lab_create_errors(void) {
         void *model = &k;
         EXPECT_STATUS(create(&model, &k), ints[i].status);
         EXPECT(model == NULL);
-        double bytes = -1; /* the count checks the config as create does (the layout and rule: pe_table's) */
+        double bytes[2] = {
+            -1, -1
+        }; /* the count checks the config as create does (the layout and rule: pe_table's) */
         if (ints[i].field != CFG_LAYOUT && ints[i].field != CFG_FREQ)
-            EXPECT_STATUS(pe_lab_model_bytes(&bytes, k.c, k.f), ints[i].status);
+            EXPECT_STATUS(pe_lab_model_bytes(bytes, k.c, k.f), ints[i].status);
     }
     /* T5's buckets and distance are bounded before the parameters are counted:
      * 2^30 buckets x 2 heads overflowed the int32 count (UBSan) before. */
@@ -476,14 +478,15 @@ void test_lab_allocation_failures(void) {
     EXPECT_STATUS(create(&model, &k), PE_ERR_SIZE);
     EXPECT(model == NULL);
     /* pe_lab_model_bytes counts it without allocating it: over 2^32 bytes, in double */
-    double bytes = 0, small = 0;
-    EXPECT_STATUS(pe_lab_model_bytes(&bytes, k.c, k.f), PE_OK);
-    EXPECT(bytes > 4294967296.0 && bytes > PE_MAX_BYTES);
+    double bytes[2] = { 0, 0 }, small[2] = { 0, 0 };
+    EXPECT_STATUS(pe_lab_model_bytes(bytes, k.c, k.f), PE_OK);
+    EXPECT(bytes[0] > 4294967296.0 && bytes[0] > PE_MAX_BYTES);
     k = small_cfg(PE_LAB_NONE, 0);
-    EXPECT_STATUS(pe_lab_model_bytes(&small, k.c, k.f), PE_OK);
-    EXPECT(small > 0 && small < PE_MAX_BYTES && create(&model, &k) == PE_OK);
+    EXPECT_STATUS(pe_lab_model_bytes(small, k.c, k.f), PE_OK);
+    EXPECT(small[0] > 0 && small[0] < PE_MAX_BYTES && create(&model, &k) == PE_OK);
+    EXPECT(small[1] == pe_lab_param_count(model)); /* the parameters, counted without the model */
     pe_lab_free(model);
     EXPECT_STATUS(pe_lab_model_bytes(NULL, k.c, k.f), PE_ERR_NULL);
-    EXPECT_STATUS(pe_lab_model_bytes(&bytes, NULL, k.f), PE_ERR_NULL);
-    EXPECT_STATUS(pe_lab_model_bytes(&bytes, k.c, NULL), PE_ERR_NULL);
+    EXPECT_STATUS(pe_lab_model_bytes(bytes, NULL, k.f), PE_ERR_NULL);
+    EXPECT_STATUS(pe_lab_model_bytes(bytes, k.c, NULL), PE_ERR_NULL);
 }

@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, statusCall } from '../heap.js';
-import { Checker, isArray, typedLength, typedArrayName } from '../validate.js';
+import { Checker, isArray, typedLength, typedArrayName, copyTyped } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
 import {
@@ -127,12 +127,18 @@ export function createLab(wasm) {
   /**
    * Refuses, before the model is made, one whose buffers (its size from C)
    * and `extra` bytes the call adds pass one call's limit, naming the options
-   * that make it that big: a bare "status 2" said none of them.
+   * that make it that big (a bare "status 2" said none of them), and params
+   * that do not fit it (found after the model was made, they left memory
+   * grown for it).
    */
-  function checkModelBytes(check, frame, cfg, fcfg, c, extra) {
-    const out = frame.alloc(8);
+  function checkFits(check, frame, cfg, fcfg, c, params, extra) {
+    const out = frame.alloc(16);
     call(check, wasm.pe_lab_model_bytes(out, cfg, fcfg));
-    check.bytes(f64(out, 1)[0] + extra, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
+    const [bytes, count] = f64(out, 2);
+    if (params && (typedLength(params) !== count || typedArrayName(params) !== Real.name)) { // by slots: a Proxy runs nothing
+      throw check.fail(TypeError, `model.params must be a ${Real.name} of ${count} numbers`, params);
+    }
+    check.bytes(bytes + extra, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
   }
 
   /** Runs body(model pointer) on a C model made from config (and params), freed after; `extra`: bytes the call adds. */
@@ -147,18 +153,13 @@ export function createLab(wasm) {
       const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
       f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
         config.weightDecay, config.clip]);
-      checkModelBytes(check, frame, cfg, fcfg, config, extra);
+      checkFits(check, frame, cfg, fcfg, config, params, extra);
       const out = frame.alloc(4);
       call(check, wasm.pe_lab_create(out, cfg, fcfg));
       const model = i32(out, 1)[0];
       try {
         const count = wasm.pe_lab_param_count(model);
-        if (params) {
-          if (params.length !== count || !(params instanceof Real)) {
-            throw check.fail(TypeError, `model.params must be a ${Real.name} of ${count} numbers`, params);
-          }
-          new Real(wasm.memory.buffer, wasm.pe_lab_params(model), count).set(params);
-        }
+        if (params) copyTyped(new Real(wasm.memory.buffer, wasm.pe_lab_params(model), count), params);
         return body(model, frame, count);
       } finally {
         wasm.pe_lab_free(model);
