@@ -119,9 +119,9 @@ function layerTypesOf(check, get) {
 /** Llama 4's no_rope_layers: 1 = the layer uses RoPE; an empty list means HF's default, every interval-th layer without. */
 function ropeLayersOf(check, get) {
   const given = layerList(check, 'no_rope_layers', get('no_rope_layers'), (v) => [0, 1, false, true].includes(v), '0 or 1');
-  const n = get('num_hidden_layers');
-  const interval = get('no_rope_layer_interval');
   if (given?.length) return given.map((v) => v === 1 || v === true);
+  const n = get('num_hidden_layers');
+  const interval = get('no_rope_layer_interval'); // read only when used: its default warns
   if (given === null && interval == null) return null;
   const every = check.integer('config.no_rope_layer_interval', interval ?? 4, 1, MAX_LAYERS);
   return Array.from({ length: check.integer('config.num_hidden_layers', n, 1, MAX_LAYERS) }, (_, i) => (i + 1) % every !== 0);
