@@ -1,6 +1,7 @@
 // The adversarial pass of issue 22, repeatable: seeded mutations of a small
 // valid call of every public function of every entry (posenc, posenc/variants,
-// posenc/fields, posenc/lab, and the pv.rope() handle's apply), each argument
+// posenc/fields, posenc/lab, the pv.rope() handle's apply and the pe.kvCache()
+// handle's append, attend and truncate), each argument
 // or option replaced by what an attacker or a careless user passes: sizes that
 // wrap 32-bit arithmetic, non-numbers, tensors of every element type and
 // storage (detached, resizable, shared, BigInt, Proxy, throwing getters),
@@ -103,8 +104,11 @@ const model = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batc
 // The handle lives in a module of its own: its scratch is not the variants' leak.
 const handleModule = (await freshModules()).pv;
 const handle = handleModule.rope({ dim: 4, maxLen: 8 });
+const kvModule = (await freshModules()).pe;
+const kv = kvModule.kvCache({ heads: 2, headDim: 8, maxLength: 16 });
+const rows = (shape) => ({ shape, data: Float32Array.from({ length: shape.reduce((a, b) => a * b) }, (_, i) => ((i % 7) - 3) / 4) });
 const SPECS = {
-  posenc: [...CALLS.posenc, ['dot', [[1, 2], [3, 4]], undefined]],
+  posenc: [...CALLS.posenc, ['dot', [[1, 2], [3, 4]], undefined], ['kvCache', [], { heads: 2, headDim: 8, maxLength: 4 }]],
   variants: [...CALLS.variants,
     ['rope', [], { dim: 4, maxLen: 4 }], ['ropeFromConfig', [{ hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2 }], {}],
     ['mropePositions', [[{ text: 2 }, { image: [1, 2, 2] }]], {}], ['mropeCache', [{ shape: [3, 2], data: [0, 1, 0, 1, 0, 1] }, 8], { section: [1, 1, 2] }],
@@ -114,9 +118,13 @@ const SPECS = {
   lab: [...CALLS.lab, ['evaluate', [model], { length: 3, samples: 4 }], ['attentionMaps', [model, [1, 2, 3]], {}],
     ['loss', [model, { shape: [1, 4], tokens: [1, 2, 3, 4], targets: [-1, -1, 1, 2] }], {}], ['tensors', [model], undefined]],
   handle: [['apply', [{ shape: [2, 4], data: [1, 2, 3, 4, 5, 6, 7, 8] }, 0], undefined]],
+  // truncate keeps the cache from filling up: appends past maxLength are refused (and count as such).
+  kv: [['append', [rows([2, 1, 8]), rows([2, 1, 8])], undefined], ['attend', [rows([2, 1, 8])], { causal: true }], ['truncate', [1], undefined],
+    ['append', [rows([1, 2, 2, 8]), rows([1, 2, 2, 8])], undefined]],
 };
-const TARGETS = { ...apis, handle };
-const stats = (entry) => (entry === 'handle' ? handleModule : apis[entry]).memoryStats();
+const TARGETS = { ...apis, handle, kv };
+const MODULES = { handle: handleModule, kv: kvModule };
+const stats = (entry) => (MODULES[entry] ?? apis[entry]).memoryStats();
 // A lab call whose options fall back to defaults trains 600 steps of a 32-wide
 // model: slow, not hostile. Its options are mutated key by key instead.
 const WHOLE_OPTIONS_SLOW = new Set(['lab.train']);
@@ -163,7 +171,7 @@ test(`${CASES} mutated calls of every function: a result or a posenc error, no m
     try {
       const result = TARGETS[entry][fn](...args);
       accepted++;
-      if (fn === 'rope' && result?.free) result.free();
+      if ((fn === 'rope' || fn === 'kvCache') && result?.free) result.free();
       const data = result?.data;
       if (ArrayBuffer.isView(data) && Array.isArray(result.shape) && data.length !== result.shape.reduce((a, b) => a * b, 1)) {
         assert.fail(`${what()}: data.length is not the product of shape`);
@@ -175,8 +183,8 @@ test(`${CASES} mutated calls of every function: a result or a posenc error, no m
       const after = stats(entry);
       if (after.bytes !== before.bytes) assert.fail(`${what()}: refused (${e.message.slice(0, 120)}) but memory grew to ${after.bytes}`);
     }
-    // The handle keeps its caches and a scratch for x and one for gathered rows (rotary.js): 4 at most.
-    const allowed = entry === 'handle' ? live.handle + 2 : live[entry];
+    // The handles keep their caches and scratch that grows to the largest call (x and gathered rows; attend's queries).
+    const allowed = entry in MODULES ? live[entry] + 2 : live[entry];
     if (stats(entry).liveAllocations > allowed) assert.fail(`${what()}: allocations outlived the call`);
   }
   // Both outcomes must occur often, or the properties above test little.
@@ -188,7 +196,7 @@ test('after the mutations every entry gives what a fresh instance gives', async 
   const pairs = { posenc: [apis.posenc, fresh.pe], variants: [apis.variants, fresh.pv], fields: [apis.fields, fresh.pf] };
   for (const [entry, [used, clean]] of Object.entries(pairs)) {
     for (const [fn, args, options] of SPECS[entry]) {
-      if (fn === 'rope') continue; // a handle, compared below
+      if (fn === 'rope' || fn === 'kvCache') continue; // handles, compared below
       assert.deepEqual(used[fn](...args, options), clean[fn](...args, options), `${entry}.${fn}`);
     }
   }
@@ -197,6 +205,13 @@ test('after the mutations every entry gives what a fresh instance gives', async 
   assert.deepEqual(handle.apply(x, 1), other.apply(x, 1));
   other.free();
   handle.free();
+  // the KV cache, emptied and filled again, attends as a fresh one
+  const clean = fresh.pe.kvCache({ heads: 2, headDim: 8, maxLength: 16 });
+  kv.truncate(0);
+  for (const cache of [kv, clean]) cache.append(rows([2, 3, 8]), rows([2, 3, 8]));
+  assert.deepEqual(kv.attend(rows([2, 2, 8]), { causal: true }), clean.attend(rows([2, 2, 8]), { causal: true }));
+  clean.free();
+  kv.free();
 });
 
 // Each hole the pass found, as a case of its own (each failed before its fix).
