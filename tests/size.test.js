@@ -120,3 +120,21 @@ test(`import 'posenc/lab' has its own line: under ${LAB_SIZE_TARGET_BYTES} bytes
     assert.ok(!names.some((n) => n.startsWith('pe_lab_')), `${entry.bundle} contains lab code`);
   }
 });
+
+// The README is what a user reads before installing: its table of entries and
+// its Performance section give each bundle's gzipped size, and both went stale
+// once (17.6 and 14.4 kB for a 18.2 kB posenc). Each stated size must be the
+// measured one, rounded to 0.1 kB, give or take 0.2 kB of later changes.
+test('the README states each entry\'s gzipped size as measured (within 0.2 kB)', () => {
+  const readme = read('README.md').toString();
+  const measured = new Map([...measureSize().entries, measureLabSize()].map((e) => [e.name, e.gzip / 1000]));
+  const rows = [...readme.matchAll(/^\| `(posenc(?:\/\w+)?)` \|[^\n]*\| ([\d.]+) kB \|$/gm)];
+  assert.deepEqual(rows.map((m) => m[1]).sort(), [...measured.keys()].sort(), 'a row with a size for every entry');
+  const perf = readme.slice(readme.indexOf('\n## Performance\n'), readme.indexOf('\n## Security'));
+  const stated = [...perf.matchAll(/\*\*([\d.]+) kB\*\* gzipped for `(posenc(?:\/\w+)?)`/g)];
+  assert.ok(stated.length >= 2, 'the Performance section states the sizes of posenc and posenc/variants');
+  for (const [, kB, name] of [...rows.map((m) => [m[0], m[2], m[1]]), ...stated]) {
+    const actual = measured.get(name);
+    assert.ok(Math.abs(Number(kB) - actual) <= 0.2, `README says ${kB} kB for ${name}; measured ${actual.toFixed(2)} kB`);
+  }
+});
