@@ -88,7 +88,10 @@ export class PeRope extends PeWidget {
   async render(api, v, variants) {
     const fromConfig = ropeOptions(v);
     const model = fromConfig.config ? variants.ropeFromConfig(fromConfig.config, { layerType: fromConfig.layerType }) : null;
-    if (model && model.type !== 'none' && model.type !== 'axial') v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type };
+    if (model && model.type !== 'none' && model.type !== 'axial') {
+      // the model's rotary part is drawn, paired as the model pairs it unless the pairing attribute says otherwise
+      v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type, pairing: this.hasAttribute('pairing') ? v.pairing : model.pairing };
+    }
     const d = v['d-model'];
     const len = v['max-len'];
     const pos = Math.min(v.pos, len - 1);
@@ -98,11 +101,13 @@ export class PeRope extends PeWidget {
     // each diagonal, which float32 rounding would blur at the 1e-6 level.
     const rope = { ...fromConfig, dtype: 'float64' };
     const freqs = variants.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
+    // q and k hold the d rotated coordinates only: with a config of partial_rotary_factor < 1 its head_dim is wider
+    const apply = (x, pairing) => variants.ropeApply(x, { ...rope, headDim: d, pairing });
     const plain = variants.ropeFrequencies(d, { base: v.base, dtype: 'float64' });
     const q = embed('q', d);
     const k = embed('k', d);
-    const Q = variants.ropeApply(repeat(q, len), { ...rope, pairing: v.pairing });
-    const K = variants.ropeApply(repeat(k, len), { ...rope, pairing: v.pairing });
+    const Q = apply(repeat(q, len), v.pairing);
+    const K = apply(repeat(k, len), v.pairing);
     // One Gram matrix of [Q; K] holds every q_m · k_n in its upper-right block.
     const both = new Float64Array(2 * len * d);
     both.set(Q.data);
@@ -116,7 +121,7 @@ export class PeRope extends PeWidget {
     await this.pause();
     const freqText = this.drawFrequencies(plain.invFreq, freqs, v);
     const scoreText = this.t('ropeCaption', { len, d, base: v.base, spread: fmt(spread, 2), pairing: this.t(`pairing_${v.pairing}`) });
-    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, rope)}`;
+    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, apply)}`;
     this.data = () => matrixRows({ rows: len, cols: len, data: scores }, 'm', 'n');
   }
 
@@ -180,12 +185,12 @@ export class PeRope extends PeWidget {
   }
 
   /** The two pairings agree once q's dimensions are permuted (ropePermutation), and only then. */
-  pairingCheck(variants, q, len, rope) {
+  pairingCheck(variants, q, len, apply) {
     const x = repeat(q, len);
-    const inter = variants.ropeApply(x, { ...rope, pairing: 'interleaved' });
+    const inter = apply(x, 'interleaved');
     const moved = variants.ropePermute(inter, { axis: 'cols', dtype: 'float64' }).data;
-    const half = variants.ropeApply(variants.ropePermute(x, { axis: 'cols', dtype: 'float64' }), { ...rope, pairing: 'half' }).data;
-    const unpermuted = variants.ropeApply(x, { ...rope, pairing: 'half' }).data;
+    const half = apply(variants.ropePermute(x, { axis: 'cols', dtype: 'float64' }), 'half').data;
+    const unpermuted = apply(x, 'half').data;
     const perm = Array.from(variants.ropePermutation(q.length));
     const shown = perm.length > 8 ? `${perm.slice(0, 4).join(', ')}, …, ${perm.slice(-2).join(', ')}` : perm.join(', ');
     return this.t('ropePermCaption', { perm: shown, same: fmt(maxAbsDiff(moved, half), 2), raw: fmt(maxAbsDiff(inter.data, unpermuted), 3) });
