@@ -17,14 +17,8 @@ import { fmt } from './dom.js';
 // The table posenc/variants exports as ROPE_TYPES, imported from its own module
 // so that the variants' WebAssembly still loads only on first use (base.js).
 import { TYPES } from '../lib/variants/rope-types.js';
+import { SCALINGS, FROM_ATTRIBUTES, scalingName } from './rope-scalings.js';
 
-/** Where each scaling parameter the widget can set comes from: its attributes (the trained length twice). */
-const FROM_ATTRIBUTES = {
-  factor: (v) => v.factor, originalMaxPosition: (v) => v['original-max'], maxPosition: (v) => v['original-max'],
-};
-/** The types the widget offers: every one whose required parameters its attributes supply (not longrope's lists). */
-export const SCALINGS = Object.keys(TYPES).filter((t) =>
-  Object.entries(TYPES[t].params).every(([k, p]) => p.default !== null || k in FROM_ATTRIBUTES));
 const PAIRINGS = ['half', 'interleaved'];
 
 /**
@@ -125,9 +119,14 @@ export class PeRope extends PeWidget {
     this.data = () => matrixRows({ rows: len, cols: len, data: scores }, 'm', 'n');
   }
 
+  /** A type's label, from the table of types (a model's longrope too, which the menu does not offer). */
+  scalingName(type) {
+    return scalingName(type, this.language);
+  }
+
   controls(v, pos, len) {
     this.control('base', 'baseLabel', v.base, { kind: 'number', min: 1.5, step: 'any' });
-    this.control('scaling', 'scalingLabel', v.scaling, { kind: 'select', options: SCALINGS.map((s) => [s, `scaling_${s}`]) });
+    this.control('scaling', 'scalingLabel', v.scaling, { kind: 'select', options: SCALINGS.map((s) => [s, null, this.scalingName(s)]) });
     this.control('factor', 'factorLabel', v.factor, { kind: 'number', min: 0.1, step: 'any' });
     this.control('original-max', 'originalMaxLabel', v['original-max'], { kind: 'number', min: 1, step: 1 });
     this.control('pairing', 'pairingLabel', v.pairing, { kind: 'select', options: PAIRINGS.map((p) => [p, `pairing_${p}`]) });
@@ -139,7 +138,7 @@ export class PeRope extends PeWidget {
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
     this.heat.update({
       rows: len, cols: len, data: scores, range: [-top, top], x: this.t('keyPos'), y: this.t('queryPos'),
-      label: this.t('ropeHeatAlt', { len, spread: fmt(spread, 2), scaling: this.t(`scaling_${v.scaling}`) }),
+      label: this.t('ropeHeatAlt', { len, spread: fmt(spread, 2), scaling: this.scalingName(v.scaling) }),
       describe: (m, n) => [`m = ${m}, n = ${n}, m − n = ${m - n}`, `q_m · k_n = ${fmt(scores[m * len + n])}`],
     });
   }
@@ -173,11 +172,11 @@ export class PeRope extends PeWidget {
     this.freqChart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 2.6, yExtra: LOG });
     setSeries(this.freqChart, [
       lineSet(this.t('thetaPlain', { base: v.base }), idx(plain), 7, { pointRadius: 1.5 }),
-      lineSet(this.t('thetaScaled', { scaling: this.t(`scaling_${v.scaling}`) }), idx(scaled.invFreq), 1, { pointRadius: 1.5, borderDash: [5, 3] }),
+      lineSet(this.t('thetaScaled', { scaling: this.scalingName(v.scaling) }), idx(scaled.invFreq), 1, { pointRadius: 1.5, borderDash: [5, 3] }),
     ], { x: this.t('pairIndex'), y: 'θ_i' });
     const ratio = plain.map((w, i) => scaled.invFreq[i] / w);
     const text = this.t('ropeFreqAlt', {
-      scaling: this.t(`scaling_${v.scaling}`), first: fmt(ratio[0], 3), last: fmt(ratio[ratio.length - 1], 3), af: fmt(scaled.attentionFactor, 4),
+      scaling: this.scalingName(v.scaling), first: fmt(ratio[0], 3), last: fmt(ratio[ratio.length - 1], 3), af: fmt(scaled.attentionFactor, 4),
     });
     this.freqChart.canvas.sub.textContent = this.t('ropeFreqTitle');
     this.freqChart.canvas.setAttribute('aria-label', text);
