@@ -2,7 +2,8 @@
 // words (or JSON): per layer type its RoPE type, θ, head and rotary dims,
 // pairing, scaling parameters (under HF's keys), attention factor, which
 // frequencies the scaling kept, divided or blended, and the wavelengths
-// against the trained and extended context; then HF's warnings.
+// against the trained and extended context; then HF's warnings. --json adds
+// each layer type's inv_freq (float64, exact in JSON).
 import { ROPE_PARAMS } from 'posenc/variants';
 
 const TWO_PI = 2 * Math.PI;
@@ -47,12 +48,13 @@ function wavelengths(r) {
 
 /** One layer type's description (a plain object: the JSON output). */
 function describe(pv, r) {
-  if (r.type === 'none' || r.type === 'axial') {
-    return { type: r.type, ...(r.axesDim ? { axesDim: r.axesDim, theta: r.theta, headDim: r.headDim, pairing: r.pairing } : {}) };
-  }
+  if (r.type === 'none') return { type: r.type };
+  // invFreq: HF's inv_freq in float64 (JSON keeps every bit), for --json readers to compare with their own
+  const invFreq = Array.from(r.invFreq);
+  if (r.type === 'axial') return { type: r.type, axesDim: r.axesDim, theta: r.theta, headDim: r.headDim, pairing: r.pairing, attentionFactor: r.attentionFactor, invFreq };
   return {
     layerType: r.layerType, type: r.type, theta: r.theta, headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing,
-    parameters: parametersOf(r), attentionFactor: r.attentionFactor, frequencies: bands(pv, r), wavelengths: wavelengths(r),
+    parameters: parametersOf(r), attentionFactor: r.attentionFactor, frequencies: bands(pv, r), wavelengths: wavelengths(r), invFreq,
   };
 }
 

@@ -46,7 +46,7 @@ const COMMANDS = {
   inspect: {
     usage: 'posenc inspect config.json [flags]',
     summary: 'what posenc reads from a model\'s config.json: type, θ, dims, factors, layer types, attention factor, wavelengths, warnings',
-    flags: { ...SELECT, json: { type: 'boolean', help: 'print JSON instead of text' }, help: { type: 'boolean', help: 'show this help' } },
+    flags: { ...SELECT, json: { type: 'boolean', help: 'print JSON instead of text (with each layer type\'s inv_freq in float64)' }, help: { type: 'boolean', help: 'show this help' } },
   },
 };
 

@@ -1,6 +1,7 @@
 // Writes, from web/lib/variants/rope-types.js (the one place the RoPE types
 // are declared), the table of types in docs/variants.md and the RopeScaling
-// union in web/lib/variants/index.d.ts, each between its rope-types markers.
+// union in web/lib/variants/index.d.ts, each between its rope-types markers,
+// and the list of types in <pe-rope>'s `scaling` row of docs/widgets.md.
 // tests/rope-types.test.js fails when a committed copy is not what this writes.
 //
 //   node scripts/rope-types-doc.mjs        (rewrites both files in place)
@@ -8,10 +9,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TYPES, PARAMS, MEANINGS } from '../web/lib/variants/rope-types.js';
+import { SCALINGS } from '../web/widgets/rope-scalings.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const DOC = join(ROOT, 'docs/variants.md');
 export const DTS = join(ROOT, 'web/lib/variants/index.d.ts');
+export const WIDGETS_DOC = join(ROOT, 'docs/widgets.md');
 export const BEGIN = '<!-- rope-types: written by scripts/rope-types-doc.mjs from web/lib/variants/rope-types.js -->';
 export const END = '<!-- /rope-types -->';
 const TS_BEGIN = '// rope-types: written by scripts/rope-types-doc.mjs from web/lib/variants/rope-types.js';
@@ -68,7 +71,17 @@ export const withTable = (text) => between(text, BEGIN, END, ropeTypesTable(), D
 /** index.d.ts with the union between the markers replaced. */
 export const withUnion = (text) => between(text, TS_BEGIN, TS_END, ropeScalingTs(), DTS);
 
+/** The `scaling` row of <pe-rope>'s attribute table in docs/widgets.md: the types the widget offers. */
+const WIDGET_ROW = /^\| `scaling` \| word \| [^(|]*\(every type of the RoPE table/m;
+export const widgetTypesRow = () => `| \`scaling\` | word | ${SCALINGS.map((t) => `\`${t}\``).join(', ')} (every type of the RoPE table`;
+/** docs/widgets.md with that row's list replaced. */
+export function withWidgetTypes(text) {
+  if (!WIDGET_ROW.test(text)) throw new Error(`rope-types-doc: ${WIDGETS_DOC} lacks <pe-rope>'s scaling row`);
+  return text.replace(WIDGET_ROW, widgetTypesRow());
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   writeFileSync(DOC, withTable(readFileSync(DOC, 'utf8')));
   writeFileSync(DTS, withUnion(readFileSync(DTS, 'utf8')));
+  writeFileSync(WIDGETS_DOC, withWidgetTypes(readFileSync(WIDGETS_DOC, 'utf8')));
 }

@@ -180,6 +180,32 @@ test('inspect prints what posenc reads: type, θ, dims, factors, layer types, at
   assert.ok(!existsSync(out('inspect')));
 });
 
+test('every gallery config through the CLI: inspect --json gives the golden inv_freq and attention factor (8 ulp), rope --config the golden cos and sin (float64)', () => {
+  const cases = golden.filter((c) => c.fixture && Object.keys(c.options).every((k) => k === 'layerType'));
+  const fixtures = JSON.parse(readFileSync(path.join(here, 'fixtures', 'configs', 'index.json'), 'utf8'));
+  assert.deepEqual([...new Set(cases.map((c) => c.fixture))].sort(), Object.keys(fixtures).sort(), 'a golden case for every gallery config');
+  const near = (a, b) => Math.abs(a - b) <= 8 * Number.EPSILON * Math.abs(b);
+  for (const c of cases) {
+    const layer = c.options.layerType ? ['--layer-type', c.options.layerType] : [];
+    const r = run('inspect', fixture(c.fixture), ...layer, '--json');
+    assert.equal(r.status, 0, `${c.name}: ${r.stderr}`);
+    const [d] = JSON.parse(r.stdout).rope;
+    assert.equal(d.type, c.type, c.name);
+    assert.equal(d.invFreq.length, c.invFreq.length, `${c.name}: inv_freq length`);
+    d.invFreq.forEach((w, i) => assert.ok(near(w, c.invFreq[i]), `${c.name} inv_freq[${i}]: ${w} vs ${c.invFreq[i]}`));
+    assert.ok(near(d.attentionFactor, c.attentionFactor), `${c.name} attention factor: ${d.attentionFactor} vs ${c.attentionFactor}`);
+    if (c.type === 'axial') continue; // FLUX's cache is ropeAxialCache's (tests/mrope.test.js); rope --config refuses it (above)
+    const file = out(`gallery-${c.name.replace(/\W+/g, '-')}.npy`);
+    const w = run('rope', '--config', fixture(c.fixture), ...layer, '--max-len', '16', '--dtype', 'float64', '--out', file);
+    assert.equal(w.status, 0, `${c.name}: ${w.stderr}`);
+    const a = parseNpy(readFileSync(file));
+    const cols = 2 * c.invFreq.length;
+    assert.deepEqual(a.shape, [2, 16, cols], c.name);
+    close(a.data.subarray(0, 16 * cols), expected(c, Math.cos, 16), 1e-12, `${c.name} cos`);
+    close(a.data.subarray(16 * cols), expected(c, Math.sin, 16), 1e-12, `${c.name} sin`);
+  }
+});
+
 test('rope\'s scaling flags come from the table of RoPE types', () => {
   const help = run('rope', '--help').stdout;
   assert.match(help, /--scaling <text> +default \| linear \| ntk \| dynamic \| yarn \| llama3 \| longrope \| proportional/);

@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as C from '../dist/constants.js';
 import { TYPES, PARAMS, MEANINGS, hfKeys } from '../web/lib/variants/rope-types.js';
-import { ropeTypesTable, withTable, withUnion, ropeScalingTs, DOC } from '../scripts/rope-types-doc.mjs';
+import { ropeTypesTable, withTable, withUnion, withWidgetTypes, ropeScalingTs, DOC, WIDGETS_DOC } from '../scripts/rope-types-doc.mjs';
+import { SCALINGS, scalingName } from '../web/widgets/rope-scalings.js';
 import init from '../web/lib/variants/index.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -105,15 +106,20 @@ test('docs: the table in docs/variants.md is what the table writes, and every ty
   for (const [name] of Object.entries(PARAMS)) assert.ok(MEANINGS.params[name].en && MEANINGS.params[name].zh, name);
 });
 
-test('widget: <pe-rope> offers every type its attributes can set, each with an English and a Chinese name', async () => {
+test('widget: <pe-rope> offers every type its attributes can set, each named in English and Chinese by the table', () => {
   const src = read('web/widgets/rope.js');
   assert.ok(!/const SCALINGS = \[/.test(src), 'the widget must derive its types from the table');
-  const en = JSON.parse(read('web/widgets/strings/en.json'));
-  const zh = JSON.parse(read('web/widgets/strings/zh.json'));
   // longrope needs its factor lists, which no attribute sets: every other type is offered
-  const offered = Object.keys(TYPES).filter((t) => t !== 'longrope');
+  assert.deepEqual(SCALINGS, Object.keys(TYPES).filter((t) => t !== 'longrope'));
   for (const t of Object.keys(TYPES)) {
-    assert.ok(en[`scaling_${t}`] && zh[`scaling_${t}`], `strings lack scaling_${t}`);
+    assert.ok(MEANINGS.types[t].name.en && MEANINGS.types[t].name.zh, `no English and Chinese name for ${t}`);
+    assert.equal(scalingName(t, 'zh'), MEANINGS.types[t].name.zh);
   }
-  assert.match(read('docs/widgets.md'), new RegExp(offered.map((t) => `\`${t}\``).join(', ')));
+  // the names live in the table only: the string files hold none (a new type needs no edit there)
+  for (const lang of ['en', 'zh']) {
+    assert.deepEqual(Object.keys(JSON.parse(read(`web/widgets/strings/${lang}.json`))).filter((k) => k.startsWith('scaling_')), [], lang);
+  }
+  const doc = readFileSync(WIDGETS_DOC, 'utf8');
+  assert.equal(doc, withWidgetTypes(doc), 'docs/widgets.md is stale: run node scripts/rope-types-doc.mjs');
+  assert.match(doc, new RegExp(SCALINGS.map((t) => `\`${t}\``).join(', ')));
 });

@@ -114,7 +114,7 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     assert.equal(await menu(page, flux), null, 'FLUX has no layer types: no menu');
     // the export holds each pair's θ_i and wavelength: FLUX's first axis (16 wide) starts at θ 1 and 10000^(-2/16)
     const exported = await page.evaluate((i) => document.getElementById(i).exportData(), flux);
-    assert.deepEqual(exported.header, ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength']);
+    assert.deepEqual(exported.header, ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength', 'attention_factor']);
     assert.equal(exported.rows.length, 64);
     assert.ok(Math.abs(exported.rows[1][1] - 10000 ** (-2 / 16)) < 1e-15 && exported.rows[0][1] === 1 && exported.rows[8][1] === 1, 'each axis starts again at θ 1');
     // Qwen3-VL (its text_config, interleaved M-RoPE [24, 20, 20], a merge of 2 in vision_config): the same grids, 3 × 3 here
@@ -190,3 +190,42 @@ test('<pe-model> layer type: a menu of the config\'s own layer types, absent wit
     assert.ok(box.width <= 390, `${box.width}`);
   }, { width: 390, height: 844 });
 });
+
+for (const [path, lang] of [['index.html', 'zh'], ['en/index.html', 'en']]) {
+  test(`<pe-model> on the page (${lang}, 390 px): sentences join as the language does, max_position_embeddings is not called the trained context, and the element shrinks to a smaller model`, async () => {
+    await withPage(path, async (page) => {
+      await page.locator('#m-model-gallery').scrollIntoViewIfNeeded();
+      await page.waitForFunction(() => document.getElementById('w-model').getAttribute('config')?.includes('mrope_section'));
+      assert.equal(await shown(page, 'w-model'), 'ready');
+      const reserve = await page.evaluate(() => parseFloat(getComputedStyle(document.getElementById('w-model')).getPropertyValue('--reserve')));
+      const pick = async (name) => {
+        const n = await page.evaluate(() => document.getElementById('w-model').renders);
+        await page.locator('#m-model-gallery select').selectOption(name);
+        await page.locator('#w-model').scrollIntoViewIfNeeded();
+        await page.waitForFunction((k) => document.getElementById('w-model').renders > k, n);
+        return page.evaluate(() => document.getElementById('w-model').shadowRoot.querySelector('p.caption').textContent);
+      };
+      // Gemma 3 4B names only max_position_embeddings (131072, its extended length after linear ×8)
+      const gemma = await pick('gemma-3-4b');
+      assert.ok(gemma.length > 100, gemma);
+      if (lang === 'zh') {
+        assert.doesNotMatch(gemma, /[。；] /, 'no space after a Chinese full stop');
+        assert.match(gemma, /在配置给出的上下文 max_position_embeddings（131072 个位置）内/);
+      } else {
+        assert.match(gemma, /within the config's context, max_position_embeddings \(131072 positions\)/);
+      }
+      assert.doesNotMatch(gemma, /trained context|训练上下文/);
+      // Llama 3.1 names its pretraining length: that one is the trained context
+      assert.match(await pick('llama-3.1-8b'), lang === 'zh' ? /训练上下文（8192 个位置）/ : /the trained context \(8192 positions\)/);
+      // FLUX: the grid is a latent grid of tokens, and the element is as tall as its drawing, not the reserve of Qwen2-VL's
+      const flux = await pick('flux.1-dev');
+      assert.doesNotMatch(flux, lang === 'zh' ? /[。；] / : /^$/);
+      const box = await page.evaluate(() => {
+        const e = document.getElementById('w-model');
+        return { height: e.getBoundingClientRect().height, label: [...e.shadowRoot.querySelectorAll('.controls label')].map((l) => l.textContent).join(' | ') };
+      });
+      assert.match(box.label, lang === 'zh' ? /潜空间网格边长（词元数）/ : /latent grid side \(tokens\)/);
+      assert.ok(reserve > 1000 && box.height < reserve - 200, `FLUX drawn ${box.height} px under a reserve of ${reserve} px`);
+    }, { width: 390, height: 844 });
+  });
+}

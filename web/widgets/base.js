@@ -384,7 +384,8 @@ export class PeWidget extends Element {
     }
     c.label.textContent = this.t(labelKey);
     if (kind === 'select') {
-      c.input.replaceChildren(...options.map(([v, key]) => el('option', { value: v }, this.t(key))));
+      // [value, string key], or [value, null, text] for a label that is not in the string files (the RoPE types' names)
+      c.input.replaceChildren(...options.map(([v, key, text]) => el('option', { value: v }, key === null ? text : this.t(key))));
       c.input.value = String(value);
     } else {
       for (const [k, v] of Object.entries(props)) c.input.setAttribute(k, v);

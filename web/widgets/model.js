@@ -72,7 +72,7 @@ export class PeModel extends PeWidget {
     // the grid's side only for a model with position ids on a grid (M-RoPE, axial)
     const grid = Boolean(r.mropeSection || r.axesDim);
     this.dropControl('grid', grid);
-    if (grid) this.control('grid', 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
+    if (grid) this.control('grid', r.axesDim ? 'modelLatentLabel' : 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     const parts = [this.describe(r)];
     if (r.type === 'none') {
       this.clearCharts();
@@ -84,7 +84,7 @@ export class PeModel extends PeWidget {
     else if (r.mropeSection) parts.push(this.drawMrope(variants, config, v.grid, r));
     else this.idsEl?.replaceChildren();
     if (r.warnings.length) parts.push(this.t('modelWarnings', { list: r.warnings.join('; ') }));
-    this.captionEl.textContent = parts.join(' ');
+    this.captionEl.textContent = this.sentences(parts);
   }
 
   /**
@@ -121,9 +121,14 @@ export class PeModel extends PeWidget {
       type: r.type, theta: String(r.theta), head: r.headDim, rotary: r.rotaryDim, pairing: this.t(`pairing_${r.pairing ?? 'half'}`),
       af: fmt(r.attentionFactor ?? 1, 6),
     });
-    const layers = r.layerTypes ? ` ${this.t('modelLayers', { list: layerSummary(r.layerTypes), layer: r.layerType })}` : '';
-    const rope = r.ropeLayers ? ` ${this.t('modelRopeLayers', { used: r.ropeLayers.filter(Boolean).length, n: r.ropeLayers.length })}` : '';
-    return head + layers + rope;
+    const layers = r.layerTypes ? this.t('modelLayers', { list: layerSummary(r.layerTypes), layer: r.layerType }) : '';
+    const rope = r.ropeLayers ? this.t('modelRopeLayers', { used: r.ropeLayers.filter(Boolean).length, n: r.ropeLayers.length }) : '';
+    return this.sentences([head, layers, rope]);
+  }
+
+  /** Sentences one after another: a space between them in English, none after a Chinese full stop. */
+  sentences(parts) {
+    return parts.filter(Boolean).join(this.language === 'zh' ? '' : ' ');
   }
 
   clearCharts() {
@@ -143,14 +148,18 @@ export class PeModel extends PeWidget {
       lineSet(this.t('modelWaveScaled', { type: r.type }), wave(r.invFreq), 1, { pointRadius: 1.5, borderDash: [5, 3] }),
     ];
     const flat = (y) => [{ x: 0, y }, { x: n - 1, y }];
-    if (trained) sets.push(lineSet(this.t('modelTrained', { len: trained }), flat(trained), 2, { pointRadius: 0 }));
+    // without original_max_position_embeddings the config gives one length, max_position_embeddings: not called trained
+    const [lineKey, withinKey] = r.originalMaxPosition ? ['modelTrained', 'modelWithinTrained'] : ['modelContext', 'modelWithinContext'];
+    if (trained) sets.push(lineSet(this.t(lineKey, { len: trained }), flat(trained), 2, { pointRadius: 0 }));
     if (r.originalMaxPosition && r.maxPosition > r.originalMaxPosition) {
       sets.push(lineSet(this.t('modelExtended', { len: r.maxPosition }), flat(r.maxPosition), 3, { pointRadius: 0, borderDash: [2, 2] }));
     }
-    // The export (CSV / JSON): each pair's θ_i as the model uses it, its wavelength, and the unscaled one.
+    // The export (CSV / JSON): each pair's θ_i as the model uses it (HF's inv_freq), its wavelength, the unscaled
+    // one, and the attention factor that multiplies cos and sin (the same on every row: each row is complete).
+    const af = r.attentionFactor ?? 1;
     this.data = () => ({
-      header: ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength'],
-      rows: Array.from(r.invFreq, (w, i) => [i, w, 2 * Math.PI / w, 2 * Math.PI / plain[i]]),
+      header: ['pair', 'inv_freq', 'wavelength', 'unscaled_wavelength', 'attention_factor'],
+      rows: Array.from(r.invFreq, (w, i) => [i, w, 2 * Math.PI / w, 2 * Math.PI / plain[i], af]),
     });
     this.waveChart ??= lineChart(this.newCanvas(), { aspect: 2, yExtra: LOG });
     setSeries(this.waveChart, sets, { x: this.t('pairIndex'), y: this.t('modelWavelength') });
@@ -158,7 +167,8 @@ export class PeModel extends PeWidget {
     const longer = trained ? Array.from(r.invFreq).filter((w) => 2 * Math.PI / w > trained).length : 0;
     const ramp = rampCounts(r.invFreq, plain);
     const text = this.t(ramp.divided || ramp.blended ? 'modelRamp' : trained ? 'modelNoRamp' : 'modelNoContext', {
-      n, kept: ramp.kept, divided: ramp.divided, blended: ramp.blended, factor: fmt(ramp.factor, 4), longer, trained: trained ?? '—',
+      n, kept: ramp.kept, divided: ramp.divided, blended: ramp.blended, factor: fmt(ramp.factor, 4), longer,
+      context: trained ? this.t(withinKey, { len: trained }) : '',
     });
     this.waveChart.canvas.setAttribute('aria-label', text);
     return text;

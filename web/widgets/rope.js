@@ -17,14 +17,8 @@ import { fmt } from './dom.js';
 // The table posenc/variants exports as ROPE_TYPES, imported from its own module
 // so that the variants' WebAssembly still loads only on first use (base.js).
 import { TYPES } from '../lib/variants/rope-types.js';
+import { SCALINGS, FROM_ATTRIBUTES, scalingName } from './rope-scalings.js';
 
-/** Where each scaling parameter the widget can set comes from: its attributes (the trained length twice). */
-const FROM_ATTRIBUTES = {
-  factor: (v) => v.factor, originalMaxPosition: (v) => v['original-max'], maxPosition: (v) => v['original-max'],
-};
-/** The types the widget offers: every one whose required parameters its attributes supply (not longrope's lists). */
-export const SCALINGS = Object.keys(TYPES).filter((t) =>
-  Object.entries(TYPES[t].params).every(([k, p]) => p.default !== null || k in FROM_ATTRIBUTES));
 const PAIRINGS = ['half', 'interleaved'];
 
 /**
@@ -88,7 +82,10 @@ export class PeRope extends PeWidget {
   async render(api, v, variants) {
     const fromConfig = ropeOptions(v);
     const model = fromConfig.config ? variants.ropeFromConfig(fromConfig.config, { layerType: fromConfig.layerType }) : null;
-    if (model && model.type !== 'none' && model.type !== 'axial') v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type };
+    if (model && model.type !== 'none' && model.type !== 'axial') {
+      // the model's rotary part is drawn, paired as the model pairs it unless the pairing attribute says otherwise
+      v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type, pairing: this.hasAttribute('pairing') ? v.pairing : model.pairing };
+    }
     const d = v['d-model'];
     const len = v['max-len'];
     const pos = Math.min(v.pos, len - 1);
@@ -98,11 +95,13 @@ export class PeRope extends PeWidget {
     // each diagonal, which float32 rounding would blur at the 1e-6 level.
     const rope = { ...fromConfig, dtype: 'float64' };
     const freqs = variants.ropeFrequencies(d, rope); // an odd d is refused here, shown in place
+    // q and k hold the d rotated coordinates only: with a config of partial_rotary_factor < 1 its head_dim is wider
+    const apply = (x, pairing) => variants.ropeApply(x, { ...rope, headDim: d, pairing });
     const plain = variants.ropeFrequencies(d, { base: v.base, dtype: 'float64' });
     const q = embed('q', d);
     const k = embed('k', d);
-    const Q = variants.ropeApply(repeat(q, len), { ...rope, pairing: v.pairing });
-    const K = variants.ropeApply(repeat(k, len), { ...rope, pairing: v.pairing });
+    const Q = apply(repeat(q, len), v.pairing);
+    const K = apply(repeat(k, len), v.pairing);
     // One Gram matrix of [Q; K] holds every q_m · k_n in its upper-right block.
     const both = new Float64Array(2 * len * d);
     both.set(Q.data);
@@ -116,13 +115,18 @@ export class PeRope extends PeWidget {
     await this.pause();
     const freqText = this.drawFrequencies(plain.invFreq, freqs, v);
     const scoreText = this.t('ropeCaption', { len, d, base: v.base, spread: fmt(spread, 2), pairing: this.t(`pairing_${v.pairing}`) });
-    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, rope)}`;
+    this.captionEl.textContent = `${scoreText} ${freqText} ${this.pairingCheck(variants, q, len, apply)}`;
     this.data = () => matrixRows({ rows: len, cols: len, data: scores }, 'm', 'n');
+  }
+
+  /** A type's label, from the table of types (a model's longrope too, which the menu does not offer). */
+  scalingName(type) {
+    return scalingName(type, this.language);
   }
 
   controls(v, pos, len) {
     this.control('base', 'baseLabel', v.base, { kind: 'number', min: 1.5, step: 'any' });
-    this.control('scaling', 'scalingLabel', v.scaling, { kind: 'select', options: SCALINGS.map((s) => [s, `scaling_${s}`]) });
+    this.control('scaling', 'scalingLabel', v.scaling, { kind: 'select', options: SCALINGS.map((s) => [s, null, this.scalingName(s)]) });
     this.control('factor', 'factorLabel', v.factor, { kind: 'number', min: 0.1, step: 'any' });
     this.control('original-max', 'originalMaxLabel', v['original-max'], { kind: 'number', min: 1, step: 1 });
     this.control('pairing', 'pairingLabel', v.pairing, { kind: 'select', options: PAIRINGS.map((p) => [p, `pairing_${p}`]) });
@@ -134,7 +138,7 @@ export class PeRope extends PeWidget {
     this.heat ??= new Heatmap(this.chartsEl, { aspect: 1.15 });
     this.heat.update({
       rows: len, cols: len, data: scores, range: [-top, top], x: this.t('keyPos'), y: this.t('queryPos'),
-      label: this.t('ropeHeatAlt', { len, spread: fmt(spread, 2), scaling: this.t(`scaling_${v.scaling}`) }),
+      label: this.t('ropeHeatAlt', { len, spread: fmt(spread, 2), scaling: this.scalingName(v.scaling) }),
       describe: (m, n) => [`m = ${m}, n = ${n}, m − n = ${m - n}`, `q_m · k_n = ${fmt(scores[m * len + n])}`],
     });
   }
@@ -168,11 +172,11 @@ export class PeRope extends PeWidget {
     this.freqChart ??= lineChart(this.newCanvas(this.extraEl), { aspect: 2.6, yExtra: LOG });
     setSeries(this.freqChart, [
       lineSet(this.t('thetaPlain', { base: v.base }), idx(plain), 7, { pointRadius: 1.5 }),
-      lineSet(this.t('thetaScaled', { scaling: this.t(`scaling_${v.scaling}`) }), idx(scaled.invFreq), 1, { pointRadius: 1.5, borderDash: [5, 3] }),
+      lineSet(this.t('thetaScaled', { scaling: this.scalingName(v.scaling) }), idx(scaled.invFreq), 1, { pointRadius: 1.5, borderDash: [5, 3] }),
     ], { x: this.t('pairIndex'), y: 'θ_i' });
     const ratio = plain.map((w, i) => scaled.invFreq[i] / w);
     const text = this.t('ropeFreqAlt', {
-      scaling: this.t(`scaling_${v.scaling}`), first: fmt(ratio[0], 3), last: fmt(ratio[ratio.length - 1], 3), af: fmt(scaled.attentionFactor, 4),
+      scaling: this.scalingName(v.scaling), first: fmt(ratio[0], 3), last: fmt(ratio[ratio.length - 1], 3), af: fmt(scaled.attentionFactor, 4),
     });
     this.freqChart.canvas.sub.textContent = this.t('ropeFreqTitle');
     this.freqChart.canvas.setAttribute('aria-label', text);
@@ -180,12 +184,12 @@ export class PeRope extends PeWidget {
   }
 
   /** The two pairings agree once q's dimensions are permuted (ropePermutation), and only then. */
-  pairingCheck(variants, q, len, rope) {
+  pairingCheck(variants, q, len, apply) {
     const x = repeat(q, len);
-    const inter = variants.ropeApply(x, { ...rope, pairing: 'interleaved' });
+    const inter = apply(x, 'interleaved');
     const moved = variants.ropePermute(inter, { axis: 'cols', dtype: 'float64' }).data;
-    const half = variants.ropeApply(variants.ropePermute(x, { axis: 'cols', dtype: 'float64' }), { ...rope, pairing: 'half' }).data;
-    const unpermuted = variants.ropeApply(x, { ...rope, pairing: 'half' }).data;
+    const half = apply(variants.ropePermute(x, { axis: 'cols', dtype: 'float64' }), 'half').data;
+    const unpermuted = apply(x, 'half').data;
     const perm = Array.from(variants.ropePermutation(q.length));
     const shown = perm.length > 8 ? `${perm.slice(0, 4).join(', ')}, …, ${perm.slice(-2).join(', ')}` : perm.join(', ');
     return this.t('ropePermCaption', { perm: shown, same: fmt(maxAbsDiff(moved, half), 2), raw: fmt(maxAbsDiff(inter.data, unpermuted), 3) });

@@ -12,8 +12,10 @@
 // in c/rope_scaling.c (with its enum value in c/posenc_variants.h), its golden
 // generator in tests/golden/gen_rope_config.py, its paragraph in
 // docs/variants.md. `node scripts/rope-types-doc.mjs` then rewrites the docs
-// table and the TypeScript union; tests/rope-types.test.js names anything
-// still missing (the widget's two names for it in web/widgets/strings/).
+// table, the TypeScript union and the <pe-rope> row of docs/widgets.md;
+// tests/rope-types.test.js names anything still missing, and
+// tests/rope-types-new.test.js adds a type to a scratch copy of this file to
+// show that nothing else needs a hand edit.
 import * as C from '../../../dist/constants.js';
 import { MAX_POSITION } from '../validate.js';
 
@@ -108,40 +110,49 @@ export function hfKeys(type) {
 
 /**
  * What each type and parameter means, in English and Chinese: the docs table,
- * the CLI's help and the rope widget read it. Nothing in web/lib imports it, so
+ * the CLI's help and the rope widget read it; each type's `name` is the
+ * widget's short label for it. Nothing in web/lib imports it, so
  * the library's bundle does not carry the text.
  */
 export const MEANINGS = {
   types: {
     default: {
+      name: { en: 'none (plain RoPE)', zh: '不缩放（原始 RoPE）' },
       en: 'θ_i = base^(−2i/dim), as RoFormer',
       zh: 'θ_i = base^(−2i/dim)，即 RoFormer 的原始形式',
     },
     linear: {
+      name: { en: 'linear (position interpolation)', zh: '线性（位置插值）' },
       en: 'position interpolation: every θ_i divided by the factor',
       zh: '位置内插：每个 θ_i 除以 factor',
     },
     ntk: {
+      name: { en: 'NTK-aware (larger base)', zh: 'NTK-aware（增大底数）' },
       en: 'NTK-aware: base × factor^(dim/(dim−2)) (posenc only; HF has no such rope_type)',
       zh: 'NTK-aware：base × factor^(dim/(dim−2))（posenc 独有；HF 没有这个 rope_type）',
     },
     dynamic: {
+      name: { en: 'dynamic NTK', zh: '动态 NTK' },
       en: 'NTK whose factor grows with seq_len past max_position_embeddings',
       zh: 'seq_len 超过 max_position_embeddings 后 factor 随之增大的 NTK',
     },
     yarn: {
+      name: { en: 'YaRN', zh: 'YaRN' },
       en: 'YaRN: a ramp between kept and divided frequencies over the correction range, and an attention factor',
       zh: 'YaRN：在校正范围内从保持到除以 factor 线性过渡，并带注意力因子',
     },
     llama3: {
+      name: { en: 'Llama 3', zh: 'Llama 3' },
       en: 'Llama 3.1: long wavelengths divided, short ones kept, a smooth blend between',
       zh: 'Llama 3.1：长波长除以 factor，短波长保持，中间平滑过渡',
     },
     longrope: {
+      name: { en: 'LongRoPE (Phi-3)', zh: 'LongRoPE（Phi-3）' },
       en: 'LongRoPE (Phi-3): per-frequency divisors, short or long set by seq_len',
       zh: 'LongRoPE（Phi-3）：逐频率除数，按 seq_len 选短或长一组',
     },
     proportional: {
+      name: { en: 'proportional (only part of the pairs rotate)', zh: '按比例（只有部分维度对旋转）' },
       en: 'a share of the pairs rotate with θ_i = base^(−2i/head_dim), the rest get 0; all divided by the factor',
       zh: '部分维度对以 θ_i = base^(−2i/head_dim) 旋转，其余为 0；全部除以 factor',
     },
