@@ -155,3 +155,70 @@ test('<pe-lab>: Train clicked right after insertion, before the first render, st
     await context.close();
   }
 });
+
+test('<pe-lab> at phone width: recency with the start token and randomized positions ticked trains what Node trains, and reads in order', { timeout: 240000 }, async () => {
+  // The controls, not attributes set by the test: ticking the two boxes must reach the run (bos, randomizedPositions).
+  // At 390 px each model's bar sits on its name's row (inline, a name and its bar wrapped apart), the table stays
+  // inside its box (long column titles pushed the probe column out), and the summary follows the encodings' order.
+  const { page, errors, context } = await newPage(h.browser, { width: 390, height: 844 });
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    const w = page.locator('#phone-lab');
+    await page.evaluate(() => {
+      const lab = document.createElement('pe-lab');
+      lab.id = 'phone-lab';
+      Object.entries({ task: 'recency', attention: 'causal', encodings: 'sinusoidal,learned,rope', steps: '50', 'd-model': '16', layers: '1', seeds: '2' })
+        .forEach(([k, v]) => lab.setAttribute(k, v));
+      document.querySelector('article').prepend(lab);
+    });
+    await w.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.getElementById('phone-lab').dataset.state === 'idle');
+    await page.evaluate(async () => {
+      const lab = document.getElementById('phone-lab');
+      const drawn = new Promise((resolve) => lab.addEventListener('pe-render', resolve, { once: true }));
+      for (const name of ['bos', 'randomized']) {
+        const box = lab.ctl[name].input;
+        box.checked = true;
+        box.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      await drawn;
+      lab.shadowRoot.querySelector('button').click();
+    });
+    await page.waitForFunction(() => document.getElementById('phone-lab').dataset.state === 'trained', null, { timeout: 180000 });
+    const seen = await page.evaluate(() => {
+      const lab = document.getElementById('phone-lab');
+      const root = lab.shadowRoot;
+      const middle = (e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+      const rows = [...root.querySelectorAll('.lab-bars label')].map((l) => [l.dataset.encoding,
+        Math.abs(middle(l.querySelector('span')) - middle(l.querySelector('progress'))) < 4]);
+      const tables = root.querySelector('.tables');
+      return { run: lab.trained, rows, fits: tables.scrollWidth <= tables.clientWidth,
+        numbers: [...lab.curves].map(([k, c]) => [k, { byLength: c.byLength, inRange: c.inRange, fresh: c.fresh, probe: c.probe }]),
+        chance: lab.lenChart.data.datasets.at(-1).data.map((p) => p.y),
+        header: [...root.querySelectorAll('table.lab-summary thead th')].map((th) => th.textContent),
+        columns: root.querySelector('.tables + .caption').textContent,
+        summary: root.querySelector('p[role=status]').textContent };
+    });
+    assert.equal(seen.run.task, 'recency');
+    assert.equal(seen.run.bos, true);
+    assert.equal(seen.run.randomizedPositions, 64);
+    const node = await init();
+    for (const [encoding, numbers] of seen.numbers) {
+      const run = { ...seen.run, encoding };
+      const models = [0, 1].map((k) => node.train({ ...run, seed: run.seed + k }).model);
+      assert.deepEqual(numbers, evaluateRun(node, models, run, testLengths(run.task), EVAL_SAMPLES), encoding);
+    }
+    assert.deepEqual(seen.chance, [0.125, 0.125], 'recency: one name in eight');
+    assert.deepEqual(seen.rows, [['sinusoidal', true], ['learned', true], ['rope', true]]);
+    assert.ok(seen.fits, 'the summary table fits its box at 390 px');
+    // no probe on recency: three columns, explained below the table
+    assert.deepEqual(seen.header, ['encodings', 'in range (12)', 'new (31)']);
+    assert.match(seen.columns, /longest trained length, 12\. New: .* at length 31 \(twice that or more\)/);
+    assert.doesNotMatch(seen.columns, /Probe/);
+    const order = ['sinusoidal', 'learned', 'RoPE'].map((name) => seen.summary.indexOf(`${name}: training accuracy`));
+    assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), seen.summary);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
