@@ -196,6 +196,12 @@ test('<pe-lab> at phone width: recency with the start token and randomized posit
         numbers: [...lab.curves].map(([k, c]) => [k, { byLength: c.byLength, inRange: c.inRange, fresh: c.fresh, probe: c.probe }]),
         chance: lab.lenChart.data.datasets.at(-1).data.map((p) => p.y),
         header: [...root.querySelectorAll('table.lab-summary thead th')].map((th) => th.textContent),
+        cells: [...root.querySelectorAll('table.lab-summary td')].map((td) => {
+          const range = td.querySelector('.range');
+          // a seed range on one line of its own (it used to break inside the brackets)
+          const oneLine = !range || range.getBoundingClientRect().height <= 1.5 * parseFloat(getComputedStyle(range).lineHeight);
+          return { text: td.textContent, range: Boolean(range), oneLine };
+        }),
         columns: root.querySelector('.tables + .caption').textContent,
         summary: root.querySelector('p[role=status]').textContent };
     });
@@ -211,12 +217,31 @@ test('<pe-lab> at phone width: recency with the start token and randomized posit
     assert.deepEqual(seen.chance, [0.125, 0.125], 'recency: one name in eight');
     assert.deepEqual(seen.rows, [['sinusoidal', true], ['learned', true], ['rope', true]]);
     assert.ok(seen.fits, 'the summary table fits its box at 390 px');
+    for (const c of seen.cells) assert.match(c.text, /^\d\.\d\d( \[\d\.\d\d, \d\.\d\d\])?$/);
+    assert.ok(seen.cells.some((c) => c.range), 'two seeds that differ give a range');
+    assert.ok(seen.cells.every((c) => c.oneLine), JSON.stringify(seen.cells));
     // no probe on recency: three columns, explained below the table
     assert.deepEqual(seen.header, ['encodings', 'in range (12)', 'new (31)']);
     assert.match(seen.columns, /longest trained length, 12\. New: .* at length 31 \(twice that or more\)/);
     assert.doesNotMatch(seen.columns, /Probe/);
     const order = ['sinusoidal', 'learned', 'RoPE'].map((name) => seen.summary.indexOf(`${name}: training accuracy`));
     assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), seen.summary);
+    // The widest table: who-did-what adds the probe column, with seed ranges in every column; it still fits at 390 px.
+    const wide = await page.evaluate(async () => {
+      const lab = document.getElementById('phone-lab');
+      const drawn = new Promise((resolve) => lab.addEventListener('pe-render', resolve, { once: true }));
+      lab.setAttribute('task', 'who-did-what');
+      lab.setAttribute('attention', 'bidirectional');
+      lab.setAttribute('encodings', 'sinusoidal,learned,rope,alibi,t5');
+      await drawn;
+      lab.shadowRoot.querySelector('button').click();
+      await new Promise((resolve) => { const t = setInterval(() => lab.dataset.state === 'trained' && resolve(clearInterval(t)), 50); });
+      const tables = lab.shadowRoot.querySelector('.tables');
+      const table = tables.querySelector('table');
+      return { fits: tables.scrollWidth <= tables.clientWidth, columns: table.rows[0].cells.length, ranges: table.querySelectorAll('.range').length };
+    });
+    assert.deepEqual({ fits: wide.fits, columns: wide.columns }, { fits: true, columns: 4 });
+    assert.ok(wide.ranges >= 5, `${wide.ranges} cells with a seed range`);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
