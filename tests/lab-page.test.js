@@ -51,3 +51,14 @@ test('the lab section says how the widget\'s default run differs from the table\
     assert.deepEqual(m.slice(2, 5), [steps['who-did-what'], steps.shift, steps.recency]);
   }
 });
+
+test('the lab section cites Haviv et al. 2022 and Ruoss et al. 2023, and both are in the references', () => {
+  const html = readFileSync(new URL('web/site/index.html', root), 'utf8');
+  const section = labSection(html);
+  for (const [id, arxiv] of [['ref-haviv', '2203.16634'], ['ref-ruoss', '2305.16843']]) {
+    assert.ok(section.includes(`href="#${id}"`), `the lab section links ${id}`);
+    const entry = html.match(new RegExp(`<li id="${id}">[\\s\\S]*?</li>`));
+    assert.ok(entry, `${id} is in the references`);
+    assert.ok(entry[0].includes(`https://arxiv.org/abs/${arxiv}`), `${id} points at arXiv ${arxiv}`);
+  }
+});
