@@ -155,3 +155,95 @@ test('<pe-lab>: Train clicked right after insertion, before the first render, st
     await context.close();
   }
 });
+
+test('<pe-lab> at phone width: recency with the start token and randomized positions ticked trains what Node trains, and reads in order', { timeout: 240000 }, async () => {
+  // The controls, not attributes set by the test: ticking the two boxes must reach the run (bos, randomizedPositions).
+  // At 390 px each model's bar sits on its name's row (inline, a name and its bar wrapped apart), the table stays
+  // inside its box (long column titles pushed the probe column out), and the summary follows the encodings' order.
+  const { page, errors, context } = await newPage(h.browser, { width: 390, height: 844 });
+  try {
+    await page.goto(h.url('examples/blog.html'));
+    const w = page.locator('#phone-lab');
+    await page.evaluate(() => {
+      const lab = document.createElement('pe-lab');
+      lab.id = 'phone-lab';
+      Object.entries({ task: 'recency', attention: 'causal', encodings: 'sinusoidal,learned,rope', steps: '50', 'd-model': '16', layers: '1', seeds: '2' })
+        .forEach(([k, v]) => lab.setAttribute(k, v));
+      document.querySelector('article').prepend(lab);
+    });
+    await w.scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.getElementById('phone-lab').dataset.state === 'idle');
+    await page.evaluate(async () => {
+      const lab = document.getElementById('phone-lab');
+      const drawn = new Promise((resolve) => lab.addEventListener('pe-render', resolve, { once: true }));
+      for (const name of ['bos', 'randomized']) {
+        const box = lab.ctl[name].input;
+        box.checked = true;
+        box.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      await drawn;
+      lab.shadowRoot.querySelector('button').click();
+    });
+    await page.waitForFunction(() => document.getElementById('phone-lab').dataset.state === 'trained', null, { timeout: 180000 });
+    const seen = await page.evaluate(() => {
+      const lab = document.getElementById('phone-lab');
+      const root = lab.shadowRoot;
+      const middle = (e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; };
+      const rows = [...root.querySelectorAll('.lab-bars label')].map((l) => [l.dataset.encoding,
+        Math.abs(middle(l.querySelector('span')) - middle(l.querySelector('progress'))) < 4]);
+      const tables = root.querySelector('.tables');
+      return { run: lab.trained, rows, fits: tables.scrollWidth <= tables.clientWidth,
+        numbers: [...lab.curves].map(([k, c]) => [k, { byLength: c.byLength, inRange: c.inRange, fresh: c.fresh, probe: c.probe }]),
+        chance: lab.lenChart.data.datasets.at(-1).data.map((p) => p.y),
+        header: [...root.querySelectorAll('table.lab-summary thead th')].map((th) => th.textContent),
+        cells: [...root.querySelectorAll('table.lab-summary td')].map((td) => {
+          const range = td.querySelector('.range');
+          // a seed range on one line of its own (it used to break inside the brackets)
+          const oneLine = !range || range.getBoundingClientRect().height <= 1.5 * parseFloat(getComputedStyle(range).lineHeight);
+          return { text: td.textContent, range: Boolean(range), oneLine };
+        }),
+        columns: root.querySelector('.tables + .caption').textContent,
+        summary: root.querySelector('p[role=status]').textContent };
+    });
+    assert.equal(seen.run.task, 'recency');
+    assert.equal(seen.run.bos, true);
+    assert.equal(seen.run.randomizedPositions, 64);
+    const node = await init();
+    for (const [encoding, numbers] of seen.numbers) {
+      const run = { ...seen.run, encoding };
+      const models = [0, 1].map((k) => node.train({ ...run, seed: run.seed + k }).model);
+      assert.deepEqual(numbers, evaluateRun(node, models, run, testLengths(run.task), EVAL_SAMPLES), encoding);
+    }
+    assert.deepEqual(seen.chance, [0.125, 0.125], 'recency: one name in eight');
+    assert.deepEqual(seen.rows, [['sinusoidal', true], ['learned', true], ['rope', true]]);
+    assert.ok(seen.fits, 'the summary table fits its box at 390 px');
+    for (const c of seen.cells) assert.match(c.text, /^\d\.\d\d( \[\d\.\d\d, \d\.\d\d\])?$/);
+    assert.ok(seen.cells.some((c) => c.range), 'two seeds that differ give a range');
+    assert.ok(seen.cells.every((c) => c.oneLine), JSON.stringify(seen.cells));
+    // no probe on recency: three columns, explained below the table
+    assert.deepEqual(seen.header, ['encodings', 'in range (12)', 'new (31)']);
+    assert.match(seen.columns, /longest trained length, 12\. New: .* at length 31 \(twice that or more\)/);
+    assert.doesNotMatch(seen.columns, /Probe/);
+    const order = ['sinusoidal', 'learned', 'RoPE'].map((name) => seen.summary.indexOf(`${name}: training accuracy`));
+    assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1])), seen.summary);
+    // The widest table: who-did-what adds the probe column, with seed ranges in every column; it still fits at 390 px.
+    const wide = await page.evaluate(async () => {
+      const lab = document.getElementById('phone-lab');
+      const drawn = new Promise((resolve) => lab.addEventListener('pe-render', resolve, { once: true }));
+      lab.setAttribute('task', 'who-did-what');
+      lab.setAttribute('attention', 'bidirectional');
+      lab.setAttribute('encodings', 'sinusoidal,learned,rope,alibi,t5');
+      await drawn;
+      lab.shadowRoot.querySelector('button').click();
+      await new Promise((resolve) => { const t = setInterval(() => lab.dataset.state === 'trained' && resolve(clearInterval(t)), 50); });
+      const tables = lab.shadowRoot.querySelector('.tables');
+      const table = tables.querySelector('table');
+      return { fits: tables.scrollWidth <= tables.clientWidth, columns: table.rows[0].cells.length, ranges: table.querySelectorAll('.range').length };
+    });
+    assert.deepEqual({ fits: wide.fits, columns: wide.columns }, { fits: true, columns: 4 });
+    assert.ok(wide.ranges >= 5, `${wide.ranges} cells with a seed range`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});

@@ -55,14 +55,24 @@ export function legendWithoutRanges(chart) {
 }
 
 /**
+ * A table cell "mean [min, max]" (formatRange's text) with the range on a line
+ * of its own, so that at phone width a cell breaks there, not inside the range.
+ */
+function rangeCell(s) {
+  const text = formatRange(s);
+  const at = text.indexOf(' [');
+  return at < 0 ? el('td', {}, text) : el('td', {}, text.slice(0, at + 1), el('span', { class: 'range' }, text.slice(at + 1)));
+}
+
+/**
  * The summary table: one row per trained encoding. headers: the column
  * titles; rows: [name, inRange, newAt, probe?] with { mean, min, max } cells.
  */
 export function summaryTable(headers, rows) {
   const probe = rows.some((r) => r.probe);
   const head = el('tr', {}, ...headers.slice(0, probe ? 4 : 3).map((h) => el('th', { scope: 'col' }, h)));
-  const body = rows.map((r) => el('tr', {}, el('th', { scope: 'row' }, r.name), el('td', {}, formatRange(r.inRange)),
-    el('td', {}, formatRange(r.fresh)), ...(probe ? [el('td', {}, formatRange(r.probe))] : [])));
+  const body = rows.map((r) => el('tr', {}, el('th', { scope: 'row' }, r.name), rangeCell(r.inRange),
+    rangeCell(r.fresh), ...(probe ? [rangeCell(r.probe)] : [])));
   return el('table', { class: 'lab-summary' }, el('thead', {}, head), el('tbody', {}, ...body));
 }
 

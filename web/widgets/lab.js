@@ -163,7 +163,7 @@ export class PeLab extends PeWidget {
     }
     this.controlsEl.append(this.trainBtn, this.stopBtn, this.resetBtn); // after the controls, every render
     if (this.progress) return;
-    this.progress = el('progress', { max: 1, value: 0 });
+    this.progress = el('progress', { max: 1, value: 0, class: 'lab-all' });
     this.statusEl = el('p', { role: 'status', class: 'note' });
     this.mapModel = el('select');
     this.sentence = el('input', { type: 'text', size: 28, maxlength: 120 });
@@ -175,9 +175,10 @@ export class PeLab extends PeWidget {
     this.bars = el('div', { class: 'lab-bars' }); // a progress bar per model
     this.newCaption = el('p', { class: 'caption' });
     this.summaryEl = el('div', { class: 'tables' });
+    this.columnsNote = el('p', { class: 'caption' }); // what the table's short column titles mean
     this.leftOut = el('p', { class: 'note' });
     this.chartsEl.before(this.progress, this.bars, this.statusEl);
-    this.extraEl.append(this.newCaption, this.summaryEl, this.leftOut,
+    this.extraEl.append(this.newCaption, this.summaryEl, this.columnsNote, this.leftOut,
       el('div', { class: 'controls' }, el('label', {}, this.mapLabels[0], this.mapModel),
         el('label', {}, this.mapLabels[1], this.sentence), this.showBtn),
       this.mapsNote, this.mapsEl);
@@ -317,7 +318,8 @@ export class PeLab extends PeWidget {
 
   /** One sentence per trained model, in the element's current language. */
   summary() {
-    return [...this.curves].filter(([, c]) => c.result).map(([k, c]) => this.tl('trained', { encoding: this.tl(`enc_${k}`),
+    // in the encodings' order, not the order their trainers finished in
+    return ENCODINGS.map((k) => [k, this.curves.get(k)]).filter(([, c]) => c?.result).map(([k, c]) => this.tl('trained', { encoding: this.tl(`enc_${k}`),
       steps: c.result.steps, accuracy: `${(100 * c.result.accuracy).toFixed(1)}%`, seconds: c.result.seconds.toFixed(1) })).join(' ');
   }
 
@@ -418,8 +420,11 @@ export class PeLab extends PeWidget {
     const words = { min: this.tl('min'), max: this.tl('max'), chance: this.tl('chance'), chanceValue: chance(task) };
     setSeries(this.lenChart, newPositionSets(this.curves, ENCODINGS, name, words), { x: this.tl('length', { lo, hi }), y: this.tl('lengthAccuracy') });
     const rows = ENCODINGS.filter((k) => this.curves.get(k)?.inRange).map((k) => ({ name: name(k), ...this.curves.get(k) }));
-    const headers = [this.tl('encodings'), this.tl('inRange', { hi }), this.tl('newAt'), this.tl('probe')];
+    // Short column titles (at phone width long ones pushed the probe column out of the box); the note below says what they mean.
+    const at = rows.find((r) => r.fresh)?.fresh.length;
+    const headers = [this.tl('encodings'), this.tl('inRange', { hi }), this.tl('newAt', { n: at ?? '–' }), this.tl('probe')];
     this.summaryEl.replaceChildren(...(rows.length ? [summaryTable(headers, rows)] : []));
+    this.columnsNote.textContent = rows.length ? this.tl(rows.some((r) => r.probe) ? 'columnsProbe' : 'columns', { hi, n: at ?? '–' }) : '';
     describeCharts([[this.lossChart, 'loss', 'loss'], [this.accChart, 'accuracy', 'accuracy'], [this.lenChart, 'byLength', 'lengthAccuracy']],
       this.curves, ENCODINGS, (k, vars) => this.tl(k, vars));
   }

@@ -57,6 +57,19 @@ tbody th { text-align: left; font-weight: 600; background: var(--soft); }
 .verdict { margin: 4px 0; overflow-wrap: anywhere; }
 .good { color: var(--pe-good-fg, #1d6b32); font-weight: 600; }
 .bad { color: var(--pe-error-fg, #9d1c1c); font-weight: 600; }
+/* <pe-lab>: each model's name beside its own progress bar, one row per model
+   (inline, a name and its bar could wrap onto different lines at phone width
+   and a bar would sit beside the next model's name); attention maps two to a
+   row where they fit; an encoding's name broken only at a space; a seed range on a line of its own. */
+.lab-all { display: block; width: 100%; }
+.lab-bars { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 8px; align-items: center; margin: 4px 0; }
+.lab-bars label { display: contents; }
+.lab-bars progress { width: 100%; }
+.lab-summary th, .lab-summary td { padding: 2px 5px; }
+.lab-summary th:first-child { word-break: keep-all; }
+.lab-summary .range { display: block; white-space: nowrap; font-size: 11px; color: var(--muted); }
+.maps figure { margin: 0; }
+.maps figcaption { font-size: 12px; color: var(--muted); }
 .hidden { display: none !important; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%);
   white-space: nowrap; margin: -1px; padding: 0; border: 0; }
