@@ -332,3 +332,17 @@ test('holes the third pass found: mropePositions bounds the segment count before
   assert.equal(reads, 0);
   assert.deepEqual(Array.from(pv.mropePositions([{ text: 0 }, { text: 2 }, { text: 0 }]).data), [0, 1, 0, 1, 0, 1]);
 });
+
+test('holes the third pass found: 2^17 axes and a head_dim of 2^20 overflow no stack (Math.max / Math.min of a spread)', async () => {
+  // ropeAxialCache and ropeApply with axesDim of 2^17 twos (a sum of 2^18, within 2^24) threw a raw "Maximum call stack size exceeded"
+  const A = 2 ** 17;
+  const positions = { shape: [1, A], data: new Float64Array(A).fill(3) };
+  const cache = pv.ropeAxialCache(positions, { axesDim: Array(A).fill(2) });
+  assert.deepEqual(cache.cos.shape, [1, 2 * A]);
+  assert.equal(cache.cos.data[2 * A - 1], Math.fround(Math.cos(3)));
+  assert.deepEqual(pv.ropeApply({ shape: [1, 2 * A], data: new Float32Array(2 * A) }, { positions, axesDim: Array(A).fill(2) }).shape, [1, 2 * A]);
+  // <pe-model>'s kept / interpolated count, for a config of head_dim 2^20 (2^19 pairs)
+  const { rampCounts } = await import('../web/widgets/model.js');
+  const plain = new Float64Array(2 ** 19).fill(1);
+  assert.deepEqual(rampCounts(plain.map((w, i) => (i < 8 ? w * 4 : w)), plain), { kept: 2 ** 19 - 8, divided: 0, blended: 8, factor: 1 });
+});
