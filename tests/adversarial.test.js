@@ -17,6 +17,9 @@ import assert from 'node:assert/strict';
 import { loadAll, CALLS } from './helpers/calls.js';
 import { freshModules } from './helpers/load.js';
 import { rng } from './helpers/rng.js';
+import { instantiateForTests } from './helpers/wasi.js';
+import { createApi } from '../web/lib/api.js';
+import { WASM_BASE64 as DEBUG_CORE } from '../dist/debug/posenc-wasm.js';
 
 const apis = await loadAll();
 const CASES = 6000;
@@ -264,4 +267,82 @@ test('holes the pass found: a nested array of length 2^32 - 1 is refused by its 
     assert.throws(call, (e) => e instanceof RangeError && new RegExp(`^posenc\\.${fn}: .*(shape|ragged)`).test(e.message), fn);
   }
   own.free();
+});
+
+// ---- The third pass (after the KV cache, the rope() handle, configs everywhere and the lab's new options) ----
+
+test('holes the third pass found: the KV cache grows nothing for a refused q, and keeps no stale scratch after a failed one', async () => {
+  const { pe: fresh } = await freshModules();
+  const cache = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 64 });
+  cache.append(rows([64, 8]), rows([64, 8]));
+  const expected = cache.attend(rows([64, 8])); // its scratch for 64 queries made
+  const held = fresh.memoryStats();
+  // q of 2^18 values ending in NaN: the scratch for q and the output grew (to 4 MiB) before the kernel refused it
+  assert.throws(() => cache.attend({ shape: [1, N / 512, 64, 8], data: tail(Float32Array, NaN) }),
+    { message: /^posenc\.kvCache\.attend: q\.data\[262143\] must be a finite number/ });
+  assert.deepEqual(fresh.memoryStats(), held, 'attend grew its scratch for a refused q');
+  // q's own `length` (a typed array's property an own one shadows) sized the scratch: 2^27 made 512 MiB for 512 values
+  const q = rows([64, 8]).data;
+  Object.defineProperty(q, 'length', { value: 2 ** 27 });
+  assert.deepEqual(cache.attend({ shape: [64, 8], data: q }), expected);
+  assert.deepEqual(fresh.memoryStats(), held, 'attend sized its scratch by q.length');
+  cache.free();
+
+  // A failed scratch allocation left the old size: the next attend wrote q at address 0 and reported a NULL pointer.
+  const raw = await instantiateForTests(DEBUG_CORE);
+  const limited = createApi(raw);
+  const before = raw.pe_set_byte_limit(0);
+  try {
+    raw.pe_set_byte_limit(2 ** 20);
+    const c = limited.kvCache({ heads: 1, headDim: 8, maxLength: 2 ** 13 }); // 512 KiB: no room for 2^13 queries
+    c.append(rows([2 ** 13, 8]), rows([2 ** 13, 8]));
+    const small = c.attend(rows([4, 8]));
+    assert.throws(() => c.attend(rows([2 ** 13, 8])), { message: /^posenc\.kvCache\.attend: WebAssembly memory is exhausted/ });
+    const low = new Uint8Array(raw.memory.buffer, 0, 64).slice();
+    assert.deepEqual(c.attend(rows([4, 8])), small);
+    assert.deepEqual(new Uint8Array(raw.memory.buffer, 0, 64), low, 'attend wrote below its buffers');
+    c.free();
+  } finally {
+    raw.pe_set_byte_limit(before);
+  }
+  assert.equal(raw.pe_live_allocations(), 0);
+});
+
+test('holes the third pass found: k, v and q past float32\'s range are refused by name, not cached as Infinity', async () => {
+  const { pe: fresh } = await freshModules();
+  const cache = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  const huge = { shape: [1, 8], data: new Float64Array(8).fill(1e39) };
+  assert.throws(() => cache.append(huge, rows([1, 8])), { message: /^posenc\.kvCache\.append: k\.data\[0\] must be a finite number \(in float32\) \(got 1e\+39\)$/ });
+  assert.throws(() => cache.append(rows([1, 8]), [[1, 2, 3, 4, 5, 6, 7, -4e38]]), { message: /^posenc\.kvCache\.append: v\.data\[7\] must be a finite number/ });
+  assert.equal(cache.length, 0);
+  cache.append(rows([1, 8]), rows([1, 8]));
+  assert.throws(() => cache.attend(huge), { message: /^posenc\.kvCache\.attend: q\.data\[0\] must be a finite number \(in float32\)/ });
+  // the cache was not poisoned: it attends as a fresh one
+  const clean = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  clean.append(rows([1, 8]), rows([1, 8]));
+  assert.deepEqual(cache.attend(rows([1, 8])), clean.attend(rows([1, 8])));
+  cache.free();
+  clean.free();
+});
+
+test('holes the third pass found: mropePositions bounds the segment count before it reads a segment (2^32 - 1 empty text segments were read one by one)', () => {
+  let reads = 0;
+  const segments = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : /^\d+$/.test(String(k)) ? (reads++, { text: 0 }) : t[k]) });
+  assert.throws(() => pv.mropePositions(segments), { message: /^posenc\.mropePositions: segments may have at most 16777216 entries \(got "4294967295 entries"\)$/ });
+  assert.equal(reads, 0);
+  assert.deepEqual(Array.from(pv.mropePositions([{ text: 0 }, { text: 2 }, { text: 0 }]).data), [0, 1, 0, 1, 0, 1]);
+});
+
+test('holes the third pass found: 2^17 axes and a head_dim of 2^20 overflow no stack (Math.max / Math.min of a spread)', async () => {
+  // ropeAxialCache and ropeApply with axesDim of 2^17 twos (a sum of 2^18, within 2^24) threw a raw "Maximum call stack size exceeded"
+  const A = 2 ** 17;
+  const positions = { shape: [1, A], data: new Float64Array(A).fill(3) };
+  const cache = pv.ropeAxialCache(positions, { axesDim: Array(A).fill(2) });
+  assert.deepEqual(cache.cos.shape, [1, 2 * A]);
+  assert.equal(cache.cos.data[2 * A - 1], Math.fround(Math.cos(3)));
+  assert.deepEqual(pv.ropeApply({ shape: [1, 2 * A], data: new Float32Array(2 * A) }, { positions, axesDim: Array(A).fill(2) }).shape, [1, 2 * A]);
+  // <pe-model>'s kept / interpolated count, for a config of head_dim 2^20 (2^19 pairs)
+  const { rampCounts } = await import('../web/widgets/model.js');
+  const plain = new Float64Array(2 ** 19).fill(1);
+  assert.deepEqual(rampCounts(plain.map((w, i) => (i < 8 ? w * 4 : w)), plain), { kept: 2 ** 19 - 8, divided: 0, blended: 8, factor: 1 });
 });

@@ -94,3 +94,40 @@ test('config values HF 5 type-checks are refused by key when loose: model_type, 
   assert.deepEqual(pv.ropeFromConfig({ ...base, model_type: 'llama4_text', no_rope_layers: null }).ropeLayers, [true, true, true, false]);
   assert.equal(pv.ropeFromConfig({ ...base, text_config: null }).headDim, 16);
 });
+
+test('the third adversarial pass: a scaling value that is not a number is refused by name, never turned into a string or a number by its warnings', () => {
+  // The warnings compared and printed raw values before they were checked: a
+  // 2^32 - 1 list as longrope's factor threw "Invalid string length", a Symbol
+  // "Cannot convert a Symbol value to a string", an object's valueOf ran
+  // (and threw) for yarn's betas and llama3's factors, a BigInt mixed types.
+  const huge = [];
+  huge.length = 2 ** 32 - 1;
+  let valueOfRan = false;
+  const values = { huge, symbol: Symbol('s'), bare: Object.create(null), big: 1n, object: { valueOf() { valueOfRan = true; return 4; } } };
+  const dicts = { longrope: ['factor'], yarn: ['factor', 'beta_fast', 'beta_slow', 'original_max_position_embeddings', 'attention_factor'],
+    llama3: ['factor', 'low_freq_factor', 'high_freq_factor', 'original_max_position_embeddings'], linear: ['factor'] };
+  let n = 0;
+  for (const [type, keys] of Object.entries(dicts)) for (const key of keys) for (const [what, v] of Object.entries(values)) {
+    const rope_scaling = { rope_type: type, factor: 4, original_max_position_embeddings: 4096, low_freq_factor: 1, high_freq_factor: 4,
+      short_factor: Array(32).fill(1), long_factor: Array(32).fill(1), [key]: v };
+    for (const config of [{ head_dim: 64, max_position_embeddings: 8192, rope_scaling }, { head_dim: 64, max_position_embeddings: v, rope_scaling: { ...rope_scaling, [key]: 4 } }]) {
+      n++;
+      assert.throws(() => pv.ropeFromConfig(config), (e) => (e instanceof TypeError || e instanceof RangeError) && /^posenc\.ropeFromConfig: config[ .]/.test(e.message), `${type} ${key} ${what}`);
+    }
+  }
+  assert.equal(n, 110);
+  assert.equal(valueOfRan, false, 'a valueOf of the config ran');
+});
+
+test('the third adversarial pass: max_position_embeddings and every layer type\'s θ are typed as HF 5 types them, also where the layer asked about does not use them', () => {
+  // max_position_embeddings "abc" came back as maxPosition (the CLI's --max-len default); a sliding layer's θ of "abc" passed for a full layer
+  assert.throws(() => pv.ropeFromConfig({ head_dim: 64, max_position_embeddings: 'abc' }), /^TypeError: posenc\.ropeFromConfig: config\.max_position_embeddings must be a whole number \(got "abc"\)$/);
+  assert.throws(() => pv.ropeFromConfig({ head_dim: 64, max_position_embeddings: 8192.5 }), /max_position_embeddings must be a whole number \(got 8192\.5\)/);
+  const gemma = { head_dim: 64, rope_local_base_freq: 'abc', num_hidden_layers: 6, sliding_window_pattern: 6 };
+  assert.throws(() => pv.ropeFromConfig(gemma, { layerIndex: 5 }), /^TypeError: posenc\.ropeFromConfig: config rope_theta \(sliding_attention\) must be a number \(got "abc"\)$/);
+  const nested = { head_dim: 64, layer_types: ['full_attention', 'sliding_attention'],
+    rope_parameters: { full_attention: { rope_type: 'default', rope_theta: 1e4 }, sliding_attention: { rope_type: 'default', rope_theta: 1 } } };
+  assert.throws(() => pv.ropeFromConfig(nested, { layerType: 'full_attention' }), /config rope_theta \(sliding_attention\) must be a finite number greater than 1 \(got 1\)/);
+  assert.equal(pv.ropeFromConfig({ ...gemma, rope_local_base_freq: 1e4 }, { layerIndex: 5 }).maxPosition, undefined);
+  assert.equal(pv.ropeFromConfig({ head_dim: 64, max_position_embeddings: 8192 }).maxPosition, 8192);
+});

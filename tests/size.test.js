@@ -97,7 +97,7 @@ test('the sizes are gzip -9 of each bundle; "both" is their sum', () => {
 test('the size targets: 15 kB for each entry, 30 kB for posenc/variants; posenc held to 18.2 kB meanwhile (bench/size.mjs says why)', () => {
   assert.deepEqual(ENTRIES.map((e) => e.target), [SIZE_TARGET_BYTES, VARIANTS_SIZE_TARGET_BYTES, SIZE_TARGET_BYTES]);
   assert.deepEqual(ENTRIES.map((e) => e.ceiling), [CORE_CEILING_BYTES, undefined, undefined]);
-  assert.equal(CORE_CEILING_BYTES, 18200);
+  assert.equal(CORE_CEILING_BYTES, 18250);
   assert.equal(SIZE_TARGET_BYTES, 15000);
   assert.equal(VARIANTS_SIZE_TARGET_BYTES, 30000);
 });

@@ -11,6 +11,13 @@ import { PE_ERR_VALUE } from '../../dist/constants.js';
 
 // Frees the wasm memory of caches dropped without free().
 const dropped = new FinalizationRegistry((release) => release());
+// The cache is float32: a finite 1e39 would be Infinity there (and poison every later attend).
+const fits = (c, name, data, n) => {
+  for (let i = 0; i < n; i++) if (!isFinite(Math.fround(data[i]))) throw c.fail(RangeError, `${name}[${i}] must be a finite number (in float32)`, data[i]);
+  return data;
+};
+// k and v: copies (readNested's elements), each element checked as above
+const rowsOf = (c, name, data, n) => fits(c, name, c.numbers(name, data, n), n);
 
 export function createKvCache(wasm, call) {
   return function kvCache(options) {
@@ -26,8 +33,8 @@ export function createKvCache(wasm, call) {
     check.bytes(slots * maxLength * (dk + dv) * 4);
     // k, v and the kernel's 7 sizes for the cache's life; q and the output in a frame replaced when a call needs more
     wasm.pe_reserve(slots * maxLength * (dk + dv) * 4 + 4096);
-    const own = new Frame(wasm, 'kvCache');
-    let io = new Frame(wasm, 'kvCache'), ioBytes = 0, kp, vp, dims;
+    const own = new Frame(wasm, 'kvCache'), io = new Frame(wasm, 'kvCache.attend');
+    let ioBytes = 0, kp, vp, dims;
     const release = () => {
       own.free();
       io.free();
@@ -51,8 +58,8 @@ export function createKvCache(wasm, call) {
     function append(k, v) {
       const c = start('append');
       // snapshots of the new rows, each element checked finite (named k.data[i])
-      const tk = readNested(c, 'k', k, [2, 3, 4]);
-      const tv = readNested(c, 'v', v, [tk.shape.length]);
+      const tk = readNested(c, 'k', k, [2, 3, 4], rowsOf);
+      const tv = readNested(c, 'v', v, [tk.shape.length], rowsOf);
       const t = as4(tk.shape)[2];
       // k and v checked as the keys and values of a query of the cache's shape
       attentionShape(c, { shape: [batch, heads, 1, dk] }, tk, tv);
@@ -82,10 +89,13 @@ export function createKvCache(wasm, call) {
       const count = batch * s.heads * s.n * dv;
       const out = outputArgs(c, o, count); // out: a Float32Array of count elements
       const group = s.heads / heads;
-      const nq = tq.data.length;
+      // from the checked shape, not q's own (overridable) length
+      const nq = batch * s.heads * s.n * dk;
       if (ioBytes < (nq + count) * 4) {
+        // q refused before its scratch grows; a failed alloc leaves no stale size (q once went to address 0)
+        fits(c, 'q.data', tq.data, nq);
         io.free();
-        io = new Frame(wasm, c.fn);
+        ioBytes = 0;
         io.alloc((nq + count) * 4);
         ioBytes = (nq + count) * 4;
       }
@@ -95,7 +105,7 @@ export function createKvCache(wasm, call) {
       for (let h = 0; h < slots; h++) {
         const status = wasm.pe_attention_f32(op + h * group * s.n * dv * 4, qp + h * group * s.n * dk * 4, kp + h * maxLength * dk * 4,
           vp + h * maxLength * dv * 4, dims, causal ? 1 + length - s.n : 0, scale);
-        if (status === PE_ERR_VALUE) c.vector('q.data', tq.data, nq); // names a non-finite element; else an overflow
+        if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
       const result = heap().subarray(op / 4, op / 4 + count);

@@ -82,7 +82,7 @@ const NO_OPTIONS = Object.freeze(Object.create(null));
 const notOptions = (value) => Array.isArray(value) || ArrayBuffer.isView(value) || isResizable(value) !== undefined;
 
 /** The describing word of an error message; never throws, whatever `value` is. */
-function show(value) {
+export function show(value) {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (Object.is(value, -0)) return '-0';

@@ -37,9 +37,9 @@ function layerSummary(types) {
 }
 
 /** Pairs kept (θ unchanged), interpolated (θ / factor) and blended, from scaled / unscaled θ. */
-function rampCounts(scaled, plain) {
+export function rampCounts(scaled, plain) {
   const ratio = Array.from(scaled, (w, i) => w / plain[i]);
-  const lo = Math.min(...ratio);
+  const lo = ratio.reduce((a, b) => Math.min(a, b)); // a spread of a head_dim 2^20's pairs overflowed the stack
   const kept = ratio.filter((r) => Math.abs(r - 1) < 1e-9).length;
   const divided = lo < 1 - 1e-9 ? ratio.filter((r) => Math.abs(r - lo) < 1e-9 * lo).length : 0;
   return { kept, divided, blended: ratio.length - kept - divided, factor: 1 / lo };

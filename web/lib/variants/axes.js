@@ -110,7 +110,7 @@ export function createAxes(wasm, call, frequencies) {
     }
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
     const dim = axesDim.reduce((a, b) => a + b, 0);
-    return { axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, Math.max(...axesDim)) };
+    return { axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, axesDim.reduce((a, b) => Math.max(a, b))) }; // a spread of 2^17 axes overflowed the stack
   }
 
   function cacheOut(check, rows, plan, positions, layout, dtype) {

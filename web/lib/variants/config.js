@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray } from '../validate.js';
+import { isArray, show } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -184,14 +184,20 @@ function validate(check, d, where, { prfTop, maxPosition }) {
   if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${unknown.join(', ')}`);
   const f = d.factor;
   const checked = ['linear', 'dynamic', 'yarn', 'llama3'].includes(type) || (type === 'longrope' && f != null);
-  if (checked && !(typeof f === 'number' && f >= 1)) warnings.push(`${where}factor must be a number >= 1, got ${f}`);
+  if (checked && !(typeof f === 'number' && f >= 1)) warnings.push(`${where}factor must be a number >= 1, got ${show(f)}`);
   warnings.push(...typeWarnings(type, d, where, maxPosition));
   return { type, warnings };
 }
 
-/** The warnings HF's per-type validators give beyond the keys and the factor. */
-function typeWarnings(type, d, where, maxPosition) {
+/**
+ * The warnings HF's per-type validators give beyond the keys and the factor.
+ * Only numbers are compared (an object's valueOf, a Symbol or a BigInt threw
+ * raw here): anything else is refused by name when the scaling is read.
+ */
+function typeWarnings(type, dict, where, max) {
   const w = [];
+  const d = new Proxy(dict, { get: (o, k) => (typeof o[k] === 'number' ? o[k] : undefined) });
+  const maxPosition = typeof max === 'number' ? max : NaN;
   if (type === 'yarn') {
     if ((d.beta_fast || 32) < (d.beta_slow || 1)) w.push(`${where}beta_fast must be greater than beta_slow`);
     if (typeof d.attention_factor === 'number' && d.attention_factor < 0) w.push(`${where}attention_factor must be positive`);
@@ -200,17 +206,17 @@ function typeWarnings(type, d, where, maxPosition) {
       w.push(`${where}factor ${d.factor} differs from max_position_embeddings / original_max_position_embeddings = ${implicit}; the explicit factor is used (HF 5)`);
     }
   }
-  if (type === 'longrope' && d.factor == null) {
+  if (type === 'longrope' && dict.factor == null) {
     w.push(`${where}no factor: max_position_embeddings / original_max_position_embeddings is used (HF recommends setting factor)`);
   }
   if (type === 'llama3') {
     if (d.high_freq_factor <= d.low_freq_factor) w.push(`${where}high_freq_factor must be greater than low_freq_factor (no blended band)`);
     if (d.original_max_position_embeddings >= maxPosition) w.push(`${where}original_max_position_embeddings must be less than max_position_embeddings`);
   }
-  if (type === 'proportional' && (d.partial_rotary_factor === undefined || d.partial_rotary_factor === null)) {
+  if (type === 'proportional' && dict.partial_rotary_factor == null) {
     w.push(`${where}partial_rotary_factor is absent: proportional then equals linear`);
   }
-  if (d.rope_type === 'su') w.push(`${where}rope_type "su" is the old name of "longrope"`);
+  if (dict.rope_type === 'su') w.push(`${where}rope_type "su" is the old name of "longrope"`);
   return w;
 }
 
@@ -286,8 +292,11 @@ export function resolveConfig(check, config, opts) {
   const layerTypes = layerTypesOf(check, get);
   const ropeLayers = ropeLayersOf(check, get);
   const std = standardize(check, get, layerTypes);
-  const maxPosition = get('max_position_embeddings');
+  // Typed as HF 5's strict classes type them, in every dict, not only the layer asked about
+  // (a max_position_embeddings of "abc" came back as maxPosition; a sliding θ of "abc" passed for a full layer).
+  const maxPosition = typed(check, 'max_position_embeddings', get('max_position_embeddings'), Number.isInteger, 'a whole number');
   for (const [k, d] of Object.entries(std.dicts)) {
+    check.finite(`config rope_theta${k ? ` (${k})` : ''}`, d.rope_theta, { above: 1 });
     warnings.push(...validate(check, d, k ? `rope_parameters.${k}: ` : '', { prfTop: std.prfTop, maxPosition }).warnings);
     if (std.nested && d.truncate !== undefined) warnings.push(`rope_parameters.${k}: truncate is read by HF 5 only from a flat rope_parameters; ignored`);
   }
@@ -297,7 +306,7 @@ export function resolveConfig(check, config, opts) {
   const d = std.dicts[layer.key];
   const type = typeOfHf(d.rope_type);
   if (std.nested) delete d.truncate;
-  const theta = check.finite(`config rope_theta${layer.key ? ` (${layer.key})` : ''}`, d.rope_theta, { above: 1 });
+  const theta = d.rope_theta;
   const prf = d.partial_rotary_factor ?? 1;
   check.finite('config.partial_rotary_factor', prf, { above: 0, max: 1 });
   const rotaryDim = type === 'proportional' ? headDim : Math.trunc(headDim * prf);
