@@ -346,3 +346,29 @@ test('holes the third pass found: 2^17 axes and a head_dim of 2^20 overflow no s
   const plain = new Float64Array(2 ** 19).fill(1);
   assert.deepEqual(rampCounts(plain.map((w, i) => (i < 8 ? w * 4 : w)), plain), { kept: 2 ** 19 - 8, divided: 0, blended: 8, factor: 1 });
 });
+
+test('left by the third pass, closed since: a float32 ropeApply or rope().apply of an x (or given cos / sin) beyond float32\'s range is refused by name before memory grows', async () => {
+  const { pv: fresh } = await freshModules();
+  const x = new Float64Array(N).fill(0.5);
+  x[N - 7] = 1e39;
+  const shape = [1, 32, N / 32 / 128, 128];
+  const { cos, sin } = fresh.ropeCache(shape[2], 128, { dtype: 'float64' });
+  const bigCos = Float64Array.from(cos.data);
+  bigCos[3 * 128 + 5] = -4e38;
+  const h = fresh.rope({ dim: 128, maxLen: shape[2] });
+  const calls = [
+    [() => fresh.ropeApply({ data: x, shape }, { base: 10000 }), /^posenc\.ropeApply: x\.data\[262137\] must be a finite number \(in float32\) \(got 1e\+39\)$/],
+    [() => fresh.ropeApply({ data: x, shape }, { cos, sin }), /^posenc\.ropeApply: x\.data\[262137\] must be a finite number \(in float32\)/],
+    [() => fresh.ropeApply({ data: new Float64Array(N).fill(0.5), shape }, { cos: { data: bigCos, shape: cos.shape }, sin }), /^posenc\.ropeApply: cos: the row of x's row 3 holds a value that is not a finite number \(in float32\)/],
+    [() => h.apply({ data: x, shape }), /^posenc\.rope\.apply: x\.data\[262137\] must be a finite number \(in float32\)/],
+  ];
+  for (const [call, message] of calls) {
+    const before = fresh.memoryStats().bytes;
+    assert.throws(call, { name: 'RangeError', message });
+    assert.equal(fresh.memoryStats().bytes, before, `memory grew for ${message}`);
+  }
+  // the same values are fine where they fit: float64 rotates them
+  assert.equal(fresh.ropeApply({ data: x, shape }, { base: 10000, dtype: 'float64' }).data.length, N);
+  h.free();
+  assert.equal(fresh.memoryStats().liveAllocations, 0);
+});

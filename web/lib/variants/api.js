@@ -140,8 +140,8 @@ export function createVariants(wasm) {
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
       const bytes = bytesPer(compute);
       check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
-      rotary.finite(check, 'x.data', t.data);
-      if (caches) rotary.finiteRows(check, caches, positions, offset, s);
+      rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
+      if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
       return withFrame(wasm, 'ropeApply', (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };

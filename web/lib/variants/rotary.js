@@ -185,21 +185,24 @@ export function createRotary(wasm, paramsPtr) {
    * anything is allocated: found by the core after the copy, it was refused
    * with WebAssembly memory already grown for the call (issue 22.3).
    */
-  function finite(check, name, data, from = 0, to = typedLength(data), what = (i) => `${name}[${i}] must be a finite number`) {
+  function finite(check, name, data, from = 0, to = typedLength(data), what = (i) => `${name}[${i}] must be a finite number`, f32 = false) {
     // One branch-free pass (v * 0 is ±0 for a finite v, NaN otherwise); the
     // element is looked for only when there is one: this pass is most of a
-    // decode step's fixed cost.
+    // decode step's fixed cost. Rotated in float32, a value past its range
+    // (1e39 in a Float64Array) is Infinity there: f32 narrows each value first,
+    // so that it is refused here, before memory grows, and not by the kernel.
+    const at = f32 && !(data instanceof Float32Array) ? Math.fround : (v) => v;
     let acc = 0;
-    for (let i = from; i < to; i++) acc += data[i] * 0;
+    for (let i = from; i < to; i++) acc += at(data[i]) * 0;
     if (acc === 0) return;
-    for (let i = from; i < to; i++) if (data[i] - data[i] !== 0) throw check.fail(RangeError, what(i), data[i]);
+    for (let i = from, v; i < to; i++) if ((v = at(data[i])) - v !== 0) throw check.fail(RangeError, what(i) + (data[i] - data[i] === 0 ? ' (in float32)' : ''), data[i]);
   }
 
   /** finite() for the rows of given cos / sin caches that x's rows use (positions, or offset on). */
-  const finiteRows = (check, c, positions, offset, s) => ['cos', 'sin'].forEach((name) => {
+  const finiteRows = (check, c, positions, offset, s, f32) => ['cos', 'sin'].forEach((name) => {
     for (let r = 0, p; r < s; r++) {
       p = positions ? positions[r] : offset + r;
-      finite(check, name, c[name], p * c.cols, (p + 1) * c.cols, () => `${name}: the row of x's row ${r} holds a value that is not a finite number`);
+      finite(check, name, c[name], p * c.cols, (p + 1) * c.cols, () => `${name}: the row of x's row ${r} holds a value that is not a finite number`, f32);
     }
   });
 
@@ -262,7 +265,7 @@ export function createRotary(wasm, paramsPtr) {
     /** Rotates x (checked by the caller: blocks × s × cols of data) at offset or positions into out or a fresh array. */
     function rotateAt(ac, x, positions, offset, out) {
       if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
-      if (own.xCount < x.count) finite(ac, 'x.data', x.data); // the scratch grows only for an accepted x
+      if (own.xCount < x.count) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32'); // the scratch grows only for an accepted x
       grow('x', 'xCount', x.count);
       let cp = own.cos + offset * g.dim * eb;
       let sp = own.sin + offset * g.dim * eb;
