@@ -43,9 +43,11 @@ test('the CLI reads no config that is not a file of at most 16 MiB, and inspect 
   assert.equal(existsSync(path.join(dir, 'z.npy')), false);
   const wide = path.join(dir, 'wide.json');
   writeFileSync(wide, JSON.stringify({ head_dim: 16, text_config: { head_dim: 2 ** 20, hidden_size: 2 ** 20, num_attention_heads: 1 } }));
-  const r = run('inspect', wide, '--json');
+  // --json gives every inv_freq (2^19 of them here, about 10 MB): read it all
+  const r = spawnSync(process.execPath, [cli, 'inspect', wide, '--json'], { encoding: 'utf8', timeout: 120000, maxBuffer: 64 * 2 ** 20 });
   assert.equal(r.status, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /call stack/);
+  assert.equal(JSON.parse(r.stdout).rope[0].invFreq.length, 2 ** 19);
 });
 
 test('posenc rope --config takes --max-bytes like every command, and refuses a dtype it cannot write with exit 2', () => {
