@@ -3,6 +3,7 @@
 import {
   PE_LAYOUT_INTERLEAVED, PE_LAYOUT_CONCAT, PE_LAYOUT_SPLIT, PE_FREQ_PAPER, PE_FREQ_GEOM,
 } from '../../dist/constants.js';
+import { BASE_ABOVE } from './minimums.js';
 
 export const LAYOUTS = { interleaved: PE_LAYOUT_INTERLEAVED, concat: PE_LAYOUT_CONCAT, split: PE_LAYOUT_SPLIT };
 export const FREQUENCY_RULES = { paper: PE_FREQ_PAPER, geometric: PE_FREQ_GEOM };
@@ -32,7 +33,7 @@ export function encodingArgs(check, dModel, opts) {
   const preset = PRESETS[check.oneOf('preset', opts.preset ?? 'vaswani', PRESET_NAMES)];
   const layout = check.oneOf('layout', opts.layout ?? preset.layout, LAYOUT_NAMES);
   const frequencies = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, FREQUENCY_RULE_NAMES);
-  const base = check.finite('base', opts.base ?? preset.base, { above: 1 });
+  const base = check.finite('base', opts.base ?? preset.base, { above: BASE_ABOVE });
   if (preset.evenOnly && dModel % 2) {
     throw check.fail(RangeError, `preset ${JSON.stringify(opts.preset)} needs an even dModel`, dModel);
   }

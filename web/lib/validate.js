@@ -10,6 +10,7 @@
 
 // The C core's limits (c/posenc.h, through the generated dist/constants.js).
 import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.js';
+import { MIN_SIZE } from './minimums.js';
 
 export const MAX_DIM = PE_MAX_DIM;
 export const MAX_POSITION = PE_MAX_POSITION;
@@ -112,11 +113,11 @@ export class Checker {
     return value;
   }
 
-  /** An integer count from 1 to `max`. */
+  /** An integer count from MIN_SIZE (1) to `max`. */
   size(name, value, max = MAX_DIM) {
     this.number(name, value);
-    if (!Number.isInteger(value) || value < 1 || value > max) {
-      throw this.fail(RangeError, `${name} must be an integer from 1 to ${max}`, value);
+    if (!Number.isInteger(value) || value < MIN_SIZE || value > max) {
+      throw this.fail(RangeError, `${name} must be an integer from ${MIN_SIZE} to ${max}`, value);
     }
     return value;
   }

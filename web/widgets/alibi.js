@@ -9,6 +9,7 @@ import { int, oneOf } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { el, fillTable, fmt } from './dom.js';
+import { MIN_SIZE } from '../lib/minimums.js';
 
 const MASKED = [150, 150, 150]; // a grey no shade of the blue scale comes close to
 
@@ -35,9 +36,9 @@ export function slopeText(s) {
 
 export class PeAlibi extends PeWidget {
   static spec = {
-    heads: int(1, 64, 8),
-    'max-len': int(2, 256, 24),
-    head: int(1, 64, 1),
+    heads: int(MIN_SIZE, 64, 8), // 64: the widget's choice (a legible line per head)
+    'max-len': int(2, 256, 24), // the widget's choice: at least one offset; at most a legible heatmap
+    head: int(1, 64, 1), // the widget's own: which head to draw, counted from 1
     mode: oneOf(['causal', 'symmetric'], 'causal'),
   };
   static variants = true;

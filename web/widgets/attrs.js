@@ -4,6 +4,7 @@
 
 import { PRESET_NAMES } from '../lib/index.js';
 import { PRESETS as PRESET_RULES } from '../lib/presets.js';
+import { MIN_SIZE, BASE_ABOVE } from '../lib/minimums.js';
 
 /** The library's presets: a preset added there is an attribute value here. */
 export const PRESETS = PRESET_NAMES;
@@ -103,19 +104,33 @@ export function parseAll(spec, get) {
   return { values, notes, errors };
 }
 
-/** What a preset asks of d-model, checked as the API checks it (presets.js's evenOnly), named as the attribute. */
+/**
+ * What each preset attribute (preset, or <pe-conventions>' preset-a and preset-b) asks of
+ * d-model, checked as the API checks it (presets.js's evenOnly), named as the attribute.
+ */
 function presetRules(spec, values) {
-  if (!spec.preset || !spec['d-model'] || values['d-model'] === undefined) return [];
-  const preset = values.preset;
   const d = values['d-model'];
-  return PRESET_RULES[preset]?.evenOnly && d % 2 ? [['notEven', { raw: d, preset }, 'd-model']] : [];
+  if (!spec['d-model'] || d === undefined || !(d % 2)) return [];
+  const presets = Object.keys(spec).filter((name) => spec[name].values === PRESETS).map((name) => values[name]);
+  const preset = presets.find((p) => PRESET_RULES[p]?.evenOnly);
+  return preset ? [['notEven', { raw: d, preset }, 'd-model']] : [];
 }
 
-/** The attributes every encoding widget understands. */
+/**
+ * The base attribute: above the API's least (BASE_ABOVE); at most 1e12, the
+ * widgets' choice (the API takes any finite base), default 10000.
+ */
+export const baseAttr = () => num(BASE_ABOVE, 1e12, 10000);
+
+/**
+ * The attributes every encoding widget understands. The least values are the
+ * API's (web/lib/minimums.js); the largest d-model and max-len, 8192, are the
+ * widgets' choice (a table a chart can draw), not the API's limit.
+ */
 export const encodingSpec = (dModel, maxLen) => ({
-  'd-model': int(1, 8192, dModel),
-  'max-len': int(1, 8192, maxLen),
-  base: num(1, 1e12, 10000),
+  'd-model': int(MIN_SIZE, 8192, dModel),
+  'max-len': int(MIN_SIZE, 8192, maxLen),
+  base: baseAttr(),
   preset: oneOf(PRESETS, 'vaswani'),
 });
 

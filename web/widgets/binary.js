@@ -4,10 +4,11 @@
 // position to the next flips anything from one bit to all of them, and after
 // 2^bits positions it starts over; every step of the sinusoid has one length.
 import { PeWidget } from './base.js';
-import { int, num } from './attrs.js';
+import { int, baseAttr } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { fmt } from './dom.js';
+import { MIN_SIZE } from '../lib/minimums.js';
 
 /** ‖row p+1 − row p‖ for every p, by the API's norms. */
 function steps(api, m) {
@@ -18,10 +19,10 @@ function steps(api, m) {
 
 export class PeBinary extends PeWidget {
   static spec = {
-    'max-len': int(2, 1024, 64),
-    bits: int(1, 24, 8),
-    'd-model': int(2, 256, 16),
-    base: num(1, 1e12, 10000),
+    'max-len': int(2, 1024, 64), // the widget's choice: two rows at least to compare
+    bits: int(MIN_SIZE, 24, 8), // the API's least; 24 (of its 64) is the widget's choice
+    'd-model': int(2, 256, 16), // the widget's choice: one (sin, cos) pair at least
+    base: baseAttr(),
   };
   static variants = true;
   static titleKey = 'binaryTitle';

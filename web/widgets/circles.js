@@ -12,7 +12,7 @@ const MAX_ROWS = 16;
 const MAX_PAIRS = 16;
 
 export class PeCircles extends PeWidget {
-  // d-model from 2: a clock needs a whole (sin, cos) pair.
+  // d-model from 2, the widget's choice (the API takes 1): a clock needs a whole (sin, cos) pair.
   static spec = { ...encodingSpec(20, 7), 'd-model': int(2, 8192, 20), view: oneOf(['grid', 'single'], 'grid'), pos: int(0, 100000, 0) };
   static titleKey = 'circlesTitle';
   static aspect = 1.2;

@@ -31,6 +31,8 @@ const REDRAW_MS = 250;
  * with the same spec) and the control that writes the attribute. A task or an
  * option added to the lab is a row here (or a word in a row's list).
  * d-model is a multiple of 2 × HEADS: the API needs whole heads, and RoPE an even width per head.
+ * The ranges are the widget's choice, inside the lab API's (c/lab/posenc_lab.h): small
+ * enough to train in a page in seconds.
  */
 const ATTRS = {
   task: { spec: oneOf(TASKS, 'who-did-what'), label: 'lab_task', kind: 'select', words: TASKS, prefix: 'lab_task_' },

@@ -7,11 +7,13 @@ import { int } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
 import { matrixRows } from './export.js';
 import { el, fmt } from './dom.js';
+import { MIN_SIZE } from '../lib/minimums.js';
 
 export class PeLearned extends PeWidget {
   static spec = {
-    'trained-len': int(1, 4096, 32),
-    'd-model': int(1, 1024, 32),
+    // the API's least; the largest are the widget's choice (a table a heatmap can show)
+    'trained-len': int(MIN_SIZE, 4096, 32),
+    'd-model': int(MIN_SIZE, 1024, 32),
     seed: int(0, Number.MAX_SAFE_INTEGER, 0),
     lookup: int(0, 1e9, null),
   };

@@ -3,7 +3,7 @@
 // position changes nothing about that; a sinusoidal PE gives each position its
 // own vector, and then a token's output depends on where it stands.
 import { PeWidget } from './base.js';
-import { num, oneOf, PRESETS } from './attrs.js';
+import { oneOf, PRESETS, baseAttr } from './attrs.js';
 import { barChart, barSet, setSeries } from './charts.js';
 import { el, fillTable, fmt } from './dom.js';
 
@@ -14,7 +14,7 @@ const D = 4;
 const CONSTANT = 0.5;
 
 export class PeLinear extends PeWidget {
-  static spec = { pe: oneOf(['none', 'constant', 'sinusoidal'], 'none'), base: num(1, 1e12, 10000), preset: oneOf(PRESETS, 'vaswani') };
+  static spec = { pe: oneOf(['none', 'constant', 'sinusoidal'], 'none'), base: baseAttr(), preset: oneOf(PRESETS, 'vaswani') };
   static titleKey = 'linearTitle';
   static aspect = 2.4;
 

@@ -9,12 +9,13 @@ import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
+import { MIN_SIZE } from '../lib/minimums.js';
 
 const SAMPLES = 257;
 const SHOWN = 4; // bands drawn as curves
 
 export class PeNerf extends PeWidget {
-  static spec = { levels: int(1, 16, 6), pi: bool(true) };
+  static spec = { levels: int(MIN_SIZE, 16, 6), pi: bool(true) }; // 16 levels: the widget's choice
   static fields = true;
   static titleKey = 'nerfTitle';
 

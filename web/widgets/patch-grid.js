@@ -4,19 +4,21 @@
 // like itself and its neighbours, along both axes, because half of the width
 // encodes the column and half the row (MAE's get_2d_sincos_pos_embed).
 import { PeWidget } from './base.js';
-import { int, num, oneOf } from './attrs.js';
+import { int, oneOf, baseAttr } from './attrs.js';
 import { Heatmap } from './heatmap-chart.js';
 import { fmt } from './dom.js';
+import { MIN_SPACED_GRID_DIM } from '../lib/minimums.js';
 
 const GRID_PRESETS = ['mae', 'dit', 'diffusers', 'big-vision'];
 
 export class PePatchGrid extends PeWidget {
   static spec = {
-    grid: int(2, 24, 8),
-    'd-model': int(8, 2048, 64),
+    grid: int(2, 24, 8), // the widget's choice: a grid of at least 2 × 2 patches, at most a legible 24 × 24
+    // The API's least for the presets with frequencies "spaced"; 2048 is the widget's choice.
+    'd-model': int(MIN_SPACED_GRID_DIM, 2048, 64),
     preset: oneOf(GRID_PRESETS, 'mae'),
     'first-axis': oneOf(['w', 'h'], 'w'),
-    base: num(1, 1e12, 10000),
+    base: baseAttr(),
   };
   static fields = true;
   static titleKey = 'patchGridTitle';

@@ -5,7 +5,7 @@
 // at all); rounding only the finished sin/cos costs the format's relative
 // precision and nothing more. Both, per position, on log–log axes.
 import { PeWidget } from './base.js';
-import { int, num } from './attrs.js';
+import { int, baseAttr } from './attrs.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { LOG, logValue } from './log-scale.js';
 import { fmt } from './dom.js';
@@ -27,9 +27,9 @@ export function logPositions(max, count = SAMPLES) {
 
 export class PePrecision extends PeWidget {
   static spec = {
-    'd-model': int(2, 4096, 128),
-    'max-pos': int(16, 1e7, 100000),
-    base: num(1, 1e12, 10000),
+    'd-model': int(2, 4096, 128), // the widget's choice: one (sin, cos) pair at least
+    'max-pos': int(16, 1e7, 100000), // the widget's choice: a range of positions worth a log axis
+    base: baseAttr(),
   };
   static variants = true;
   static titleKey = 'precisionTitle';

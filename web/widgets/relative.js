@@ -9,14 +9,16 @@ import { Heatmap, extent } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
+import { MIN_SIZE, MIN_T5_BUCKETS, t5LeastDistance } from '../lib/minimums.js';
 
 export class PeRelative extends PeWidget {
   static spec = {
     kind: oneOf(['t5', 'shaw'], 't5'),
-    'max-len': int(2, 512, 48),
-    // The API's least: 4 buckets (half of them per direction, half of those exact).
-    'num-buckets': int(4, 1024, 32),
-    'max-distance': int(1, 1e6, 128),
+    'max-len': int(2, 512, 48), // the widget's choice: at least one (query, key) offset; at most a readable heatmap
+    // The API's least (bidirectional, which the element can be); 1024 is the widget's choice.
+    'num-buckets': int(MIN_T5_BUCKETS, 1024, 32),
+    // Any count is taken: below the API's least for the buckets it is raised (maxDistance below).
+    'max-distance': int(MIN_SIZE, 1e6, 128),
     bidirectional: bool(true),
     k: int(0, 1e6, 4),
   };
@@ -30,8 +32,7 @@ export class PeRelative extends PeWidget {
    * and the logarithmic ones must start beyond them, as the API requires.
    */
   maxDistance(v) {
-    const half = v.bidirectional ? Math.floor(v['num-buckets'] / 2) : v['num-buckets'];
-    const least = Math.floor(half / 2) + 1;
+    const least = t5LeastDistance(v['num-buckets'], v.bidirectional);
     if (v['max-distance'] >= least) return v['max-distance'];
     this.note('raised', { raw: v['max-distance'], min: least }, 'max-distance');
     return least;

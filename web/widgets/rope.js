@@ -5,8 +5,9 @@
 // Also drawn: the trajectories of a few pairs of q, and θ_i before and after the
 // chosen context-extension scaling. Every number comes from the posenc API.
 import { PeWidget } from './base.js';
-import { int, num, oneOf, text } from './attrs.js';
+import { int, num, oneOf, text, baseAttr } from './attrs.js';
 import { PE_ROPE_PARAM_MIN } from '../../dist/constants.js';
+import { MIN_SIZE, MIN_NTK_DIM, NTK_TYPES } from '../lib/minimums.js';
 import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries, points } from './charts.js';
 import { LOG } from './log-scale.js';
@@ -40,7 +41,7 @@ function scalingOption(v) {
 }
 
 /** The RoPE options: a model's config.json (the model-config attribute, JSON text) or base and scaling. */
-function ropeOptions(v) {
+export function ropeOptions(v) {
   if (!v['model-config']) return { base: v.base, scaling: scalingOption(v) };
   let config;
   try {
@@ -58,12 +59,12 @@ const maxAbsDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i]
 
 export class PeRope extends PeWidget {
   static spec = {
-    'd-model': int(2, 1024, 64, 2), // pairs of dimensions rotate together
-    'max-len': int(1, 256, 48),
-    base: num(1, 1e12, 10000),
+    'd-model': int(2 * MIN_SIZE, 1024, 64, 2), // pairs of dimensions rotate together: at least one pair; 1024 is the widget's choice
+    'max-len': int(MIN_SIZE, 256, 48), // 256: the widget's choice (a len × len heatmap)
+    base: baseAttr(),
     scaling: oneOf(SCALINGS, 'default'),
-    factor: num(PE_ROPE_PARAM_MIN, 1000, 4, true), // the API's least scaling parameter
-    'original-max': int(1, 1e7, 2048),
+    factor: num(PE_ROPE_PARAM_MIN, 1000, 4, true), // the C core's least scaling parameter; 1000 is the widget's choice
+    'original-max': int(MIN_SIZE, 1e7, 2048), // a length (rope-types.js LENGTH); 1e7 is the widget's choice
     pairing: oneOf(PAIRINGS, 'half'),
     pos: int(0, 1e6, 5),
     // A model's parsed config.json as text: its RoPE replaces base and scaling, its rotary dim d-model.
@@ -73,9 +74,9 @@ export class PeRope extends PeWidget {
   static variants = true;
   static titleKey = 'ropeTitle';
 
-  /** NTK scaling changes the base by a power d / (d − 2): the API asks for d ≥ 4. */
+  /** NTK and dynamic scaling change the base by a power d / (d − 2): the API asks for d ≥ MIN_NTK_DIM. */
   static rules(v) {
-    return v.scaling === 'ntk' && v['d-model'] < 4 ? [['tooSmallWith', { raw: v['d-model'], min: 4, with: 'scaling="ntk"' }, 'd-model']] : [];
+    return NTK_TYPES.test(v.scaling) && v['d-model'] < MIN_NTK_DIM ? [['tooSmallWith', { raw: v['d-model'], min: MIN_NTK_DIM, with: `scaling="${v.scaling}"` }, 'd-model']] : [];
   }
   static aspect = 1.15;
 

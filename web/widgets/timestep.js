@@ -8,17 +8,20 @@ import { Heatmap } from './heatmap-chart.js';
 import { lineChart, lineSet, setSeries } from './charts.js';
 import { matrixRows } from './export.js';
 import { fmt } from './dom.js';
+import { MIN_MAX_PERIOD } from '../lib/minimums.js';
 
 const SAMPLES = 201;
+const SHIFTS = ['0', '1'];
 
 export class PeTimestep extends PeWidget {
   static spec = {
-    // At least 4: the frequencies divide by d/2 − shift, which must stay positive (shift 1).
-    'd-model': int(4, 1024, 32),
+    // The API's rule: the frequencies divide by ⌊d/2⌋ − shift, which must stay positive
+    // at the largest shift offered (4 for shift 1). 1024 is the widget's choice.
+    'd-model': int(2 * (Math.max(...SHIFTS.map(Number)) + 1), 1024, 32),
     'max-t': int(1, 100000, 1000),
     flip: bool(false),
-    shift: oneOf(['0', '1'], '1'),
-    'max-period': num(1, 1e12, 10000, true),
+    shift: oneOf(SHIFTS, '1'),
+    'max-period': num(MIN_MAX_PERIOD, 1e12, 10000, true), // 1e12: the widget's choice
   };
   static fields = true;
   static titleKey = 'timestepTitle';
@@ -28,7 +31,7 @@ export class PeTimestep extends PeWidget {
     const maxT = v['max-t'];
     this.control('flip', 'flipLabel', v.flip, { kind: 'checkbox' });
     this.control('shift', 'shiftLabel', v.shift, { kind: 'select', options: [['1', 'shift_1'], ['0', 'shift_0']] });
-    this.control('d-model', 'dModelLabel', d, { kind: 'number', min: 2, max: 1024, step: 2 });
+    this.control('d-model', 'dModelLabel', d, { kind: 'number', min: PeTimestep.spec['d-model'].min, max: 1024, step: 2 });
     const t = Float64Array.from({ length: SAMPLES }, (_, i) => (i * maxT) / (SAMPLES - 1));
     const opts = { flipSinToCos: v.flip, downscaleFreqShift: Number(v.shift), maxPeriod: v['max-period'], dtype: 'float64' };
     const m = fields.timestepEmbedding(t, d, opts);

@@ -7,6 +7,7 @@ import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.j
 import { readMatrix } from '../tensor.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
+import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SPACED_GRID_DIM } from '../minimums.js';
 
 /** Largest |angle| the core evaluates (PE_MAX_ANGLE): past it a double angle has no sine left. */
 const MAX_ANGLE = C.PE_MAX_ANGLE;
@@ -86,7 +87,7 @@ export function createFields(wasm) {
       throw check.fail(RangeError, `downscaleFreqShift must be less than dim / 2 (${half}): the frequencies divide by dim / 2 − shift`, shift);
     }
     const scale = check.finite('scale', opts.scale ?? 1);
-    const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: 1 });
+    const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: MIN_MAX_PERIOD });
     for (let i = 0; i < t.length; i++) {
       if (Math.abs(scale * t[i]) > MAX_POSITION) {
         throw check.fail(RangeError, `scale × timesteps[${i}] must lie within ±2^31`, t[i]);
@@ -122,7 +123,7 @@ export function createFields(wasm) {
     if (dim % 2) throw check.fail(RangeError, 'dim must be even: each frequency has a sin and a cos column', dim);
     for (let i = 0; i < pos.length; i++) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
     const rule = gridRule(check, opts, { frequencies: 'mae' }, dim, dim / 2, 4);
-    const base = check.finite('base', opts.base ?? 10000, { above: 1 });
+    const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const n = pos.length;
     check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4);
@@ -148,8 +149,8 @@ export function createFields(wasm) {
     check.size('gridW', gridW, C.PE_MAX_GRID);
     check.size('dim', dim);
     if (dim % 4) throw check.fail(RangeError, 'dim must be a multiple of 4: each axis gets half, as sines and cosines', dim);
-    const rule = gridRule(check, opts, preset, dim, dim / 4, 8);
-    const base = check.finite('base', opts.base ?? 10000, { above: 1 });
+    const rule = gridRule(check, opts, preset, dim, dim / 4, MIN_SPACED_GRID_DIM);
+    const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
     const cls = check.boolean('clsToken', opts.clsToken ?? false);
     const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, C.PE_MAX_EXTRA_TOKENS);
     if (opts.extraTokens !== undefined && opts.clsToken === false && extra > 0) {

@@ -6,6 +6,7 @@
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
+import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
@@ -319,12 +320,11 @@ export function createVariants(wasm) {
   function t5Args(check, opts) {
     const bidirectional = check.boolean('bidirectional', opts.bidirectional ?? true);
     const numBuckets = check.size('numBuckets', opts.numBuckets ?? 32, C.PE_T5_MAX_BUCKETS);
-    const half = bidirectional ? Math.floor(numBuckets / 2) : numBuckets;
-    if (Math.floor(half / 2) < 1) {
-      throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? 4 : 2}`, numBuckets);
+    const least = t5LeastDistance(numBuckets, bidirectional);
+    if (least < 2) {
+      throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? MIN_T5_BUCKETS : MIN_T5_BUCKETS / 2}`, numBuckets);
     }
-    const maxExact = Math.floor(half / 2);
-    const maxDistance = check.integer('maxDistance', opts.maxDistance ?? 128, maxExact + 1, MAX_POSITION - 1);
+    const maxDistance = check.integer('maxDistance', opts.maxDistance ?? 128, least, MAX_POSITION - 1);
     const precision = check.oneOf('precision', opts.precision ?? 'float32', ['float32', 'float64']);
     return { bidirectional: bidirectional ? 1 : 0, numBuckets, maxDistance, f32: precision === 'float32' ? 1 : 0 };
   }

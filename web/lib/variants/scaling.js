@@ -3,6 +3,7 @@
 // image of C's struct pe_rope_params, every name, default and bound taken from
 // the table in rope-types.js.
 import * as C from '../../../dist/constants.js';
+import { BASE_ABOVE, MIN_NTK_DIM, NTK_TYPES } from '../minimums.js';
 import { PARAMS, TYPES } from './rope-types.js';
 import { resolveConfig } from './config.js';
 
@@ -58,7 +59,7 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
     if (v === 0 && fallback === 0) continue; // absent: the C core derives it
     writeParam(check, params, key, v, { dim, min, name: label(key) });
   }
-  if (dim < 4 && /ntk|dyn/.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= 4`, dim);
+  if (dim < MIN_NTK_DIM && NTK_TYPES.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= ${MIN_NTK_DIM}`, dim);
   const at = (key) => params[FIELDS.indexOf(PARAMS[key].c)];
   if ((type === 'yarn' || type === 'longrope') && !at('factor') && !at('maxPosition')) {
     throw check.fail(TypeError, `${label('factor')} or ${label('maxPosition')} is required for ${type}`);
@@ -91,7 +92,7 @@ function fromConfig(check, opts, dim) {
 export function ropeCommon(check, opts, dim) {
   if (opts.config !== undefined) return fromConfig(check, opts, dim);
   if (opts.layerType !== undefined) throw check.fail(TypeError, 'layerType needs config');
-  const base = check.finite('base', opts.base ?? 10000, { above: 1 });
+  const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
   // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
   return { base, ...scalingArgs(check, opts.scaling, dim) };
 }
