@@ -372,3 +372,32 @@ test('left by the third pass, closed since: a float32 ropeApply or rope().apply 
   h.free();
   assert.equal(fresh.memoryStats().liveAllocations, 0);
 });
+
+// ---- The fourth pass (re-entrancy from getters, element getters deep in options, the lab worker, the site's storage) ----
+
+test('holes the fourth pass found: a KV cache freed by a getter of its own call\'s argument is not written, read or revived', async () => {
+  const { pe: fresh } = await freshModules();
+  const zeros = () => rows([1, 1, 8]).data.fill(0);
+  // append: v's getter frees the cache and makes another where it was; the first append wrote 7s into the second's values
+  const a = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  let b;
+  const v = { shape: [1, 1, 8], get data() {
+    a.free();
+    b = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+    b.append({ shape: [1, 1, 8], data: zeros() }, { shape: [1, 1, 8], data: zeros() });
+    return new Float32Array(8).fill(7);
+  } };
+  assert.throws(() => a.append(rows([1, 1, 8]), v), { name: 'TypeError', message: 'posenc.kvCache.append: this KV cache was freed' });
+  assert.deepEqual(Array.from(b.attend({ shape: [1, 1, 8], data: new Float32Array(8).fill(1) }).data), Array(8).fill(0));
+  b.free();
+  // attend: q's getter (or an option's) frees the cache; attend read freed keys, re-made its scratch, and the freed handle worked on, leaking it
+  const ways = [(c) => [{ shape: [1, 1, 8], get data() { c.free(); return zeros(); } }], (c) => [rows([1, 1, 8]), { get causal() { c.free(); return false; } }]];
+  for (const way of ways) {
+    const c = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+    c.append(rows([1, 1, 8]), rows([1, 1, 8]));
+    const [q, options] = way(c);
+    assert.throws(() => c.attend(q, options), { name: 'TypeError', message: 'posenc.kvCache.attend: this KV cache was freed' });
+    assert.throws(() => c.attend(rows([1, 1, 8])), { message: 'posenc.kvCache.attend: this KV cache was freed' });
+    assert.equal(fresh.memoryStats().liveAllocations, 0);
+  }
+});
