@@ -401,3 +401,18 @@ test('holes the fourth pass found: a KV cache freed by a getter of its own call\
     assert.equal(fresh.memoryStats().liveAllocations, 0);
   }
 });
+
+test('holes the fourth pass found: a getter of an element of trainLengths or batch.shape that throws gives a posenc error naming it', () => {
+  const throwsAt = (array, at) => new Proxy(array, { get: (t, k) => { if (k === String(at)) throw new Error('element getter'); return t[k]; } });
+  const valid = { steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, task: 'shift' };
+  const batch = (shape) => ({ shape, tokens: [1, 2, 3, 4], targets: [-1, -1, 1, 2] });
+  for (const at of [0, 1]) {
+    assert.throws(() => lab.train({ ...valid, trainLengths: throwsAt([3, 4], at) }),
+      { name: 'TypeError', message: 'posenc.lab.train: could not read trainLengths: element getter' });
+    assert.throws(() => lab.evaluate({ ...model, config: { ...model.config, trainLengths: throwsAt([3, 4], at) } }),
+      { name: 'TypeError', message: 'posenc.lab.evaluate: could not read trainLengths: element getter' });
+    assert.throws(() => lab.loss(model, batch(throwsAt([1, 4], at))),
+      { name: 'TypeError', message: 'posenc.lab.loss: could not read batch.shape: element getter' });
+  }
+  assert.equal(lab.loss(model, batch([1, 4])).loss > 0, true);
+});
