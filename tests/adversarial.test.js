@@ -416,3 +416,34 @@ test('holes the fourth pass found: a getter of an element of trainLengths or bat
   }
   assert.equal(lab.loss(model, batch([1, 4])).loss > 0, true);
 });
+
+test('holes the fourth pass found: the lab trainer answers every malformed message with an error message, never a throw', async () => {
+  const { trainer } = await import('../web/widgets/lab-jobs.js');
+  const messages = [];
+  let wake = () => {};
+  const jobs = trainer((m) => {
+    messages.push(m);
+    wake();
+  });
+  const until = (n) => new Promise((resolve) => {
+    wake = () => messages.length >= n && resolve();
+    wake();
+  });
+  await until(1); // ready
+  const run = { task: 'shift', encoding: 'none', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 40, seed: 1 };
+  // null and undefined threw a raw TypeError out of handle() (and out of its catch); an unknown type was read as attention
+  const bad = [null, undefined, 42, 'train', {}, { type: 'stop' }, { type: 'attention' }, { type: 'attention', model: {} }];
+  for (const m of bad) assert.doesNotThrow(() => jobs.handle(m));
+  await until(1 + bad.length);
+  const errors = messages.slice(1).map((m) => m.message).sort();
+  assert.deepEqual(errors.slice(0, 2).map((e) => e.replace(/\(got .*\)$/, '')), Array(2).fill('TypeError: posenc.lab.attentionMaps: model must be the model that train() returned '));
+  assert.deepEqual(errors.slice(2), ['TypeError: unknown message type stop', ...Array(5).fill('TypeError: unknown message type undefined')]);
+  // a run without trainLengths trains with its task's default, and is evaluated at it (it failed reading run.trainLengths[1])
+  jobs.handle({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [3, 20], samples: 4 });
+  await new Promise((resolve) => {
+    wake = () => messages.at(-1).type !== 'progress' && resolve();
+  });
+  const done = messages.at(-1);
+  assert.equal(done.type, 'done', done.message);
+  assert.deepEqual(done.result.points.map((p) => [p.length, p.positions]), [[3, 'trained'], [20, 'new']]);
+});
