@@ -447,3 +447,23 @@ test('holes the fourth pass found: the lab trainer answers every malformed messa
   assert.equal(done.type, 'done', done.message);
   assert.deepEqual(done.result.points.map((p) => [p.length, p.positions]), [[3, 'trained'], [20, 'new']]);
 });
+
+test('holes the fourth pass found: keys on Object.prototype change no result (a nested array read as float16, a bound of finite(), the lab\'s layout and base, an axial plan read as M-RoPE)', async () => {
+  const { pe: fresh, pv: freshV } = await freshModules();
+  const calls = () => {
+    const c = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 2 });
+    c.append(rows([1, 8]), rows([1, 8]));
+    const out = [fresh.gram([[1, 2], [3, 0.5]]), c.attend(rows([1, 8])), freshV.ropeAxialCache({ shape: [2, 2], data: [0, 1, 1, 0] }, { axesDim: [2, 2] }),
+      lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, task: 'shift', trainLengths: [3, 4] }).model.params];
+    c.free();
+    return out;
+  };
+  const clean = calls();
+  const keys = { type: 'float16', min: 1, max: 2, above: 5, layout: 'concat', base: 2, frequencies: 'geometric', section: [1], layerIndex: 1, seqLen: 9 };
+  try {
+    for (const [key, value] of Object.entries(keys)) Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    assert.deepEqual(calls(), clean);
+  } finally {
+    for (const key of Object.keys(keys)) delete Object.prototype[key];
+  }
+});

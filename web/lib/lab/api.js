@@ -147,7 +147,7 @@ export function createLab(wasm) {
   function withModel(check, config, params, body, extra = 0) {
     return withFrame(wasm, check, (frame) => {
       const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
-      const enc = encodingArgs(check, config.dModel, { preset: config.preset });
+      const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
       const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
       i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
         config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
