@@ -372,3 +372,98 @@ test('left by the third pass, closed since: a float32 ropeApply or rope().apply 
   h.free();
   assert.equal(fresh.memoryStats().liveAllocations, 0);
 });
+
+// ---- The fourth pass (re-entrancy from getters, element getters deep in options, the lab worker, the site's storage) ----
+
+test('holes the fourth pass found: a KV cache freed by a getter of its own call\'s argument is not written, read or revived', async () => {
+  const { pe: fresh } = await freshModules();
+  const zeros = () => rows([1, 1, 8]).data.fill(0);
+  // append: v's getter frees the cache and makes another where it was; the first append wrote 7s into the second's values
+  const a = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  let b;
+  const v = { shape: [1, 1, 8], get data() {
+    a.free();
+    b = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+    b.append({ shape: [1, 1, 8], data: zeros() }, { shape: [1, 1, 8], data: zeros() });
+    return new Float32Array(8).fill(7);
+  } };
+  assert.throws(() => a.append(rows([1, 1, 8]), v), { name: 'TypeError', message: 'posenc.kvCache.append: this KV cache was freed' });
+  assert.deepEqual(Array.from(b.attend({ shape: [1, 1, 8], data: new Float32Array(8).fill(1) }).data), Array(8).fill(0));
+  b.free();
+  // attend: q's getter (or an option's) frees the cache; attend read freed keys, re-made its scratch, and the freed handle worked on, leaking it
+  const ways = [(c) => [{ shape: [1, 1, 8], get data() { c.free(); return zeros(); } }], (c) => [rows([1, 1, 8]), { get causal() { c.free(); return false; } }]];
+  for (const way of ways) {
+    const c = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+    c.append(rows([1, 1, 8]), rows([1, 1, 8]));
+    const [q, options] = way(c);
+    assert.throws(() => c.attend(q, options), { name: 'TypeError', message: 'posenc.kvCache.attend: this KV cache was freed' });
+    assert.throws(() => c.attend(rows([1, 1, 8])), { message: 'posenc.kvCache.attend: this KV cache was freed' });
+    assert.equal(fresh.memoryStats().liveAllocations, 0);
+  }
+});
+
+test('holes the fourth pass found: a getter of an element of trainLengths or batch.shape that throws gives a posenc error naming it', () => {
+  const throwsAt = (array, at) => new Proxy(array, { get: (t, k) => { if (k === String(at)) throw new Error('element getter'); return t[k]; } });
+  const valid = { steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, task: 'shift' };
+  const batch = (shape) => ({ shape, tokens: [1, 2, 3, 4], targets: [-1, -1, 1, 2] });
+  for (const at of [0, 1]) {
+    assert.throws(() => lab.train({ ...valid, trainLengths: throwsAt([3, 4], at) }),
+      { name: 'TypeError', message: 'posenc.lab.train: could not read trainLengths: element getter' });
+    assert.throws(() => lab.evaluate({ ...model, config: { ...model.config, trainLengths: throwsAt([3, 4], at) } }),
+      { name: 'TypeError', message: 'posenc.lab.evaluate: could not read trainLengths: element getter' });
+    assert.throws(() => lab.loss(model, batch(throwsAt([1, 4], at))),
+      { name: 'TypeError', message: 'posenc.lab.loss: could not read batch.shape: element getter' });
+  }
+  assert.equal(lab.loss(model, batch([1, 4])).loss > 0, true);
+});
+
+test('holes the fourth pass found: the lab trainer answers every malformed message with an error message, never a throw', async () => {
+  const { trainer } = await import('../web/widgets/lab-jobs.js');
+  const messages = [];
+  let wake = () => {};
+  const jobs = trainer((m) => {
+    messages.push(m);
+    wake();
+  });
+  const until = (n) => new Promise((resolve) => {
+    wake = () => messages.length >= n && resolve();
+    wake();
+  });
+  await until(1); // ready
+  const run = { task: 'shift', encoding: 'none', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 40, seed: 1 };
+  // null and undefined threw a raw TypeError out of handle() (and out of its catch); an unknown type was read as attention
+  const bad = [null, undefined, 42, 'train', {}, { type: 'stop' }, { type: 'attention' }, { type: 'attention', model: {} }];
+  for (const m of bad) assert.doesNotThrow(() => jobs.handle(m));
+  await until(1 + bad.length);
+  const errors = messages.slice(1).map((m) => m.message).sort();
+  assert.deepEqual(errors.slice(0, 2).map((e) => e.replace(/\(got .*\)$/, '')), Array(2).fill('TypeError: posenc.lab.attentionMaps: model must be the model that train() returned '));
+  assert.deepEqual(errors.slice(2), ['TypeError: unknown message type stop', ...Array(5).fill('TypeError: unknown message type undefined')]);
+  // a run without trainLengths trains with its task's default, and is evaluated at it (it failed reading run.trainLengths[1])
+  jobs.handle({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [3, 20], samples: 4 });
+  await new Promise((resolve) => {
+    wake = () => messages.at(-1).type !== 'progress' && resolve();
+  });
+  const done = messages.at(-1);
+  assert.equal(done.type, 'done', done.message);
+  assert.deepEqual(done.result.points.map((p) => [p.length, p.positions]), [[3, 'trained'], [20, 'new']]);
+});
+
+test('holes the fourth pass found: keys on Object.prototype change no result (a nested array read as float16, a bound of finite(), the lab\'s layout and base, an axial plan read as M-RoPE)', async () => {
+  const { pe: fresh, pv: freshV } = await freshModules();
+  const calls = () => {
+    const c = fresh.kvCache({ heads: 1, headDim: 8, maxLength: 2 });
+    c.append(rows([1, 8]), rows([1, 8]));
+    const out = [fresh.gram([[1, 2], [3, 0.5]]), c.attend(rows([1, 8])), freshV.ropeAxialCache({ shape: [2, 2], data: [0, 1, 1, 0] }, { axesDim: [2, 2] }),
+      lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, task: 'shift', trainLengths: [3, 4] }).model.params];
+    c.free();
+    return out;
+  };
+  const clean = calls();
+  const keys = { type: 'float16', min: 1, max: 2, above: 5, layout: 'concat', base: 2, frequencies: 'geometric', section: [1], layerIndex: 1, seqLen: 9 };
+  try {
+    for (const [key, value] of Object.entries(keys)) Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    assert.deepEqual(calls(), clean);
+  } finally {
+    for (const key of Object.keys(keys)) delete Object.prototype[key];
+  }
+});

@@ -48,11 +48,12 @@ export function createKvCache(wasm, call) {
     }
     let length = 0;
     const heap = () => new Float32Array(wasm.memory.buffer);
-    const start = (fn) => {
-      const c = new Checker(`kvCache.${fn}`);
+    // checked again once the arguments are read: a caller's getter may have freed the cache meanwhile
+    const live = (c) => {
       if (ioBytes < 0) throw c.fail(TypeError, 'this KV cache was freed');
       return c;
     };
+    const start = (fn) => live(new Checker(`kvCache.${fn}`));
 
     /** Adds the rows of k [B, heads, t, headDim] and v [B, heads, t, valueDim] (rank 2 to 4) after the cached ones. */
     function append(k, v) {
@@ -64,7 +65,7 @@ export function createKvCache(wasm, call) {
       // k and v checked as the keys and values of a query of the cache's shape
       attentionShape(c, { shape: [batch, heads, 1, dk] }, tk, tv);
       if (as4(tk.shape)[1] !== heads || as4(tv.shape)[3] !== dv) throw c.fail(RangeError, `k and v must have ${heads} heads and v ${dv} columns`, `shapes [${tk.shape}], [${tv.shape}]`);
-      if (t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);
+      if (live(c) && t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);
       const h = heap();
       for (let s = 0; s < slots; s++) {
         h.set(tk.data.subarray(s * t * dk, (s + 1) * t * dk), kp / 4 + (s * maxLength + length) * dk);
@@ -91,7 +92,7 @@ export function createKvCache(wasm, call) {
       const group = s.heads / heads;
       // from the checked shape, not q's own (overridable) length
       const nq = batch * s.heads * s.n * dk;
-      if (ioBytes < (nq + count) * 4) {
+      if (live(c) && ioBytes < (nq + count) * 4) {
         // q refused before its scratch grows; a failed alloc leaves no stale size (q once went to address 0)
         fits(c, 'q.data', tq.data, nq);
         io.free();

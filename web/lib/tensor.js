@@ -33,7 +33,7 @@ function flatten(check, name, value) {
     return { shape: dims, data: level };
   });
   if (!data) throw check.fail(RangeError, `${name} is ragged`);
-  return { shape, data };
+  return { shape, data, type: undefined }; // own: readNested's `type` must not come from Object.prototype
 }
 
 /** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */

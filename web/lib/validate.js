@@ -123,7 +123,9 @@ export class Checker {
   }
 
   /** A finite number, optionally within [min, max] or above an exclusive bound. */
-  finite(name, value, { min = -Infinity, max = Infinity, above } = {}) {
+  finite(name, value, bounds) {
+    // own bounds only: a min, max or above on Object.prototype refused valid values
+    const { min = -Infinity, max = Infinity, above } = { __proto__: null, ...bounds };
     this.number(name, value);
     const ok = Number.isFinite(value) && value >= min && value <= max && !(above !== undefined && value <= above);
     if (!ok) {

@@ -17,7 +17,8 @@ const spread = (v) => ({ mean: v.reduce((a, b) => a + b, 0) / v.length, min: Mat
  * with the name before the verb (the rest, the farther name); null otherwise.
  */
 export function evaluateModel(lab, model, run, lengths, samples) {
-  const hi = run.trainLengths[1];
+  // the model's own config, defaults filled in: a run may leave trainLengths or task out
+  const { trainLengths: [, hi], task } = model.config;
   const points = [];
   for (const length of lengths) {
     const positions = length > hi ? 'new' : 'trained';
@@ -27,7 +28,7 @@ export function evaluateModel(lab, model, run, lengths, samples) {
       // longer than the model accepts
     }
   }
-  const probe = run.task === 'who-did-what'
+  const probe = task === 'who-did-what'
     ? lab.evaluate(model, { length: hi, samples, seed: EVAL_SEED, probe: 'reversed' }).accuracy
     : null;
   return { points, probe };

@@ -36,15 +36,18 @@ export function trainer(post) {
   }
 
   async function attention({ id, model, tokens }) {
-    const lab = await ready;
-    post({ type: 'attention', id, encoding: model.config.encoding, ...lab.attentionMaps(model, tokens) });
+    const maps = (await ready).attentionMaps(model, tokens); // checks model before its config is read
+    post({ type: 'attention', id, encoding: model.config.encoding, ...maps });
   }
 
   ready.then(() => post({ type: 'ready' }), (e) => post({ type: 'error', message: `${e.name}: ${e.message}` }));
   return {
     handle(data) {
-      const job = data.type === 'train' ? train(data) : attention(data);
-      job.catch((e) => post({ type: 'error', id: data.id, message: `${e.name}: ${e.message}` }));
+      // Any message gets an answer: null threw here (and in the catch), an unknown type was taken as attention.
+      const type = data?.type;
+      const job = type === 'train' ? train(data) : type === 'attention' ? attention(data)
+        : Promise.reject(new TypeError(`unknown message type ${String(type)}`));
+      job.catch((e) => post({ type: 'error', id: data?.id, message: `${e.name}: ${e.message}` }));
     },
     stop() {
       stopped = true;

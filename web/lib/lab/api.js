@@ -82,8 +82,10 @@ export function createLab(wasm) {
     }
     const bos = check.boolean('bos', o.bos ?? false);
     const { minLength } = shapeOf(check, task, bos);
-    const lo = check.integer('trainLengths[0]', lengths[0], minLength, PE_LAB_MAX_LENGTH);
-    const hi = check.integer('trainLengths[1]', lengths[1], lo, PE_LAB_MAX_LENGTH);
+    // read through check.read: a getter's error named trainLengths (it escaped raw)
+    const [l0, l1] = check.read('trainLengths', () => [lengths[0], lengths[1]]);
+    const lo = check.integer('trainLengths[0]', l0, minLength, PE_LAB_MAX_LENGTH);
+    const hi = check.integer('trainLengths[1]', l1, lo, PE_LAB_MAX_LENGTH);
     const config = {
       task, encoding, attention, dModel, heads, bos,
       seed: check.integer('seed', o.seed ?? 1, 0, PE_LAB_MAX_SEED),
@@ -145,7 +147,7 @@ export function createLab(wasm) {
   function withModel(check, config, params, body, extra = 0) {
     return withFrame(wasm, check, (frame) => {
       const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
-      const enc = encodingArgs(check, config.dModel, { preset: config.preset });
+      const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
       const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
       i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
         config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
@@ -311,8 +313,9 @@ export function createLab(wasm) {
     if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
     const shape = check.read('batch.shape', () => batch.shape);
     if (!isArray(shape) || check.read('batch.shape.length', () => shape.length) !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
-    const count = check.integer('batch.shape[0]', shape[0], 1, config.batch);
-    const n = check.integer('batch.shape[1]', shape[1], 1, config.maxLength);
+    const [c0, n0] = check.read('batch.shape', () => [shape[0], shape[1]]);
+    const count = check.integer('batch.shape[0]', c0, 1, config.batch);
+    const n = check.integer('batch.shape[1]', n0, 1, config.maxLength);
     const read = (name, lo, hi) => {
       const v = check.read(`batch.${name}`, () => batch[name]);
       if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);

@@ -110,7 +110,7 @@ export function createAxes(wasm, call, frequencies) {
     }
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
     const dim = axesDim.reduce((a, b) => a + b, 0);
-    return { axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, axesDim.reduce((a, b) => Math.max(a, b))) }; // a spread of 2^17 axes overflowed the stack
+    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, axesDim.reduce((a, b) => Math.max(a, b))) }; // a spread of 2^17 axes overflowed the stack
   }
 
   function cacheOut(check, rows, plan, positions, layout, dtype) {
@@ -184,7 +184,7 @@ export function createAxes(wasm, call, frequencies) {
     for (const key of ['axesDim', 'base']) if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
     if (!r.axial) throw check.fail(RangeError, 'config has no axes_dims_rope: not an axial RoPE model (ropeFromConfig tells what it holds)');
     if (opts.layerType !== undefined) throw check.fail(RangeError, 'layerType needs a config with layer types (layer_types or rope_parameters keyed by layer type); this one has none', opts.layerType);
-    return { ...opts, config: undefined, axesDim: r.axial, base: r.theta };
+    return { __proto__: null, ...opts, config: undefined, axesDim: r.axial, base: r.theta }; // no option from Object.prototype
   }
 
   /**
@@ -198,11 +198,11 @@ export function createAxes(wasm, call, frequencies) {
     if (opts.config === undefined) return null;
     const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
     const headDim = opts.headDim ?? r.headDim;
-    if (r.axial) return { ...axialOfConfig(check, opts, r), headDim, pairing: opts.pairing ?? 'interleaved' };
+    if (r.axial) return { __proto__: null, ...axialOfConfig(check, opts, r), headDim, pairing: opts.pairing ?? 'interleaved' };
     // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list is text
     const p = opts.positions;
     if (!r.mropeSection || !check.read('positions', () => (Array.isArray(p) ? p[0]?.length >= 0 : (p?.shape ?? p?.dims)?.length === 2))) return null;
-    return { ...opts, headDim, ...sectionOfConfig(check, opts, r) };
+    return { __proto__: null, ...opts, headDim, ...sectionOfConfig(check, opts, r) };
   }
 
   /** ropeApply with a section ([A, S] positions) or axesDim ([S, A] ids); opts already read. */

@@ -282,6 +282,7 @@ function axialOf(check, get, warnings) {
  * maxPosition } or { type: 'none', ... }, or { axial } for FLUX.
  */
 export function resolveConfig(check, config, opts) {
+  opts = { __proto__: null, ...opts }; // layerIndex or seqLen on Object.prototype are not options
   if (!isObject(config)) throw check.fail(TypeError, 'config must be a parsed config.json object', config);
   const warnings = [];
   const text = field(check, config, 'text_config', isObject, 'an object');
