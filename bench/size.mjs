@@ -52,9 +52,12 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30000;
  * causal about +70; the line moved to 18,200. The third adversarial pass
  * of issue 22 (the cache's q, k and v checked against float32's range, its
  * scratch sized from the checked shape and never left stale) took it to
- * 18,225: the line moved to 18,250.
+ * 18,225: the line moved to 18,250. The fourth pass's fixes took it to
+ * 18,239, and the float32 attention's branch-free finite scan (a first call
+ * of a fresh process 1.65x -> 1.5x a warm one) to 18,258: the line moved to
+ * 18,280.
  */
-export const CORE_CEILING_BYTES = 18250;
+export const CORE_CEILING_BYTES = 18280;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

@@ -176,11 +176,19 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
 static int (*volatile kv_head_fn)(const flash *, float *, const float *, const float *,
                                   const float *) = kv_head;
 
-/* Every one of n float32 values is finite. */
+/*
+ * Every one of n float32 values is finite (its exponent bits are not all
+ * ones). Without a branch a value, clang turns the loop into SIMD: the first
+ * call of a fresh module runs it in V8's baseline code, where the branching
+ * scan of q, k and v was about a tenth of that call.
+ */
 static int finite_f32(const float *x, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i])) return PE_ERR_VALUE;
-    return PE_OK;
+    uint32_t bad = 0, bits;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&bits, x + i, 4);
+        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return bad ? PE_ERR_VALUE : PE_OK;
 }
 
 int pe_attention_f32(float *out, const float *q, const float *k, const float *v, const int32_t *dims,
