@@ -122,6 +122,18 @@ test('<pe-lab> embeds like the other widgets: embed.html?view=lab with its attri
     });
     assert.deepEqual({ task: state.task, attention: state.attention }, { task: 'shift', attention: 'causal' });
     assert.match(state.title, /位置编码实验室/);
+    // its summary in Chinese: one sentence a model, joined without a space after 。
+    await page.evaluate(() => {
+      const lab = document.querySelector('pe-lab');
+      lab.setAttribute('steps', '25');
+      lab.setAttribute('encodings', 'none,rope');
+    });
+    await page.waitForFunction(() => document.querySelector('pe-lab').dataset.state === 'idle');
+    await page.evaluate(() => document.querySelector('pe-lab').shadowRoot.querySelector('.controls button, button').click());
+    await page.waitForFunction(() => document.querySelector('pe-lab').dataset.state === 'trained', null, { timeout: 120000 });
+    const status = await page.evaluate(() => [...document.querySelector('pe-lab').shadowRoot.querySelectorAll('p[role=status]')].map((p) => p.textContent).join('|'));
+    assert.equal(status.match(/。/g)?.length, 2, JSON.stringify(status));
+    assert.doesNotMatch(status, /。\s/, status);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();

@@ -96,7 +96,7 @@ export class PeLab extends PeWidget {
 
   showStatus() {
     if (!this.statusEl) return;
-    this.statusEl.textContent = [this.statusText(), this.where === 'page' ? this.tl('inPage') : ''].filter(Boolean).join(' ');
+    this.statusEl.textContent = [this.statusText(), this.where === 'page' ? this.tl('inPage') : ''].filter(Boolean).join(this.gap());
     const busy = this.runState === 'training';
     this.trainBtn.disabled = busy;
     this.stopBtn.disabled = !busy;
@@ -322,7 +322,12 @@ export class PeLab extends PeWidget {
   summary() {
     // in the encodings' order, not the order their trainers finished in
     return ENCODINGS.map((k) => [k, this.curves.get(k)]).filter(([, c]) => c?.result).map(([k, c]) => this.tl('trained', { encoding: this.tl(`enc_${k}`),
-      steps: c.result.steps, accuracy: `${(100 * c.result.accuracy).toFixed(1)}%`, seconds: c.result.seconds.toFixed(1) })).join(' ');
+      steps: c.result.steps, accuracy: `${(100 * c.result.accuracy).toFixed(1)}%`, seconds: c.result.seconds.toFixed(1) })).join(this.gap());
+  }
+
+  /** What goes between two sentences: a space in English, nothing after a Chinese full stop. */
+  gap() {
+    return this.language === 'zh' ? '' : ' ';
   }
 
   failed(message) {
