@@ -8,7 +8,8 @@
 export class UsageError extends Error {}
 
 const INT = /^-?\d+$/;
-const REAL = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+/** A real as a flag gives it: decimal or exponent notation (not "0x10", "0b1", " 4" or "Infinity"). */
+export const REAL = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
 /** The number a flag's text stands for, or a UsageError naming the flag and the text. */
 export function readNumber(name, raw, f) {

@@ -27,7 +27,7 @@ import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
 import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
-import { UsageError, parseFlags, checkRange } from './args.js';
+import { UsageError, parseFlags, checkRange, REAL } from './args.js';
 
 // The API's limit on one call (PE_MAX_BYTES, docs/limits.md; tests/cli.test.js
 // holds the two equal), used as the default largest file.
@@ -469,7 +469,8 @@ async function runTimestep(pe, { values: v, format, dtype }, out, tick) {
     t = Float64Array.from({ length: v.steps }, (_, i) => i);
   } else {
     t = v.timesteps.split(',').map((x) => {
-      const n = x.trim() === '' ? NaN : Number(x);
+      // each as a real flag is read (spaces around it allowed): Number() took 0x10 for 16, 0b1 for 1
+      const n = REAL.test(x.trim()) ? Number(x) : NaN;
       if (!Number.isFinite(n)) throw new UsageError(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(x)}`);
       return n;
     });

@@ -57,3 +57,88 @@ test('every entry at its documented limits: a result or a posenc error, never a 
     assert.equal(api.memoryStats().liveAllocations, 0, label);
   }
 });
+
+// Fifth adversarial pass (issue 22): every size argument of each function at
+// its documented maximum at once, all one past, each one past with the others
+// at their maxima, and each pair of sizes at products of 2^32 + a little (2^16
+// × 2^16, 65537 × 65535, 2^8 × 2^24, 4097 × 2^20) with the rest 1: 460 calls.
+// Each is accepted (small) or refused by a posenc error before any
+// allocation: memoryStats() does not move across a refusal, nothing stays
+// allocated, and no wrapped product is taken for a small one.
+const fake = (shape) => ({ shape, data: { length: shape.reduce((a, b) => a * b, 1) } }); // refused before data is read
+const like = (n) => ({ length: n });
+const even = (n, k = 2) => n - (n % k);
+const SIZED = [ // [api, fn, maxima, sizes -> args]
+  [pe, 'table', [N, N], ([a, b]) => [a, b]], [pe, 'table', [N, N], ([a, b]) => [a, b, { dtype: 'float16' }]],
+  [pe, 'frequencies', [N], ([a]) => [a]], [pe, 'columns', [N], ([a]) => [a]], [pe, 'tableGram', [N, N], ([a, b]) => [a, b]],
+  [pe, 'rotation', [16384], ([d]) => [2 ** 31 - 1, d]], [pe, 'dot', [N], ([n]) => [like(n), like(n)]],
+  [pe, 'norms', [N, N], ([r, c]) => [fake([r, c])]], [pe, 'gram', [N, N], ([r, c]) => [fake([r, c]), { cosine: true }]],
+  [pe, 'toyAttention', [N], ([n]) => [like(n), like(n), { weights: like(n) }]],
+  [pe, 'attention', [N, N, N, N], ([b, h, n, d]) => [fake([b, h, n, d]), fake([b, h, n, d]), fake([b, h, n, d])]],
+  [pe, 'attention', [N, N, N, N], ([b, h, n, d]) => [fake([b, h, n, d]), fake([b, 1, 1, d]), fake([b, 1, 1, 8]), { dtype: 'float32' }]],
+  [pe, 'kvCache', [N, N, N, N, N], ([heads, headDim, v, maxLength, batch]) => [{ heads, headDim, valueDim: even(v, 8), maxLength, batch }]],
+  [pv, 'ropeFrequencies', [N], ([d]) => [even(d)]], [pv, 'ropeCache', [N, N], ([l, d]) => [l, even(d), { dtype: 'float64' }]],
+  [pv, 'ropeApply', [N, N, N, N], ([b, h, s, d]) => [fake([b, h, s, even(d)])]], [pv, 'rope', [N, N], ([d, maxLen]) => [{ dim: even(d), maxLen }]],
+  [pv, 'ropePermutation', [N, N], ([d, heads]) => [even(d), { heads }]], [pv, 'ropePermute', [N, N], ([r, c]) => [fake([r, c]), { headDim: 2 }]],
+  [pv, 'alibiSlopes', [65536], ([h]) => [h]], [pv, 'alibiBias', [65536, N, N], ([h, q, kLen]) => [h, q, { kLen }]],
+  [pv, 't5Bucket', [N], ([n]) => [like(n), { numBuckets: 65536 }]], [pv, 't5BucketMatrix', [N, N], ([q, kLen]) => [q, { kLen, numBuckets: 65536 }]],
+  [pv, 'shawClip', [N, N, N], ([q, kLen, m]) => [q, { kLen, maxRelativePosition: m }]],
+  [pv, 'learnedTable', [N, N], ([a, b]) => [a, b]], [pv, 'learnedRows', [N, N, N], ([n, t, d]) => [like(n), t, d]],
+  [pv, 'binaryTable', [N, 64], ([n, b]) => [n, b]], [pv, 'roundTo', [N], ([n]) => [like(n), 'float16']], [pv, 'formatBits', [N], ([n]) => [like(n), 'bfloat16']],
+  [pv, 'precisionError', [N, N], ([d, count]) => [even(d), { count }]],
+  [pv, 'mropeCache', [N, N], ([s, d]) => [fake([3, s]), even(d), { section: [1, 1, 2] }]],
+  [pv, 'ropeAxialCache', [N, 2 ** 20], ([s, a]) => [fake([s, 2]), { axesDim: [even(a), even(a)] }]], [pv, 'ropeGridIds', [N, N], ([h, w]) => [h, w, { axes: 3 }]],
+  [pf, 'timestepEmbedding', [N, N], ([n, d]) => [like(n), even(d)]], [pf, 'sincos1d', [N, N], ([n, d]) => [like(n), even(d, 4)]],
+  [pf, 'sincos2d', [65536, 65536, N, 65536], ([h, w, d, extraTokens]) => [h, w, even(d, 4), { extraTokens }]],
+  [pf, 'fourierFeatures', [N, N, 1024], ([r, c, levels]) => [fake([r, c]), { levels }]],
+  [pf, 'randomFourierFeatures', [N, N, 65536], ([r, c, features]) => [fake([r, c]), { features }]],
+  [lab, 'examples', [1024, 65536], ([length, count]) => [{ task: 'copy', length, count }]],
+  [lab, 'train', [512, 64, 4, 4096, 1024, 1024], ([dModel, heads, layers, mlp, batch, maxLength]) => [{ steps: 1, dModel: even(dModel, heads), heads, layers, mlp, batch, maxLength }]],
+];
+const WRAPS = [[2 ** 16, 2 ** 16], [65537, 65535], [2 ** 16 + 1, 2 ** 16 + 1], [2 ** 8, 2 ** 24], [4097, 2 ** 20]];
+
+test('every size of each function at its maximum at once, one past, and pairs whose product passes 2^32: refused before any allocation', () => {
+  let calls = 0, refused = 0;
+  for (const [api, fn, max, args] of SIZED) {
+    const combos = [max, max.map((m) => m + 1), ...max.map((_, i) => max.map((m, j) => (i === j ? m + 1 : m)))];
+    for (let i = 0; i < max.length; i++) {
+      for (let j = i + 1; j < max.length; j++) {
+        for (const [a, b] of WRAPS) if (a <= max[i] && b <= max[j]) combos.push(max.map((_, k) => (k === i ? a : k === j ? b : 1)));
+      }
+    }
+    for (const sizes of combos) {
+      const label = `${fn}(${sizes})`, before = api.memoryStats();
+      calls++;
+      try {
+        api[fn](...args(sizes))?.free?.();
+      } catch (e) {
+        assert.ok((e instanceof RangeError || e instanceof TypeError) && /^posenc\.\S+: /.test(e.message), `${label}: ${e?.constructor?.name}: ${e?.message}`);
+        assert.deepEqual(api.memoryStats(), before, `${label}: ${e.message}`);
+        refused++;
+      }
+      assert.equal(api.memoryStats().liveAllocations, 0, label);
+    }
+  }
+  assert.equal(calls, 460);
+  assert.ok(refused >= 430, `${refused} refused`);
+});
+
+// precisionError's count: the positions 0..count - 1 were made (a 2^24
+// Float64Array.from, 128 MiB of JS memory and half a second) before the
+// positions x dModel bound refused the call. Counted by a spy on
+// Float64Array.from, not timed.
+test('precisionError refuses count x dModel past its bound before making the positions', () => {
+  const from = Float64Array.from, made = [];
+  Float64Array.from = function (source, ...rest) {
+    made.push(source?.length);
+    return from.call(this, source, ...rest);
+  };
+  try {
+    assert.throws(() => pv.precisionError(N, { count: N }), /^RangeError: posenc\.precisionError: positions × dModel must be at most/);
+    assert.throws(() => pv.precisionError(2 ** 10, { count: 2 ** 16 }), /positions × dModel/);
+  } finally {
+    Float64Array.from = from;
+  }
+  assert.ok(made.every((n) => !(n > 2 ** 10)), `made: ${made}`);
+  assert.equal(pv.precisionError(8, { count: 4 }).length, 4);
+});

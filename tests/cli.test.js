@@ -97,6 +97,9 @@ test('bad command lines exit 2 with a message naming the problem, and write noth
     [['timestep', '--dim', '8', '--out', out('x.npy')], /give --steps or --timesteps/],
     [['timestep', '--dim', '8', '--steps', '2', '--timesteps', '1', '--out', out('x.npy')], /give --steps or --timesteps/],
     [['timestep', '--dim', '8', '--timesteps', '1,,2', '--out', out('x.npy')], /--timesteps must be comma-separated finite numbers/],
+    // each timestep as strictly as a real flag (fifth adversarial pass, issue 22: Number() read these)
+    ...['0x10', '1,0b1', '0o7', '+4', '1_0', ' 4e', '.'].map((t) => [['timestep', '--dim', '8', '--timesteps', t, '--out', out('x.npy')],
+      new RegExp(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(t.split(',').pop()).replace(/[.+]/g, '\\$&')}`)]),
     [['timestep', '--dim', '8', '--steps', '0', '--out', out('x.npy')], /--steps must be an integer from 1/],
     [['timestep', '--dim', '2', '--steps', '2', '--out', out('x.npy')], /downscaleFreqShift must be less than dim \/ 2/],
     [['timestep', '--dim', '8', '--steps', '2', '--preset', 'sdxl', '--out', out('x.npy')], /preset must be one of/],

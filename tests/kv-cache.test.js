@@ -133,3 +133,78 @@ test('refusals name the parameter; the cache stays usable; a freed cache says so
   cache.free(); // twice is harmless
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+// Fifth adversarial pass (issue 22): 10,200 seeded append / truncate / attend
+// operations, a third of them refused (past maxLength, truncation below 0 or
+// past length, more queries than positions, empty chunks), over three shapes
+// (batch > 1, valueDim != headDim, GQA ratios 1 to 3, odd headDim), each attend
+// checked against a float64 JS attention over the same rows, the length after
+// every operation, and memoryStats() unmoved by every refusal.
+test('10,200 random interleavings of append, truncate and attend agree with a float64 reference; refusals move no memory', () => {
+  let seed = 12345;
+  const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const int = (a, b) => a + Math.floor(rnd() * (b - a + 1));
+  const vals = (n) => Float32Array.from({ length: n }, () => rnd() * 2 - 1);
+  const counts = { append: 0, truncate: 0, attend: 0, refused: 0 };
+  let worst = 0;
+  for (const { batch, heads, dk, dv, maxLength, group } of [
+    { batch: 2, heads: 2, dk: 4, dv: 8, maxLength: 12, group: 3 },
+    { batch: 1, heads: 1, dk: 16, dv: 8, maxLength: 5, group: 1 },
+    { batch: 3, heads: 2, dk: 3, dv: 16, maxLength: 20, group: 2 },
+  ]) {
+    const cache = pe.kvCache({ batch, heads, headDim: dk, valueDim: dv, maxLength });
+    const slots = batch * heads;
+    let K = Array.from({ length: slots }, () => []), V = Array.from({ length: slots }, () => []);
+    let length = 0;
+    for (let step = 0; step < 3400; step++) {
+      const before = pe.memoryStats(), op = int(0, 2);
+      try {
+        if (op === 0) {
+          const t = int(0, maxLength - length + 2), k = vals(slots * t * dk), v = vals(slots * t * dv);
+          cache.append({ data: k, dims: [batch, heads, t, dk] }, { data: v, dims: [batch, heads, t, dv] });
+          for (let s = 0; s < slots; s++) {
+            for (let i = 0; i < t; i++) {
+              K[s].push(k.subarray((s * t + i) * dk, (s * t + i + 1) * dk));
+              V[s].push(v.subarray((s * t + i) * dv, (s * t + i + 1) * dv));
+            }
+          }
+          length += t;
+        } else if (op === 1) {
+          const n = int(-1, length + 1);
+          cache.truncate(n);
+          [length, K, V] = [n, K.map((x) => x.slice(0, n)), V.map((x) => x.slice(0, n))];
+        } else {
+          const n = int(0, length + 1), H = heads * group, causal = rnd() < 0.5;
+          const scale = rnd() < 0.5 ? undefined : 0.1 + rnd();
+          const q = vals(batch * H * n * dk);
+          const got = cache.attend({ data: q, dims: [batch, H, n, dk] }, { causal, scale });
+          assert.deepEqual(got.shape, [batch, H, n, dv]);
+          for (let b = 0; b < batch; b++) {
+            for (let h = 0; h < H; h++) {
+              const s = b * heads + Math.floor(h / group);
+              for (let i = 0; i < n; i++) {
+                const row = ((b * H + h) * n + i), last = causal ? length - n + i : length - 1;
+                const scores = K[s].slice(0, last + 1).map((key) => key.reduce((a, x, j) => a + x * q[row * dk + j], 0) * (scale ?? 1 / Math.sqrt(dk)));
+                const top = Math.max(...scores), e = scores.map((z) => Math.exp(z - top)), sum = e.reduce((a, z) => a + z, 0);
+                for (let x = 0; x < dv; x++) {
+                  const want = e.reduce((a, w, j) => a + (w / sum) * V[s][j][x], 0);
+                  worst = Math.max(worst, Math.abs(want - got.data[row * dv + x]));
+                }
+              }
+            }
+          }
+        }
+        counts[['append', 'truncate', 'attend'][op]]++;
+      } catch (e) {
+        assert.ok(e instanceof RangeError && e.message.startsWith('posenc.kvCache.'), `step ${step}: ${e}`);
+        assert.deepEqual(pe.memoryStats(), before, `step ${step}: ${e.message}`);
+        counts.refused++;
+      }
+      assert.equal(cache.length, length, `step ${step}`);
+      assert.ok(pe.memoryStats().liveAllocations <= before.liveAllocations + 2, `step ${step}`);
+    }
+    cache.free();
+  }
+  assert.ok(worst <= 1e-5, `largest difference ${worst}`);
+  assert.ok(Object.values(counts).every((n) => n > 1000), JSON.stringify(counts));
+});

@@ -72,3 +72,22 @@ test('C entries compute sizes in double before any cast: m x d = 2^32 in pe_four
   exports.pe_free(p);
   assert.equal(exports.pe_live_allocations(), 0);
 });
+
+// kvCache.attend's scratch (q and the output) is batch x q's heads x n x
+// (headDim + valueDim) float32 values. GQA lets q have many more heads than the
+// cache, so a 532 KB cache and a 13.7 MB q made it 2^32 + 64 bytes, which
+// pe_malloc (a 32-bit size) took for 64: q was written past them and the
+// kernel's output past the end of memory ("offset is out of bounds").
+test('kvCache.attend: a scratch of 2^32 + 64 bytes (q with 427,445 GQA heads) is refused, not wrapped to 64', async () => {
+  const { init } = await import('../web/lib/index.js');
+  const pe = await init();
+  const dv = 2504, heads = 427445; // 4 x heads x (8 + dv) = 2^32 + 64
+  const cache = pe.kvCache({ heads: 1, headDim: 8, valueDim: dv, maxLength: 1 });
+  cache.append({ data: new Float32Array(8).fill(0.5), dims: [1, 1, 1, 8] }, { data: new Float32Array(dv).fill(1), dims: [1, 1, 1, dv] });
+  const before = pe.memoryStats();
+  assert.throws(() => cache.attend({ data: new Float32Array(heads * 8), dims: [1, heads, 1, 8] }), refusedForSize('kvCache.attend'));
+  assert.deepEqual(pe.memoryStats(), before);
+  // the same cache still answers (one query head per key head)
+  assert.deepEqual([...cache.attend({ data: new Float32Array(8), dims: [1, 1, 1, 8] }).data.subarray(0, 3)], [1, 1, 1]);
+  cache.free();
+});

@@ -92,13 +92,15 @@ export function createKvCache(wasm, call) {
       const group = s.heads / heads;
       // from the checked shape, not q's own (overridable) length
       const nq = batch * s.heads * s.n * dk;
-      if (live(c) && ioBytes < (nq + count) * 4) {
+      // checked in doubles: pe_malloc takes 32 bits (2^32 + 64 bytes was a 64-byte buffer)
+      const need = c.bytes((nq + count) * 4);
+      if (live(c) && ioBytes < need) {
         // q refused before its scratch grows; a failed alloc leaves no stale size (q once went to address 0)
         fits(c, 'q.data', tq.data, nq);
         io.free();
         ioBytes = 0;
-        io.alloc((nq + count) * 4);
-        ioBytes = (nq + count) * 4;
+        io.alloc(need);
+        ioBytes = need;
       }
       const qp = io.pointers[0], op = qp + nq * 4;
       heap().set(tq.data, qp / 4);

@@ -486,18 +486,16 @@ export function createVariants(wasm) {
     const format = check.oneOf('format', opts.format ?? 'float16', Object.keys(FORMATS));
     const mode = check.oneOf('mode', opts.mode ?? 'angle', Object.keys(PRECISION_MODES));
     let positions = positionsArg(check, opts, undefined, 'count');
-    if (!positions) {
-      const count = check.size('count', opts.count ?? 65536); // positions 0..65535 (not a C limit)
-      check.bytes(count * 16);
-      positions = Float64Array.from({ length: count }, (_, i) => i);
-    }
-    const n = positions.length;
+    // count: positions 0..count - 1 (65536 by default; not a C limit), made once the call is accepted
+    const n = positions ? positions.length : check.size('count', opts.count ?? 65536);
     check.bytes(n * 16);
     // Each (position, column) costs several roundings; above this a call would
     // run for minutes (2^24 columns at 65536 positions: two days).
     if (n * dModel > PRECISION_MAX_WORK) {
       throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
     }
+    // a refused count once made its 2^24 positions first (128 MiB and half a second)
+    positions ??= Float64Array.from({ length: n }, (_, i) => i);
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', n);
       call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
