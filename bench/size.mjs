@@ -55,9 +55,11 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30000;
  * 18,225: the line moved to 18,250. The fourth pass's fixes took it to
  * 18,239, and the float32 attention's branch-free finite scan (a first call
  * of a fresh process 1.65x -> 1.5x a warm one) to 18,258: the line moved to
- * 18,280.
+ * 18,280. The fifth pass (the KV cache's scratch checked in bytes) and one
+ * guard for every JS allocation (heap.js malloc: nothing past 1 GiB reaches
+ * the 32-bit pe_malloc) took it to 18,279: the line moved to 18,300.
  */
-export const CORE_CEILING_BYTES = 18280;
+export const CORE_CEILING_BYTES = 18300;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

@@ -91,3 +91,25 @@ test('kvCache.attend: a scratch of 2^32 + 64 bytes (q with 427,445 GQA heads) is
   assert.deepEqual([...cache.attend({ data: new Float32Array(8), dims: [1, 1, 1, 8] }).data.subarray(0, 3)], [1, 1, 1]);
   cache.free();
 });
+
+// The class behind that case: any size a JS caller computes reaches C as a
+// 32-bit size_t. Every allocation of the JS API goes through heap.js's malloc,
+// which refuses more than one call's limit before the cast, so a size some
+// caller forgot to check cannot wrap into a small buffer.
+test('every JS allocation is refused past 1 GiB before it reaches the 32-bit pe_malloc (which would take 2^32 + 64 for 64)', async () => {
+  const { malloc, Frame } = await import('../web/lib/heap.js');
+  const dir = build === 'debug' ? '../dist/debug' : '../dist';
+  const wasm = await import(`${dir}/posenc-wasm.js`).then((m) => instantiateForTests(m.WASM_BASE64));
+  const wrapped = wasm.pe_malloc(2 ** 32 + 64); // what the raw export does with such a size: a 64-byte buffer
+  assert.notEqual(wrapped, 0);
+  wasm.pe_free(wrapped);
+  const pages = wasm.memory.buffer.byteLength;
+  for (const bytes of [2 ** 32 + 64, 2 ** 32, 2 ** 30 + 1, 2 ** 53, Infinity, NaN]) assert.equal(malloc(wasm, bytes), 0, String(bytes));
+  const p = malloc(wasm, 64);
+  assert.notEqual(p, 0);
+  wasm.pe_free(p);
+  const frame = new Frame(wasm, 'test');
+  assert.throws(() => frame.alloc(2 ** 32 + 64), /^RangeError: posenc\.test: WebAssembly memory is exhausted \(could not allocate 4294967360 bytes\)$/);
+  assert.equal(wasm.memory.buffer.byteLength, pages);
+  assert.equal(wasm.pe_live_allocations(), 0);
+});

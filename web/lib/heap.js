@@ -3,7 +3,7 @@
 // throws. Views of wasm memory are made only for an instant and never kept:
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
-import { Checker, typedLength, copyTyped } from './validate.js';
+import { Checker, typedLength, copyTyped, MAX_BYTES } from './validate.js';
 import { HALF_TYPES, encodeHalves, decodeHalves } from './float16.js';
 import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
@@ -15,6 +15,14 @@ const WASM_TYPES = { float32: Float32Array, float64: Float64Array, float16: Floa
 /** The C dtype code of a dtype name. */
 export const dtypeCode = (dtype) => (dtype === 'float32' ? PE_F32 : PE_F64);
 
+/**
+ * wasm.pe_malloc(bytes), or 0 past one call's limit: the size reaches C as a
+ * 32-bit size_t, so 2^32 + 64 bytes would arrive as 64 and the caller would
+ * write past its buffer. Every allocation goes through here, so a size a
+ * caller forgot to check is refused instead (issue 22: the class, not the case).
+ */
+export const malloc = (wasm, bytes) => (bytes <= MAX_BYTES ? wasm.pe_malloc(bytes) : 0);
+
 export class Frame {
   constructor(wasm, fn) {
     this.wasm = wasm;
@@ -23,7 +31,7 @@ export class Frame {
   }
 
   alloc(bytes) {
-    const ptr = this.wasm.pe_malloc(bytes);
+    const ptr = malloc(this.wasm, bytes);
     if (!ptr) {
       throw new RangeError(`posenc.${this.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
     }

@@ -2,7 +2,7 @@
 // ropeApply and the rope() handle. Nothing here widens float32: caches are
 // written by the core in their dtype, and x is rotated in its dtype as
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
-import { statusCall, dtypeCode, TYPES, withFrame } from '../heap.js';
+import { statusCall, dtypeCode, TYPES, withFrame, malloc } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { typedLength, copyTyped, bytesPer, MAX_DIM } from '../validate.js';
 import { readNested } from '../tensor.js';
@@ -236,7 +236,7 @@ export function createRotary(wasm, paramsPtr) {
       own.freed = true;
     };
     const alloc = (count) => {
-      const ptr = wasm.pe_malloc(count * eb);
+      const ptr = malloc(wasm, count * eb);
       if (!ptr) throw check.fail(RangeError, `WebAssembly memory is exhausted (could not allocate ${count * eb} bytes)`);
       return ptr;
     };
