@@ -130,6 +130,32 @@ test('ropeGridIds makes the patch-grid ids FLUX and Pixtral index', () => {
   assert.deepEqual(Array.from(g.data), pix.ids.flat());
 });
 
+test('position ids as HF hands them: an int64 transformers.js Tensor and an int32 tfjs-style tensor give the golden caches', () => {
+  // position_ids are int64 in HF and transformers.js; the golden positions are whole numbers
+  const c = golden.mropeCache.find((g) => g.positions.flat().every(Number.isInteger));
+  const [rows, s] = [3, c.positions[0].length];
+  const flat = c.positions.flat();
+  const given = [
+    new Tensor('int64', BigInt64Array.from(flat, BigInt), [rows, s]),
+    { dtype: 'int32', shape: [rows, s], dataSync: () => Int32Array.from(flat) },
+    { type: 'int32', data: Int32Array.from(flat), dims: [rows, s] },
+  ];
+  for (const positions of given) {
+    const got = pe.mropeCache(positions, c.headDim, { section: c.section, interleaved: c.interleaved, base: c.base, dtype: 'float64' });
+    assertClose(`${c.name} cos from ${positions.type ?? positions.dtype}`, got.cos.data, c.cos.flat(), angleTol(maxAbs(c.positions)));
+  }
+  const a = golden.apply.find((g) => g.options.section && g.options.positions.flat().every(Number.isInteger));
+  const x = { shape: [a.x.length, a.x[0].length], data: a.x.flat() };
+  const p = a.options.positions;
+  const positions = new Tensor('int64', BigInt64Array.from(p.flat(), BigInt), [p.length, p[0].length]);
+  assertClose(`${a.name} from int64`, pe.ropeApply(x, { ...a.options, positions, dtype: 'float64' }).data, a.out.flat(), angleTol(maxAbs(p) * 2));
+  const ids = golden.axialCache.find((g) => g.ids.flat().every(Number.isInteger));
+  const got = pe.ropeAxialCache({ type: 'int32', data: Int32Array.from(ids.ids.flat()), dims: [ids.ids.length, ids.ids[0].length] }, ids.options);
+  assertClose(`${ids.name} from int32 ids`, got.cos.data, ids.cos.flat(), () => 1e-6);
+  // quantized activations stay refused where values are not whole numbers: x as int8
+  refuses(() => pe.ropeApply({ type: 'int8', data: new Int8Array(x.data.length), dims: x.shape }, { ...a.options, positions }), TypeError, 'element type', 'int8 x');
+});
+
 test('ropeApply with [3, S] positions and a section, and with [S, A] ids and axesDim', () => {
   for (const c of golden.apply) {
     const x = { shape: [c.x.length, c.x[0].length], data: c.x.flat() };

@@ -6,7 +6,7 @@
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
 import { Checker, DTYPES, MAX_DIM, bytesPer } from '../validate.js';
-import { readNested, tensor, outputArgs } from '../tensor.js';
+import { readNested, tensor, outputArgs, positionElements } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
 import { PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
@@ -150,7 +150,7 @@ export function createAxes(wasm, call, frequencies) {
     const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
     check.size('headDim', headDim);
     if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
-    const t = readNested(check, 'positions', positions, [2]);
+    const t = readNested(check, 'positions', positions, [2], positionElements);
     const [rows, s] = t.shape;
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
@@ -166,7 +166,7 @@ export function createAxes(wasm, call, frequencies) {
     const check = new Checker('ropeAxialCache');
     const given = check.options(options, ['axesDim', 'frequencies', 'base', 'config', 'layerType', 'layout', 'pairing', 'dtype']);
     const opts = given.config === undefined ? given : axialOfConfig(check, given);
-    const t = readNested(check, 'ids', ids, [2]);
+    const t = readNested(check, 'ids', ids, [2], positionElements);
     const [n, axes] = t.shape;
     if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
     const plan = axialPlan(check, opts, axes);
@@ -219,7 +219,7 @@ export function createAxes(wasm, call, frequencies) {
     if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
     if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
-    const p = readNested(check, 'positions', opts.positions, [2]);
+    const p = readNested(check, 'positions', opts.positions, [2], positionElements);
     const bySection = opts.section !== undefined;
     const [pRows, pCols] = bySection ? p.shape : [...p.shape].reverse();
     if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
