@@ -81,10 +81,6 @@ function typedData(check, name, type, data, integers) {
   return array.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(data, Number) : data;
 }
 
-/** Elements for positions and ids: finite numbers, from a real or an integer tensor (HF's int64 position_ids). */
-export const positionElements = (check, name, data, count) => check.vector(name, data, count);
-positionElements.integers = true;
-
 /**
  * A tensor argument of one of `ranks` (default: a matrix), nested arrays
  * included: { shape, data }, data a typed array of every element checked by

@@ -6,10 +6,14 @@
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
 import { Checker, DTYPES, MAX_DIM, bytesPer } from '../validate.js';
-import { readNested, tensor, outputArgs, positionElements } from '../tensor.js';
+import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
 import { PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
+
+/** Elements of positions and ids: finite numbers, from a real or an integer tensor (HF's int64 position_ids). */
+const positionElements = (check, name, data, count) => check.vector(name, data, count);
+positionElements.integers = true;
 
 // Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
 /** The options of the multi-axis form of ropeApply (besides its own). */
