@@ -486,8 +486,8 @@ export function createVariants(wasm) {
     const format = check.oneOf('format', opts.format ?? 'float16', Object.keys(FORMATS));
     const mode = check.oneOf('mode', opts.mode ?? 'angle', Object.keys(PRECISION_MODES));
     let positions = positionsArg(check, opts, undefined, 'count');
-    // count: positions 0..count - 1 (65536 by default; not a C limit), made once the call is accepted
-    const n = positions ? positions.length : check.size('count', opts.count ?? 65536);
+    // count: positions 0..count - 1, made once the call is accepted
+    const n = positions ? positions.length : check.size('count', opts.count ?? 65536); // 65536 by default (not a C limit)
     check.bytes(n * 16);
     // Each (position, column) costs several roundings; above this a call would
     // run for minutes (2^24 columns at 65536 positions: two days).
