@@ -147,7 +147,7 @@ test('rope --config refuses with exit 2, a message naming the mistake, and no fi
   writeFileSync(kept, 'mine');
   const r = run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', kept);
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /exists \(add --force/);
+  assert.match(r.stderr, /exists; add --force to overwrite it/);
   assert.equal(readFileSync(kept, 'utf8'), 'mine');
   assert.equal(run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', kept, '--force').status, 0);
   assert.equal(parseNpy(readFileSync(kept)).shape.join(), '2,8,128');

@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync, symlinkSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,4 +184,55 @@ print(','.join(np.format_float_scientific(x, unique=True, trim='-') for x in a))
   assert.equal(float64.stdout, `0,1\n${Math.sin(1)},${Math.cos(1)}\n`, 'float64 keeps every digit of the double');
   const small = run('table', '--d-model', '2', '--max-len', '2', '--format', 'csv', '--out', '-');
   assert.equal(small.stdout, '0,1\n0.84147096,0.5403023\n', 'sin 1 and cos 1 as NumPy prints their float32');
+});
+
+// The sixth adversarial pass (issue 22): --out at what is not a regular file, for both writers.
+const CONFIG = path.join(here, 'fixtures', 'configs', 'deepseek-v3.json');
+const WRITERS = { table: TABLE, 'rope --config': ['rope', '--config', CONFIG, '--max-len', '4', '--quiet'] };
+
+test('--out at a FIFO or a device (through a link too) is refused with or without --force, never replaced by a file', () => {
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`special-${name.replace(/\W/g, '')}`);
+    const fifo = path.join(d, 'fifo.npy');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const dev = path.join(d, 'null.npy');
+    symlinkSync('/dev/null', dev);
+    for (const out of [fifo, dev]) {
+      for (const force of [[], ['--force']]) {
+        const r = run(...args, '--out', out, ...force);
+        assert.equal(r.status, 2, `${name} ${out} ${force}: ${r.stderr}`);
+        assert.match(r.stderr, /is not a regular file \(a FIFO, device or socket\)/);
+      }
+    }
+    assert.ok(lstatSync(fifo).isFIFO(), `${name}: the FIFO is still one`);
+    assert.ok(lstatSync(dev).isSymbolicLink(), `${name}: the link to /dev/null is still one`);
+    assert.deepEqual(readdirSync(d).sort(), ['fifo.npy', 'null.npy']);
+  }
+});
+
+test('a dangling link is an existing --out (exit 2 before any work, not after it), and rope --config refuses a missing folder as table does', () => {
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`dangling-${name.replace(/\W/g, '')}`);
+    const link = path.join(d, 'pe.npy');
+    symlinkSync(path.join(d, 'nowhere.npy'), link);
+    const r = run(...args, '--out', link);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /pe\.npy exists; add --force to overwrite it/);
+    const m = run(...args, '--out', path.join(d, 'no', 'pe.npy'));
+    assert.equal(m.status, 2, `${name}: ${m.stderr}`);
+    assert.match(m.stderr, /--out .*pe\.npy: the folder .*no does not exist/);
+    assert.deepEqual(readdirSync(d), ['pe.npy']);
+  }
+});
+
+test('rope --config under a file-size limit: a short last write is no success, a failed one leaves no temporary file', () => {
+  // 2176 bytes: a 2 KiB limit cuts the last chunk short (it wrote 2048 bytes and exited 0), 1 KiB fails a write (the temporary file stayed).
+  for (const [kib, file] of [[2, 'a.npy'], [1, 'b.npy'], [1, 'c.npz']]) {
+    const d = folder(`fsize-config-${file}`);
+    const r = spawnSync('sh', ['-c', `ulimit -f ${kib}; exec "$0" "$@"`, process.execPath, cli, ...WRITERS['rope --config'], '--out', path.join(d, file)],
+      { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 1, `${kib} KiB ${file}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`cannot write .*${file.replace('.', '\\.')} \\(EFBIG: file too large.*\\); nothing was written`));
+    assert.deepEqual(readdirSync(d), []);
+  }
 });

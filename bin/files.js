@@ -1,0 +1,91 @@
+// Writing --out for every command (bin/posenc.js and bin/rope-config.js): a
+// file is written whole or not at all. The data goes to a temporary file in
+// the target's folder, renamed (or, without --force, linked) over the target
+// only once complete, and removed on an error, SIGINT or SIGTERM.
+import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, lstatSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from './args.js';
+
+/**
+ * Refuses, before anything is computed, an --out whose folder does not exist,
+ * a folder, anything that is not a regular file (a FIFO, a device such as
+ * /dev/null, a socket: renaming over it would replace the node, /dev's too
+ * for root; use --out - and redirect), and, without --force, anything already
+ * there, a dangling symbolic link included (linkSync fails on it only after
+ * the work).
+ */
+export function checkTarget(out, force) {
+  const dir = path.dirname(out);
+  let folder;
+  try {
+    folder = statSync(dir);
+  } catch {
+    throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
+  }
+  if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
+  if (!lstatSync(out, { throwIfNoEntry: false })) return;
+  const target = statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
+  if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
+  if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
+  if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
+}
+
+/** writeSync may write less than asked (a disk filling up does that first): loop until done or it throws. */
+export function writeAll(fd, bytes) {
+  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+/**
+ * A temporary file beside `target` (same folder, hence the same file system,
+ * so the final rename is atomic). commit() flushes it to disk and gives it the
+ * target's name; without `force` it links instead of renaming, which fails
+ * rather than replace a file that appeared meanwhile. discard() removes it;
+ * so does a SIGINT or SIGTERM while it is open.
+ */
+export function atomicFile(target, force) {
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.posenc-partial`);
+  let fd = -1;
+  const remove = () => {
+    if (fd >= 0) closeSync(fd);
+    fd = -1;
+    try { unlinkSync(temp); } catch { /* already gone */ }
+  };
+  const onSignal = (signal) => {
+    remove();
+    process.stderr.write(`\nposenc: ${signal}: stopped, ${target} not written\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  // The handlers come first: a signal that arrived after the file was created
+  // but before they existed would end the process the default way, leaving the
+  // file behind (seen under load: the test's SIGTERM exited with no status).
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const done = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  try {
+    fd = openSync(temp, 'wx');
+  } catch (e) {
+    done();
+    throw e;
+  }
+  return {
+    fd,
+    commit() {
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = -1;
+      try {
+        if (force) renameSync(temp, target);
+        else linkSync(temp, target);
+      } catch (e) {
+        if (e.code === 'EEXIST') throw new UsageError(`${target} appeared while writing; nothing replaced (add --force to overwrite)`);
+        throw e;
+      } finally {
+        remove();
+        done();
+      }
+    },
+    discard() {
+      remove();
+      done();
+    },
+  };
+}
