@@ -30,9 +30,25 @@ export function checkTarget(out, force) {
   if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
 }
 
-/** writeSync may write less than asked (a disk filling up does that first): loop until done or it throws. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * writeSync may write less than asked (a disk filling up does that first):
+ * loop until done or it throws. Standard output can be a non-blocking pipe
+ * (Node makes a pipe non-blocking once process.stderr is used, and `2>&1 |`
+ * shares that pipe with stdout):
+ * when the reader is slower, EAGAIN means wait a millisecond and write on
+ * (it failed `posenc table --out - 2>&1 | slow` with exit 1 after 64 KiB).
+ */
 export function writeAll(fd, bytes) {
-  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
+  for (let done = 0; done < bytes.length;) {
+    try {
+      done += writeSync(fd, bytes, done, bytes.length - done);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
 }
 
 /**

@@ -236,3 +236,15 @@ test('rope --config under a file-size limit: a short last write is no success, a
     assert.deepEqual(readdirSync(d), []);
   }
 });
+
+test('--out - into a pipe shared with stderr (2>&1 |) and read slowly is written whole (EAGAIN is waited out, not a failed write)', () => {
+  // 4 MiB + 128 bytes: the writer fills the 64 KiB pipe long before the reader, asleep for a second, starts.
+  for (const format of ['npy', 'csv']) {
+    const r = spawnSync('sh', ['-c', '"$0" "$@" 2>&1 | { sleep 1; wc -c; }', process.execPath, cli, 'table', '--d-model', '512', '--max-len', '2048', '--format', format, '--out', '-'],
+      { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const bytes = Number(r.stdout.trim());
+    if (format === 'npy') assert.equal(bytes, 128 + 2048 * 512 * 4, r.stdout);
+    else assert.ok(bytes > 2048 * 512 * 2, `${bytes} bytes of CSV`);
+  }
+});
