@@ -218,7 +218,8 @@ async function ropeCommand(pv, values) {
 function inspectCommand(pv, values, positional) {
   if (positional.length !== 1) throw new UsageError('give one config.json (posenc inspect config.json)');
   const config = readConfig(positional[0]);
-  process.stdout.write(inspectReport(pv, config, selection(values), Boolean(values.json)));
+  // writeSync, as --out - is written: process.stdout.write's EPIPE (| head) escaped as an unhandled 'error' event with a stack.
+  writeAll(1, Buffer.from(inspectReport(pv, config, selection(values), Boolean(values.json))));
 }
 
 /** `posenc rope --config ...` or `posenc inspect ...`: the exit status. */
@@ -242,7 +243,7 @@ export async function main(argv) {
       process.stderr.write(`posenc: ${e.message}\n`);
       return 2;
     }
-    const why = e.code ? `cannot write ${out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); nothing was written` : e.message;
+    const why = e.code ? `cannot write ${out ?? 'standard output'} (${e.code}: ${e.message.replace(/^\w+: /, '')}); nothing was written` : e.message;
     process.stderr.write(`posenc: ${why}\n`);
     return 1;
   }
