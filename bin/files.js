@@ -15,6 +15,8 @@ import { UsageError } from './args.js';
  * the work).
  */
 export function checkTarget(out, force) {
+  // x.npy/ names a folder: path.dirname read it as x.npy in ., and the link failed (ENOENT) after the work.
+  if (out.endsWith('/') || out.endsWith(path.sep)) throw new UsageError(`--out ${out} ends in a slash: name a file`);
   const dir = path.dirname(out);
   let folder;
   try {
@@ -59,7 +61,10 @@ export function writeAll(fd, bytes) {
  * so does a SIGINT or SIGTERM while it is open.
  */
 export function atomicFile(target, force) {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.posenc-partial`);
+  // At most 64 plain characters of the target's name: a name within NAME_MAX (255 bytes) made a temporary
+  // name past it (ENAMETOOLONG, exit 1 for a valid --out).
+  const stem = path.basename(target).replace(/[^\w.-]/g, '_').slice(0, 64);
+  const temp = path.join(path.dirname(target), `.${stem}.${process.pid}.posenc-partial`);
   let fd = -1;
   const remove = () => {
     if (fd >= 0) closeSync(fd);

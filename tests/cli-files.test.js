@@ -248,3 +248,19 @@ test('--out - into a pipe shared with stderr (2>&1 |) and read slowly is written
     else assert.ok(bytes > 2048 * 512 * 2, `${bytes} bytes of CSV`);
   }
 });
+
+test('--out ending in a slash is refused before the work; a name near NAME_MAX (255 bytes) is written', () => {
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`names-${name.replace(/\W/g, '')}`);
+    // x.npy/ was read as x.npy in its folder: the link failed (ENOENT, exit 1) after the work.
+    const r = run(...args, '--out', path.join(d, 'x.npy') + '/');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /--out .*x\.npy\/ ends in a slash: name a file/);
+    // 250 bytes of name: the temporary file's name (name, pid, .posenc-partial) passed 255 (ENAMETOOLONG, exit 1).
+    const long = `${'é'.repeat(123)}.npy`;
+    const w = run(...args, '--out', path.join(d, long));
+    assert.equal(w.status, 0, w.stderr);
+    assert.deepEqual(readdirSync(d), [long]);
+    assert.ok(isNpy(path.join(d, long)));
+  }
+});
