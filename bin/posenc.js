@@ -469,7 +469,9 @@ async function main(argv) {
       return 2;
     }
     // A failed write (full disk, no permission) names the file; the temporary file is gone.
-    const why = e.code ? `cannot write ${values.out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); nothing was written` : e.message;
+    // Standard output (| head) may have taken part of it: only a file is known to be left unwritten.
+    const stdout = values.out === '-';
+    const why = e.code ? `cannot write ${stdout ? 'standard output' : values.out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${stdout ? 'stopped' : 'nothing was written'}` : e.message;
     process.stderr.write(`posenc: ${why}\n`);
     return 1;
   }

@@ -243,7 +243,7 @@ export async function main(argv) {
       process.stderr.write(`posenc: ${e.message}\n`);
       return 2;
     }
-    const why = e.code ? `cannot write ${out ?? 'standard output'} (${e.code}: ${e.message.replace(/^\w+: /, '')}); nothing was written` : e.message;
+    const why = e.code ? `cannot write ${out ?? 'standard output'} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${out ? 'nothing was written' : 'stopped'}` : e.message;
     process.stderr.write(`posenc: ${why}\n`);
     return 1;
   }
