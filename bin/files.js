@@ -54,6 +54,17 @@ export function writeAll(fd, bytes) {
 }
 
 /**
+ * A message on stderr. A closed or broken stderr (`2>&1 | head -c 1`) loses
+ * it: process.stderr's EPIPE was an unhandled 'error' event that ended the
+ * process mid-write, leaving its temporary file behind.
+ */
+export function say(text) {
+  try {
+    writeAll(2, Buffer.from(text));
+  } catch { /* stderr is gone: messages are not the data */ }
+}
+
+/**
  * A temporary file beside `target` (same folder, hence the same file system,
  * so the final rename is atomic). commit() flushes it to disk and gives it the
  * target's name; without `force` it links instead of renaming, which fails
@@ -73,7 +84,7 @@ export function atomicFile(target, force) {
   };
   const onSignal = (signal) => {
     remove();
-    process.stderr.write(`\nposenc: ${signal}: stopped, ${target} not written\n`);
+    say(`\nposenc: ${signal}: stopped, ${target} not written\n`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   // The handlers come first: a signal that arrived after the file was created

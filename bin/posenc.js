@@ -21,11 +21,12 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { endianness } from 'node:os';
+import { isatty } from 'node:tty';
 import path from 'node:path';
 import { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from 'posenc';
 import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
-import { checkTarget, atomicFile, writeAll } from './files.js';
+import { checkTarget, atomicFile, writeAll, say } from './files.js';
 import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
 import { UsageError, parseFlags, checkRange, REAL } from './args.js';
@@ -284,7 +285,7 @@ function textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows) {
 function progressLine(quiet, label, bytes) {
   // Only outputs of 8 MiB or more report progress, on stderr (stdout may be the data).
   if (quiet || bytes < 8 * 2 ** 20) return { tick() {}, done() {} };
-  const tty = process.stderr.isTTY;
+  const tty = isatty(2); // not process.stderr, which makes a shared pipe non-blocking
   let last = -1;
   const mib = (bytes / 2 ** 20).toFixed(1);
   return {
@@ -293,9 +294,9 @@ function progressLine(quiet, label, bytes) {
       const step = tty ? pct : Math.floor(pct / 25) * 25;
       if (step === last) return;
       last = step;
-      process.stderr.write(`${tty ? '\r' : ''}posenc: writing ${label} (${mib} MiB of data) ${step}%${tty ? '' : '\n'}`);
+      say(`${tty ? '\r' : ''}posenc: writing ${label} (${mib} MiB of data) ${step}%${tty ? '' : '\n'}`);
     },
-    done() { if (tty) process.stderr.write('\n'); },
+    done() { if (tty) say('\n'); },
   };
 }
 
@@ -435,7 +436,7 @@ async function main(argv) {
     parsed = parse(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`posenc: ${e.message}\n`);
+    say(`posenc: ${e.message}\n`);
     return 2;
   }
   if (parsed.help) {
@@ -447,7 +448,7 @@ async function main(argv) {
     return 0;
   }
   if (endianness() !== 'LE') {
-    process.stderr.write('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
+    say('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
     return 1;
   }
   const { cmd, values } = parsed;
@@ -458,21 +459,21 @@ async function main(argv) {
     const shape = await RUN[cmd](pe, parsed, { out: values.out, force: Boolean(values.force), maxBytes: parsed.maxBytes }, (f) => bar.tick(f));
     bar.done();
     if (!values.quiet && values.out !== '-') {
-      process.stderr.write(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
+      say(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
     }
     return 0;
   } catch (e) {
     bar.done();
     // The API's own argument errors ("posenc.fn: ...") are bad flag values too.
     if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
-      process.stderr.write(`posenc: ${e.message}\n`);
+      say(`posenc: ${e.message}\n`);
       return 2;
     }
     // A failed write (full disk, no permission) names the file; the temporary file is gone.
     // Standard output (| head) may have taken part of it: only a file is known to be left unwritten.
     const stdout = values.out === '-';
     const why = e.code ? `cannot write ${stdout ? 'standard output' : values.out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${stdout ? 'stopped' : 'nothing was written'}` : e.message;
-    process.stderr.write(`posenc: ${why}\n`);
+    say(`posenc: ${why}\n`);
     return 1;
   }
 }

@@ -13,7 +13,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
-import { checkTarget, atomicFile, writeAll } from './files.js';
+import { checkTarget, atomicFile, writeAll, say } from './files.js';
 import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
 
@@ -209,9 +209,9 @@ async function ropeCommand(pv, values) {
     : [npyHeader(dtype, [2, ...shape]), bytesOf(cache.cos.data), bytesOf(cache.sin.data)];
   writeAtomically(values.out, Boolean(values.force), chunks);
   if (!values.quiet) {
-    process.stderr.write(`posenc: wrote ${values.out} (${ext.slice(1)}, ${dtype}, ${ext === '.npz' ? 'cos and sin, each ' : '2×'}${shape.join('×')}; ` +
+    say(`posenc: wrote ${values.out} (${ext.slice(1)}, ${dtype}, ${ext === '.npz' ? 'cos and sin, each ' : '2×'}${shape.join('×')}; ` +
       `${r.type}, θ ${r.theta}, attention factor ${r.attentionFactor}${r.layerType ? `, ${r.layerType}` : ''})\n`);
-    for (const w of r.warnings) process.stderr.write(`posenc: warning: ${w}\n`);
+    for (const w of r.warnings) say(`posenc: warning: ${w}\n`);
   }
 }
 
@@ -240,11 +240,11 @@ export async function main(argv) {
   } catch (e) {
     // The API's own argument errors ("posenc.fn: ...") are bad values too.
     if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
-      process.stderr.write(`posenc: ${e.message}\n`);
+      say(`posenc: ${e.message}\n`);
       return 2;
     }
     const why = e.code ? `cannot write ${out ?? 'standard output'} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${out ? 'nothing was written' : 'stopped'}` : e.message;
-    process.stderr.write(`posenc: ${why}\n`);
+    say(`posenc: ${why}\n`);
     return 1;
   }
 }

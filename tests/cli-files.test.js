@@ -275,3 +275,16 @@ test('--out - into a pipe closed early (| head -c 10) exits 1 saying it stopped,
   assert.equal(code, 1, stderr);
   assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
 });
+
+test('stderr closed (2>&1 | head -c 1) loses the progress lines, not the file: written whole, exit 0, no temporary file', async () => {
+  // 16 MiB (progress shows from 8 MiB): a progress line's EPIPE was an unhandled
+  // 'error' event that ended the process and left .pe.npy.<pid>.posenc-partial behind.
+  const d = folder('stderr-closed');
+  const out = path.join(d, 'pe.npy');
+  const child = spawn(process.execPath, [cli, 'table', '--d-model', '512', '--max-len', '8192', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr.destroy(); // closed before the child has loaded: its first line meets EPIPE
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  assert.deepEqual(readdirSync(d), ['pe.npy']);
+  assert.equal(readFileSync(out).length, 128 + 8192 * 512 * 4);
+});
