@@ -1,7 +1,7 @@
 // Writing --out for every command (bin/posenc.js and bin/rope-config.js): a
 // file is written whole or not at all. The data goes to a temporary file in
 // the target's folder, renamed (or, without --force, linked) over the target
-// only once complete, and removed on an error, SIGINT or SIGTERM.
+// only once complete, and removed on an error, SIGINT, SIGTERM or SIGHUP.
 import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from './args.js';
@@ -64,12 +64,16 @@ export function say(text) {
   } catch { /* stderr is gone: messages are not the data */ }
 }
 
+// The signals that stop a write and remove its temporary file, with their numbers (exit status 128 + n).
+// SIGHUP (the terminal or ssh session closed) ended the process the default way, leaving the file.
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+
 /**
  * A temporary file beside `target` (same folder, hence the same file system,
  * so the final rename is atomic). commit() flushes it to disk and gives it the
  * target's name; without `force` it links instead of renaming, which fails
  * rather than replace a file that appeared meanwhile. discard() removes it;
- * so does a SIGINT or SIGTERM while it is open.
+ * so does a SIGINT, SIGTERM or SIGHUP (a terminal closed) while it is open.
  */
 export function atomicFile(target, force) {
   // At most 64 plain characters of the target's name: a name within NAME_MAX (255 bytes) made a temporary
@@ -85,13 +89,13 @@ export function atomicFile(target, force) {
   const onSignal = (signal) => {
     remove();
     say(`\nposenc: ${signal}: stopped, ${target} not written\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
+    process.exit(128 + SIGNALS[signal]);
   };
   // The handlers come first: a signal that arrived after the file was created
   // but before they existed would end the process the default way, leaving the
   // file behind (seen under load: the test's SIGTERM exited with no status).
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-  const done = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+  for (const signal in SIGNALS) process.once(signal, onSignal);
+  const done = () => { for (const signal in SIGNALS) process.off(signal, onSignal); };
   try {
     fd = openSync(temp, 'wx');
   } catch (e) {
