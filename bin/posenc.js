@@ -18,13 +18,15 @@
 // A file is never left half-written: the data goes to a temporary file in
 // the same folder, which is renamed over the target only once complete (and
 // removed on an error, SIGINT or SIGTERM).
-import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, existsSync, readFileSync, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { endianness } from 'node:os';
+import { isatty } from 'node:tty';
 import path from 'node:path';
 import { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from 'posenc';
 import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
+import { checkTarget, atomicFile, writeAll, say } from './files.js';
 import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
 import { UsageError, parseFlags, checkRange, REAL } from './args.js';
@@ -203,22 +205,6 @@ function plannedBytes(cmd, values, format, dtype) {
   return format === 'npy' ? 128 + n * (dtype === 'float32' ? 4 : 8) : 256 + n * TEXT_BYTES[dtype];
 }
 
-/** Refuses an --out that exists (without --force) or whose folder does not, before anything is computed. */
-function checkTarget(out, force) {
-  const dir = path.dirname(out);
-  let folder;
-  try {
-    folder = statSync(dir);
-  } catch {
-    throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
-  }
-  if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
-  if (existsSync(out)) {
-    if (statSync(out).isDirectory()) throw new UsageError(`--out ${out} is a folder`);
-    if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
-  }
-}
-
 // ---- output ------------------------------------------------------------------------
 
 /**
@@ -265,11 +251,6 @@ async function writeArray({ out, force, maxBytes }, format, dtype, shape, chunks
   }
 }
 
-/** writeSync may write less than asked (a disk filling up does that first): loop until done or it throws. */
-function writeAll(fd, bytes) {
-  for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
-}
-
 /** The CSV lines, or the JSON rows with their brackets, of `chunk`, whose first row is row `rowsDone`. */
 function textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows) {
   const lines = [];
@@ -301,65 +282,10 @@ function textRows(chunk, cols, format, fmt, shape, rowsDone, totalRows) {
   return lines.join('');
 }
 
-/**
- * A temporary file beside `target` (same folder, hence the same file system,
- * so the final rename is atomic). commit() flushes it to disk and gives it the
- * target's name; without `force` it links instead of renaming, which fails
- * rather than replace a file that appeared meanwhile. discard() removes it;
- * so does a SIGINT or SIGTERM while it is open.
- */
-function atomicFile(target, force) {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.posenc-partial`);
-  let fd = -1;
-  const remove = () => {
-    if (fd >= 0) closeSync(fd);
-    fd = -1;
-    try { unlinkSync(temp); } catch { /* already gone */ }
-  };
-  const onSignal = (signal) => {
-    remove();
-    process.stderr.write(`\nposenc: ${signal}: stopped, ${target} not written\n`);
-    process.exit(signal === 'SIGINT' ? 130 : 143);
-  };
-  // The handlers come first: a signal that arrived after the file was created
-  // but before they existed would end the process the default way, leaving the
-  // file behind (seen under load: the test's SIGTERM exited with no status).
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
-  const done = () => process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
-  try {
-    fd = openSync(temp, 'wx');
-  } catch (e) {
-    done();
-    throw e;
-  }
-  return {
-    fd,
-    commit() {
-      fsyncSync(fd);
-      closeSync(fd);
-      fd = -1;
-      try {
-        if (force) renameSync(temp, target);
-        else linkSync(temp, target);
-      } catch (e) {
-        if (e.code === 'EEXIST') throw new UsageError(`${target} appeared while writing; nothing replaced (add --force to overwrite)`);
-        throw e;
-      } finally {
-        remove();
-        done();
-      }
-    },
-    discard() {
-      remove();
-      done();
-    },
-  };
-}
-
 function progressLine(quiet, label, bytes) {
   // Only outputs of 8 MiB or more report progress, on stderr (stdout may be the data).
   if (quiet || bytes < 8 * 2 ** 20) return { tick() {}, done() {} };
-  const tty = process.stderr.isTTY;
+  const tty = isatty(2); // not process.stderr, which makes a shared pipe non-blocking
   let last = -1;
   const mib = (bytes / 2 ** 20).toFixed(1);
   return {
@@ -368,9 +294,9 @@ function progressLine(quiet, label, bytes) {
       const step = tty ? pct : Math.floor(pct / 25) * 25;
       if (step === last) return;
       last = step;
-      process.stderr.write(`${tty ? '\r' : ''}posenc: writing ${label} (${mib} MiB of data) ${step}%${tty ? '' : '\n'}`);
+      say(`${tty ? '\r' : ''}posenc: writing ${label} (${mib} MiB of data) ${step}%${tty ? '' : '\n'}`);
     },
-    done() { if (tty) process.stderr.write('\n'); },
+    done() { if (tty) say('\n'); },
   };
 }
 
@@ -510,7 +436,7 @@ async function main(argv) {
     parsed = parse(argv);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    process.stderr.write(`posenc: ${e.message}\n`);
+    say(`posenc: ${e.message}\n`);
     return 2;
   }
   if (parsed.help) {
@@ -522,7 +448,7 @@ async function main(argv) {
     return 0;
   }
   if (endianness() !== 'LE') {
-    process.stderr.write('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
+    say('posenc: this exporter writes little-endian data and needs a little-endian machine\n');
     return 1;
   }
   const { cmd, values } = parsed;
@@ -533,19 +459,21 @@ async function main(argv) {
     const shape = await RUN[cmd](pe, parsed, { out: values.out, force: Boolean(values.force), maxBytes: parsed.maxBytes }, (f) => bar.tick(f));
     bar.done();
     if (!values.quiet && values.out !== '-') {
-      process.stderr.write(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
+      say(`posenc: wrote ${values.out} (${parsed.format}, ${parsed.dtype}, shape ${shape.join('×')})\n`);
     }
     return 0;
   } catch (e) {
     bar.done();
     // The API's own argument errors ("posenc.fn: ...") are bad flag values too.
     if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
-      process.stderr.write(`posenc: ${e.message}\n`);
+      say(`posenc: ${e.message}\n`);
       return 2;
     }
     // A failed write (full disk, no permission) names the file; the temporary file is gone.
-    const why = e.code ? `cannot write ${values.out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); nothing was written` : e.message;
-    process.stderr.write(`posenc: ${why}\n`);
+    // Standard output (| head) may have taken part of it: only a file is known to be left unwritten.
+    const stdout = values.out === '-';
+    const why = e.code ? `cannot write ${stdout ? 'standard output' : values.out} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${stdout ? 'stopped' : 'nothing was written'}` : e.message;
+    say(`posenc: ${why}\n`);
     return 1;
   }
 }

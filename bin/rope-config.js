@@ -9,10 +9,11 @@
 // commands here. Exit status as posenc's: 0 written, 2 bad command line or
 // config, 1 a failed write. A file is never left half-written (temporary file,
 // renamed when complete).
-import { readFileSync, statSync, openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, existsSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
+import { checkTarget, atomicFile, writeAll, say } from './files.js';
 import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
 
@@ -148,21 +149,21 @@ function npzChunks(members) {
   return [...chunks, ...central, end];
 }
 
-/** Writes the chunks to a temporary file beside `target`, then moves it there (never over a file without force). */
+/**
+ * Writes the chunks to a temporary file beside `target`, then moves it there
+ * (never over a file without force), as bin/posenc.js does. Its own writer
+ * took a short write (a disk or file-size limit reached in the last chunk)
+ * for a whole one and renamed the truncated file into place, and left the
+ * temporary file behind when a write failed.
+ */
 function writeAtomically(target, force, chunks) {
-  const temp = path.join(path.dirname(target), `.${path.basename(target)}.posenc-${process.pid}.tmp`);
-  const fd = openSync(temp, 'wx');
+  const file = atomicFile(target, force);
   try {
-    for (const c of chunks) writeSync(fd, c);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    if (force) renameSync(temp, target);
-    else linkSync(temp, target);
-  } finally {
-    if (existsSync(temp)) unlinkSync(temp);
+    for (const c of chunks) writeAll(file.fd, c);
+    file.commit();
+  } catch (e) {
+    file.discard();
+    throw e;
   }
 }
 
@@ -172,7 +173,7 @@ async function ropeCommand(pv, values) {
   for (const f of ['config', 'out']) if (values[f] === undefined) throw new UsageError(`--${f} is required (see posenc rope --config x --help)`);
   const ext = path.extname(values.out).toLowerCase();
   if (ext !== '.npy' && ext !== '.npz') throw new UsageError(`--out must end in .npy or .npz, got ${JSON.stringify(values.out)}`);
-  if (!values.force && existsSync(values.out)) throw new UsageError(`${values.out} exists (add --force to overwrite)`);
+  checkTarget(values.out, values.force);
   const config = readConfig(values.config);
   const r = pv.ropeFromConfig(config, selection(values));
   if (r.type === 'none' || r.type === 'axial') {
@@ -208,23 +209,26 @@ async function ropeCommand(pv, values) {
     : [npyHeader(dtype, [2, ...shape]), bytesOf(cache.cos.data), bytesOf(cache.sin.data)];
   writeAtomically(values.out, Boolean(values.force), chunks);
   if (!values.quiet) {
-    process.stderr.write(`posenc: wrote ${values.out} (${ext.slice(1)}, ${dtype}, ${ext === '.npz' ? 'cos and sin, each ' : '2×'}${shape.join('×')}; ` +
+    say(`posenc: wrote ${values.out} (${ext.slice(1)}, ${dtype}, ${ext === '.npz' ? 'cos and sin, each ' : '2×'}${shape.join('×')}; ` +
       `${r.type}, θ ${r.theta}, attention factor ${r.attentionFactor}${r.layerType ? `, ${r.layerType}` : ''})\n`);
-    for (const w of r.warnings) process.stderr.write(`posenc: warning: ${w}\n`);
+    for (const w of r.warnings) say(`posenc: warning: ${w}\n`);
   }
 }
 
 function inspectCommand(pv, values, positional) {
   if (positional.length !== 1) throw new UsageError('give one config.json (posenc inspect config.json)');
   const config = readConfig(positional[0]);
-  process.stdout.write(inspectReport(pv, config, selection(values), Boolean(values.json)));
+  // writeSync, as --out - is written: process.stdout.write's EPIPE (| head) escaped as an unhandled 'error' event with a stack.
+  writeAll(1, Buffer.from(inspectReport(pv, config, selection(values), Boolean(values.json))));
 }
 
 /** `posenc rope --config ...` or `posenc inspect ...`: the exit status. */
 export async function main(argv) {
   const [cmd, ...rest] = argv;
+  let out;
   try {
     const { values, positional } = parse(cmd, rest);
+    out = values.out;
     if (values.help) {
       process.stdout.write(usage(cmd));
       return 0;
@@ -236,11 +240,11 @@ export async function main(argv) {
   } catch (e) {
     // The API's own argument errors ("posenc.fn: ...") are bad values too.
     if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
-      process.stderr.write(`posenc: ${e.message}\n`);
+      say(`posenc: ${e.message}\n`);
       return 2;
     }
-    const why = e.code ? `cannot write ${e.path ?? ''} (${e.code}); nothing was written` : e.message;
-    process.stderr.write(`posenc: ${why}\n`);
+    const why = e.code ? `cannot write ${out ?? 'standard output'} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${out ? 'nothing was written' : 'stopped'}` : e.message;
+    say(`posenc: ${why}\n`);
     return 1;
   }
 }

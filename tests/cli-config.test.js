@@ -9,7 +9,7 @@
 // as for every float32 table); float64 files 1e-12 (angles below 100 radians).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -147,7 +147,7 @@ test('rope --config refuses with exit 2, a message naming the mistake, and no fi
   writeFileSync(kept, 'mine');
   const r = run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', kept);
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /exists \(add --force/);
+  assert.match(r.stderr, /exists; add --force to overwrite it/);
   assert.equal(readFileSync(kept, 'utf8'), 'mine');
   assert.equal(run('rope', '--config', fixture('llama-3.1-8b'), '--max-len', '8', '--out', kept, '--force').status, 0);
   assert.equal(parseNpy(readFileSync(kept)).shape.join(), '2,8,128');
@@ -223,4 +223,18 @@ test('rope\'s scaling flags come from the table of RoPE types', () => {
   assert.equal(stray.status, 2);
   assert.match(stray.stderr, /--layer-type needs --config/);
   assert.match(help, /--layer-type <text> +with --config/);
+});
+
+test('inspect into a pipe closed early (| head -c 10) exits 1 with a message, not an unhandled EPIPE stack', async () => {
+  // head_dim 2^20: a 10 MB --json report, far past the 64 KiB pipe (sixth adversarial pass, issue 22).
+  const config = { ...JSON.parse(readFileSync(fixture('llama-3.1-8b'), 'utf8')), head_dim: 2 ** 20 };
+  const file = out('big-head.json');
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, [cli, 'inspect', file, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
 });

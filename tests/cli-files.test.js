@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync, symlinkSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -139,8 +139,9 @@ test('a write stopped by the file-size limit (RLIMIT_FSIZE, no privilege needed)
   assert.deepEqual(readdirSync(d), []);
 });
 
-test('an interrupted write (SIGINT, SIGTERM) leaves neither the file nor its temporary file', async () => {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+test('an interrupted write (SIGINT, SIGTERM, SIGHUP) leaves neither the file nor its temporary file', async () => {
+  // SIGHUP (a closed terminal) left the temporary file until the sixth adversarial pass (issue 22).
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
     const d = folder(`interrupt-${signal}`);
     const out = path.join(d, 'pe.csv');
     // 64 M values as CSV: far longer to write than the wait for its temporary file
@@ -184,4 +185,107 @@ print(','.join(np.format_float_scientific(x, unique=True, trim='-') for x in a))
   assert.equal(float64.stdout, `0,1\n${Math.sin(1)},${Math.cos(1)}\n`, 'float64 keeps every digit of the double');
   const small = run('table', '--d-model', '2', '--max-len', '2', '--format', 'csv', '--out', '-');
   assert.equal(small.stdout, '0,1\n0.84147096,0.5403023\n', 'sin 1 and cos 1 as NumPy prints their float32');
+});
+
+// The sixth adversarial pass (issue 22): --out at what is not a regular file, for both writers.
+const CONFIG = path.join(here, 'fixtures', 'configs', 'deepseek-v3.json');
+const WRITERS = { table: TABLE, 'rope --config': ['rope', '--config', CONFIG, '--max-len', '4', '--quiet'] };
+
+test('--out at a FIFO or a device (through a link too) is refused with or without --force, never replaced by a file', () => {
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`special-${name.replace(/\W/g, '')}`);
+    const fifo = path.join(d, 'fifo.npy');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const dev = path.join(d, 'null.npy');
+    symlinkSync('/dev/null', dev);
+    for (const out of [fifo, dev]) {
+      for (const force of [[], ['--force']]) {
+        const r = run(...args, '--out', out, ...force);
+        assert.equal(r.status, 2, `${name} ${out} ${force}: ${r.stderr}`);
+        assert.match(r.stderr, /is not a regular file \(a FIFO, device or socket\)/);
+      }
+    }
+    assert.ok(lstatSync(fifo).isFIFO(), `${name}: the FIFO is still one`);
+    assert.ok(lstatSync(dev).isSymbolicLink(), `${name}: the link to /dev/null is still one`);
+    assert.deepEqual(readdirSync(d).sort(), ['fifo.npy', 'null.npy']);
+  }
+});
+
+test('a dangling link is an existing --out (exit 2 before any work, not after it), and rope --config refuses a missing folder as table does', () => {
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`dangling-${name.replace(/\W/g, '')}`);
+    const link = path.join(d, 'pe.npy');
+    symlinkSync(path.join(d, 'nowhere.npy'), link);
+    const r = run(...args, '--out', link);
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /pe\.npy exists; add --force to overwrite it/);
+    const m = run(...args, '--out', path.join(d, 'no', 'pe.npy'));
+    assert.equal(m.status, 2, `${name}: ${m.stderr}`);
+    assert.match(m.stderr, /--out .*pe\.npy: the folder .*no does not exist/);
+    assert.deepEqual(readdirSync(d), ['pe.npy']);
+  }
+});
+
+test('rope --config under a file-size limit: a short last write is no success, a failed one leaves no temporary file', () => {
+  // 2176 bytes: a 2 KiB limit cuts the last chunk short (it wrote 2048 bytes and exited 0), 1 KiB fails a write (the temporary file stayed).
+  for (const [kib, file] of [[2, 'a.npy'], [1, 'b.npy'], [1, 'c.npz']]) {
+    const d = folder(`fsize-config-${file}`);
+    const r = spawnSync('sh', ['-c', `ulimit -f ${kib}; exec "$0" "$@"`, process.execPath, cli, ...WRITERS['rope --config'], '--out', path.join(d, file)],
+      { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 1, `${kib} KiB ${file}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`cannot write .*${file.replace('.', '\\.')} \\(EFBIG: file too large.*\\); nothing was written`));
+    assert.deepEqual(readdirSync(d), []);
+  }
+});
+
+test('--out - into a pipe shared with stderr (2>&1 |) and read slowly is written whole (EAGAIN is waited out, not a failed write)', () => {
+  // 4 MiB + 128 bytes: the writer fills the 64 KiB pipe long before the reader, asleep for a second, starts.
+  for (const format of ['npy', 'csv']) {
+    const r = spawnSync('sh', ['-c', '"$0" "$@" 2>&1 | { sleep 1; wc -c; }', process.execPath, cli, 'table', '--d-model', '512', '--max-len', '2048', '--format', format, '--out', '-'],
+      { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const bytes = Number(r.stdout.trim());
+    if (format === 'npy') assert.equal(bytes, 128 + 2048 * 512 * 4, r.stdout);
+    else assert.ok(bytes > 2048 * 512 * 2, `${bytes} bytes of CSV`);
+  }
+});
+
+test('--out ending in a slash is refused before the work; a name near NAME_MAX (255 bytes) is written', () => {
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`names-${name.replace(/\W/g, '')}`);
+    // x.npy/ was read as x.npy in its folder: the link failed (ENOENT, exit 1) after the work.
+    const r = run(...args, '--out', path.join(d, 'x.npy') + '/');
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /--out .*x\.npy\/ ends in a slash: name a file/);
+    // 250 bytes of name: the temporary file's name (name, pid, .posenc-partial) passed 255 (ENAMETOOLONG, exit 1).
+    const long = `${'é'.repeat(123)}.npy`;
+    const w = run(...args, '--out', path.join(d, long));
+    assert.equal(w.status, 0, w.stderr);
+    assert.deepEqual(readdirSync(d), [long]);
+    assert.ok(isNpy(path.join(d, long)));
+  }
+});
+
+test('--out - into a pipe closed early (| head -c 10) exits 1 saying it stopped, not that nothing was written', async () => {
+  // 4 MiB: past the 64 KiB pipe. The reader took 10 bytes of it: "nothing was written" was not so.
+  const child = spawn(process.execPath, [cli, 'table', '--d-model', '512', '--max-len', '2048', '--out', '-'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d) => { stderr += d; });
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 1, stderr);
+  assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
+});
+
+test('stderr closed (2>&1 | head -c 1) loses the progress lines, not the file: written whole, exit 0, no temporary file', async () => {
+  // 16 MiB (progress shows from 8 MiB): a progress line's EPIPE was an unhandled
+  // 'error' event that ended the process and left .pe.npy.<pid>.posenc-partial behind.
+  const d = folder('stderr-closed');
+  const out = path.join(d, 'pe.npy');
+  const child = spawn(process.execPath, [cli, 'table', '--d-model', '512', '--max-len', '8192', '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr.destroy(); // closed before the child has loaded: its first line meets EPIPE
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  assert.deepEqual(readdirSync(d), ['pe.npy']);
+  assert.equal(readFileSync(out).length, 128 + 8192 * 512 * 4);
 });

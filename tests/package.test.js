@@ -23,7 +23,7 @@ test('the tarball holds the bundled entries, their maps and types, the widgets, 
   // dist/lib/inflate.js: the loader's fallback where DecompressionStream is missing, imported only there.
   const entries = ['dist/lib/posenc.js', 'dist/lib/variants.js', 'dist/lib/fields.js', 'dist/lib/lab.js', 'dist/lib/inflate.js', 'dist/widgets/index.js'];
   const types = ['web/lib/index.d.ts', 'web/lib/variants/index.d.ts', 'web/lib/fields/index.d.ts', 'web/lib/lab/index.d.ts', 'web/widgets/index.d.ts'];
-  const cli = ['bin/posenc.js', 'bin/npy.js', 'bin/args.js', 'bin/rope-flags.js', 'bin/rope-config.js', 'bin/inspect.js', 'bin/shortest.js'];
+  const cli = ['bin/posenc.js', 'bin/npy.js', 'bin/args.js', 'bin/rope-flags.js', 'bin/rope-config.js', 'bin/inspect.js', 'bin/shortest.js', 'bin/files.js'];
   const widgets = ['dist/posenc-widgets.js', 'dist/lab-worker.js', 'dist/widgets/lab-worker.js'];
   // Every doc the README links (as absolute URLs into this version's tarball), and the examples.
   const docs = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);

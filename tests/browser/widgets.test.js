@@ -102,3 +102,32 @@ test('embed.html offers every widget as a view, the newer ones included', async 
     });
   }
 });
+
+test('PNG pressed before a chart is drawn saves nothing and throws nothing', async () => {
+  // The export bar shows under the placeholder before the first render: its PNG
+  // stacked no canvas, and download(null) threw "Failed to execute
+  // 'createObjectURL'" uncaught in the page, for every element (sixth adversarial pass, issue 22).
+  const { WIDGETS } = await import('../../web/widgets/index.js');
+  await withPage('examples/blog.html', async (page) => {
+    const result = await page.evaluate(async (tags) => {
+      const thrown = [];
+      addEventListener('unhandledrejection', (e) => thrown.push(String(e.reason?.message ?? e.reason)));
+      addEventListener('error', (e) => thrown.push(e.message));
+      let downloads = 0;
+      const click = HTMLAnchorElement.prototype.click;
+      HTMLAnchorElement.prototype.click = function () { if (this.download) downloads++; else click.call(this); };
+      const turn = () => new Promise((resolve) => setTimeout(resolve));
+      for (const tag of tags) {
+        const w = document.createElement(tag);
+        document.querySelector('article').append(w);
+        [...w.shadowRoot.querySelectorAll('.export button')][2].click(); // before its first render
+        await turn();
+        await turn();
+        w.remove();
+      }
+      HTMLAnchorElement.prototype.click = click;
+      return { thrown, downloads };
+    }, Object.keys(WIDGETS));
+    assert.deepEqual(result, { thrown: [], downloads: 0 });
+  });
+});

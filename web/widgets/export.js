@@ -27,9 +27,10 @@ export function toJson({ name, params, header, rows }) {
   return JSON.stringify({ name, params, header, rows }, null, 1);
 }
 
-/** Stacks several canvases vertically into one PNG blob. */
+/** Stacks several canvases vertically into one PNG blob; null when none has been drawn. */
 function canvasesToPng(canvases) {
   const list = canvases.filter((c) => c.width && c.height);
+  if (!list.length) return null;
   const out = document.createElement('canvas');
   out.width = Math.max(...list.map((c) => c.width));
   out.height = list.reduce((h, c) => h + c.height, 0);
@@ -51,7 +52,12 @@ export function exportBar(getData, getCanvases, t) {
   const json = el('button', { type: 'button', onclick: () => download(new Blob([toJson(getData())], { type: 'application/json' }), `${name()}.json`) });
   const png = el('button', {
     type: 'button',
-    onclick: async () => download(await canvasesToPng(getCanvases()), `${name()}.png`),
+    // Nothing drawn yet (the bar shows under the placeholder before the first chart): nothing to save.
+    // download(null) threw "Failed to execute 'createObjectURL'" uncaught in the page.
+    onclick: async () => {
+      const png = await canvasesToPng(getCanvases());
+      if (png) download(png, `${name()}.png`);
+    },
   });
   const bar = el('div', { class: 'export' }, csv, json, png);
   bar.relabel = () => {

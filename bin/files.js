@@ -1,0 +1,127 @@
+// Writing --out for every command (bin/posenc.js and bin/rope-config.js): a
+// file is written whole or not at all. The data goes to a temporary file in
+// the target's folder, renamed (or, without --force, linked) over the target
+// only once complete, and removed on an error, SIGINT, SIGTERM or SIGHUP.
+import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, lstatSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from './args.js';
+
+/**
+ * Refuses, before anything is computed, an --out whose folder does not exist,
+ * a folder, anything that is not a regular file (a FIFO, a device such as
+ * /dev/null, a socket: renaming over it would replace the node, /dev's too
+ * for root; use --out - and redirect), and, without --force, anything already
+ * there, a dangling symbolic link included (linkSync fails on it only after
+ * the work).
+ */
+export function checkTarget(out, force) {
+  // x.npy/ names a folder: path.dirname read it as x.npy in ., and the link failed (ENOENT) after the work.
+  if (out.endsWith('/') || out.endsWith(path.sep)) throw new UsageError(`--out ${out} ends in a slash: name a file`);
+  const dir = path.dirname(out);
+  let folder;
+  try {
+    folder = statSync(dir);
+  } catch {
+    throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
+  }
+  if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
+  if (!lstatSync(out, { throwIfNoEntry: false })) return;
+  const target = statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
+  if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
+  if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
+  if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * writeSync may write less than asked (a disk filling up does that first):
+ * loop until done or it throws. Standard output can be a non-blocking pipe
+ * (Node makes a pipe non-blocking once process.stderr is used, and `2>&1 |`
+ * shares that pipe with stdout):
+ * when the reader is slower, EAGAIN means wait a millisecond and write on
+ * (it failed `posenc table --out - 2>&1 | slow` with exit 1 after 64 KiB).
+ */
+export function writeAll(fd, bytes) {
+  for (let done = 0; done < bytes.length;) {
+    try {
+      done += writeSync(fd, bytes, done, bytes.length - done);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
+/**
+ * A message on stderr. A closed or broken stderr (`2>&1 | head -c 1`) loses
+ * it: process.stderr's EPIPE was an unhandled 'error' event that ended the
+ * process mid-write, leaving its temporary file behind.
+ */
+export function say(text) {
+  try {
+    writeAll(2, Buffer.from(text));
+  } catch { /* stderr is gone: messages are not the data */ }
+}
+
+// The signals that stop a write and remove its temporary file, with their numbers (exit status 128 + n).
+// SIGHUP (the terminal or ssh session closed) ended the process the default way, leaving the file.
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };
+
+/**
+ * A temporary file beside `target` (same folder, hence the same file system,
+ * so the final rename is atomic). commit() flushes it to disk and gives it the
+ * target's name; without `force` it links instead of renaming, which fails
+ * rather than replace a file that appeared meanwhile. discard() removes it;
+ * so does a SIGINT, SIGTERM or SIGHUP (a terminal closed) while it is open.
+ */
+export function atomicFile(target, force) {
+  // At most 64 plain characters of the target's name: a name within NAME_MAX (255 bytes) made a temporary
+  // name past it (ENAMETOOLONG, exit 1 for a valid --out).
+  const stem = path.basename(target).replace(/[^\w.-]/g, '_').slice(0, 64);
+  const temp = path.join(path.dirname(target), `.${stem}.${process.pid}.posenc-partial`);
+  let fd = -1;
+  const remove = () => {
+    if (fd >= 0) closeSync(fd);
+    fd = -1;
+    try { unlinkSync(temp); } catch { /* already gone */ }
+  };
+  const onSignal = (signal) => {
+    remove();
+    say(`\nposenc: ${signal}: stopped, ${target} not written\n`);
+    process.exit(128 + SIGNALS[signal]);
+  };
+  // The handlers come first: a signal that arrived after the file was created
+  // but before they existed would end the process the default way, leaving the
+  // file behind (seen under load: the test's SIGTERM exited with no status).
+  for (const signal in SIGNALS) process.once(signal, onSignal);
+  const done = () => { for (const signal in SIGNALS) process.off(signal, onSignal); };
+  try {
+    fd = openSync(temp, 'wx');
+  } catch (e) {
+    done();
+    throw e;
+  }
+  return {
+    fd,
+    commit() {
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = -1;
+      try {
+        if (force) renameSync(temp, target);
+        else linkSync(temp, target);
+      } catch (e) {
+        if (e.code === 'EEXIST') throw new UsageError(`${target} appeared while writing; nothing replaced (add --force to overwrite)`);
+        throw e;
+      } finally {
+        remove();
+        done();
+      }
+    },
+    discard() {
+      remove();
+      done();
+    },
+  };
+}
