@@ -14,6 +14,8 @@ const { pe, pv, pf } = await freshModules();
 const lab = await loadLab();
 const apis = { posenc: pe, variants: pv, fields: pf, lab };
 
+/** 2^18 points, the last one `x`: refused for that one after every other is read. */
+const edge = (x) => Float64Array.from({ length: 2 ** 18 }, (_, i) => (i === 2 ** 18 - 1 ? x : 0));
 const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // refused before data is read
 const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
 
@@ -46,6 +48,11 @@ const REFUSED = [
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],
+  // A point within 2^42 / 2^maxFreqLog2 that the core's own highest band (its pow, a few ulps above) put past
+  // 2^42: refused by the core after 100 MiB were allocated, as "a position ... outside +-2^31" (seventh pass).
+  ['fields', 'fourierFeatures', [edge(4.046021175601265), { levels: 49, maxFreqLog2: 38.332, pi: true }]],
+  // A given B's angle bound is known before anything is drawn: it was checked only by the core, after allocating.
+  ['fields', 'randomFourierFeatures', [edge(2 ** 42 / (6 * Math.PI) * 1.5), { B: { rows: 2, cols: 1, data: [3, -1] } }]],
   ['lab', 'train', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'train', [{ ...ISSUE, batch: 1024, maxLength: 1024, heads: 64, dModel: 512 }]],
   ['lab', 'examples', [{ task: 'shift', length: 4, count: 2 ** 20 }]],
 ];

@@ -196,10 +196,12 @@ export function createFields(wasm) {
     const pi = check.boolean('pi', opts.pi ?? preset.pi);
     const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(FOURIER_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    // The highest band: either end of the spacing, whichever is larger.
+    // The highest band: either end of the spacing, whichever is larger. The core's own bands (its pow,
+    // linspace's rounding) can come out a few ulps above 2^maxFreqLog2: checked with 2^-40 to spare, so a
+    // point it would refuse after allocating is refused here, naming it.
     const top = Math.max(1, 2 ** maxFreqLog2) * (pi ? Math.PI : 1);
     for (let i = 0; i < p.data.length; i++) {
-      if (Math.abs(p.data[i]) * top > MAX_ANGLE) {
+      if (Math.abs(p.data[i]) * top * (1 + 2 ** -40) > MAX_ANGLE) {
         throw check.fail(RangeError, `points.data[${i}] × the highest frequency (${top}) must lie within ±2^42`, p.data[i]);
       }
     }
@@ -236,6 +238,17 @@ export function createFields(wasm) {
     const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: C.PE_LEARNED_MAX_SCALE });
     const seed = given ? 0 : check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const far = () => check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
+    if (given) {
+      // The core's bound, computed as it does: for a given B, before anything is allocated.
+      let sum = 0;
+      for (let k = 0; k < m; k++) {
+        let s = 0;
+        for (let j = 0; j < p.cols; j++) s += Math.abs(given.data[k * p.cols + j]);
+        sum = Math.max(sum, s);
+      }
+      if (p.data.some((x) => Math.abs(x) * (2 * Math.PI * sum) > MAX_ANGLE)) throw far();
+    }
     const count = p.rows * 2 * m;
     check.bytes(count * bytesPer(dtype) + (m + p.rows) * p.cols * 8);
     return withFrame(wasm, check, (f) => {
@@ -244,9 +257,7 @@ export function createFields(wasm) {
       if (!given) call(check, wasm.pe_fourier_gaussian(b, m, p.cols, seed, sigma));
       const out = f.output(dtype, count);
       const status = wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m);
-      if (status === C.PE_ERR_POSITION) {
-        throw check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
-      }
+      if (status === C.PE_ERR_POSITION) throw far(); // a drawn B: known only once drawn
       call(check, status);
       return { ...matrix(p.rows, 2 * m, f.read(dtype, out, count)), B: matrix(m, p.cols, f.read('float64', b, m * p.cols)) };
     });
