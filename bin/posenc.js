@@ -112,7 +112,8 @@ const COMMANDS = {
   sincos2d: {
     entry: 'posenc/fields',
     summary: 'the 2-D sin-cos table of a patch grid: shape (extra tokens + grid-h × grid-w, dim)',
-    elements: (v) => (v['grid-h'] * (v['grid-w'] ?? v['grid-h']) + (v['cls-token'] ? (v['extra-tokens'] ?? 1) : 0)) * v.dim,
+    // --extra-tokens adds its rows with or without --cls-token, as the API does
+    elements: (v) => (v['grid-h'] * (v['grid-w'] ?? v['grid-h']) + (v['extra-tokens'] ?? (v['cls-token'] ? 1 : 0))) * v.dim,
     flags: {
       'grid-h': { type: 'int', required: true, help: 'patch rows' },
       'grid-w': { type: 'int', help: 'patch columns (default grid-h)' },

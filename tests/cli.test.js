@@ -301,6 +301,12 @@ test('the output size is checked before anything is written, against --max-bytes
     assert.match(c.stderr, /more than --max-bytes/, args.join(' '));
   }
   assert.equal(existsSync(out('other.npy')), false);
+  // --extra-tokens adds rows without --cls-token too: they were left out of the plan, so 1 MiB passed
+  // --max-bytes 200, the work ran and the write stopped at the second fence, exit 1 (seventh pass).
+  const extra = run('sincos2d', '--grid-h', '1', '--dim', '4', '--extra-tokens', '65536', '--max-bytes', '200', '--out', out('other.npy'));
+  assert.equal(extra.status, 2, extra.stderr);
+  assert.match(extra.stderr, /^posenc: this output would take 1048720 bytes, more than --max-bytes 200; nothing was written/);
+  assert.equal(existsSync(out('other.npy')), false);
 });
 
 test('numbers are read strictly, flags once, and messages quote what was typed (issue 22)', () => {
