@@ -354,12 +354,13 @@ async function runRope(pe, { values: v, raw, format, dtype }, out, tick) {
   return shape;
 }
 
-async function runAlibi(pe, { values: v, format, dtype }, out, tick) {
+async function runAlibi(pe, { values: v, raw, format, dtype }, out, tick) {
   const opts = { dtype };
   const map = { 'k-len': 'kLen', variant: 'variant', 'max-bias': 'maxBias', mode: 'mode', 'mask-value': 'maskValue', 'query-offset': 'queryOffset' };
   for (const [flag, key] of Object.entries(map)) if (v[flag] !== undefined) opts[key] = v[flag];
   const heads = v.heads;
-  if (v.head !== undefined && !(v.head >= 0 && v.head < heads)) throw new UsageError(`--head must be from 0 to ${heads - 1}, got ${v.head}`);
+  // (--heads below 1 is the API's to refuse, by name)
+  if (v.head !== undefined && heads >= 1) checkRange('head', raw.head, v.head, 0, heads - 1);
   if (v.head === undefined && format === 'csv' && heads > 1) throw new UsageError('a CSV file holds one matrix: add --head h (0-based) or use --heads 1');
   const b = pe.alibiBias(heads, v['q-len'], opts);
   const per = b.rows * b.cols;
@@ -387,12 +388,12 @@ function pick(v, map, opts = {}) {
   return opts;
 }
 
-async function runTimestep(pe, { values: v, format, dtype }, out, tick) {
+async function runTimestep(pe, { values: v, raw, format, dtype }, out, tick) {
   if ((v.steps === undefined) === (v.timesteps === undefined)) throw new UsageError('give --steps or --timesteps (one of them)');
   if (v['flip-sin-to-cos'] && v['no-flip-sin-to-cos']) throw new UsageError('--flip-sin-to-cos and --no-flip-sin-to-cos contradict each other');
   let t;
   if (v.steps !== undefined) {
-    checkLength('steps', v.steps);
+    checkLength('steps', v.steps, raw.steps);
     t = Float64Array.from({ length: v.steps }, (_, i) => i);
   } else {
     t = v.timesteps.split(',').map((x) => {
@@ -414,14 +415,14 @@ async function runSincos2d(pe, { values: v, format, dtype }, out, tick) {
   return writeMatrix(out, format, dtype, pe.sincos2d(v['grid-h'], v['grid-w'] ?? v['grid-h'], v.dim, opts), tick);
 }
 
-/** Row counts are computed in chunks, so check them here rather than in one API call. */
-function checkLength(flag, value) {
-  if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${value}`);
+/** Row counts are computed in chunks, so check them here rather than in one API call; quoted as typed. */
+function checkLength(flag, value, typed) {
+  if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${typed ?? value}`);
 }
 
 /** --offset, checked so that every row's position (offset + r) is within ±2^31; quoted as typed. */
 function rowsOffset(v, raw, maxLen) {
-  checkLength('max-len', maxLen);
+  checkLength('max-len', maxLen, raw['max-len']);
   return checkRange('offset', raw.offset, v.offset ?? 0, -MAX_POSITION, MAX_POSITION - (maxLen - 1));
 }
 

@@ -64,7 +64,7 @@ function usage(cmd) {
 /** The flags (bin/args.js: strict numbers, each flag once) and, for inspect, the config file before them. */
 function parse(cmd, tokens) {
   const positional = cmd === 'inspect' && tokens.length && !tokens[0].startsWith('-') ? [tokens[0]] : [];
-  return { values: parseFlags(tokens.slice(positional.length), COMMANDS[cmd].flags, cmd).values, positional };
+  return { ...parseFlags(tokens.slice(positional.length), COMMANDS[cmd].flags, cmd), positional };
 }
 
 /** The parsed config.json, or a usage error naming the file. */
@@ -169,7 +169,7 @@ function writeAtomically(target, force, chunks) {
 
 // ---- the commands ---------------------------------------------------------------------------------
 
-async function ropeCommand(pv, values) {
+async function ropeCommand(pv, values, raw) {
   for (const f of ['config', 'out']) if (values[f] === undefined) throw new UsageError(`--${f} is required (see posenc rope --config x --help)`);
   const ext = path.extname(values.out).toLowerCase();
   if (ext !== '.npy' && ext !== '.npz') throw new UsageError(`--out must end in .npy or .npz, got ${JSON.stringify(values.out)}`);
@@ -186,7 +186,7 @@ async function ropeCommand(pv, values) {
   // As the other commands: the output's size against --max-bytes first (two caches, two headers at most 512 bytes);
   // the API then checks every size (1 GiB per call) before anything is allocated or written.
   const maxBytes = values['max-bytes'] ?? 2 ** 30;
-  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${maxBytes}`);
+  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${raw['max-bytes']}`);
   const planned = 512 + 2 * maxLen * (values.layout === 'pairs' ? r.rotaryDim / 2 : r.rotaryDim) * (dtype === 'float32' ? 4 : 8);
   if (planned > maxBytes) {
     const rows = values['max-len'] === undefined ? ` (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)` : '';
@@ -227,7 +227,7 @@ export async function main(argv) {
   const [cmd, ...rest] = argv;
   let out;
   try {
-    const { values, positional } = parse(cmd, rest);
+    const { values, raw, positional } = parse(cmd, rest);
     out = values.out;
     if (values.help) {
       process.stdout.write(usage(cmd));
@@ -235,7 +235,7 @@ export async function main(argv) {
     }
     const pv = await init();
     if (cmd === 'inspect') inspectCommand(pv, values, positional);
-    else await ropeCommand(pv, values);
+    else await ropeCommand(pv, values, raw);
     return 0;
   } catch (e) {
     // The API's own argument errors ("posenc.fn: ...") are bad values too.

@@ -326,9 +326,22 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
     [['--max-len', '2', '--quiet'], /--quiet is given twice/],
     [['--max-len', '2', '--offset', '2147483648'], /--offset must be from -2147483648 to 2147483647, got 2147483648$/m],
     [['--max-len', '2', '--offset', '-2147483649'], /got -2147483649$/m],
+    // range messages quoted the number, not what was typed (seventh pass)
+    [['--max-len', '016777217'], /--max-len must be an integer from 1 to 16777216, got 016777217$/m],
   ];
   for (const [args, message] of bad) {
     const r = table(...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+  }
+  for (const [args, message] of [
+    [['timestep', '--dim', '4', '--steps', '00'], /--steps must be an integer from 1 to 16777216, got 00$/m],
+    [['alibi', '--heads', '4', '--q-len', '2', '--head', '04'], /--head must be from 0 to 3, got 04$/m],
+    // not "--head must be from 0 to -1": --heads is what is wrong
+    [['alibi', '--heads', '0', '--q-len', '2', '--head', '0'], /posenc\.alibiBias: heads must be an integer from 1/],
+    [['rope', '--config', path.join(here, 'fixtures', 'configs', 'llama-3.2-1b.json'), '--max-len', '2', '--max-bytes', '-0'], /--max-bytes must be at least 1, got -0$/m],
+  ]) {
+    const r = run(...args, '--out', out('strict.npy'), '--quiet');
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, message, args.join(' '));
   }
