@@ -24,6 +24,16 @@ function section(tag) {
   return docs.slice(start, end < 0 ? undefined : end);
 }
 
+test('web/widgets/index.d.ts declares every element, in WIDGETS and in HTMLElementTagNameMap', () => {
+  // <pe-lab>, <pe-patch-grid>, <pe-timestep>, <pe-nerf> and <pe-model> were missing: a TypeScript
+  // user's querySelector('pe-model') was a plain Element (seventh adversarial pass, issue 22).
+  const dts = readFileSync(new URL('../web/widgets/index.d.ts', import.meta.url), 'utf8');
+  const block = (start) => dts.slice(dts.indexOf(start), dts.indexOf('}', dts.indexOf(start)));
+  const tags = (text) => [...text.matchAll(/'(pe-[a-z-]+)': /g)].map((m) => m[1]).sort();
+  assert.deepEqual(tags(block('export declare const WIDGETS')), Object.keys(WIDGETS).sort());
+  assert.deepEqual(tags(block('interface HTMLElementTagNameMap')), Object.keys(WIDGETS).sort());
+});
+
 const SHARED = ['base', 'preset']; // documented once, in the table of shared attributes
 
 test('every element has a section that lists each of its attributes', () => {

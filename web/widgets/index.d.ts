@@ -25,6 +25,11 @@ export declare const WIDGETS: {
   readonly 'pe-relative': typeof PeWidget;
   readonly 'pe-binary': typeof PeWidget;
   readonly 'pe-learned': typeof PeWidget;
+  readonly 'pe-lab': typeof PeWidget;
+  readonly 'pe-patch-grid': typeof PeWidget;
+  readonly 'pe-timestep': typeof PeWidget;
+  readonly 'pe-nerf': typeof PeWidget;
+  readonly 'pe-model': typeof PeWidget;
   readonly [tag: `pe-${string}`]: typeof PeWidget;
 };
 
@@ -45,5 +50,10 @@ declare global {
     'pe-relative': PeWidget;
     'pe-binary': PeWidget;
     'pe-learned': PeWidget;
+    'pe-lab': PeWidget;
+    'pe-patch-grid': PeWidget;
+    'pe-timestep': PeWidget;
+    'pe-nerf': PeWidget;
+    'pe-model': PeWidget;
   }
 }
