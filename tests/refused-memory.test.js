@@ -14,6 +14,7 @@ const { pe, pv, pf } = await freshModules();
 const lab = await loadLab();
 const apis = { posenc: pe, variants: pv, fields: pf, lab };
 
+const NTK = { base: 1e306, scaling: { type: 'ntk', factor: 1000 } };
 /** 2^18 points, the last one `x`: refused for that one after every other is read. */
 const edge = (x) => Float64Array.from({ length: 2 ** 18 }, (_, i) => (i === 2 ** 18 - 1 ? x : 0));
 const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // refused before data is read
@@ -45,6 +46,13 @@ const REFUSED = [
   // Outputs under 1 GiB, frequency scratch past it: counted short, these grew memory to ~1 GiB and kept it.
   ['variants', 'mropeCache', [{ shape: [3, 7], data: new Float64Array(21) }, 2 ** 24, { section: [2 ** 22, 2 ** 21, 2 ** 21] }]],
   ['variants', 'ropeAxialCache', [{ shape: [7, 16], data: new Float64Array(112) }, { axesDim: Array(16).fill(2 ** 20) }]],
+  // NTK's base × factor^(d/(d−2)) past the largest double (status 7): refused by the frequencies, which were
+  // formed only after the call's memory was reserved (ropeApply kept 66 MiB, rope() 200 MiB; seventh pass).
+  ['variants', 'ropeApply', [{ shape: [2 ** 16, 128], data: new Float32Array(2 ** 23) }, NTK]],
+  ['variants', 'rope', [{ dim: 128, maxLen: 2 ** 18, ...NTK }]],
+  ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, 128, { section: [16, 24, 24], ...NTK }]],
+  ['variants', 'ropeApply', [{ shape: [2 ** 16, 128], data: new Float32Array(2 ** 23) },
+    { positions: { shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, section: [16, 24, 24], ...NTK }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

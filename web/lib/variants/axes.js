@@ -125,8 +125,9 @@ export function createAxes(wasm, call, frequencies) {
     // doubles of scratch), then passed in again with their axes (n doubles, n int32).
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + positions.length * 8 + n * 28 + 64);
+    // before the frame reserves the call's memory: a base the scaling overflows is refused first
+    const p = planFrequencies(check, plan);
     return withFrame(wasm, check, (f) => {
-      const p = planFrequencies(check, plan);
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
       call(check, wasm.pe_rope_axes_cache(cos, sin, dtypeCode(dtype), f.float64(positions, positions.length), rows,
@@ -240,8 +241,8 @@ export function createAxes(wasm, call, frequencies) {
     const o = outputArgs(check, opts, count);
     check.bytes(count * 16 + p.data.length * 8);
     const positions = axisMajor(p, !bySection);
+    const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut
     return withFrame(wasm, check, (f) => {
-      const { freq, axis, attention } = planFrequencies(check, plan);
       const n = plan.dim / 2;
       const out = f.output('float64', count);
       const input = f.float64(t.data, count);
