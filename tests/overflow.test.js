@@ -68,7 +68,7 @@ test('every function with a dtype: a float32 result never holds an Infinity made
     try {
       r = apiOf(fn)[fn](...args);
     } catch (e) {
-      if (fn === 'alibiBias') assert.match(e.message, /^posenc\.alibiBias: maskValue must be -Infinity or within ±3\.4e38 for float32/);
+      if (fn === 'alibiBias') assert.match(e.message, /^posenc\.alibiBias: maskValue must be -Infinity or within ±3\.4028235e38 for float32/);
       else (fn === 'ropeApply' ? pastFloat32 : overflowed(fn))(e);
       refused++;
       noLeaks();
@@ -157,4 +157,13 @@ test('the cosine Gram of tiny or huge rows is their cosine, not 0 or an overflow
   const mixed = pe.gram(m(2, 3, [...base.slice(0, 3).map((x) => x * 1e-250), ...base.slice(3)]), { cosine: true, dtype: 'float64' }).data;
   for (let i = 0; i < 4; i++) near(mixed[i], want[i], 1e-15, `mixed cosine [${i}]`);
   noLeaks();
+});
+
+test('alibiBias: a finite maskValue past a 16-bit type\'s range is refused by name, before the work (seventh pass)', () => {
+  // It was refused only as "a result (-1000000) overflows float16", after the whole bias had been computed.
+  for (const [dtype, bad, good] of [['float16', -65520, -65504], ['bfloat16', -1e39, -3.38e38], ['float32', -1e39, -FLT_MAX]]) {
+    assert.throws(() => pv.alibiBias(2, 3, { maskValue: bad, dtype }), new RegExp(`^RangeError: posenc\\.alibiBias: maskValue must be -Infinity or within ±[\\d.e]+ for ${dtype}`));
+    assert.equal(pv.alibiBias(2, 3, { maskValue: good, dtype }).data.length, 18);
+  }
+  assert.equal(pv.alibiBias(2, 3, { maskValue: -1e300, dtype: 'float64' }).data[1], -1e300);
 });

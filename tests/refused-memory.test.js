@@ -53,6 +53,9 @@ const REFUSED = [
   ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, 128, { section: [16, 24, 24], ...NTK }]],
   ['variants', 'ropeApply', [{ shape: [2 ** 16, 128], data: new Float32Array(2 ** 23) },
     { positions: { shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, section: [16, 24, 24], ...NTK }]],
+  // A float16 or bfloat16 maskValue past the type's range was refused only as an overflowing result, after the work.
+  ['variants', 'alibiBias', [16, 2048, { maskValue: -1e6, dtype: 'float16' }]],
+  ['variants', 'alibiBias', [16, 2048, { maskValue: -1e39, dtype: 'bfloat16' }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

@@ -24,7 +24,6 @@ const FORMATS = { float32: C.PE_F32, float64: C.PE_F64, float16: C.PE_F16, bfloa
 const PRECISION_MODES = { angle: C.PE_PREC_ANGLE, result: C.PE_PREC_RESULT, both: C.PE_PREC_BOTH };
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
-const FLT_MAX = 3.4028234663852886e38;
 
 /** The positions option (finite, within ±2^31; `length` of them when given), or null; not with opts[other]. */
 function positionsArg(check, opts, length, other) {
@@ -305,10 +304,10 @@ export function createVariants(wasm) {
     if (Number.isNaN(maskValue) || maskValue === Infinity) throw check.fail(RangeError, 'maskValue must be -Infinity or a finite number', maskValue);
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1), MAX_POSITION - 1 - qLen);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    // A finite mask past float32's range would become -Infinity silently.
-    if (dtype === 'float32' && Number.isFinite(maskValue) && Math.abs(maskValue) > FLT_MAX) {
-      throw check.fail(RangeError, 'maskValue must be -Infinity or within ±3.4e38 for float32', maskValue);
-    }
+    // A finite mask past the dtype's range would become -Infinity silently (float32), or be refused only
+    // after all the work, as an overflowing result (float16, bfloat16).
+    const top = { float32: '3.4028235e38', bfloat16: '3.39e38', float16: '65504' }[dtype]; // (compared as numbers)
+    if (Math.abs(maskValue) > top && maskValue > -Infinity) throw check.fail(RangeError, `maskValue must be -Infinity or within ±${top} for ${dtype}`, maskValue);
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
     return withFrame(wasm, check, (f) => {
