@@ -62,6 +62,9 @@ const REFUSED = [
   // A point within 2^42 / 2^maxFreqLog2 that the core's own highest band (its pow, a few ulps above) put past
   // 2^42: refused by the core after 100 MiB were allocated, as "a position ... outside +-2^31" (seventh pass).
   ['fields', 'fourierFeatures', [edge(4.046021175601265), { levels: 49, maxFreqLog2: 38.332, pi: true }]],
+  // Copied into a float16 result by includeInput (nerf-pytorch's default), a point past 65504 was refused as
+  // an overflowing result after the work (45 MiB kept).
+  ['fields', 'fourierFeatures', [edge(1e5), { dtype: 'float16' }]],
   // A given B's angle bound is known before anything is drawn: it was checked only by the core, after allocating.
   ['fields', 'randomFourierFeatures', [edge(2 ** 42 / (6 * Math.PI) * 1.5), { B: { rows: 2, cols: 1, data: [3, -1] } }]],
   ['lab', 'train', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'train', [{ ...ISSUE, batch: 1024, maxLength: 1024, heads: 64, dModel: 512 }]],

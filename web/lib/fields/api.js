@@ -204,6 +204,10 @@ export function createFields(wasm) {
       if (Math.abs(p.data[i]) * top * (1 + 2 ** -40) > MAX_ANGLE) {
         throw check.fail(RangeError, `points.data[${i}] × the highest frequency (${top}) must lie within ±2^42`, p.data[i]);
       }
+      // copied into the result: float16 holds ±65504 (within 2^42, float32 and bfloat16 hold any)
+      if (includeInput && dtype === 'float16' && Math.abs(p.data[i]) > 65504) {
+        throw check.fail(RangeError, `points.data[${i}] must lie within ±65504: includeInput copies it into a float16 result`, p.data[i]);
+      }
     }
     const cols = (includeInput ? p.cols : 0) + 2 * levels * p.cols;
     check.size('the output width (input + 2 × levels × coordinates)', cols);
