@@ -148,7 +148,7 @@ export class PeWidget extends Element {
     this.placeholder = this.chartsEl.appendChild(el('div', { class: 'chart' }, el('div', { class: 'plot' })));
     shapeBox(this.placeholder.firstChild, this.constructor.aspect, false);
     // Controls stay visible on error, so a bad value typed into one can be fixed.
-    root.append(el('div', { class: 'pe' }, this.titleEl, this.controlsEl, this.notesEl, this.errEl, this.main));
+    this.frameEl = root.appendChild(el('div', { class: 'pe' }, this.titleEl, this.controlsEl, this.notesEl, this.errEl, this.main));
     this.language = 'en';
     this.dirty = true; // nothing drawn yet: draw on first sight
     this.renders = 0;
@@ -303,6 +303,12 @@ export class PeWidget extends Element {
     this.exportEl.relabel();
     this.values = values;
     if (errors.length) return this.fail(errors.map((m) => this.message(m)).join(' '));
+    // The box keeps the height it has (the reserve around it, or the last drawing) until the
+    // render is done: one that pauses between its charts is taller or shorter meanwhile, and a
+    // link followed then landed off its heading by that much.
+    const pin = this.frameEl.style;
+    pin.height = `${this.frameEl.offsetHeight}px`;
+    pin.overflow = 'hidden';
     // Shown before drawing: a chart created inside a display:none box would get size 0.
     this.main.classList.remove('hidden');
     this.placeholder?.remove();
@@ -312,6 +318,8 @@ export class PeWidget extends Element {
     } catch (e) {
       if (e === RELEASED) return;
       return this.fail(`${this.t('apiError')} ${e.name}: ${e.message}`);
+    } finally {
+      pin.height = pin.overflow = '';
     }
     this.showNotes();
     this.labelScrollBoxes();

@@ -8,6 +8,9 @@ const CSS = `
   color: var(--pe-fg, #1d2430); --accent: var(--pe-accent, #3358c4); --muted: var(--pe-muted, #4a5568);
   --line: var(--pe-border, #d5dae3); --bg: var(--pe-bg, #fff); --soft: var(--pe-soft, #f4f6fa); }
 :host([hidden]) { display: none; }
+/* Until it first draws, an element stays inside the height a page reserves for it (--reserve): its
+   empty chart box could be taller, and a link followed meanwhile landed off its heading by that much. */
+:host(:not([data-state])) .pe { max-height: var(--reserve, none); overflow: hidden; }
 .pe { position: relative; border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; background: var(--bg); }
 .title { font-weight: 600; margin: 0 0 6px; }
 .note { color: var(--pe-note-fg, #7a5a00); background: var(--pe-note-bg, #fff7dc); border-radius: 4px; padding: 3px 8px; margin: 4px 0; }
