@@ -30,7 +30,7 @@
 /* ---- malloc fault injection ------------------------------------------------- */
 void *__real_malloc(size_t bytes);
 void *__wrap_malloc(size_t bytes);
-long malloc_calls;               /* calls seen since the last reset */
+long malloc_calls;             /* calls seen since the last reset */
 static long malloc_fail_at = -1; /* fail the call with this index (0-based); -1: never */
 
 void *__wrap_malloc(size_t bytes) {
@@ -61,10 +61,10 @@ const char *__asan_default_options(void) { return "allocator_may_return_null=1:d
 int case_failures;
 
 /* ---- shared inputs ---------------------------------------------------------------- */
-static const int32_t BAD_SIZES[] = { 0, -1, -7, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX };
-static const int BAD_LAYOUTS[] = { -1, 3, 99, INT_MIN, INT_MAX };
-static const int BAD_FREQS[] = { -1, 2, 99, INT_MIN, INT_MAX };
-static const int BAD_DTYPES[] = { -1, 2, 99, INT_MIN, INT_MAX };
+static const int32_t BAD_SIZES[] = {0, -1, -7, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX};
+static const int BAD_LAYOUTS[] = {-1, 3, 99, INT_MIN, INT_MAX};
+static const int BAD_FREQS[] = {-1, 2, 99, INT_MIN, INT_MAX};
+static const int BAD_DTYPES[] = {-1, 2, 99, INT_MIN, INT_MAX};
 #define SENTINEL 12345.5
 
 static double bad_bases[8];
@@ -72,11 +72,11 @@ static double bad_positions[6];
 static double nonfinite[3];
 
 static void init_inputs(void) {
-    double b[] = { NAN, INFINITY, -INFINITY, 1.0, 0.5, 0.0, -2.0, -0.0 };
+    double b[] = {NAN, INFINITY, -INFINITY, 1.0, 0.5, 0.0, -2.0, -0.0};
     memcpy(bad_bases, b, sizeof b);
-    double p[] = { NAN, INFINITY, -INFINITY, PE_MAX_POSITION + 1.0, -PE_MAX_POSITION - 1.0, 1e300 };
+    double p[] = {NAN, INFINITY, -INFINITY, PE_MAX_POSITION + 1.0, -PE_MAX_POSITION - 1.0, 1e300};
     memcpy(bad_positions, p, sizeof p);
-    double n[] = { NAN, INFINITY, -INFINITY };
+    double n[] = {NAN, INFINITY, -INFINITY};
     memcpy(nonfinite, n, sizeof n);
 }
 
@@ -92,15 +92,15 @@ static int all_equal(const double *x, size_t n, double v) {
 
 /* vaswani d=6, rows 0..4 (golden.json seedExample.correct) */
 static const double VASWANI6[5][6] = {
-    { 0.0, 1.0, 0.0, 1.0, 0.0, 1.0 },
-    { 0.8414709848078965, 0.5403023058681398, 0.04639922346473127, 0.9989229760406304, 0.002154433023365604,
-      0.9999976792064809 },
-    { 0.9092974268256817, -0.4161468365471424, 0.09269850077872722, 0.9956942241237399, 0.004308856046742812,
-      0.9999907168366957 },
-    { 0.1411200080598672, -0.9899924966004454, 0.13879810108005053, 0.990320699135675, 0.006463259070189643,
-      0.9999791129229608 },
-    { -0.7568024953079282, -0.6536436208636119, 0.1845987236206174, 0.9828139759067526, 0.00861763209385695,
-      0.9999628675191369 },
+    {0.0, 1.0, 0.0, 1.0, 0.0, 1.0},
+    {0.8414709848078965, 0.5403023058681398, 0.04639922346473127, 0.9989229760406304,
+     0.002154433023365604, 0.9999976792064809},
+    {0.9092974268256817, -0.4161468365471424, 0.09269850077872722, 0.9956942241237399,
+     0.004308856046742812, 0.9999907168366957},
+    {0.1411200080598672, -0.9899924966004454, 0.13879810108005053, 0.990320699135675,
+     0.006463259070189643, 0.9999791129229608},
+    {-0.7568024953079282, -0.6536436208636119, 0.1845987236206174, 0.9828139759067526,
+     0.00861763209385695, 0.9999628675191369},
 };
 
 static void expect_vaswani6(const double *t, int rows) {
@@ -154,8 +154,7 @@ static void test_memory(void) {
     EXPECT(pe_table(row, PE_F32, 1, 1 << 14, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0.0, -1) == PE_OK);
     pe_free(half);
     half = pe_malloc(900 << 10); /* now 320 KiB of scratch cannot fit */
-    EXPECT(pe_table(row, PE_F32, 1, 1 << 14, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0.0, -1)
-           == PE_ERR_SIZE);
+    EXPECT(pe_table(row, PE_F32, 1, 1 << 14, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0.0, -1) == PE_ERR_SIZE);
     EXPECT(pe_live_allocations() == 1); /* half only: nothing of the refused call */
     pe_free(half);
     EXPECT(pe_set_byte_limit(PE_MAX_BYTES) == PE_MAX_BYTES);
@@ -171,7 +170,7 @@ static void test_strerror(void) {
         EXPECT(strcmp(text, "unknown status code") != 0);
         for (int t = 0; t < s; t++) EXPECT(strcmp(text, pe_strerror(t)) != 0);
     }
-    int bad[] = { -1, PE_ERR_COUNT_, 11, 1000, INT_MIN, INT_MAX };
+    int bad[] = {-1, PE_ERR_COUNT_, 11, 1000, INT_MIN, INT_MAX};
     for (size_t i = 0; i < LEN(bad); i++) EXPECT(strcmp(pe_strerror(bad[i]), "unknown status code") == 0);
     EXPECT(strcmp(pe_strerror(PE_OK), "ok") == 0);
 }
@@ -185,8 +184,7 @@ static void test_pair_count(void) {
     EXPECT(pe_pair_count(1, PE_LAYOUT_CONCAT) == 0);
     EXPECT(pe_pair_count(1, PE_LAYOUT_INTERLEAVED) == 1);
     EXPECT(pe_pair_count(PE_MAX_DIM, PE_LAYOUT_SPLIT) == PE_MAX_DIM / 2);
-    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
-        EXPECT(pe_pair_count(BAD_SIZES[i], PE_LAYOUT_INTERLEAVED) == 0);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT(pe_pair_count(BAD_SIZES[i], PE_LAYOUT_INTERLEAVED) == 0);
     for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT(pe_pair_count(6, BAD_LAYOUTS[i]) == 0);
     EXPECT(pe_live_allocations() == 0);
 }
@@ -197,21 +195,18 @@ static void test_columns(void) {
     int32_t sin_cols[8], cos_cols[8];
     EXPECT_STATUS(pe_columns(NULL, cos_cols, 6, PE_LAYOUT_INTERLEAVED), PE_ERR_NULL);
     EXPECT_STATUS(pe_columns(sin_cols, NULL, 6, PE_LAYOUT_INTERLEAVED), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
-        EXPECT_STATUS(pe_columns(sin_cols, cos_cols, BAD_SIZES[i], PE_LAYOUT_INTERLEAVED), PE_ERR_SIZE);
-    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
-        EXPECT_STATUS(pe_columns(sin_cols, cos_cols, 6, BAD_LAYOUTS[i]), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_columns(sin_cols, cos_cols, BAD_SIZES[i], PE_LAYOUT_INTERLEAVED), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_columns(sin_cols, cos_cols, 6, BAD_LAYOUTS[i]), PE_ERR_OPTION);
     static const int32_t want[3][2][5] = {
-        { { 0, 2, 4, 6, -9 }, { 1, 3, 5, -1, -9 } },  /* interleaved: the last sine has no cosine */
-        { { 0, 1, 2, -9, -9 }, { 3, 4, 5, -9, -9 } }, /* concat: column 6 is zero */
-        { { 0, 1, 2, 3, -9 }, { 4, 5, 6, -1, -9 } },  /* split: all ceil(7/2) sines first */
+        {{0, 2, 4, 6, -9}, {1, 3, 5, -1, -9}},  /* interleaved: the last sine has no cosine */
+        {{0, 1, 2, -9, -9}, {3, 4, 5, -9, -9}}, /* concat: column 6 is zero */
+        {{0, 1, 2, 3, -9}, {4, 5, 6, -1, -9}},  /* split: all ceil(7/2) sines first */
     };
     double row[7], w[4];
     for (int layout = PE_LAYOUT_INTERLEAVED; layout <= PE_LAYOUT_SPLIT; layout++) {
         for (int i = 0; i < 8; i++) sin_cols[i] = cos_cols[i] = -9; /* untouched past pe_pair_count */
         EXPECT_STATUS(pe_columns(sin_cols, cos_cols, 7, layout), PE_OK);
-        for (int i = 0; i < 5; i++)
-            EXPECT(sin_cols[i] == want[layout][0][i] && cos_cols[i] == want[layout][1][i]);
+        for (int i = 0; i < 5; i++) EXPECT(sin_cols[i] == want[layout][0][i] && cos_cols[i] == want[layout][1][i]);
         EXPECT_STATUS(pe_table(row, PE_F64, 1, 7, layout, PE_FREQ_PAPER, 1e4, 2, -1), PE_OK);
         EXPECT_STATUS(pe_frequencies(w, 7, layout, PE_FREQ_PAPER, 1e4), PE_OK);
         for (int32_t i = 0; i < pe_pair_count(7, layout); i++) {
@@ -230,8 +225,7 @@ static void test_frequencies(void) {
     EXPECT_STATUS(pe_frequencies(NULL, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         fill(w, 8, SENTINEL);
-        EXPECT_STATUS(pe_frequencies(w, BAD_SIZES[i], PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4),
-                      PE_ERR_SIZE);
+        EXPECT_STATUS(pe_frequencies(w, BAD_SIZES[i], PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4), PE_ERR_SIZE);
         EXPECT(all_equal(w, 8, SENTINEL));
     }
     for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
@@ -318,10 +312,9 @@ static void test_table_values(void) {
     EXPECT(all_equal(t + 12, 6, 0.0));
     EXPECT_NEAR(t[6], VASWANI6[1][0], 1e-15);
     EXPECT_NEAR(t[18], VASWANI6[3][0], 1e-15);
-    int32_t odd_rows[] = { -1, -5, 5, INT32_MAX, INT32_MIN };
+    int32_t odd_rows[] = {-1, -5, 5, INT32_MAX, INT32_MIN};
     for (size_t i = 0; i < LEN(odd_rows); i++) {
-        EXPECT_STATUS(pe_table(t, PE_F64, 5, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, odd_rows[i]),
-                      PE_OK);
+        EXPECT_STATUS(pe_table(t, PE_F64, 5, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, odd_rows[i]), PE_OK);
         expect_vaswani6(t, 5);
     }
     /* the other layouts place the same numbers: concat = [sin | cos], split = marian */
@@ -346,12 +339,10 @@ static void test_table_values(void) {
     EXPECT_STATUS(pe_table(t1, PE_F64, 3, 1, PE_LAYOUT_SPLIT, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
     EXPECT_NEAR(t1[1], sin(1.0), 1e-15);
     /* the extreme positions: exact angles at the first row of a run */
-    EXPECT_STATUS(
-        pe_table(t, PE_F64, 2, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, PE_MAX_POSITION - 1, -1), PE_OK);
+    EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, PE_MAX_POSITION - 1, -1), PE_OK);
     EXPECT_NEAR(t[0], sin(PE_MAX_POSITION - 1), 1e-15);
     EXPECT_NEAR(t[6], sin(PE_MAX_POSITION), 1e-12);
-    EXPECT_STATUS(pe_table(t, PE_F64, 1, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, -PE_MAX_POSITION, -1),
-                  PE_OK);
+    EXPECT_STATUS(pe_table(t, PE_F64, 1, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, -PE_MAX_POSITION, -1), PE_OK);
     EXPECT_NEAR(t[0], sin(-PE_MAX_POSITION), 1e-15);
     EXPECT_NEAR(t[1], cos(-PE_MAX_POSITION), 1e-15);
     EXPECT_STATUS(pe_table(t, PE_F64, 2, 6, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 2.5, -1), PE_OK);
@@ -363,7 +354,7 @@ static void test_table_bounds(void) {
     enum { LEN_ = 70, DMAX = 33 };
     static double t[LEN_ * DMAX];
     static float tf[LEN_ * DMAX];
-    double bases[] = { 1.0000001, 2.5, 1e4, 1e300 };
+    double bases[] = {1.0000001, 2.5, 1e4, 1e300};
     for (int layout = 0; layout <= 2; layout++)
         for (int freq = 0; freq <= 1; freq++)
             for (int32_t d = 1; d <= DMAX; d += 4)
@@ -390,13 +381,11 @@ static void test_table_max_dim(void) {
     float *t = calloc(PE_MAX_DIM, sizeof *t);
     EXPECT(t != NULL);
     if (!t) return;
-    EXPECT_STATUS(pe_table(t, PE_F32, 1, PE_MAX_DIM, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1),
-                  PE_OK);
+    EXPECT_STATUS(pe_table(t, PE_F32, 1, PE_MAX_DIM, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
     int ok = 1;
     for (int32_t i = 0; i < PE_MAX_DIM; i++) ok &= t[i] == (float)(i % 2);
     EXPECT(ok);
-    EXPECT_STATUS(pe_table(t, PE_F32, PE_MAX_DIM, 1, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1),
-                  PE_OK);
+    EXPECT_STATUS(pe_table(t, PE_F32, PE_MAX_DIM, 1, PE_LAYOUT_INTERLEAVED, PE_FREQ_PAPER, 1e4, 0, -1), PE_OK);
     EXPECT_NEAR(t[PE_MAX_DIM - 1], sin((double)(PE_MAX_DIM - 1)), 1e-6);
     free(t);
 }
@@ -428,8 +417,8 @@ static void test_table_gram(void) {
 
     /* golden: vaswani d=6 and 7, Gram = table * table^T; the Toeplitz path (even
      * d, no zero row) and the direct path (odd d, or a zero row) */
-    int32_t widths[] = { 6, 5 };
-    int32_t zero_rows[] = { -1, 2 };
+    int32_t widths[] = {6, 5};
+    int32_t zero_rows[] = {-1, 2};
     for (size_t wi = 0; wi < LEN(widths); wi++)
         for (size_t zi = 0; zi < LEN(zero_rows); zi++)
             for (int cosine = 0; cosine <= 1; cosine++) {
@@ -461,30 +450,30 @@ static void test_table_gram(void) {
 
 /* ---- dot, norms, gram ------------------------------------------------------------------------- */
 static void test_dot(void) {
-    double a[] = { 1, 2, 3 }, b[] = { 4, 5, 6 }, out = SENTINEL;
+    double a[] = {1, 2, 3}, b[] = {4, 5, 6}, out = SENTINEL;
     EXPECT_STATUS(pe_dot(NULL, a, b, 3), PE_ERR_NULL);
     EXPECT_STATUS(pe_dot(&out, NULL, b, 3), PE_ERR_NULL);
     EXPECT_STATUS(pe_dot(&out, a, NULL, 3), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_dot(&out, a, b, BAD_SIZES[i]), PE_ERR_SIZE);
     for (size_t i = 0; i < LEN(nonfinite); i++) {
-        double x[] = { 1, nonfinite[i], 3 };
+        double x[] = {1, nonfinite[i], 3};
         EXPECT_STATUS(pe_dot(&out, x, b, 3), PE_ERR_VALUE);
         EXPECT_STATUS(pe_dot(&out, a, x, 3), PE_ERR_VALUE);
     }
     EXPECT(out == SENTINEL);
     EXPECT_STATUS(pe_dot(&out, a, b, 3), PE_OK);
     EXPECT(out == 32.0);
-    double c[] = { 0.5, -1.25, 2.0, 0.1 }, e[] = { 4.0, 0.1, -3.0, 0.7 };
+    double c[] = {0.5, -1.25, 2.0, 0.1}, e[] = {4.0, 0.1, -3.0, 0.7};
     EXPECT_STATUS(pe_dot(&out, c, e, 4), PE_OK);
     EXPECT_NEAR(out, -4.055, 1e-15);
     /* finite inputs whose products overflow: inf + -inf would be NaN */
-    double big[] = { 1e200, 1e200 }, mixed[] = { 1e200, -1e200 };
+    double big[] = {1e200, 1e200}, mixed[] = {1e200, -1e200};
     EXPECT_STATUS(pe_dot(&out, big, mixed, 2), PE_ERR_VALUE);
     EXPECT_STATUS(pe_dot(&out, big, big, 2), PE_ERR_VALUE);
 }
 
 static void test_norms(void) {
-    double x[] = { 3, 4, 0, 0, 1, 1, -2, 0.5 }, out[4];
+    double x[] = {3, 4, 0, 0, 1, 1, -2, 0.5}, out[4];
     EXPECT_STATUS(pe_norms(NULL, x, 4, 2), PE_ERR_NULL);
     EXPECT_STATUS(pe_norms(out, NULL, 4, 2), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
@@ -494,7 +483,7 @@ static void test_norms(void) {
     EXPECT_STATUS(pe_norms(out, x, PE_MAX_DIM, PE_MAX_DIM), PE_ERR_SIZE);
     EXPECT_STATUS(pe_norms(out, x, 1 << 14, (1 << 13) + 1), PE_ERR_SIZE); /* > 1 GiB of input */
     for (size_t i = 0; i < LEN(nonfinite); i++) {
-        double y[] = { 3, 4, 0, 0, 1, 1, -2, nonfinite[i] };
+        double y[] = {3, 4, 0, 0, 1, 1, -2, nonfinite[i]};
         fill(out, 4, SENTINEL);
         EXPECT_STATUS(pe_norms(out, y, 4, 2), PE_ERR_VALUE);
         EXPECT(all_equal(out, 4, SENTINEL));
@@ -504,8 +493,7 @@ static void test_norms(void) {
     EXPECT_NEAR(out[2], 1.4142135623730951, 0);
     EXPECT_NEAR(out[3], 2.0615528128088303, 0);
     /* squares that overflow or underflow, of norms that do not: scaled first (issue 16) */
-    double big[] = { 1, 1, 1e200, 1e200 }, tiny[] = { 1e-200, 1e-200, 3e-300, 4e-300 },
-           huge[] = { DBL_MAX, DBL_MAX };
+    double big[] = {1, 1, 1e200, 1e200}, tiny[] = {1e-200, 1e-200, 3e-300, 4e-300}, huge[] = {DBL_MAX, DBL_MAX};
     EXPECT_STATUS(pe_norms(out, big, 2, 2), PE_OK);
     EXPECT_NEAR(out[1], 1.4142135623730951e200, 1e185);
     EXPECT_STATUS(pe_norms(out, tiny, 2, 2), PE_OK);
@@ -515,18 +503,17 @@ static void test_norms(void) {
 }
 
 static void test_gram(void) {
-    double x[] = { 1, 2, 3, 4 }, g[4];
+    double x[] = {1, 2, 3, 4}, g[4];
     float gf[4];
     EXPECT_STATUS(pe_gram(NULL, PE_F64, x, 2, 2, 0), PE_ERR_NULL);
     EXPECT_STATUS(pe_gram(g, PE_F64, NULL, 2, 2, 0), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_gram(g, BAD_DTYPES[i], x, 2, 2, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_gram(g, BAD_DTYPES[i], x, 2, 2, 0), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_gram(g, PE_F64, x, BAD_SIZES[i], 2, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_gram(g, PE_F64, x, 2, BAD_SIZES[i], 1), PE_ERR_SIZE);
     }
     for (size_t i = 0; i < LEN(nonfinite); i++) {
-        double y[] = { 1, 2, nonfinite[i], 4 };
+        double y[] = {1, 2, nonfinite[i], 4};
         EXPECT_STATUS(pe_gram(g, PE_F64, y, 2, 2, 0), PE_ERR_VALUE);
     }
     /* rows^2 doubles would exceed 1 GiB: refused before the scratch Gram is allocated */
@@ -542,7 +529,7 @@ static void test_gram(void) {
     EXPECT_STATUS(pe_gram(gf, PE_F32, x, 2, 2, 1), PE_OK);
     EXPECT(gf[0] == 1.0f && gf[3] == 1.0f);
     EXPECT(gf[1] == (float)(11 / sqrt(125.0)) && gf[2] == gf[1]);
-    double z[] = { 0, 0, 3, 4 };
+    double z[] = {0, 0, 3, 4};
     EXPECT_STATUS(pe_gram(g, PE_F64, z, 2, 2, 1), PE_OK);
     EXPECT(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 1);
     /* more rows than one block of the blocked loop */
@@ -557,7 +544,7 @@ static void test_gram(void) {
             EXPECT(gg[i * R + j] == s);
         }
     /* finite inputs whose dot products overflow, also only in the float32 output */
-    double big[] = { 1e200, 1e200, 1e200, -1e200 }, mid[] = { 1e20, 0, 0, 1 };
+    double big[] = {1e200, 1e200, 1e200, -1e200}, mid[] = {1e20, 0, 0, 1};
     EXPECT_STATUS(pe_gram(g, PE_F64, big, 2, 2, 0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_gram(gf, PE_F32, big, 2, 2, 0), PE_ERR_VALUE);
     /* a cosine is the same for scaled rows: it is computed (issue 16) */
@@ -581,8 +568,7 @@ static void gram_f32_agrees(const float *x, int32_t rows, int32_t cols, int cosi
     for (size_t k = 0; k < n; k++) x64[k] = x[k];
     double scale = 0;
     EXPECT_STATUS(pe_gram(want, PE_F64, x64, rows, cols, cosine), PE_OK);
-    for (size_t k = 0; k < nn; k++)
-        if (fabs(want[k]) > scale) scale = fabs(want[k]);
+    for (size_t k = 0; k < nn; k++) if (fabs(want[k]) > scale) scale = fabs(want[k]);
     EXPECT_STATUS(pe_gram_f32(got, PE_F64, x, rows, cols, cosine), PE_OK);
     EXPECT_STATUS(pe_gram_f32(got32, PE_F32, x, rows, cols, cosine), PE_OK);
     for (int32_t i = 0; i < rows; i++)
@@ -592,26 +578,22 @@ static void gram_f32_agrees(const float *x, int32_t rows, int32_t cols, int cosi
             EXPECT(fabs(got[ij] - want[ij]) <= 1e-6 * scale);
             EXPECT(got32[ij] == (float)got[ij]);
         }
-    free(x64);
-    free(want);
-    free(got);
-    free(got32);
+    free(x64); free(want); free(got); free(got32);
 }
 
 static void test_gram_f32(void) {
-    float x[] = { 1, 2, 3, 4 }, gf[4];
+    float x[] = {1, 2, 3, 4}, gf[4];
     double g[4];
     EXPECT_STATUS(pe_gram_f32(NULL, PE_F64, x, 2, 2, 0), PE_ERR_NULL);
     EXPECT_STATUS(pe_gram_f32(g, PE_F64, NULL, 2, 2, 0), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_gram_f32(g, BAD_DTYPES[i], x, 2, 2, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_gram_f32(g, BAD_DTYPES[i], x, 2, 2, 0), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, BAD_SIZES[i], 2, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, 2, BAD_SIZES[i], 1), PE_ERR_SIZE);
     }
     EXPECT_STATUS(pe_gram_f32(g, PE_F64, x, PE_MAX_DIM, PE_MAX_DIM, 0), PE_ERR_SIZE);
     for (size_t i = 0; i < LEN(nonfinite); i++) {
-        float y[] = { 1, 2, (float)nonfinite[i], 4 };
+        float y[] = {1, 2, (float)nonfinite[i], 4};
         EXPECT_STATUS(pe_gram_f32(g, PE_F64, y, 2, 2, 0), PE_ERR_VALUE);
     }
     int32_t rows = 11586; /* 11586^2 * 8 > 2^30, as pe_gram */
@@ -625,19 +607,19 @@ static void test_gram_f32(void) {
     EXPECT(g[0] == 5 && g[1] == 11 && g[2] == 11 && g[3] == 25);
     EXPECT_STATUS(pe_gram_f32(gf, PE_F32, x, 2, 2, 1), PE_OK);
     EXPECT(gf[0] == 1.0f && gf[3] == 1.0f && gf[1] == gf[2]);
-    float z[] = { 0, 0, 3, 4 };
+    float z[] = {0, 0, 3, 4};
     EXPECT_STATUS(pe_gram_f32(g, PE_F64, z, 2, 2, 1), PE_OK);
     EXPECT(g[0] == 0 && g[1] == 0 && g[2] == 0 && g[3] == 1);
     /* huge and tiny magnitudes take the float64 kernel: exact here, and overflow refused */
-    float huge[] = { 1e30f, 0, 0, 1e-30f };
+    float huge[] = {1e30f, 0, 0, 1e-30f};
     EXPECT_STATUS(pe_gram_f32(g, PE_F64, huge, 2, 2, 0), PE_OK);
     EXPECT(g[0] == (double)1e30f * 1e30f && g[1] == 0 && g[3] == (double)1e-30f * 1e-30f);
     EXPECT_STATUS(pe_gram_f32(gf, PE_F32, huge, 2, 2, 0), PE_ERR_VALUE); /* 1e60 is past FLT_MAX */
     EXPECT_STATUS(pe_gram_f32(gf, PE_F32, huge, 2, 2, 1), PE_OK);
     EXPECT(gf[0] == 1 && gf[3] == 1 && gf[1] == 0);
-    float over[] = { 3e38f, 3e38f };
+    float over[] = {3e38f, 3e38f};
     EXPECT_STATUS(pe_gram_f32(g, PE_F64, over, 1, 2, 0), PE_OK); /* 1.8e77 fits a double */
-    inject_failure(0);                                           /* the float64 copy cannot be allocated */
+    inject_failure(0); /* the float64 copy cannot be allocated */
     EXPECT_STATUS(pe_gram_f32(g, PE_F64, huge, 2, 2, 0), PE_ERR_NOMEM);
     inject_failure(-1);
     /* against the float64 kernel: several column blocks, odd tails, edge rows */
@@ -645,9 +627,7 @@ static void test_gram_f32(void) {
     static float m[R * C];
     uint32_t state = 12345;
     for (int i = 0; i < R * C; i++) {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
+        state ^= state << 13; state ^= state >> 17; state ^= state << 5;
         m[i] = (float)((state >> 8) / 8388608.0 - 1.0);
     }
     for (int cosine = 0; cosine < 2; cosine++) {
@@ -671,46 +651,30 @@ static void test_rotation(void) {
     EXPECT_STATUS(pe_rotation(r, 16384, 0, 0, 1e4, 1), PE_ERR_SIZE); /* 2 GiB */
     EXPECT_STATUS(pe_rotation(r, 11586, 0, 0, 1e4, 1), PE_ERR_SIZE); /* just over 1 GiB */
     EXPECT_STATUS(pe_rotation(r, PE_MAX_ROTATION_DIM + 2, 0, 0, 1e4, 1), PE_ERR_SIZE);
-    int32_t odd[] = { 1, 3, 7, 11585, PE_MAX_DIM - 1 };
+    int32_t odd[] = {1, 3, 7, 11585, PE_MAX_DIM - 1};
     for (size_t i = 0; i < LEN(odd); i++) {
         fill(r, 36, SENTINEL);
-        EXPECT_STATUS(pe_rotation(r, odd[i], 0, 0, 1e4, 1),
-                      odd[i] == PE_MAX_DIM - 1 ? PE_ERR_SIZE : PE_ERR_ODD);
+        EXPECT_STATUS(pe_rotation(r, odd[i], 0, 0, 1e4, 1), odd[i] == PE_MAX_DIM - 1 ? PE_ERR_SIZE : PE_ERR_ODD);
         EXPECT(all_equal(r, 36, SENTINEL));
     }
-    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
-        EXPECT_STATUS(pe_rotation(r, 4, BAD_LAYOUTS[i], 0, 1e4, 1), PE_ERR_OPTION);
-    for (size_t i = 0; i < LEN(BAD_FREQS); i++)
-        EXPECT_STATUS(pe_rotation(r, 4, 0, BAD_FREQS[i], 1e4, 1), PE_ERR_OPTION);
-    for (size_t i = 0; i < LEN(bad_bases); i++)
-        EXPECT_STATUS(pe_rotation(r, 4, 0, 0, bad_bases[i], 1), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_rotation(r, 4, BAD_LAYOUTS[i], 0, 1e4, 1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_FREQS); i++) EXPECT_STATUS(pe_rotation(r, 4, 0, BAD_FREQS[i], 1e4, 1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rotation(r, 4, 0, 0, bad_bases[i], 1), PE_ERR_BASE);
     for (size_t i = 0; i < LEN(bad_positions); i++) {
         fill(r, 36, SENTINEL);
         EXPECT_STATUS(pe_rotation(r, 4, 0, 0, 1e4, bad_positions[i]), PE_ERR_POSITION);
         EXPECT(all_equal(r, 36, SENTINEL));
     }
     /* golden: tensor2tensor d=4 k=1 */
-    static const double T2T[16] = { 0.5403023058681398,
-                                    0.0,
-                                    0.8414709848078965,
-                                    0.0,
-                                    0.0,
-                                    0.999999995,
-                                    0.0,
-                                    9.999999983333333e-05,
-                                    -0.8414709848078965,
-                                    0.0,
-                                    0.5403023058681398,
-                                    0.0,
-                                    0.0,
-                                    -9.999999983333333e-05,
-                                    0.0,
-                                    0.999999995 };
+    static const double T2T[16] = {0.5403023058681398, 0.0, 0.8414709848078965, 0.0,
+                                   0.0, 0.999999995, 0.0, 9.999999983333333e-05,
+                                   -0.8414709848078965, 0.0, 0.5403023058681398, 0.0,
+                                   0.0, -9.999999983333333e-05, 0.0, 0.999999995};
     EXPECT_STATUS(pe_rotation(r, 4, PE_LAYOUT_CONCAT, PE_FREQ_GEOM, 1e4, 1), PE_OK);
     for (int i = 0; i < 16; i++) EXPECT_NEAR(r[i], T2T[i], 1e-16);
     /* M_k PE[p] = PE[p + k] for each layout, with k = 3 and k = -2.5 (PE rows
      * as column vectors: PE[p + k]_j = sum_i M[j][i] PE[p]_i) */
-    double ks[] = { 3.0, -2.5 };
+    double ks[] = {3.0, -2.5};
     for (int layout = 0; layout <= 2; layout++)
         for (size_t ki = 0; ki < LEN(ks); ki++) {
             EXPECT_STATUS(pe_rotation(r, 6, layout, PE_FREQ_PAPER, 1e4, ks[ki]), PE_OK);
@@ -730,7 +694,7 @@ static void test_rotation(void) {
 
 /* ---- toy attention -------------------------------------------------------------------------------- */
 static void test_toy(void) {
-    double codes[] = { 1, 2, 3 }, pos[] = { 10, 20, 30 }, x[3], y[3], sum = SENTINEL, weighted = SENTINEL;
+    double codes[] = {1, 2, 3}, pos[] = {10, 20, 30}, x[3], y[3], sum = SENTINEL, weighted = SENTINEL;
     int32_t label = -7;
     EXPECT_STATUS(pe_toy_attention(NULL, y, &sum, &label, &weighted, codes, pos, NULL, 3, 30), PE_ERR_NULL);
     EXPECT_STATUS(pe_toy_attention(x, NULL, &sum, &label, &weighted, codes, pos, NULL, 3, 30), PE_ERR_NULL);
@@ -739,22 +703,20 @@ static void test_toy(void) {
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, NULL, codes, pos, NULL, 3, 30), PE_ERR_NULL);
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, NULL, pos, NULL, 3, 30), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++)
-        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, BAD_SIZES[i], 30),
-                      PE_ERR_SIZE);
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, BAD_SIZES[i], 30), PE_ERR_SIZE);
     for (size_t i = 0; i < LEN(nonfinite); i++) {
-        double bad[] = { 1, nonfinite[i], 3 };
+        double bad[] = {1, nonfinite[i], 3};
         EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, bad, pos, NULL, 3, 30), PE_ERR_VALUE);
         EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, bad, NULL, 3, 30), PE_ERR_VALUE);
         EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, bad, 3, 30), PE_ERR_VALUE);
-        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, 3, nonfinite[i]),
-                      PE_ERR_VALUE);
+        EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, NULL, 3, nonfinite[i]), PE_ERR_VALUE);
     }
     /* finite inputs whose sums overflow: refused, not a NaN label */
-    double huge[] = { 1e308, 1e308, -1e308 };
+    double huge[] = {1e308, 1e308, -1e308};
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, huge, NULL, NULL, 3, 30), PE_ERR_VALUE);
-    double big[] = { 1e200, 1e200, 1e200 };
+    double big[] = {1e200, 1e200, 1e200};
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, big, NULL, NULL, 3, 30), PE_ERR_VALUE);
-    double wbig[] = { 1e306, 1e306, 1e306 };
+    double wbig[] = {1e306, 1e306, 1e306};
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, pos, wbig, 3, 30), PE_ERR_VALUE);
     EXPECT(sum == SENTINEL && weighted == SENTINEL && label == -7);
     /* golden: 我打你 with PE [10, 20, 30] */
@@ -762,19 +724,19 @@ static void test_toy(void) {
     EXPECT(x[0] == 11 && x[1] == 22 && x[2] == 33);
     EXPECT(y[0] == 726 && y[1] == 1452 && y[2] == 2178);
     EXPECT(sum == 4356 && label == 1 && weighted == 10164);
-    double rev[] = { 3, 2, 1 };
+    double rev[] = {3, 2, 1};
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, rev, pos, NULL, 3, 30), PE_OK);
     EXPECT(sum == 4356 && weighted == 9900);
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, NULL, NULL, 3, 36), PE_OK);
     EXPECT(sum == 36 && label == 0 && weighted == 84);
-    double w[] = { 0, 0, 1 };
+    double w[] = {0, 0, 1};
     EXPECT_STATUS(pe_toy_attention(x, y, &sum, &label, &weighted, codes, NULL, w, 3, 35.5), PE_OK);
     EXPECT(label == 1 && weighted == 18);
 }
 
 /* ---- scaled dot-product attention ------------------------------------------------------------------- */
 static void test_attention(void) {
-    double q[] = { 1, 0, 0, 1, 1, 1 }, k[] = { 1, 0, 0, 1, 0.5, -0.5 }, v[] = { 1, 2, 3, 4, 5, 6 };
+    double q[] = {1, 0, 0, 1, 1, 1}, k[] = {1, 0, 0, 1, 0.5, -0.5}, v[] = {1, 2, 3, 4, 5, 6};
     double w[9], o[6];
     double s = 1 / sqrt(2.0);
     EXPECT_STATUS(pe_attention(NULL, o, q, k, v, 3, 3, 2, 2, 0, s), PE_ERR_NULL);
@@ -791,9 +753,8 @@ static void test_attention(void) {
     }
     /* n x m weights alone past 1 GiB: refused before the (tiny) inputs are read */
     EXPECT_STATUS(pe_attention(w, o, q, k, v, 1 << 14, 1 << 13, 1, 1, 0, s), PE_ERR_SIZE);
-    EXPECT_STATUS(pe_attention(w, o, q, k, v, PE_MAX_DIM, PE_MAX_DIM, PE_MAX_DIM, PE_MAX_DIM, 1, s),
-                  PE_ERR_SIZE);
-    double bad_scales[] = { 0.0, -0.0, -1.0, NAN, INFINITY, -INFINITY };
+    EXPECT_STATUS(pe_attention(w, o, q, k, v, PE_MAX_DIM, PE_MAX_DIM, PE_MAX_DIM, PE_MAX_DIM, 1, s), PE_ERR_SIZE);
+    double bad_scales[] = {0.0, -0.0, -1.0, NAN, INFINITY, -INFINITY};
     for (size_t i = 0; i < LEN(bad_scales); i++)
         EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, 2, 0, bad_scales[i]), PE_ERR_VALUE);
     for (size_t i = 0; i < LEN(nonfinite); i++) {
@@ -807,43 +768,36 @@ static void test_attention(void) {
         EXPECT_STATUS(pe_attention(w, o, q, k, bv, 3, 3, 2, 2, 1, s), PE_ERR_VALUE);
     }
     /* finite inputs whose scores overflow (+inf, -inf, inf - inf): refused, not NaN */
-    double hq[] = { 1e200 }, hk1[] = { 1e200, -1e200 }, hk2[] = { -1e200, -1e200 }, hv[] = { 1, 2 };
-    double hq2[] = { 1e200, 1e200 }, hk3[] = { 1e200, -1e200 };
+    double hq[] = {1e200}, hk1[] = {1e200, -1e200}, hk2[] = {-1e200, -1e200}, hv[] = {1, 2};
+    double hq2[] = {1e200, 1e200}, hk3[] = {1e200, -1e200};
     EXPECT_STATUS(pe_attention(w, o, hq, hk1, hv, 1, 2, 1, 1, 0, 1.0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_attention(w, o, hq, hk2, hv, 1, 2, 1, 1, 0, 1.0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_attention(w, o, hq2, hk3, hv, 1, 1, 2, 1, 0, 1.0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_attention(w, o, hq, hq, hv, 1, 1, 1, 1, 0, DBL_MAX), PE_ERR_VALUE);
     /* output pushed past DBL_MAX only by rounding of a convex mix */
-    double mq[] = { 0 }, mk[] = { 0, 0 }, mv[] = { DBL_MAX, DBL_MAX };
+    double mq[] = {0}, mk[] = {0, 0}, mv[] = {DBL_MAX, DBL_MAX};
     EXPECT_STATUS(pe_attention(w, o, mq, mk, mv, 1, 2, 1, 1, 0, 1.0), PE_OK);
     EXPECT(o[0] == DBL_MAX || o[0] == nextafter(DBL_MAX, 0));
     /* golden: "n=3 m=3 dk=2 dv=2" and its causal form */
-    static const double W[9] = { 0.45552749049879915, 0.22460634363480042, 0.3198661658664004,
-                                 0.2680747034562285,  0.5436863222802805,  0.18823897426349098,
-                                 0.4011120926797859,  0.4011120926797859,  0.19777581464042818 };
-    static const double O[6] = { 2.7286773507352025, 3.7286773507352025, 2.8403285416145247,
-                                 3.8403285416145247, 2.5933274439212846, 3.5933274439212846 };
+    static const double W[9] = {0.45552749049879915, 0.22460634363480042, 0.3198661658664004,
+                                0.2680747034562285, 0.5436863222802805, 0.18823897426349098,
+                                0.4011120926797859, 0.4011120926797859, 0.19777581464042818};
+    static const double O[6] = {2.7286773507352025, 3.7286773507352025, 2.8403285416145247,
+                                3.8403285416145247, 2.5933274439212846, 3.5933274439212846};
     EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, 2, 0, s), PE_OK);
     for (int i = 0; i < 9; i++) EXPECT_NEAR(w[i], W[i], 1e-15);
     for (int i = 0; i < 6; i++) EXPECT_NEAR(o[i], O[i], 1e-14);
-    static const double WC[9] = { 1.0,
-                                  0.0,
-                                  0.0,
-                                  0.33023845067334306,
-                                  0.6697615493266569,
-                                  0.0,
-                                  0.4011120926797859,
-                                  0.4011120926797859,
-                                  0.19777581464042818 };
+    static const double WC[9] = {1.0, 0.0, 0.0, 0.33023845067334306, 0.6697615493266569, 0.0,
+                                 0.4011120926797859, 0.4011120926797859, 0.19777581464042818};
     EXPECT_STATUS(pe_attention(w, o, q, k, v, 3, 3, 2, 2, 1, s), PE_OK);
     for (int i = 0; i < 9; i++) EXPECT_NEAR(w[i], WC[i], 1e-15);
     EXPECT_NEAR(o[2], 2.3395230986533138, 1e-14);
     /* huge but finite scores softmax without overflow: one-hot */
-    double bq[] = { 1e150 }, bk[] = { 1e150, -1e150 };
+    double bq[] = {1e150}, bk[] = {1e150, -1e150};
     EXPECT_STATUS(pe_attention(w, o, bq, bk, hv, 1, 2, 1, 1, 0, 1.0), PE_OK);
     EXPECT(w[0] == 1.0 && w[1] == 0.0 && o[0] == 1.0);
     /* causal with more queries than keys: every row still sums to 1 */
-    double q4[4] = { 1, 2, 3, 4 }, k2[2] = { 1, -1 }, v2[2] = { 10, 20 }, w8[8], o4[4];
+    double q4[4] = {1, 2, 3, 4}, k2[2] = {1, -1}, v2[2] = {10, 20}, w8[8], o4[4];
     EXPECT_STATUS(pe_attention(w8, o4, q4, k2, v2, 4, 2, 1, 1, 1, 1.0), PE_OK);
     for (int i = 0; i < 4; i++) EXPECT_NEAR(w8[2 * i] + w8[2 * i + 1], 1.0, 1e-15);
     EXPECT(w8[0] == 1.0 && w8[1] == 0.0);
@@ -851,29 +805,28 @@ static void test_attention(void) {
 
 /* Heads: two query heads share one kv head; a mask broadcast over heads; a -inf bias. */
 static void test_attention_heads(void) {
-    const double q[8] = { 1, 0, 0, 1, 0.5, 0.5, -1, 2 };       /* [1, 2, 2, 2] */
-    const double k[4] = { 1, 0, 0, 1 }, v[4] = { 1, 2, 3, 4 }; /* [1, 1, 2, 2] */
+    const double q[8] = {1, 0, 0, 1, 0.5, 0.5, -1, 2}; /* [1, 2, 2, 2] */
+    const double k[4] = {1, 0, 0, 1}, v[4] = {1, 2, 3, 4}; /* [1, 1, 2, 2] */
     double w[8], o[8];
-    int32_t dims[7] = { 1, 2, 1, 2, 2, 2, 2 };
+    int32_t dims[7] = {1, 2, 1, 2, 2, 2, 2};
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, NULL, 0, 1.0, NULL, NULL, NULL, NULL), PE_ERR_NULL);
-    const uint8_t mask[2] = { 1, 0 };
+    const uint8_t mask[2] = {1, 0};
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, mask, NULL, NULL, NULL), PE_ERR_NULL);
-    int32_t bad[7] = { 1, 3, 2, 2, 2, 2, 2 };
+    int32_t bad[7] = {1, 3, 2, 2, 2, 2, 2};
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, bad, 0, 1.0, NULL, NULL, NULL, NULL), PE_ERR_SHAPE);
     /* every head and query sees only key 0: weights one-hot, output = v row 0 */
-    const int32_t ms[4] = { 0, 0, 0, 1 };
+    const int32_t ms[4] = {0, 0, 0, 1};
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, mask, ms, NULL, NULL), PE_OK);
-    for (int r = 0; r < 4; r++)
-        EXPECT(w[2 * r] == 1.0 && w[2 * r + 1] == 0.0 && o[2 * r] == 1.0 && o[2 * r + 1] == 2.0);
+    for (int r = 0; r < 4; r++) EXPECT(w[2 * r] == 1.0 && w[2 * r + 1] == 0.0 && o[2 * r] == 1.0 && o[2 * r + 1] == 2.0);
     /* head 1's second query: bias -inf on both keys, nothing left: zeros, not NaN */
-    const double bias[8] = { 0, 0, 0, 0, 0, 0, -INFINITY, -INFINITY };
-    const int32_t bs[4] = { 0, 4, 2, 1 };
+    const double bias[8] = {0, 0, 0, 0, 0, 0, -INFINITY, -INFINITY};
+    const int32_t bs[4] = {0, 4, 2, 1};
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, bias, bs), PE_OK);
     EXPECT(w[6] == 0.0 && w[7] == 0.0 && o[6] == 0.0 && o[7] == 0.0);
     /* head 0 query 0: scores (1, 0): weights e/(e+1), 1/(e+1) */
     EXPECT_NEAR(w[0], exp(1.0) / (exp(1.0) + 1), 1e-15);
-    const double nan_bias[1] = { NAN }, inf_bias[1] = { INFINITY };
-    const int32_t zs[4] = { 0, 0, 0, 0 };
+    const double nan_bias[1] = {NAN}, inf_bias[1] = {INFINITY};
+    const int32_t zs[4] = {0, 0, 0, 0};
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, nan_bias, zs), PE_ERR_VALUE);
     EXPECT_STATUS(pe_attention_heads(w, o, q, k, v, dims, 0, 1.0, NULL, NULL, inf_bias, zs), PE_ERR_VALUE);
 }
@@ -884,12 +837,9 @@ static void test_attention_heads(void) {
  * edges (64) and not a multiple of 8, rows not a multiple of the 4-row tile.
  */
 static void test_attention_f32(void) {
-    static const int32_t shapes[][8] = { /* dims, causal */
-                                         { 1, 4, 2, 5, 3, 3, 8, 1 },
-                                         { 2, 3, 1, 7, 130, 5, 16, 0 },
-                                         { 1, 32, 8, 1, 200, 16, 8, 0 },
-                                         { 1, 2, 2, 70, 70, 9, 24, 1 }
-    };
+    static const int32_t shapes[][8] = {/* dims, causal */
+                                        {1, 4, 2, 5, 3, 3, 8, 1}, {2, 3, 1, 7, 130, 5, 16, 0},
+                                        {1, 32, 8, 1, 200, 16, 8, 0}, {1, 2, 2, 70, 70, 9, 24, 1}};
     for (size_t t = 0; t < LEN(shapes); t++) {
         const int32_t *d = shapes[t];
         int causal = d[7];
@@ -898,23 +848,22 @@ static void test_attention_f32(void) {
         float *q = malloc(nq * 4), *k = malloc(nk * 4), *v = malloc(nv * 4), *o = malloc(no * 4);
         double *q64 = malloc(nq * 8), *k64 = malloc(nk * 8), *v64 = malloc(nv * 8), *o64 = malloc(no * 8);
         uint32_t x = 12345u + (uint32_t)t;
-        float *in[] = { q, k, v };
-        double *in64[] = { q64, k64, v64 };
-        size_t count[] = { nq, nk, nv };
+        float *in[] = {q, k, v};
+        double *in64[] = {q64, k64, v64};
+        size_t count[] = {nq, nk, nv};
         for (int a = 0; a < 3; a++)
             for (size_t i = 0; i < count[a]; i++) {
                 x = x * 1103515245u + 12345u;
                 in64[a][i] = in[a][i] = (float)((x >> 8) / 8388608.0 - 1.0) * 2.0f;
             }
         double s = 1 / sqrt((double)d[5]);
-        EXPECT_STATUS(pe_attention_heads(NULL, o64, q64, k64, v64, d, causal, s, NULL, NULL, NULL, NULL),
-                      PE_OK);
+        EXPECT_STATUS(pe_attention_heads(NULL, o64, q64, k64, v64, d, causal, s, NULL, NULL, NULL, NULL), PE_OK);
         EXPECT_STATUS(pe_attention_f32(o, q, k, v, d, causal, s), PE_OK);
         for (size_t i = 0; i < no; i++) EXPECT_NEAR(o[i], o64[i], 2e-6);
         /* refusals: a non-finite input, dv not a multiple of 8, a bad scale, NULL */
         /* every input is scanned whole: ±inf or NaN anywhere in q, k or v is refused; a subnormal and -0
            are finite */
-        const float bad[] = { NAN, INFINITY, -INFINITY, 1e-45f, -0.0f };
+        const float bad[] = {NAN, INFINITY, -INFINITY, 1e-45f, -0.0f};
         for (int a = 0; a < 3; a++) {
             size_t at = (size_t)(x % count[a]);
             float keep = in[a][at];
@@ -926,36 +875,35 @@ static void test_attention_f32(void) {
         }
         k[nk - 1] = NAN;
         EXPECT_STATUS(pe_attention_f32(o, q, k, v, d, causal, s), PE_ERR_VALUE);
-        int32_t odd[7] = { d[0], d[1], d[2], d[3], d[4], d[5], 7 };
+        int32_t odd[7] = {d[0], d[1], d[2], d[3], d[4], d[5], 7};
         EXPECT_STATUS(pe_attention_f32(o, q, k, v, odd, causal, s), PE_ERR_SHAPE);
         EXPECT_STATUS(pe_attention_f32(o, q, k, v, d, causal, 0.0), PE_ERR_VALUE);
         EXPECT_STATUS(pe_attention_f32(o, NULL, k, v, d, causal, s), PE_ERR_NULL);
         free(q), free(k), free(v), free(o), free(q64), free(k64), free(v64), free(o64);
     }
     /* scores past float32's range: refused (the JS falls back to float64) */
-    float hq[8] = { 1e20f, 0, 0, 0, 0, 0, 0, 0 }, hv[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, ho[8];
-    const int32_t one[7] = { 1, 1, 1, 1, 1, 8, 8 };
+    float hq[8] = {1e20f, 0, 0, 0, 0, 0, 0, 0}, hv[8] = {1, 2, 3, 4, 5, 6, 7, 8}, ho[8];
+    const int32_t one[7] = {1, 1, 1, 1, 1, 8, 8};
     EXPECT_STATUS(pe_attention_f32(ho, hq, hq, hv, one, 0, 1.0), PE_ERR_VALUE);
 }
 
 /* ---- RoPE ------------------------------------------------------------------------------------------ */
-static const pe_rope_params rope_ok = { .factor = 2.0,
-                                        .low_freq_factor = 1.0,
-                                        .high_freq_factor = 4.0,
-                                        .original_max_position = 64.0,
-                                        .beta_fast = 32.0,
-                                        .beta_slow = 1.0,
-                                        .truncate = 1.0 };
+static const pe_rope_params rope_ok = {.factor = 2.0,
+                                       .low_freq_factor = 1.0,
+                                       .high_freq_factor = 4.0,
+                                       .original_max_position = 64.0,
+                                       .beta_fast = 32.0,
+                                       .beta_slow = 1.0,
+                                       .truncate = 1.0};
 /* Every fixed field of pe_rope_params, to set each one bad in turn. */
 static const size_t ROPE_FIELDS[] = {
-    offsetof(pe_rope_params, factor),           offsetof(pe_rope_params, low_freq_factor),
+    offsetof(pe_rope_params, factor),         offsetof(pe_rope_params, low_freq_factor),
     offsetof(pe_rope_params, high_freq_factor), offsetof(pe_rope_params, original_max_position),
-    offsetof(pe_rope_params, beta_fast),        offsetof(pe_rope_params, beta_slow),
+    offsetof(pe_rope_params, beta_fast),      offsetof(pe_rope_params, beta_slow),
     offsetof(pe_rope_params, attention_factor), offsetof(pe_rope_params, max_position),
-    offsetof(pe_rope_params, seq_len),          offsetof(pe_rope_params, mscale),
-    offsetof(pe_rope_params, mscale_all_dim),   offsetof(pe_rope_params, truncate),
-    offsetof(pe_rope_params, rotary_fraction)
-};
+    offsetof(pe_rope_params, seq_len),        offsetof(pe_rope_params, mscale),
+    offsetof(pe_rope_params, mscale_all_dim), offsetof(pe_rope_params, truncate),
+    offsetof(pe_rope_params, rotary_fraction)};
 
 /* A zeroed pe_rope_params with room for n longrope factors (calloc: the struct ends in a flexible array). */
 static pe_rope_params *rope_params_new(int32_t n) {
@@ -968,16 +916,12 @@ static void test_rope_frequencies(void) {
     double w[8], a = SENTINEL;
     EXPECT_STATUS(pe_rope_frequencies(NULL, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_frequencies(w, NULL, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, BAD_SIZES[i], 1e4, 0, NULL), PE_ERR_SIZE);
-    int32_t odd[] = { 1, 3, 7, PE_MAX_DIM - 1 };
-    for (size_t i = 0; i < LEN(odd); i++)
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, odd[i], 1e4, 0, NULL), PE_ERR_ODD);
-    for (size_t i = 0; i < LEN(bad_bases); i++)
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, bad_bases[i], 0, NULL), PE_ERR_BASE);
-    int bad_scalings[] = { -1, 8, INT_MIN, INT_MAX };
-    for (size_t i = 0; i < LEN(bad_scalings); i++)
-        EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, bad_scalings[i], &rope_ok), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, BAD_SIZES[i], 1e4, 0, NULL), PE_ERR_SIZE);
+    int32_t odd[] = {1, 3, 7, PE_MAX_DIM - 1};
+    for (size_t i = 0; i < LEN(odd); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, odd[i], 1e4, 0, NULL), PE_ERR_ODD);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, bad_bases[i], 0, NULL), PE_ERR_BASE);
+    int bad_scalings[] = {-1, 8, INT_MIN, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_scalings); i++) EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, bad_scalings[i], &rope_ok), PE_ERR_OPTION);
     for (int sc = PE_ROPE_LINEAR; sc <= PE_ROPE_LLAMA3; sc++) {
         EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, sc, NULL), PE_ERR_NULL); /* params required */
         for (size_t k = 0; k < LEN(ROPE_FIELDS); k++)
@@ -1001,8 +945,7 @@ static void test_rope_frequencies(void) {
         EXPECT_STATUS(pe_rope_frequencies(big, &a, 128, 1e306, PE_ROPE_NTK, &p), PE_ERR_VALUE);
         p.factor = 2;
         EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, &p), PE_ERR_VALUE);
-        EXPECT_STATUS(pe_rope_cache(big, big + 64, PE_F64, 1, 8, DBL_MAX, PE_ROPE_NTK, &p, 0, 0),
-                      PE_ERR_VALUE);
+        EXPECT_STATUS(pe_rope_cache(big, big + 64, PE_F64, 1, 8, DBL_MAX, PE_ROPE_NTK, &p, 0, 0), PE_ERR_VALUE);
         p.factor = 1e-3; /* a factor below 1 shrinks the base: allowed */
         EXPECT_STATUS(pe_rope_frequencies(big, &a, 8, DBL_MAX, PE_ROPE_NTK, &p), PE_OK);
         for (int i = 0; i < 4; i++) EXPECT(isfinite(big[i]) && big[i] > 0 && big[i] <= 1);
@@ -1020,7 +963,7 @@ static void test_rope_frequencies(void) {
  * llama3 with equal band factors (Llama 4, issue 23): statuses and the formulas. */
 static void test_rope_scalings(void) {
     double w[4], w0[4], a = SENTINEL;
-    pe_rope_params p = { 0 };
+    pe_rope_params p = {0};
     EXPECT_STATUS(pe_rope_frequencies(w0, &a, 8, 1e4, PE_ROPE_DEFAULT, NULL), PE_OK);
     /* dynamic: factor 2, max_position 16; no seq_len: HF at init, unscaled */
     p.factor = 2;
@@ -1033,7 +976,7 @@ static void test_rope_scalings(void) {
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, &p), PE_OK);
     EXPECT_NEAR(w[1], pow(1e4 * pow(7, 8.0 / 6), -0.25), 1e-15);
     EXPECT(a == 1.0);
-    double bad_len[] = { -1, 0.5, PE_MAX_POSITION + 1, NAN };
+    double bad_len[] = {-1, 0.5, PE_MAX_POSITION + 1, NAN};
     for (size_t i = 0; i < LEN(bad_len); i++) {
         p.seq_len = bad_len[i];
         EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_DYNAMIC, &p), PE_ERR_VALUE);
@@ -1041,19 +984,13 @@ static void test_rope_scalings(void) {
     p.seq_len = 0;
     /* the cache's seq_len is offset + max_len: positions 0..63 scale as seq_len 64 */
     double c[64 * 4], s[64 * 4];
-    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 64, 8, 1e4, PE_ROPE_DYNAMIC, &p, 0, PE_ROPE_CACHE_PAIRS),
-                  PE_OK);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 64, 8, 1e4, PE_ROPE_DYNAMIC, &p, 0, PE_ROPE_CACHE_PAIRS), PE_OK);
     EXPECT_NEAR(c[63 * 4 + 1], cos(63 * pow(1e4 * pow(7, 8.0 / 6), -0.25)), 1e-13);
     p.factor = 1e6; /* base 1e300 * (1e6 * (1e9 + 1) / 16)^(4/3) overflows: refused */
     EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 1, 8, 1e300, PE_ROPE_DYNAMIC, &p, 1e9, 0), PE_ERR_VALUE);
     /* YaRN: mscale and mscale_all_dim, both or neither (HF); each in range or 0 */
-    pe_rope_params y = { .factor = 4,
-                         .original_max_position = 64,
-                         .beta_fast = 32,
-                         .beta_slow = 1,
-                         .mscale = 1,
-                         .mscale_all_dim = 0.5,
-                         .truncate = 1 };
+    pe_rope_params y = {.factor = 4, .original_max_position = 64, .beta_fast = 32, .beta_slow = 1,
+                        .mscale = 1, .mscale_all_dim = 0.5, .truncate = 1};
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_YARN, &y), PE_OK);
     EXPECT_NEAR(a, (0.1 * log(4) + 1) / (0.05 * log(4) + 1), 1e-15);
     y.mscale_all_dim = 0;
@@ -1075,7 +1012,7 @@ static void test_rope_scalings(void) {
     /* longrope: short factors up to seq_len = original, long past it */
     pe_rope_params *l = rope_params_new(8);
     l->original_max_position = 8, l->max_position = 32;
-    const double lf[8] = { 1, 2, 4, 8, 3, 5, 7, 9 };
+    const double lf[8] = {1, 2, 4, 8, 3, 5, 7, 9};
     memcpy(l->factors, lf, sizeof lf);
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, NULL), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
@@ -1084,11 +1021,11 @@ static void test_rope_scalings(void) {
     l->seq_len = 9;
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
     for (int i = 0; i < 4; i++) EXPECT_NEAR(w[i], w0[i] / lf[4 + i], 1e-18);
-    double x[2 * 8] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 }, o[16], pos[2] = { 0, 8 };
+    double x[2 * 8] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, o[16], pos[2] = {0, 8};
     l->seq_len = 0; /* positions 0 and 8: seq_len 9 > 8, long factors (3) */
     EXPECT_STATUS(pe_rope_apply(o, x, 2, 8, 8, 0, PE_ROPE_HALF, pos, 0, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
     EXPECT_NEAR(o[8], a * (cos(8.0 / 3) - sin(8.0 / 3)), 1e-15); /* (x_0, x_4) = (1, 1) */
-    l->max_position = 0;                                         /* neither factor nor max_position */
+    l->max_position = 0; /* neither factor nor max_position */
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
     l->factor = 2, l->original_max_position = 1; /* ln(original) divides */
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
@@ -1102,19 +1039,17 @@ static void test_rope_scalings(void) {
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
     free(l);
     /* proportional: int(0.5 * 8 // 2) = 2 pairs rotate with base^(-2i/8), then zeros; all / factor 2 */
-    pe_rope_params q = { .factor = 2, .rotary_fraction = 0.5 };
+    pe_rope_params q = {.factor = 2, .rotary_fraction = 0.5};
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_PROPORTIONAL, &q), PE_OK);
     EXPECT(w[0] == 0.5 && w[2] == 0 && w[3] == 0 && a == 1);
     EXPECT_NEAR(w[1], 0.05, 1e-17);
-    double bad_fraction[] = { 0, -0.5, 1.5, NAN };
+    double bad_fraction[] = {0, -0.5, 1.5, NAN};
     for (size_t i = 0; i < LEN(bad_fraction); i++) {
         q.rotary_fraction = bad_fraction[i];
         EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_PROPORTIONAL, &q), PE_ERR_VALUE);
     }
     /* llama3 with low_freq_factor == high_freq_factor (Llama 4 Scout): no blended band, HF only warns */
-    pe_rope_params b = {
-        .factor = 16, .low_freq_factor = 1, .high_freq_factor = 1, .original_max_position = 64
-    };
+    pe_rope_params b = {.factor = 16, .low_freq_factor = 1, .high_freq_factor = 1, .original_max_position = 64};
     EXPECT_STATUS(pe_rope_frequencies(w, &a, 8, 1e4, PE_ROPE_LLAMA3, &b), PE_OK);
     for (int i = 0; i < 4; i++) EXPECT(w[i] == (6.283185307179586 / w0[i] > 64 ? w0[i] / 16 : w0[i]));
 }
@@ -1123,32 +1058,25 @@ static void test_rope_cache(void) {
     double c[6 * 8], s[6 * 8];
     EXPECT_STATUS(pe_rope_cache(NULL, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_cache(c, NULL, PE_F64, 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_rope_cache(c, s, BAD_DTYPES[i], 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_OPTION);
-    int bad_layouts[] = { -1, 3, INT_MAX };
-    for (size_t i = 0; i < LEN(bad_layouts); i++)
-        EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, bad_layouts[i]), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_rope_cache(c, s, BAD_DTYPES[i], 6, 8, 1e4, 0, NULL, 0, 0), PE_ERR_OPTION);
+    int bad_layouts[] = {-1, 3, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_layouts); i++) EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, bad_layouts[i]), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, BAD_SIZES[i], 8, 1e4, 0, NULL, 0, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, BAD_SIZES[i], 1e4, 0, NULL, 0, 0), PE_ERR_SIZE);
     }
     EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 7, 1e4, 0, NULL, 0, 0), PE_ERR_ODD);
     inject_failure(0);
-    EXPECT_STATUS(pe_rope_cache(c, s, PE_F32, PE_MAX_DIM, 1 << 10, 1e4, 0, NULL, 0, PE_ROPE_CACHE_HALF),
-                  PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_cache(c, s, PE_F32, PE_MAX_DIM, 1 << 10, 1e4, 0, NULL, 0, PE_ROPE_CACHE_HALF), PE_ERR_SIZE);
     inject_failure(-1);
-    for (size_t i = 0; i < LEN(bad_positions); i++)
-        EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, bad_positions[i], 0), PE_ERR_POSITION);
+    for (size_t i = 0; i < LEN(bad_positions); i++) EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, bad_positions[i], 0), PE_ERR_POSITION);
     EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, PE_MAX_POSITION - 2, 0), PE_ERR_POSITION);
-    for (size_t i = 0; i < LEN(bad_bases); i++)
-        EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, bad_bases[i], 0, NULL, 0, 0), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, bad_bases[i], 0, NULL, 0, 0), PE_ERR_BASE);
     EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, PE_ROPE_YARN, NULL, 0, 0), PE_ERR_NULL);
     /* golden "pairs d8": row 1 */
     EXPECT_STATUS(pe_rope_cache(c, s, PE_F64, 6, 8, 1e4, 0, NULL, 0, PE_ROPE_CACHE_PAIRS), PE_OK);
-    static const double C1[4] = { 0.5403023058681398, 0.9950041652780258, 0.9999500004166653,
-                                  0.9999995000000417 };
-    static const double S1[4] = { 0.8414709848078965, 0.09983341664682815, 0.009999833334166664,
-                                  0.0009999998333333417 };
+    static const double C1[4] = {0.5403023058681398, 0.9950041652780258, 0.9999500004166653, 0.9999995000000417};
+    static const double S1[4] = {0.8414709848078965, 0.09983341664682815, 0.009999833334166664, 0.0009999998333333417};
     for (int i = 0; i < 4; i++) {
         EXPECT_NEAR(c[4 + i], C1[i], 1e-15);
         EXPECT_NEAR(s[4 + i], S1[i], 1e-15);
@@ -1163,13 +1091,11 @@ static void test_rope_cache(void) {
 }
 
 static void test_rope_apply(void) {
-    double x[2 * 8] = { 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0 }, out[16], pos[2] = { 1, 0 };
+    double x[2 * 8] = {1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0}, out[16], pos[2] = {1, 0};
     EXPECT_STATUS(pe_rope_apply(NULL, x, 2, 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_apply(out, NULL, 2, 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_NULL);
-    int bad_pairings[] = { -1, 2, INT_MAX };
-    for (size_t i = 0; i < LEN(bad_pairings); i++)
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, bad_pairings[i], NULL, 0, 1e4, 0, NULL),
-                      PE_ERR_OPTION);
+    int bad_pairings[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_pairings); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, bad_pairings[i], NULL, 0, 1e4, 0, NULL), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_rope_apply(out, x, BAD_SIZES[i], 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
         EXPECT_STATUS(pe_rope_apply(out, x, 2, BAD_SIZES[i], 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_SIZE);
@@ -1185,20 +1111,18 @@ static void test_rope_apply(void) {
         EXPECT_STATUS(pe_rope_apply(out, bx, 2, 8, 4, 0, 1, NULL, 0, 1e4, 0, NULL), PE_ERR_VALUE);
     }
     for (size_t i = 0; i < LEN(bad_positions); i++) {
-        double bp[2] = { 0, bad_positions[i] };
+        double bp[2] = {0, bad_positions[i]};
         EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, bp, 0, 1e4, 0, NULL), PE_ERR_POSITION);
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, NULL, bad_positions[i], 1e4, 0, NULL),
-                      PE_ERR_POSITION);
+        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, NULL, bad_positions[i], 1e4, 0, NULL), PE_ERR_POSITION);
     }
-    for (size_t i = 0; i < LEN(bad_bases); i++)
-        EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, NULL, 0, bad_bases[i], 0, NULL), PE_ERR_BASE);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, 1, NULL, 0, bad_bases[i], 0, NULL), PE_ERR_BASE);
     /* half pairing (x_i, x_i+2) per head of 4, position 1: (1, 0) turns by theta_0 = 1 */
     EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, PE_ROPE_HALF, pos, 0, 1e4, 0, NULL), PE_OK);
     EXPECT_NEAR(out[0], 0.5403023058681398, 1e-15);
     EXPECT_NEAR(out[2], 0.8414709848078965, 1e-15);
     EXPECT(out[1] == 0 && out[3] == 0);
-    EXPECT_NEAR(out[4], 0.5403023058681398, 1e-15);      /* second head, same position */
-    for (int i = 8; i < 16; i++) EXPECT(out[i] == x[i]); /* position 0: unchanged */
+    EXPECT_NEAR(out[4], 0.5403023058681398, 1e-15); /* second head, same position */
+    for (int i = 8; i < 16; i++) EXPECT(out[i] == x[i]);  /* position 0: unchanged */
     /* interleaved pairing (x_0, x_1): row 1 at offset 1 is (0, 1) turned by 2 rad */
     EXPECT_STATUS(pe_rope_apply(out, x, 2, 8, 4, 0, PE_ROPE_INTERLEAVED, NULL, 1, 1e4, 0, NULL), PE_OK);
     EXPECT_NEAR(out[8], -sin(2.0), 1e-15);
@@ -1208,13 +1132,12 @@ static void test_rope_apply(void) {
 /* Multi-axis RoPE: frequency 0 reads axis 1, frequency 1 axis 0 (an M-RoPE
  * section in miniature), against cos/sin of the position the axis holds. */
 static void test_rope_axes(void) {
-    double pos[2 * 3] = { 0, 1, 2, /* axis 0 */ 5, 6, 7 /* axis 1 */ }, w[2] = { 1, 0.5 }, c[3 * 4], s[3 * 4];
-    int32_t ax[2] = { 1, 0 };
+    double pos[2 * 3] = {0, 1, 2, /* axis 0 */ 5, 6, 7 /* axis 1 */}, w[2] = {1, 0.5}, c[3 * 4], s[3 * 4];
+    int32_t ax[2] = {1, 0};
     EXPECT_STATUS(pe_rope_axes_cache(NULL, s, PE_F64, pos, 3, 2, w, ax, 2, 1, 1), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, NULL, 3, 2, w, ax, 2, 1, 1), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, NULL, 2, 1, 1), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_rope_axes_cache(c, s, BAD_DTYPES[i], pos, 3, 2, w, ax, 2, 1, 1), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_rope_axes_cache(c, s, BAD_DTYPES[i], pos, 3, 2, w, ax, 2, 1, 1), PE_ERR_OPTION);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 1, 3), PE_ERR_OPTION);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 0, w, ax, 2, 1, 1), PE_ERR_SIZE);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, PE_MAX_DIM + 1, w, ax, 2, 1, 1), PE_ERR_SIZE);
@@ -1222,9 +1145,9 @@ static void test_rope_axes(void) {
         EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, BAD_SIZES[i], 2, w, ax, 2, 1, 1), PE_ERR_SIZE);
         EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, BAD_SIZES[i], 1, 1), PE_ERR_SIZE);
     }
-    int32_t bad_axis[2] = { 2, 0 };
+    int32_t bad_axis[2] = {2, 0};
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, bad_axis, 2, 1, 1), PE_ERR_SHAPE);
-    double bad_w[2] = { -1, 0.5 }, big_w[2] = { PE_ROPE_MAX_FREQ * 2, 0.5 };
+    double bad_w[2] = {-1, 0.5}, big_w[2] = {PE_ROPE_MAX_FREQ * 2, 0.5};
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, bad_w, ax, 2, 1, 1), PE_ERR_VALUE);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, big_w, ax, 2, 1, 1), PE_ERR_VALUE);
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 0, 1), PE_ERR_VALUE);
@@ -1234,20 +1157,17 @@ static void test_rope_axes(void) {
     }
     pos[4] = 6;
     EXPECT_STATUS(pe_rope_axes_cache(c, s, PE_F64, pos, 3, 2, w, ax, 2, 2, PE_ROPE_CACHE_HALF), PE_OK);
-    /* row 1: frequency 0 at axis 1's 6, frequency 1 at axis 0's 1; half layout [f0 f1 | f0 f1]; attention 2
-     */
+    /* row 1: frequency 0 at axis 1's 6, frequency 1 at axis 0's 1; half layout [f0 f1 | f0 f1]; attention 2 */
     EXPECT_NEAR(c[4], 2 * cos(6.0), 1e-15);
     EXPECT_NEAR(s[5], 2 * sin(0.5), 1e-15);
     EXPECT(c[6] == c[4] && s[7] == s[5]);
 
-    double x[3 * 4] = { 1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1 }, out[12];
+    double x[3 * 4] = {1, 0, 0, 0, 0, 1, 0, 0, 1, 1, 1, 1}, out[12];
     EXPECT_STATUS(pe_rope_axes_apply(NULL, x, 3, 4, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 4, 2, pos, 2, w, ax, 2, 1), PE_ERR_OPTION);
     EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 3, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_ODD);
-    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 2, PE_ROPE_HALF, pos, 2, w, ax, 2, 1),
-                  PE_ERR_SHAPE); /* 4 freqs' width > 2 */
-    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 6, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1),
-                  PE_ERR_SHAPE); /* 6 % 4 */
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 2, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_SHAPE); /* 4 freqs' width > 2 */
+    EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 6, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_SHAPE); /* 6 % 4 */
     x[3] = NAN;
     EXPECT_STATUS(pe_rope_axes_apply(out, x, 3, 4, 4, PE_ROPE_HALF, pos, 2, w, ax, 2, 1), PE_ERR_VALUE);
     x[3] = 0;
@@ -1312,8 +1232,7 @@ static void test_rope_rows(void) {
     /* near 2^24, every value of a dim-128 llama3 cache against long double sin/cos of the double angle */
     double w[64], af;
     static const pe_rope_params l3_params = {
-        .factor = 8, .low_freq_factor = 1, .high_freq_factor = 4, .original_max_position = 8192
-    };
+        .factor = 8, .low_freq_factor = 1, .high_freq_factor = 4, .original_max_position = 8192};
     const pe_rope_params *l3 = &l3_params;
     EXPECT_STATUS(pe_rope_frequencies(w, &af, 128, 5e5, PE_ROPE_LLAMA3, l3), PE_OK);
     enum { N = 600 };
@@ -1346,8 +1265,7 @@ static void test_rope_rows(void) {
  * rotary; float32 close to it; in place; non-finite inputs and float32 overflow refused. */
 static void test_rope_rotate(void) {
     enum { B = 2, S = 3, HD = 12, COLS = 24, RD = 8 };
-    double x[B * S * COLS], y[B * S * COLS], want[B * S * COLS], cs[S * RD] = { 0 }, sn[S * RD] = { 0 },
-                                                                        pos[S] = { 4, 0, 9 };
+    double x[B * S * COLS], y[B * S * COLS], want[B * S * COLS], cs[S * RD] = { 0 }, sn[S * RD] = { 0 }, pos[S] = { 4, 0, 9 };
     float xf[B * S * COLS], yf[B * S * COLS], csf[S * RD] = { 0 }, snf[S * RD] = { 0 };
     for (int i = 0; i < B * S * COLS; i++) xf[i] = (float)(x[i] = sin(i * 1.7) * 3);
     EXPECT_STATUS(pe_rope_rotate(NULL, x, PE_F64, B, S, COLS, HD, RD, 1, cs, sn), PE_ERR_NULL);
@@ -1421,16 +1339,15 @@ static void test_rope_permutation(void) {
     }
     EXPECT_STATUS(pe_rope_permutation(perm, 5, 1, 0), PE_ERR_ODD);
     EXPECT_STATUS(pe_rope_permutation(perm, 1 << 16, 1 << 16, 0), PE_ERR_SIZE);
-    static const int32_t FWD[8] = { 0, 2, 4, 6, 1, 3, 5, 7 }, INV[8] = { 0, 4, 1, 5, 2, 6, 3, 7 };
+    static const int32_t FWD[8] = {0, 2, 4, 6, 1, 3, 5, 7}, INV[8] = {0, 4, 1, 5, 2, 6, 3, 7};
     EXPECT_STATUS(pe_rope_permutation(perm, 8, 2, 0), PE_OK);
     for (int i = 0; i < 8; i++) EXPECT(perm[i] == FWD[i] && perm[8 + i] == 8 + FWD[i]);
     EXPECT_STATUS(pe_rope_permutation(perm, 8, 1, 1), PE_OK);
     for (int i = 0; i < 8; i++) EXPECT(perm[i] == INV[i]);
     EXPECT_STATUS(pe_rope_permute(NULL, w, 8, 2, 8, 0, 0), PE_ERR_NULL);
     EXPECT_STATUS(pe_rope_permute(o, NULL, 8, 2, 8, 0, 0), PE_ERR_NULL);
-    int bad_axes[] = { -1, 2, INT_MAX };
-    for (size_t i = 0; i < LEN(bad_axes); i++)
-        EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 8, 0, bad_axes[i]), PE_ERR_OPTION);
+    int bad_axes[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_axes); i++) EXPECT_STATUS(pe_rope_permute(o, w, 8, 2, 8, 0, bad_axes[i]), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_rope_permute(o, w, BAD_SIZES[i], 2, 8, 0, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_rope_permute(o, w, 8, BAD_SIZES[i], 8, 0, 0), PE_ERR_SIZE);
@@ -1455,14 +1372,11 @@ static void test_alibi(void) {
     double m[8];
     double b[3 * 4 * 4];
     EXPECT_STATUS(pe_alibi_slopes(NULL, 4, 0, 8), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
-        EXPECT_STATUS(pe_alibi_slopes(m, BAD_SIZES[i], 0, 8), PE_ERR_SIZE);
-    int bad_variants[] = { -1, 2, INT_MAX };
-    for (size_t i = 0; i < LEN(bad_variants); i++)
-        EXPECT_STATUS(pe_alibi_slopes(m, 4, bad_variants[i], 8), PE_ERR_OPTION);
-    double bad_bias[] = { 0, -0.0, -1, NAN, INFINITY, -INFINITY };
-    for (size_t i = 0; i < LEN(bad_bias); i++)
-        EXPECT_STATUS(pe_alibi_slopes(m, 4, 0, bad_bias[i]), PE_ERR_VALUE);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_alibi_slopes(m, BAD_SIZES[i], 0, 8), PE_ERR_SIZE);
+    int bad_variants[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_variants); i++) EXPECT_STATUS(pe_alibi_slopes(m, 4, bad_variants[i], 8), PE_ERR_OPTION);
+    double bad_bias[] = {0, -0.0, -1, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < LEN(bad_bias); i++) EXPECT_STATUS(pe_alibi_slopes(m, 4, 0, bad_bias[i]), PE_ERR_VALUE);
     EXPECT_STATUS(pe_alibi_slopes(m, 4, PE_ALIBI_PRESS, 8), PE_OK);
     EXPECT_STATUS(pe_alibi_slopes(m, PE_MAX_HEADS + 1, PE_ALIBI_PRESS, 8), PE_ERR_SIZE);
     EXPECT_STATUS(pe_alibi_bias(m, PE_F64, PE_MAX_HEADS + 1, 1, 1, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
@@ -1475,33 +1389,29 @@ static void test_alibi(void) {
     EXPECT(m[0] == 0.0 && m[5] == 0.0 && !signbit(m[0]));
 
     EXPECT_STATUS(pe_alibi_bias(NULL, PE_F64, 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_alibi_bias(b, BAD_DTYPES[i], 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_alibi_bias(b, BAD_DTYPES[i], 3, 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_alibi_bias(b, PE_F64, BAD_SIZES[i], 4, 4, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, BAD_SIZES[i], 4, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, BAD_SIZES[i], 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
     }
-    int bad_modes[] = { -1, 2, INT_MAX };
-    for (size_t i = 0; i < LEN(bad_modes); i++)
-        EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, bad_modes[i], -INFINITY, 0), PE_ERR_OPTION);
+    int bad_modes[] = {-1, 2, INT_MAX};
+    for (size_t i = 0; i < LEN(bad_modes); i++) EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, bad_modes[i], -INFINITY, 0), PE_ERR_OPTION);
     EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, 0, NAN, 0), PE_ERR_VALUE);
-    for (size_t i = 0; i < LEN(bad_bias); i++)
-        EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, bad_bias[i], 0, -INFINITY, 0), PE_ERR_VALUE);
+    for (size_t i = 0; i < LEN(bad_bias); i++) EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, bad_bias[i], 0, -INFINITY, 0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, 0, 8, 0, -INFINITY, INT32_MAX), PE_ERR_POSITION);
     EXPECT_STATUS(pe_alibi_bias(b, PE_F32, 1 << 12, 1 << 12, 1 << 12, 0, 8, 0, -INFINITY, 0), PE_ERR_SIZE);
     /* golden "causal 3 heads 4x4": head 0 (slope 1/16) row 1 = [-1/16, 0, mask, mask] */
     EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, PE_ALIBI_PRESS, 8, PE_ALIBI_CAUSAL, -INFINITY, 0), PE_OK);
     EXPECT(b[4] == -0.0625 && b[5] == 0.0 && !signbit(b[5]) && b[6] == -INFINITY && b[7] == -INFINITY);
     EXPECT(b[2 * 16 + 3 * 4 + 0] == -0.75); /* head 2 (slope 1/4), row 3, key 0 */
-    EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, PE_ALIBI_PRESS, 8, PE_ALIBI_SYMMETRIC, -INFINITY, 0),
-                  PE_OK);
+    EXPECT_STATUS(pe_alibi_bias(b, PE_F64, 3, 4, 4, PE_ALIBI_PRESS, 8, PE_ALIBI_SYMMETRIC, -INFINITY, 0), PE_OK);
     EXPECT(b[6] == -0.0625 * 1 && b[7] == -0.125);
 }
 
 /* ---- relative positions -------------------------------------------------------------------------------- */
 static void test_relative(void) {
-    int32_t rel[5] = { -300, -1, 0, 1, 300 }, out[24];
+    int32_t rel[5] = {-300, -1, 0, 1, 300}, out[24];
     EXPECT_STATUS(pe_t5_bucket(NULL, rel, 5, 1, 32, 128, 1), PE_ERR_NULL);
     EXPECT_STATUS(pe_t5_bucket(out, NULL, 5, 1, 32, 128, 1), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
@@ -1512,12 +1422,11 @@ static void test_relative(void) {
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 0, 1, 128, 1), PE_ERR_SIZE);
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, PE_T5_MAX_BUCKETS + 2, 1 << 20, 1), PE_ERR_SIZE);
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, PE_T5_MAX_BUCKETS, 1 << 20, 1), PE_OK);
-    int32_t bad_dist[] = { 8, 0, -1, INT32_MIN };
-    for (size_t i = 0; i < LEN(bad_dist); i++)
-        EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, bad_dist[i], 1), PE_ERR_VALUE);
+    int32_t bad_dist[] = {8, 0, -1, INT32_MIN};
+    for (size_t i = 0; i < LEN(bad_dist); i++) EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, bad_dist[i], 1), PE_ERR_VALUE);
     EXPECT_STATUS(pe_t5_bucket(out, rel, 5, 1, 32, 128, 1), PE_OK);
     EXPECT(out[0] == 15 && out[1] == 1 && out[2] == 0 && out[3] == 17 && out[4] == 31);
-    int32_t extreme[3] = { INT32_MIN, INT32_MAX, -9 };
+    int32_t extreme[3] = {INT32_MIN, INT32_MAX, -9};
     EXPECT_STATUS(pe_t5_bucket(out, extreme, 3, 1, 32, INT32_MAX, 0), PE_OK);
     EXPECT(out[0] >= 0 && out[0] < 16 && out[1] >= 16 && out[1] < 32 && out[2] == 8);
     EXPECT_STATUS(pe_t5_bucket(out, extreme, 3, 0, 32, 128, 1), PE_OK);
@@ -1532,7 +1441,7 @@ static void test_relative(void) {
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MAX - 2, 1, 32, 128, 1), PE_ERR_POSITION);
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MIN, 1, 32, 128, 1), PE_ERR_POSITION);
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, 0, 1, 32, 128, 1), PE_OK);
-    static const int32_t T5M[2][6] = { { 0, 17, 18, 19, 20, 21 }, { 1, 0, 17, 18, 19, 20 } };
+    static const int32_t T5M[2][6] = {{0, 17, 18, 19, 20, 21}, {1, 0, 17, 18, 19, 20}};
     for (int j = 0; j < 6; j++) EXPECT(out[j] == T5M[0][j] && out[6 + j] == T5M[1][j]);
 
     EXPECT_STATUS(pe_shaw_matrix(NULL, 5, 5, 2, 0, 0), PE_ERR_NULL);
@@ -1540,11 +1449,10 @@ static void test_relative(void) {
         EXPECT_STATUS(pe_shaw_matrix(out, BAD_SIZES[i], 5, 2, 0, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_shaw_matrix(out, 4, BAD_SIZES[i], 2, 0, 0), PE_ERR_SIZE);
     }
-    int32_t bad_k[] = { -1, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX };
-    for (size_t i = 0; i < LEN(bad_k); i++)
-        EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, bad_k[i], 0, 0), PE_ERR_SIZE);
+    int32_t bad_k[] = {-1, INT32_MIN, PE_MAX_DIM + 1, INT32_MAX};
+    for (size_t i = 0; i < LEN(bad_k); i++) EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, bad_k[i], 0, 0), PE_ERR_SIZE);
     EXPECT_STATUS(pe_shaw_matrix(out, 1 << 16, 1 << 16, 2, 0, 0), PE_ERR_SIZE);
-    static const int32_t SHAW[2][5] = { { 0, 1, 2, 2, 2 }, { -1, 0, 1, 2, 2 } };
+    static const int32_t SHAW[2][5] = {{0, 1, 2, 2, 2}, {-1, 0, 1, 2, 2}};
     EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 0, 0), PE_OK);
     for (int j = 0; j < 5; j++) EXPECT(out[j] == SHAW[0][j] && out[5 + j] == SHAW[1][j]);
     EXPECT_STATUS(pe_shaw_matrix(out, 4, 5, 2, 1, 0), PE_OK);
@@ -1553,20 +1461,18 @@ static void test_relative(void) {
     EXPECT(out[0] == PE_MAX_DIM && out[2] == PE_MAX_DIM + 2);
     /* tensor2tensor's offset kLen - qLen: one query sees keys at distances -4..0 */
     EXPECT_STATUS(pe_shaw_matrix(out, 1, 5, 2, 1, 4), PE_OK);
-    static const int32_t LAST[5] = { 0, 0, 0, 1, 2 };
+    static const int32_t LAST[5] = {0, 0, 0, 1, 2};
     for (int j = 0; j < 5; j++) EXPECT(out[j] == LAST[j]);
     EXPECT_STATUS(pe_shaw_matrix(out, 1, 5, 2, 1, PE_MAX_DIM + 1), PE_ERR_POSITION);
     EXPECT_STATUS(pe_shaw_matrix(out, 1, 5, 2, 1, INT32_MIN), PE_ERR_POSITION);
 }
 
-/* ---- learned, binary
- * ----------------------------------------------------------------------------------------- */
+/* ---- learned, binary ----------------------------------------------------------------------------------------- */
 static void test_learned_binary(void) {
     double t[4 * 6];
-    int32_t pos[2] = { 1, 3 };
+    int32_t pos[2] = {1, 3};
     EXPECT_STATUS(pe_learned_table(NULL, PE_F64, 4, 6, 0, 0, 0.02), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_learned_table(t, BAD_DTYPES[i], 4, 6, 0, 0, 0.02), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_learned_table(t, BAD_DTYPES[i], 4, 6, 0, 0, 0.02), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_learned_table(t, PE_F64, BAD_SIZES[i], 6, 0, 0, 0.02), PE_ERR_SIZE);
         EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, BAD_SIZES[i], 0, 0, 0.02), PE_ERR_SIZE);
@@ -1574,23 +1480,20 @@ static void test_learned_binary(void) {
     }
     EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, 2, 0.02), PE_ERR_OPTION);
     EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, -1, 0.02), PE_ERR_OPTION);
-    double bad_seeds[] = { -1, 0.5, 9007199254740992.0, NAN, INFINITY, -INFINITY };
-    for (size_t i = 0; i < LEN(bad_seeds); i++)
-        EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, bad_seeds[i], 0, 0.02), PE_ERR_VALUE);
-    double bad_scales[] = { -1, -1e-300, NAN, INFINITY, PE_LEARNED_MAX_SCALE * 1.0000001 };
-    for (size_t i = 0; i < LEN(bad_scales); i++)
-        EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, 0, bad_scales[i]), PE_ERR_VALUE);
+    double bad_seeds[] = {-1, 0.5, 9007199254740992.0, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < LEN(bad_seeds); i++) EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, bad_seeds[i], 0, 0.02), PE_ERR_VALUE);
+    double bad_scales[] = {-1, -1e-300, NAN, INFINITY, PE_LEARNED_MAX_SCALE * 1.0000001};
+    for (size_t i = 0; i < LEN(bad_scales); i++) EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, 0, bad_scales[i]), PE_ERR_VALUE);
     EXPECT_STATUS(pe_learned_table(t, PE_F32, PE_MAX_DIM, PE_MAX_DIM, 0, 0, 0.02), PE_ERR_SIZE);
     /* past PE_LEARNED_MAX_ELEMENTS numbers (2^26 + 2^13, 256 MiB in float32: within the byte limit) */
     EXPECT_STATUS(pe_learned_table(t, PE_F32, 8193, 8192, 0, 0, 0.02), PE_ERR_SIZE);
     EXPECT_STATUS(pe_learned_rows(t, PE_F32, pos, 8193, 4, 8192, 0, 0, 0.02), PE_ERR_SIZE);
     EXPECT_STATUS(pe_learned_rows(t, PE_F64, NULL, 2, 4, 6, 0, 0, 0.02), PE_ERR_NULL);
-    int32_t bad_pos[][2] = { { 1, 4 }, { -1, 0 }, { INT32_MIN, 0 }, { 0, INT32_MAX } };
-    for (size_t i = 0; i < LEN(bad_pos); i++)
-        EXPECT_STATUS(pe_learned_rows(t, PE_F64, bad_pos[i], 2, 4, 6, 0, 0, 0.02), PE_ERR_POSITION);
+    int32_t bad_pos[][2] = {{1, 4}, {-1, 0}, {INT32_MIN, 0}, {0, INT32_MAX}};
+    for (size_t i = 0; i < LEN(bad_pos); i++) EXPECT_STATUS(pe_learned_rows(t, PE_F64, bad_pos[i], 2, 4, 6, 0, 0, 0.02), PE_ERR_POSITION);
     /* golden: seed 0, normal, scale 0.02; rows 1 and 3 alone equal the table's */
-    static const double ROW1[6] = { 0.0016683708839132767, -0.012248141832134117, 0.01434165298843747,
-                                    -0.004458403148885507, 0.0013923656300766233, -0.020050592467716365 };
+    static const double ROW1[6] = {0.0016683708839132767, -0.012248141832134117, 0.01434165298843747,
+                                   -0.004458403148885507, 0.0013923656300766233, -0.020050592467716365};
     EXPECT_STATUS(pe_learned_table(t, PE_F64, 4, 6, 0, PE_DIST_NORMAL, 0.02), PE_OK);
     for (int c = 0; c < 6; c++) EXPECT_NEAR(t[6 + c], ROW1[c], 2e-16); /* libm log/cos: a few ulps */
     double rows[2 * 6];
@@ -1599,17 +1502,13 @@ static void test_learned_binary(void) {
 
     double bt[8 * 3];
     EXPECT_STATUS(pe_binary_table(NULL, PE_F64, 8, 3, 0, 0), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_binary_table(bt, BAD_DTYPES[i], 8, 3, 0, 0), PE_ERR_OPTION);
-    for (size_t i = 0; i < LEN(BAD_SIZES); i++)
-        EXPECT_STATUS(pe_binary_table(bt, PE_F64, BAD_SIZES[i], 3, 0, 0), PE_ERR_SIZE);
-    int32_t bad_bits[] = { 0, -1, 65, INT32_MAX };
-    for (size_t i = 0; i < LEN(bad_bits); i++)
-        EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, bad_bits[i], 0, 0), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_binary_table(bt, BAD_DTYPES[i], 8, 3, 0, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_SIZES); i++) EXPECT_STATUS(pe_binary_table(bt, PE_F64, BAD_SIZES[i], 3, 0, 0), PE_ERR_SIZE);
+    int32_t bad_bits[] = {0, -1, 65, INT32_MAX};
+    for (size_t i = 0; i < LEN(bad_bits); i++) EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, bad_bits[i], 0, 0), PE_ERR_SIZE);
     EXPECT_STATUS(pe_binary_table(bt, PE_F64, PE_MAX_DIM, 64, 0, 0), PE_ERR_SIZE);
-    double bad_offsets[] = { -1, 0.5, NAN, INFINITY, PE_MAX_POSITION + 1, PE_MAX_POSITION - 2 };
-    for (size_t i = 0; i < LEN(bad_offsets); i++)
-        EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, 3, bad_offsets[i], 0), PE_ERR_POSITION);
+    double bad_offsets[] = {-1, 0.5, NAN, INFINITY, PE_MAX_POSITION + 1, PE_MAX_POSITION - 2};
+    for (size_t i = 0; i < LEN(bad_offsets); i++) EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, 3, bad_offsets[i], 0), PE_ERR_POSITION);
     EXPECT_STATUS(pe_binary_table(bt, PE_F64, 8, 3, 0, 0), PE_OK);
     for (int r = 0; r < 8; r++)
         for (int b = 0; b < 3; b++) EXPECT(bt[r * 3 + b] == ((r >> b) & 1));
@@ -1617,12 +1516,11 @@ static void test_learned_binary(void) {
     EXPECT(bt[0] == -1 && bt[1] == -1 && bt[2] == -1);
 }
 
-/* ---- precision -------------------------------------------------------------------------------------------
- */
+/* ---- precision ------------------------------------------------------------------------------------------- */
 static void test_precision(void) {
-    double x[4] = { 0.1, 1.0 / 3, 65520.0, -2.5 }, out[4];
+    double x[4] = {0.1, 1.0 / 3, 65520.0, -2.5}, out[4];
     uint32_t bits[4];
-    int bad_formats[] = { -1, 4, INT_MAX, INT_MIN };
+    int bad_formats[] = {-1, 4, INT_MAX, INT_MIN};
     EXPECT_STATUS(pe_round(NULL, x, 4, PE_F16), PE_ERR_NULL);
     EXPECT_STATUS(pe_round(out, NULL, 4, PE_F16), PE_ERR_NULL);
     EXPECT_STATUS(pe_format_bits(NULL, x, 4, PE_F16), PE_ERR_NULL);
@@ -1645,31 +1543,26 @@ static void test_precision(void) {
     EXPECT(out[0] == 0.10009765625 && out[2] == 65536.0);
     EXPECT_STATUS(pe_format_bits(bits, x, 4, PE_F32), PE_OK);
     EXPECT(bits[0] == 1036831949u);
-    double odd[3] = { NAN, -INFINITY, 4.9406564584124654e-324 };
+    double odd[3] = {NAN, -INFINITY, 4.9406564584124654e-324};
     EXPECT_STATUS(pe_round(out, odd, 3, PE_F16), PE_OK);
     EXPECT(isnan(out[0]) && out[1] == -INFINITY && out[2] == 0.0);
 
-    double p[3] = { 0, 1, 65535 }, e[3];
-    int bad_modes[] = { -1, 3, INT_MAX };
+    double p[3] = {0, 1, 65535}, e[3];
+    int bad_modes[] = {-1, 3, INT_MAX};
     EXPECT_STATUS(pe_precision_error(NULL, p, 3, 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_NULL);
     EXPECT_STATUS(pe_precision_error(e, NULL, 3, 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_NULL);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_precision_error(e, p, BAD_SIZES[i], 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_SIZE);
         EXPECT_STATUS(pe_precision_error(e, p, 3, BAD_SIZES[i], 0, 0, 1e4, PE_F16, 0), PE_ERR_SIZE);
     }
-    for (size_t i = 0; i < LEN(bad_formats); i++)
-        EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, bad_formats[i], 0), PE_ERR_OPTION);
-    for (size_t i = 0; i < LEN(bad_modes); i++)
-        EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, PE_F16, bad_modes[i]), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_formats); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, bad_formats[i], 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_modes); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, 1e4, PE_F16, bad_modes[i]), PE_ERR_OPTION);
     /* Past PE_PRECISION_MAX_WORK, refused before anything is read or formed. */
-    EXPECT_STATUS(pe_precision_error(e, p, 3, (int32_t)(PE_PRECISION_MAX_WORK / 3) + 1, 0, 0, 1e4, PE_F16, 0),
-                  PE_ERR_SIZE);
-    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++)
-        EXPECT_STATUS(pe_precision_error(e, p, 3, 16, BAD_LAYOUTS[i], 0, 1e4, PE_F16, 0), PE_ERR_OPTION);
-    for (size_t i = 0; i < LEN(bad_bases); i++)
-        EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, bad_bases[i], PE_F16, 0), PE_ERR_BASE);
+    EXPECT_STATUS(pe_precision_error(e, p, 3, (int32_t)(PE_PRECISION_MAX_WORK / 3) + 1, 0, 0, 1e4, PE_F16, 0), PE_ERR_SIZE);
+    for (size_t i = 0; i < LEN(BAD_LAYOUTS); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, BAD_LAYOUTS[i], 0, 1e4, PE_F16, 0), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(bad_bases); i++) EXPECT_STATUS(pe_precision_error(e, p, 3, 16, 0, 0, bad_bases[i], PE_F16, 0), PE_ERR_BASE);
     for (size_t i = 0; i < LEN(bad_positions); i++) {
-        double bp[3] = { 0, bad_positions[i], 1 };
+        double bp[3] = {0, bad_positions[i], 1};
         EXPECT_STATUS(pe_precision_error(e, bp, 3, 16, 0, 0, 1e4, PE_F16, 0), PE_ERR_POSITION);
     }
     /* golden (precision.error[0], float16 angle, d = 16) */
@@ -1681,13 +1574,11 @@ static void test_precision(void) {
 /* ---- allocation failure at every point of every allocating call ------------------------------------ */
 typedef int (*call_fn)(void);
 static double fbuf[64 * 64];
-static int call_table(void) {
-    return pe_table(fbuf, PE_F64, 40, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 100, 3, 2);
-}
+static int call_table(void) { return pe_table(fbuf, PE_F64, 40, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 100, 3, 2); }
 static int call_gram_toeplitz(void) { return pe_table_gram(fbuf, PE_F32, 40, 8, 0, 0, 1e4, 0, -1, 1); }
 static int call_gram_direct(void) { return pe_table_gram(fbuf, PE_F64, 40, 7, 0, 0, 1e4, 0, 5, 1); }
 static int call_gram(void) {
-    static double x[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+    static double x[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     return pe_gram(fbuf, PE_F64, x, 4, 3, 1);
 }
 static int call_rotation(void) { return pe_rotation(fbuf, 8, PE_LAYOUT_CONCAT, 0, 1e4, 2); }
@@ -1697,30 +1588,28 @@ static int call_rope_cache(void) {
     return pe_rope_cache(fbuf, c, PE_F64, 40, 8, 1e4, PE_ROPE_YARN, &rope_ok, 3, PE_ROPE_CACHE_HALF);
 }
 static int call_rope_apply(void) {
-    static double x[4 * 8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    static double x[4 * 8] = {1, 2, 3, 4, 5, 6, 7, 8};
     return pe_rope_apply(fbuf, x, 4, 8, 4, 0, PE_ROPE_HALF, NULL, 0, 1e4, PE_ROPE_LLAMA3, &rope_ok);
 }
-static int call_rope_frequencies(void) {
-    return pe_rope_frequencies(fbuf, fbuf + 100, 8, 1e4, PE_ROPE_NTK, &rope_ok);
-}
+static int call_rope_frequencies(void) { return pe_rope_frequencies(fbuf, fbuf + 100, 8, 1e4, PE_ROPE_NTK, &rope_ok); }
 static int call_alibi_bias(void) { return pe_alibi_bias(fbuf, PE_F32, 5, 6, 7, PE_ALIBI_MPT, 8, 0, -1e9, 2); }
 static int call_precision_error(void) {
-    static double p[3] = { 0, 100, 70000 };
+    static double p[3] = {0, 100, 70000};
     return pe_precision_error(fbuf, p, 3, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 1e4, PE_BF16, PE_PREC_BOTH);
 }
 
 /* ---- fields: timesteps, patch grids, Fourier features -------------------------------------------- */
 static int call_timestep(void) {
-    double t[2] = { 0, 3.5 }, out[2 * 9];
+    double t[2] = {0, 3.5}, out[2 * 9];
     return pe_timestep_embedding(out, PE_F64, t, 2, 9, 1, 0, 1, 10000);
 }
 static int call_sincos_2d(void) {
-    double ph[2] = { 0, 1 }, pw[3] = { 0, 1, 2 }, out[7 * 8];
+    double ph[2] = {0, 1}, pw[3] = {0, 1, 2}, out[7 * 8];
     return pe_sincos_2d(out, PE_F64, ph, 2, pw, 3, 8, 1, 0, PE_GRID_MAE, 10000);
 }
 
 static void test_fields(void) {
-    double t[3] = { 0, 1, 2.5 }, out[64] = { 0 };
+    double t[3] = {0, 1, 2.5}, out[64] = {0};
     /* DiT (cos first, shift 0), dim 5: [cos t, cos t/100, sin t, sin t/100, 0] */
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t + 1, 1, 5, 1, 0, 1, 10000), PE_OK);
     EXPECT_NEAR(out[0], 0.54030230586813977, 1e-16);
@@ -1728,61 +1617,53 @@ static void test_fields(void) {
     EXPECT(out[4] == 0.0);
     EXPECT_STATUS(pe_timestep_embedding(NULL, PE_F64, t, 3, 8, 0, 1, 1, 10000), PE_ERR_NULL);
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, NULL, 3, 8, 0, 1, 1, 10000), PE_ERR_NULL);
-    for (size_t i = 0; i < LEN(BAD_DTYPES); i++)
-        EXPECT_STATUS(pe_timestep_embedding(out, BAD_DTYPES[i], t, 3, 8, 0, 1, 1, 10000), PE_ERR_OPTION);
+    for (size_t i = 0; i < LEN(BAD_DTYPES); i++) EXPECT_STATUS(pe_timestep_embedding(out, BAD_DTYPES[i], t, 3, 8, 0, 1, 1, 10000), PE_ERR_OPTION);
     for (size_t i = 0; i < LEN(BAD_SIZES); i++) {
         EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, BAD_SIZES[i], 8, 0, 1, 1, 10000), PE_ERR_SIZE);
         EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, BAD_SIZES[i], 0, 1, 1, 10000), PE_ERR_SIZE);
     }
-    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 2, 0, 1, 1, 10000),
-                  PE_ERR_VALUE); /* h - shift = 0 */
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 2, 0, 1, 1, 10000), PE_ERR_VALUE); /* h - shift = 0 */
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, NAN, 1, 10000), PE_ERR_VALUE);
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, 1, INFINITY, 10000), PE_ERR_VALUE);
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, 1, 1, 0.5), PE_ERR_BASE);
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 3, 8, 0, 1, 1e10, 10000), PE_ERR_POSITION);
-    double bad_t[1] = { NAN };
+    double bad_t[1] = {NAN};
     EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, bad_t, 1, 8, 0, 1, 1, 10000), PE_ERR_VALUE);
-    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 1, 1, 0, 5, 1, 10000),
-                  PE_OK); /* no frequency: any shift */
+    EXPECT_STATUS(pe_timestep_embedding(out, PE_F64, t, 1, 1, 0, 5, 1, 10000), PE_OK); /* no frequency: any shift */
     EXPECT(out[0] == 0.0);
 
     EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 3, PE_GRID_MAE, 10000), PE_ERR_ODD);
     EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 2, PE_GRID_SPACED, 10000), PE_ERR_SIZE);
     EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 4, 2, 10000), PE_ERR_OPTION);
     EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t, 3, 4, PE_GRID_MAE, 1), PE_ERR_BASE);
-    double far[1] = { 4294967296.0 };
+    double far[1] = {4294967296.0};
     EXPECT_STATUS(pe_sincos_1d(out, PE_F64, far, 1, 4, PE_GRID_MAE, 10000), PE_ERR_POSITION);
     EXPECT_STATUS(pe_sincos_1d(out, PE_F64, t + 1, 1, 4, PE_GRID_MAE, 10000), PE_OK);
     EXPECT_NEAR(out[1], 0.0099998333341666645, 1e-17); /* sin(1 / 100) */
 
-    double ph[2] = { 0, 1 }, pw[2] = { 0, 2 };
+    double ph[2] = {0, 1}, pw[2] = {0, 2};
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 6, 0, 0, PE_GRID_MAE, 10000), PE_ERR_ODD);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, NULL, 2, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_NULL);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, -1, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
     /* the module's own limits (posenc_fields.h), refused before the positions are read */
-    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, PE_MAX_EXTRA_TOKENS + 1, 0, PE_GRID_MAE, 10000),
-                  PE_ERR_SIZE);
-    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, PE_MAX_GRID + 1, pw, 1, 8, 0, 0, PE_GRID_MAE, 10000),
-                  PE_ERR_SIZE);
-    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 1, pw, PE_MAX_GRID + 1, 8, 0, 0, PE_GRID_MAE, 10000),
-                  PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, PE_MAX_EXTRA_TOKENS + 1, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, PE_MAX_GRID + 1, pw, 1, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 1, pw, PE_MAX_GRID + 1, 8, 0, 0, PE_GRID_MAE, 10000), PE_ERR_SIZE);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 4, 0, 0, PE_GRID_SPACED, 10000), PE_ERR_SIZE);
     EXPECT_STATUS(pe_sincos_2d(out, PE_F64, ph, 2, pw, 2, 8, 1, 0, PE_GRID_MAE, 10000), PE_OK);
-    EXPECT(out[0] == 0.0 && out[7] == 0.0);           /* the class-token row */
-    EXPECT_NEAR(out[8 + 3 * 8 + 0], sin(2.0), 1e-16); /* patch (1, 1): w = 2 first */
-    EXPECT_NEAR(out[8 + 3 * 8 + 4], sin(1.0), 1e-16); /* then h = 1 */
+    EXPECT(out[0] == 0.0 && out[7] == 0.0);              /* the class-token row */
+    EXPECT_NEAR(out[8 + 3 * 8 + 0], sin(2.0), 1e-16);   /* patch (1, 1): w = 2 first */
+    EXPECT_NEAR(out[8 + 3 * 8 + 4], sin(1.0), 1e-16);   /* then h = 1 */
 
-    double x[2] = { 0.5, -0.25 }, bm[2] = { 1.0, -2.0 }, far2[2] = { 1e12, 0 };
+    double x[2] = {0.5, -0.25}, bm[2] = {1.0, -2.0}, far2[2] = {1e12, 0};
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 0, 0, 1, 1, 0, 0), PE_ERR_SIZE);
-    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, PE_MAX_FOURIER_LEVELS + 1, 0, 1, 1, 0, 0),
-                  PE_ERR_SIZE);
-    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, PE_MAX_FOURIER_LOG2 + 1, 1, 1, 0, 0),
-                  PE_ERR_VALUE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, PE_MAX_FOURIER_LEVELS + 1, 0, 1, 1, 0, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, PE_MAX_FOURIER_LOG2 + 1, 1, 1, 0, 0), PE_ERR_VALUE);
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 4, 3, 1, 1, 0, 2), PE_ERR_OPTION);
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, far, 1, 1, 4, 12, 1, 1, 1, 0), PE_ERR_POSITION);
     EXPECT_STATUS(pe_fourier_features(out, PE_F64, x, 1, 2, 2, 1, 1, 1, 0, PE_FOURIER_BY_FREQUENCY), PE_OK);
     EXPECT(out[0] == 0.5 && out[1] == -0.25);
-    EXPECT_NEAR(out[2 + 2 + 2], sin(1.0), 1e-16); /* band 1 (f = 2), coordinate 0 */
+    EXPECT_NEAR(out[2 + 2 + 2], sin(1.0), 1e-16);       /* band 1 (f = 2), coordinate 0 */
     EXPECT_STATUS(pe_fourier_random(out, PE_F64, x, 1, 2, NULL, 1), PE_ERR_NULL);
     EXPECT_STATUS(pe_fourier_random(out, PE_F64, x, 1, 2, bm, 0), PE_ERR_SIZE);
     EXPECT_STATUS(pe_fourier_random(out, PE_F64, far, 1, 1, bm, 2), PE_OK);
@@ -1800,23 +1681,14 @@ static void test_fields(void) {
 }
 
 static void test_allocation_failures(void) {
-    struct {
-        const char *name;
-        call_fn fn;
-    } calls[] = {
-        { "pe_table", call_table },
-        { "pe_table_gram (Toeplitz)", call_gram_toeplitz },
-        { "pe_table_gram (direct)", call_gram_direct },
-        { "pe_gram", call_gram },
-        { "pe_rotation", call_rotation },
-        { "pe_frequencies", call_frequencies },
-        { "pe_rope_cache", call_rope_cache },
-        { "pe_rope_apply", call_rope_apply },
-        { "pe_rope_frequencies", call_rope_frequencies },
-        { "pe_alibi_bias", call_alibi_bias },
-        { "pe_precision_error", call_precision_error },
-        { "pe_timestep_embedding", call_timestep },
-        { "pe_sincos_2d", call_sincos_2d },
+    struct { const char *name; call_fn fn; } calls[] = {
+        {"pe_table", call_table}, {"pe_table_gram (Toeplitz)", call_gram_toeplitz},
+        {"pe_table_gram (direct)", call_gram_direct}, {"pe_gram", call_gram},
+        {"pe_rotation", call_rotation}, {"pe_frequencies", call_frequencies},
+        {"pe_rope_cache", call_rope_cache}, {"pe_rope_apply", call_rope_apply},
+        {"pe_rope_frequencies", call_rope_frequencies}, {"pe_alibi_bias", call_alibi_bias},
+        {"pe_precision_error", call_precision_error},
+        {"pe_timestep_embedding", call_timestep}, {"pe_sincos_2d", call_sincos_2d},
     };
     for (size_t c = 0; c < LEN(calls); c++) {
         inject_failure(-1);
@@ -1839,52 +1711,47 @@ static void test_allocation_failures(void) {
 /* ---- runner ------------------------------------------------------------------------------------------ */
 int main(void) {
     init_inputs();
-    struct {
-        const char *name;
-        void (*fn)(void);
-    } cases[] = {
-        { "memory: pe_malloc / pe_free / pe_live_allocations", test_memory },
-        { "pe_strerror: every code and unknown ones", test_strerror },
-        { "pe_pair_count: layouts, odd widths, invalid arguments", test_pair_count },
-        { "pe_frequencies: errors and golden values", test_frequencies },
-        { "pe_columns: errors, the golden placement, the table's columns", test_columns },
-        { "pe_table: every bad argument gives its status, nothing written", test_table_errors },
-        { "pe_table: golden values, offsets, zero row, layouts, extreme positions", test_table_values },
-        { "pe_table: every layout/rule/width/base is finite and within [-1, 1]", test_table_bounds },
-        { "pe_table: the largest width and length, 2^24", test_table_max_dim },
-        { "pe_table_gram: errors, both algorithms against table * table^T", test_table_gram },
-        { "pe_dot: errors and values", test_dot },
-        { "pe_norms: errors and values", test_norms },
-        { "pe_gram: errors, byte limit, values", test_gram },
-        { "pe_gram_f32: errors, float64 fallback, agrees with pe_gram", test_gram_f32 },
-        { "pe_rotation: errors, odd d, golden, M_k PE[p] = PE[p + k]", test_rotation },
-        { "pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy },
-        { "pe_attention: errors, overflow, golden, causal", test_attention },
-        { "pe_rope_frequencies: errors, every scaling's parameters, golden", test_rope_frequencies },
-        { "pe_rope_frequencies: dynamic, YaRN mscale pair, longrope", test_rope_scalings },
-        { "pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache },
-        { "pe_rope_apply: errors, shape, positions, pairings", test_rope_apply },
-        { "pe_rope_axes_cache / pe_rope_axes_apply: errors, axes, layouts, pairings", test_rope_axes },
-        { "pe_rope_cache_begin/next/end: errors, pieces, positions, accuracy near 2^24", test_rope_rows },
-        { "pe_rope_rotate: errors, equals pe_rope_apply, float32, in place, non-finite", test_rope_rotate },
-        { "pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads },
-        { "pe_attention_f32: against float64, blocks, tiles, refusals", test_attention_f32 },
-        { "pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation },
-        { "pe_alibi_slopes / pe_alibi_bias: errors, golden, masks", test_alibi },
-        { "pe_t5_bucket / pe_t5_bucket_matrix / pe_shaw_matrix: errors, extremes, golden", test_relative },
-        { "pe_learned_table / pe_learned_rows / pe_binary_table: errors, golden", test_learned_binary },
-        { "pe_round / pe_format_bits / pe_precision_error: errors, golden", test_precision },
-        { "pe_timestep_embedding / pe_sincos_1d / pe_sincos_2d / pe_fourier_*: errors, values", test_fields },
-        { "allocation failure at every allocation frees everything", test_allocation_failures },
-        { "lab: tasks, shapes, lengths, generated examples, seeds", test_lab_tasks },
-        { "lab: every encoding, bidirectional and causal: train, evaluate, loss, attention maps",
-          test_lab_modes },
-        { "lab: training lowers the loss (shift, causal, RoPE)", test_lab_learns },
-        { "lab: the matrix kernels give the plain loop's bits", test_lab_matrix_order },
-        { "lab: pe_lab_create refuses each bad field with its status", test_lab_create_errors },
-        { "lab: train / evaluate / loss / attention refuse bad arguments", test_lab_call_errors },
-        { "lab: allocation failure at every allocation of a model frees everything",
-          test_lab_allocation_failures },
+    struct { const char *name; void (*fn)(void); } cases[] = {
+        {"memory: pe_malloc / pe_free / pe_live_allocations", test_memory},
+        {"pe_strerror: every code and unknown ones", test_strerror},
+        {"pe_pair_count: layouts, odd widths, invalid arguments", test_pair_count},
+        {"pe_frequencies: errors and golden values", test_frequencies},
+        {"pe_columns: errors, the golden placement, the table's columns", test_columns},
+        {"pe_table: every bad argument gives its status, nothing written", test_table_errors},
+        {"pe_table: golden values, offsets, zero row, layouts, extreme positions", test_table_values},
+        {"pe_table: every layout/rule/width/base is finite and within [-1, 1]", test_table_bounds},
+        {"pe_table: the largest width and length, 2^24", test_table_max_dim},
+        {"pe_table_gram: errors, both algorithms against table * table^T", test_table_gram},
+        {"pe_dot: errors and values", test_dot},
+        {"pe_norms: errors and values", test_norms},
+        {"pe_gram: errors, byte limit, values", test_gram},
+        {"pe_gram_f32: errors, float64 fallback, agrees with pe_gram", test_gram_f32},
+        {"pe_rotation: errors, odd d, golden, M_k PE[p] = PE[p + k]", test_rotation},
+        {"pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy},
+        {"pe_attention: errors, overflow, golden, causal", test_attention},
+        {"pe_rope_frequencies: errors, every scaling's parameters, golden", test_rope_frequencies},
+        {"pe_rope_frequencies: dynamic, YaRN mscale pair, longrope", test_rope_scalings},
+        {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
+        {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},
+        {"pe_rope_axes_cache / pe_rope_axes_apply: errors, axes, layouts, pairings", test_rope_axes},
+        {"pe_rope_cache_begin/next/end: errors, pieces, positions, accuracy near 2^24", test_rope_rows},
+        {"pe_rope_rotate: errors, equals pe_rope_apply, float32, in place, non-finite", test_rope_rotate},
+        {"pe_attention_heads: grouped heads, mask, -inf bias, empty rows", test_attention_heads},
+        {"pe_attention_f32: against float64, blocks, tiles, refusals", test_attention_f32},
+        {"pe_rope_permutation / pe_rope_permute: errors, golden, inverse", test_rope_permutation},
+        {"pe_alibi_slopes / pe_alibi_bias: errors, golden, masks", test_alibi},
+        {"pe_t5_bucket / pe_t5_bucket_matrix / pe_shaw_matrix: errors, extremes, golden", test_relative},
+        {"pe_learned_table / pe_learned_rows / pe_binary_table: errors, golden", test_learned_binary},
+        {"pe_round / pe_format_bits / pe_precision_error: errors, golden", test_precision},
+        {"pe_timestep_embedding / pe_sincos_1d / pe_sincos_2d / pe_fourier_*: errors, values", test_fields},
+        {"allocation failure at every allocation frees everything", test_allocation_failures},
+        {"lab: tasks, shapes, lengths, generated examples, seeds", test_lab_tasks},
+        {"lab: every encoding, bidirectional and causal: train, evaluate, loss, attention maps", test_lab_modes},
+        {"lab: training lowers the loss (shift, causal, RoPE)", test_lab_learns},
+        {"lab: the matrix kernels give the plain loop's bits", test_lab_matrix_order},
+        {"lab: pe_lab_create refuses each bad field with its status", test_lab_create_errors},
+        {"lab: train / evaluate / loss / attention refuse bad arguments", test_lab_call_errors},
+        {"lab: allocation failure at every allocation of a model frees everything", test_lab_allocation_failures},
     };
     int passed = 0, failed = 0;
     for (size_t i = 0; i < LEN(cases); i++) {
