@@ -9,11 +9,12 @@
 // as for every float32 table); float64 files 1e-12 (angles below 100 radians).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runIntoClosedPipe } from './helpers/cli-pipe.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.join(here, '..', 'bin', 'posenc.js');
@@ -230,11 +231,7 @@ test('inspect into a pipe closed early (| head -c 10) exits 1 with a message, no
   const config = { ...JSON.parse(readFileSync(fixture('llama-3.1-8b'), 'utf8')), head_dim: 2 ** 20 };
   const file = out('big-head.json');
   writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, [cli, 'inspect', file, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  child.stdout.once('data', () => child.stdout.destroy());
-  const code = await new Promise((resolve) => child.on('close', resolve));
+  const { code, stderr } = await runIntoClosedPipe(['inspect', file, '--json']);
   assert.equal(code, 1, stderr);
   assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
 });

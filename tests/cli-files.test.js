@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadApi } from './helpers/load.js';
+import { runIntoClosedPipe } from './helpers/cli-pipe.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -268,11 +269,7 @@ test('--out ending in a slash is refused before the work; a name near NAME_MAX (
 
 test('--out - into a pipe closed early (| head -c 10) exits 1 saying it stopped, not that nothing was written', async () => {
   // 4 MiB: past the 64 KiB pipe. The reader took 10 bytes of it: "nothing was written" was not so.
-  const child = spawn(process.execPath, [cli, 'table', '--d-model', '512', '--max-len', '2048', '--out', '-'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
-  child.stdout.once('data', () => child.stdout.destroy());
-  const code = await new Promise((resolve) => child.on('close', resolve));
+  const { code, stderr } = await runIntoClosedPipe(['table', '--d-model', '512', '--max-len', '2048', '--out', '-']);
   assert.equal(code, 1, stderr);
   assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
 });
