@@ -37,7 +37,6 @@ function positionsArg(check, opts, length, other) {
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
-  const axes = createAxes(wasm, call, (check, dim, a) => early(check, dim, a, 'float64'));
 
   // ---- shared option readers --------------------------------------------------
 
@@ -66,7 +65,10 @@ export function createVariants(wasm) {
 
   // Frequencies first, in a frame that reserves nothing (a fresh Checker has no footprint): a base the scaling
   // overflows (status 7) is refused before the call's memory grows.
-  const early = (check, dim, a, dtype) => frequencies(new Checker(check.fn), dim, a, dtype);
+  const early = (check, dim, a) => frequencies(new Checker(check.fn), dim, a); // float64
+  // Only NTK and dynamic scale the base: for the other types the frequencies would be formed twice a call.
+  const baseChecked = (check, dim, a) => [C.PE_ROPE_NTK, C.PE_ROPE_DYNAMIC].includes(a.code) && early(check, dim, a);
+  const axes = createAxes(wasm, call, early);
 
   function ropeFrequencies(dim, options) {
     const check = new Checker('ropeFrequencies');
@@ -146,7 +148,7 @@ export function createVariants(wasm) {
       check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
-      else early(check, rotaryDim, a);
+      else baseChecked(check, rotaryDim, a);
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
       return withFrame(wasm, 'ropeApply', (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
@@ -199,7 +201,7 @@ export function createVariants(wasm) {
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype));
-    early(check, dim, a);
+    baseChecked(check, dim, a);
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 
