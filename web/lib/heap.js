@@ -122,6 +122,23 @@ export function withFrame(wasm, check, body) {
   }
 }
 
+/**
+ * The most common call's frame, for the module `wasm`: run(check, type,
+ * count, body, as) allocates `count` elements of `type` (a dtype, or
+ * 'int32'), has body(out, frame) make the one C call that fills them (its
+ * status checked) and returns a copy of them, converted to `as` (default:
+ * type); everything is freed as withFrame frees it.
+ */
+export function oneCall(wasm) {
+  const call = statusCall(wasm);
+  return (check, type, count, body, as) => withFrame(wasm, check, (f) => {
+    const int = type === 'int32';
+    const out = int ? f.int32Output(count) : f.output(type, count);
+    call(check, body(out, f));
+    return int ? f.readInt32(out, count) : f.read(type, out, count, as);
+  });
+}
+
 /** The NUL-terminated string at `ptr`. */
 function readCString(wasm, ptr) {
   const bytes = new Uint8Array(wasm.memory.buffer, ptr);

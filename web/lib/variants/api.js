@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
@@ -37,6 +37,7 @@ function positionsArg(check, opts, length, other) {
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
+  const run = oneCall(wasm);
 
   // ---- shared option readers --------------------------------------------------
 
@@ -244,11 +245,7 @@ export function createVariants(wasm) {
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const count = headDim * heads;
     check.bytes(count * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(count);
-      call(check, wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
-      return f.readInt32(out, count);
-    });
+    return run(check, 'int32', count, (out) => wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
   }
 
   function ropePermute(w, options) {
@@ -265,12 +262,8 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', count);
-      call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
-        axis === 'rows' ? 0 : 1));
-      return matrix(m.rows, m.cols, f.read('float64', out, count, dtype));
-    });
+    return matrix(m.rows, m.cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols,
+      headDim, inverse ? 1 : 0, axis === 'rows' ? 0 : 1), dtype));
   }
 
   // ---- ALiBi ----------------------------------------------------------------------
@@ -287,11 +280,7 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
     const a = slopeArgs(check, heads, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', heads);
-      call(check, wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
-      return f.read('float64', out, heads, dtype);
-    });
+    return run(check, 'float64', heads, (out) => wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias), dtype);
   }
 
   function alibiBias(heads, qLen, options) {
@@ -344,11 +333,7 @@ export function createVariants(wasm) {
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
     check.bytes(n * 8);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(n);
-      call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
-      return f.readInt32(out, n);
-    });
+    return run(check, 'int32', n, (out, f) => wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
   }
 
   function t5BucketMatrix(qLen, options) {
@@ -360,11 +345,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(count);
-      call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
-      return matrix(qLen, kLen, f.readInt32(out, count));
-    });
+    return matrix(qLen, kLen, run(check, 'int32', count, (out) => wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32)));
   }
 
   function shawClip(qLen, options) {
@@ -378,11 +359,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -C.PE_MAX_DIM, C.PE_MAX_DIM);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(count);
-      call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
-      return matrix(qLen, kLen, f.readInt32(out, count));
-    });
+    return matrix(qLen, kLen, run(check, 'int32', count, (out) => wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset)));
   }
 
   // ---- learned absolute table ---------------------------------------------------------
@@ -411,11 +388,7 @@ export function createVariants(wasm) {
     const check = new Checker('learnedTable');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     const count = learnedCount(check, 'trainedLen', trainedLen, dModel, a.dtype);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(a.dtype, count);
-      call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
-      return matrix(trainedLen, dModel, f.read(a.dtype, out, count));
-    });
+    return matrix(trainedLen, dModel, run(check, a.dtype, count, (out) => wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale)));
   }
 
   function learnedRows(positions, trainedLen, dModel, options) {
@@ -431,11 +404,7 @@ export function createVariants(wasm) {
     }
     const n = pos.length;
     const count = learnedCount(check, 'positions', n, dModel, a.dtype, n * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(a.dtype, count);
-      call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));
-      return matrix(n, dModel, f.read(a.dtype, out, count));
-    });
+    return matrix(n, dModel, run(check, a.dtype, count, (out, f) => wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale)));
   }
 
   // ---- binary encoding ----------------------------------------------------------------
@@ -450,11 +419,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = maxLen * bits;
     check.bytes(count * bytesPer(dtype));
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(dtype, count);
-      call(check, wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0));
-      return matrix(maxLen, bits, f.read(dtype, out, count));
-    });
+    return matrix(maxLen, bits, run(check, dtype, count, (out) => wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0)));
   }
 
   // ---- precision ------------------------------------------------------------------------
@@ -465,11 +430,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 16);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', n);
-      call(check, wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
-      return f.read('float64', out, n);
-    });
+    return run(check, 'float64', n, (out, f) => wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
   }
 
   function formatBits(values, format) {
@@ -503,12 +464,8 @@ export function createVariants(wasm) {
     }
     // a refused count once made its 2^24 positions first (128 MiB and half a second)
     positions ??= Float64Array.from({ length: n }, (_, i) => i);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', n);
-      call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
-        FORMATS[format], PRECISION_MODES[mode]));
-      return f.read('float64', out, n);
-    });
+    return run(check, 'float64', n, (out, f) => wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
+      FORMATS[format], PRECISION_MODES[mode]));
   }
 
   return Object.freeze({
