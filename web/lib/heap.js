@@ -139,16 +139,11 @@ export function oneCall(wasm) {
   });
 }
 
-/** The NUL-terminated string at `ptr`. */
+/** The NUL-terminated string at `ptr` (the core's messages are ASCII: c/checks.c). */
 function readCString(wasm, ptr) {
   const bytes = new Uint8Array(wasm.memory.buffer, ptr);
-  let end = 0;
-  while (bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(0, end));
+  return String.fromCharCode(...bytes.subarray(0, bytes.indexOf(0)));
 }
-
-// C status codes that mean "wrong type or unknown option".
-const TYPE_STATUSES = new Set([PE_ERR_NULL, PE_ERR_OPTION]);
 
 /**
  * call(check, status) for the module `wasm`: nothing for status 0, otherwise
@@ -159,7 +154,8 @@ export function statusCall(wasm) {
   return (check, status) => {
     if (status === PE_OK) return;
     const text = readCString(wasm, wasm.pe_strerror(status));
-    throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
+    // the statuses that mean "wrong type or unknown option"
+    throw check.fail(status === PE_ERR_NULL || status === PE_ERR_OPTION ? TypeError : RangeError, `${text} (status ${status})`);
   };
 }
 
