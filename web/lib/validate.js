@@ -253,6 +253,10 @@ export class Checker {
   }
 }
 
+/** The sum, and the largest, of an array of numbers (by reduce: a spread of 2^17 elements overflowed the stack). */
+export const sum = (values) => values.reduce((a, b) => a + b, 0);
+export const largest = (values) => values.reduce((a, b) => Math.max(a, b));
+
 export function bytesPer(dtype) {
   return dtype === 'float32' ? 4 : 8;
 }

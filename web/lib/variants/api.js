@@ -7,13 +7,13 @@
 import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
-import { createRotary, tensorArg, cacheRowsCheck, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
+import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -40,13 +40,6 @@ export function createVariants(wasm) {
   const run = oneCall(wasm);
 
   // ---- shared option readers --------------------------------------------------
-
-  function evenSize(check, name, value, max) {
-    check.size(name, value, max);
-    if (value % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, value);
-    return value;
-  }
-
 
   const paramsPtr = (f, params) => (params ? f.float64(params, params.length) : 0);
   const rotary = createRotary(wasm, paramsPtr);
@@ -83,9 +76,9 @@ export function createVariants(wasm) {
   /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
   function axialFrequencies(check, r, dtype) {
     const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
-    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(parts.reduce((n, p) => n + p.length, 0));
+    const rotaryDim = sum(r.axial);
+    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(rotaryDim / 2);
     parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
-    const rotaryDim = r.axial.reduce((a, b) => a + b, 0);
     return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq, attentionFactor: 1, warnings: r.warnings };
   }
 
@@ -133,8 +126,7 @@ export function createVariants(wasm) {
       const count = typedLength(t.data);
       const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
       const headDim = opts.headDim ?? model.headDim ?? cols;
-      evenSize(check, 'headDim', headDim);
-      if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+      headDimArg(check, headDim, cols);
       const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing) : null;
@@ -213,7 +205,7 @@ export function createVariants(wasm) {
       const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions);
       const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
       const [s, cols] = tx.shape.slice(-2);
-      if (cols % headDim) throw ac.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+      headDimArg(ac, headDim, cols);
       const count = typedLength(tx.data);
       let offset = 0;
       if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - s);
