@@ -167,3 +167,27 @@ test('alibiBias: a finite maskValue past a 16-bit type\'s range is refused by na
   }
   assert.equal(pv.alibiBias(2, 3, { maskValue: -1e300, dtype: 'float64' }).data[1], -1e300);
 });
+
+test('alibiBias: a float16 bias past 65519 is refused by its arguments, before the work, exactly where the result would overflow', () => {
+  // The largest |bias| is the largest slope × the longest unmasked distance: refused from the distance at
+  // which that product (as the core forms it) reaches 65520, which float16 rounds to Infinity.
+  const refused = /^RangeError: posenc\.alibiBias: queryOffset, qLen and kLen must keep \|bias\| = slope × distance below 65520 for float16: .* \(got queryOffset -?\d+, qLen \d+, kLen \d+\)$/;
+  const largest = (data) => data.reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 0);
+  for (const [heads, variant, maxBias, mode] of [[16, 'press', 8, 'causal'], [12, 'press', 8, 'symmetric'], [6, 'mpt', 8, 'causal'], [3, 'mpt', 0.5, 'symmetric'], [1, 'press', 1e-3, 'causal']]) {
+    const slope = pv.alibiSlopes(heads, { variant, maxBias, dtype: 'float64' }).reduce((a, b) => Math.max(a, b));
+    let d = Math.ceil(65520 / slope) + 2; // the least distance whose bias reaches 65520
+    while (slope * (d - 1) >= 65520) d--;
+    const options = (far, dtype) => ({ variant, maxBias, mode, dtype, queryOffset: far - 1 }); // 2 queries: far = queryOffset + 1
+    const label = `${heads} heads, ${variant}, maxBias ${maxBias}, ${mode}, distance ${d}`;
+    assert.ok(largest(pv.alibiBias(heads, 2, options(d, 'float64')).data) >= 65520, label);
+    assert.throws(() => pv.alibiBias(heads, 2, options(d, 'float16')), refused, label);
+    assert.ok(largest(pv.alibiBias(heads, 2, options(d - 1, 'float64')).data) < 65520, label);
+    const half = pv.alibiBias(heads, 2, options(d - 1, 'float16')).data; // the largest rounds to 65504
+    assert.ok(Array.from(half).every((b) => b !== 0x7c00 && b !== 0xfc00), label);
+    // in symmetric mode the keys past the queries count too: the same distance, from kLen
+    if (mode === 'symmetric') assert.throws(() => pv.alibiBias(heads, 1, { variant, maxBias, mode, kLen: d + 1, dtype: 'float16' }), refused, label);
+  }
+  // Slopes are at most 1 and distances below 2^32: bfloat16 and float32 hold every bias.
+  for (const dtype of ['bfloat16', 'float32']) assert.equal(pv.alibiBias(16, 2, { queryOffset: 2 ** 31 - 3, dtype }).data.length, 64);
+  noLeaks();
+});

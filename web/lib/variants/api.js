@@ -7,7 +7,7 @@
 import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
@@ -267,12 +267,15 @@ export function createVariants(wasm) {
     return { variant: ALIBI_VARIANTS[variant], maxBias };
   }
 
+  /** The heads' slopes in float64, in a frame that reserves nothing (a fresh Checker has no footprint, as in early). */
+  const slopesOf = (check, heads, a) => run(new Checker(check.fn), 'float64', heads, (out) => wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
+
   function alibiSlopes(heads, options) {
     const check = new Checker('alibiSlopes');
     const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
     const a = slopeArgs(check, heads, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return run(check, 'float64', heads, (out) => wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias), dtype);
+    return asDtype(check, slopesOf(check, heads, a), dtype);
   }
 
   function alibiBias(heads, qLen, options) {
@@ -293,14 +296,20 @@ export function createVariants(wasm) {
     if (Math.abs(maskValue) > top && maskValue > -Infinity) throw check.fail(RangeError, `maskValue must be -Infinity or within ±${top} for ${dtype}`, maskValue);
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(dtype, count);
-      call(check, wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
-        ALIBI_MODES[mode], maskValue, queryOffset));
-      const slopes = f.output('float64', heads);
-      call(check, wasm.pe_alibi_slopes(slopes, heads, a.variant, a.maxBias));
-      return { heads, rows: qLen, cols: kLen, shape: [heads, qLen, kLen], slopes: f.read('float64', slopes, heads, dtype), data: f.read(dtype, out, count) };
-    });
+    // The largest |bias| is the largest slope times the longest distance left unmasked (a corner's: the
+    // first key from the last query, or in symmetric mode the last key from the first), the very product the
+    // core forms. float16 rounds it to Infinity from 65520: refused here, before memory grows, not as an
+    // overflowing result after the work (511 MiB kept). Slopes are at most 1 and distances below 2^32, so
+    // bfloat16 and float32 hold every bias.
+    const slopes = slopesOf(check, heads, a);
+    const s = largest(slopes);
+    const far = Math.max(queryOffset + qLen - 1, mode === 'causal' ? 0 : kLen - 1 - queryOffset);
+    if (dtype === 'float16' && s * far >= 65520) {
+      throw check.fail(RangeError, `queryOffset, qLen and kLen must keep |bias| = slope × distance below 65520 for float16: ${s} × ${far} (got queryOffset ${queryOffset}, qLen ${qLen}, kLen ${kLen})`);
+    }
+    const data = run(check, dtype, count, (out) => wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
+      ALIBI_MODES[mode], maskValue, queryOffset));
+    return { heads, rows: qLen, cols: kLen, shape: [heads, qLen, kLen], slopes: asDtype(check, slopes, dtype), data };
   }
 
   // ---- relative positions: T5 buckets, Shaw clipping --------------------------------
