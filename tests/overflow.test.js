@@ -191,3 +191,21 @@ test('alibiBias: a float16 bias past 65519 is refused by its arguments, before t
   for (const dtype of ['bfloat16', 'float32']) assert.equal(pv.alibiBias(16, 2, { queryOffset: 2 ** 31 - 3, dtype }).data.length, 64);
   noLeaks();
 });
+
+test('tableGram: a float16 Gram whose diagonal overflows is refused by dModel, before the work', () => {
+  // Row i's squared norm, dModel / 2 (sin² + cos² of each pair) and at most 1 more for an odd width's lone
+  // sine, is the largest magnitude of its row and column (|G_ij| <= sqrt(G_ii G_jj)); float16 rounds 65520 to
+  // Infinity. 131039 is refused too: its diagonal is 65519 + sin² of the lone sine, which reaches 65520 where
+  // that sine is ±1, at positions the arguments do not decide.
+  assert.equal(pe.tableGram(2, 131040, { dtype: 'float64' }).data[0], 65520);
+  const w = pe.frequencies(131039, { dtype: 'float64' });
+  assert.ok(pe.tableGram(1, 131039, { offset: Math.PI / 2 / w[w.length - 1], dtype: 'float64' }).data[0] >= 65520);
+  for (const dModel of [131039, 131040, 2 ** 18]) {
+    assert.throws(() => pe.tableGram(2, dModel, { dtype: 'float16' }),
+      new RegExp(`^RangeError: posenc\\.tableGram: dModel of a float16 Gram \\(its diagonal is dModel / 2\\) must be an integer from 1 to 131038 \\(got ${dModel}\\)$`));
+  }
+  assert.equal(pe.tableGram(2, 131038, { dtype: 'float16' }).data[0], 0x7bff); // 65519 rounds to 65504
+  assert.equal(pe.tableGram(2, 131040, { dtype: 'float16', cosine: true }).data[0], 0x3c00); // 1
+  assert.equal(pe.tableGram(2, 131040, { dtype: 'bfloat16' }).data[0], 0x4780); // 65536
+  noLeaks();
+});

@@ -122,6 +122,12 @@ export function createApi(wasm) {
     const a = tableArgs(check, maxLen, dModel, opts, true);
     const count = maxLen * maxLen;
     const cosine = check.boolean('cosine', opts.cosine ?? false);
+    // No element of a Gram exceeds its largest diagonal one (|G_ij| <= sqrt(G_ii G_jj)), here a row's
+    // squared norm: dModel / 2 (sin² + cos² of each pair), plus sin² of an odd width's lone sine, up to 1.
+    // float16 rounds 65520 to Infinity, so from 131039 (65519 + sin², 65520 where the positions put that
+    // sine at ±1) the result can overflow: refused before the work, not as an overflowing result after
+    // it (132 MiB kept). A cosine Gram is at most 1; bfloat16 holds 3.4e38.
+    if (a.dtype === 'float16' && !cosine) check.size('dModel of a float16 Gram (its diagonal is dModel / 2)', dModel, 131038);
     // Output, plus (when the table has to be formed) the table, a float64 Gram
     // and its norms, and the core's oscillator scratch.
     check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8 + maxLen * 8 + tableScratch(dModel));
