@@ -167,3 +167,45 @@ test('alibiBias: a finite maskValue past a 16-bit type\'s range is refused by na
   }
   assert.equal(pv.alibiBias(2, 3, { maskValue: -1e300, dtype: 'float64' }).data[1], -1e300);
 });
+
+test('alibiBias: a float16 bias past 65519 is refused by its arguments, before the work, exactly where the result would overflow', () => {
+  // The largest |bias| is the largest slope × the longest unmasked distance: refused from the distance at
+  // which that product (as the core forms it) reaches 65520, which float16 rounds to Infinity.
+  const refused = /^RangeError: posenc\.alibiBias: queryOffset, qLen and kLen must keep \|bias\| = slope × distance below 65520 for float16: .* \(got queryOffset -?\d+, qLen \d+, kLen \d+\)$/;
+  const largest = (data) => data.reduce((m, x) => (Number.isFinite(x) ? Math.max(m, Math.abs(x)) : m), 0);
+  for (const [heads, variant, maxBias, mode] of [[16, 'press', 8, 'causal'], [12, 'press', 8, 'symmetric'], [6, 'mpt', 8, 'causal'], [3, 'mpt', 0.5, 'symmetric'], [1, 'press', 1e-3, 'causal']]) {
+    const slope = pv.alibiSlopes(heads, { variant, maxBias, dtype: 'float64' }).reduce((a, b) => Math.max(a, b));
+    let d = Math.ceil(65520 / slope) + 2; // the least distance whose bias reaches 65520
+    while (slope * (d - 1) >= 65520) d--;
+    const options = (far, dtype) => ({ variant, maxBias, mode, dtype, queryOffset: far - 1 }); // 2 queries: far = queryOffset + 1
+    const label = `${heads} heads, ${variant}, maxBias ${maxBias}, ${mode}, distance ${d}`;
+    assert.ok(largest(pv.alibiBias(heads, 2, options(d, 'float64')).data) >= 65520, label);
+    assert.throws(() => pv.alibiBias(heads, 2, options(d, 'float16')), refused, label);
+    assert.ok(largest(pv.alibiBias(heads, 2, options(d - 1, 'float64')).data) < 65520, label);
+    const half = pv.alibiBias(heads, 2, options(d - 1, 'float16')).data; // the largest rounds to 65504
+    assert.ok(Array.from(half).every((b) => b !== 0x7c00 && b !== 0xfc00), label);
+    // in symmetric mode the keys past the queries count too: the same distance, from kLen
+    if (mode === 'symmetric') assert.throws(() => pv.alibiBias(heads, 1, { variant, maxBias, mode, kLen: d + 1, dtype: 'float16' }), refused, label);
+  }
+  // Slopes are at most 1 and distances below 2^32: bfloat16 and float32 hold every bias.
+  for (const dtype of ['bfloat16', 'float32']) assert.equal(pv.alibiBias(16, 2, { queryOffset: 2 ** 31 - 3, dtype }).data.length, 64);
+  noLeaks();
+});
+
+test('tableGram: a float16 Gram whose diagonal overflows is refused by dModel, before the work', () => {
+  // Row i's squared norm, dModel / 2 (sin² + cos² of each pair) and at most 1 more for an odd width's lone
+  // sine, is the largest magnitude of its row and column (|G_ij| <= sqrt(G_ii G_jj)); float16 rounds 65520 to
+  // Infinity. 131039 is refused too: its diagonal is 65519 + sin² of the lone sine, which reaches 65520 where
+  // that sine is ±1, at positions the arguments do not decide.
+  assert.equal(pe.tableGram(2, 131040, { dtype: 'float64' }).data[0], 65520);
+  const w = pe.frequencies(131039, { dtype: 'float64' });
+  assert.ok(pe.tableGram(1, 131039, { offset: Math.PI / 2 / w[w.length - 1], dtype: 'float64' }).data[0] >= 65520);
+  for (const dModel of [131039, 131040, 2 ** 18]) {
+    assert.throws(() => pe.tableGram(2, dModel, { dtype: 'float16' }),
+      new RegExp(`^RangeError: posenc\\.tableGram: dModel of a float16 Gram \\(its diagonal is dModel / 2\\) must be an integer from 1 to 131038 \\(got ${dModel}\\)$`));
+  }
+  assert.equal(pe.tableGram(2, 131038, { dtype: 'float16' }).data[0], 0x7bff); // 65519 rounds to 65504
+  assert.equal(pe.tableGram(2, 131040, { dtype: 'float16', cosine: true }).data[0], 0x3c00); // 1
+  assert.equal(pe.tableGram(2, 131040, { dtype: 'bfloat16' }).data[0], 0x4780); // 65536
+  noLeaks();
+});

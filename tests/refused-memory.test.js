@@ -56,6 +56,12 @@ const REFUSED = [
   // A float16 or bfloat16 maskValue past the type's range was refused only as an overflowing result, after the work.
   ['variants', 'alibiBias', [16, 2048, { maskValue: -1e6, dtype: 'float16' }]],
   ['variants', 'alibiBias', [16, 2048, { maskValue: -1e39, dtype: 'bfloat16' }]],
+  // A float16 bias past 65519 (the largest slope × the longest distance, here from queryOffset or kLen) was
+  // refused only as an overflowing result, after the work (511 MiB kept; seventh pass, left for the size budget).
+  ['variants', 'alibiBias', [16, 2048, { queryOffset: 2 ** 30, dtype: 'float16' }]],
+  ['variants', 'alibiBias', [1, 1, { kLen: 2 ** 24, mode: 'symmetric', dtype: 'float16' }]],
+  // So was a float16 Gram whose diagonal, dModel / 2, is past 65519 (132 MiB kept).
+  ['posenc', 'tableGram', [64, 2 ** 18, { dtype: 'float16' }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

@@ -22,8 +22,6 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
   return { ...enc, offset, zeroRow, ...outputArgs(check, opts, maxLen * (gram ? maxLen : dModel)) };
 }
 
-const isF32 = (m) => m.data instanceof Float32Array;
-
 // What pe_table and pe_table_gram hold besides their output, as their own
 // first check counts it (OSC_SCRATCH in c/pe_table.c: the oscillator state and
 // the frequencies, 40 bytes a pair), counted here before anything is allocated.
@@ -65,7 +63,7 @@ export function createApi(wasm) {
     const opts = check.options(options, [...TABLE_KEYS, 'positions']);
     const a = tableArgs(check, maxLen, dModel, opts);
     const chunk = Math.min(maxLen, chunkRows(dModel, a.dtype));
-    const given = opts.positions !== undefined && opts.positions !== null;
+    const given = opts.positions != null;
     if (given && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
     // Row r is position offset + r, or positions[r]; the zero row is the row of position paddingIdx.
     const runs = given ? positionRuns(check, opts.positions, maxLen, chunk)
@@ -124,6 +122,12 @@ export function createApi(wasm) {
     const a = tableArgs(check, maxLen, dModel, opts, true);
     const count = maxLen * maxLen;
     const cosine = check.boolean('cosine', opts.cosine ?? false);
+    // No element of a Gram exceeds its largest diagonal one (|G_ij| <= sqrt(G_ii G_jj)), here a row's
+    // squared norm: dModel / 2 (sin² + cos² of each pair), plus sin² of an odd width's lone sine, up to 1.
+    // float16 rounds 65520 to Infinity, so from 131039 (65519 + sin², 65520 where the positions put that
+    // sine at ±1) the result can overflow: refused before the work, not as an overflowing result after
+    // it (132 MiB kept). A cosine Gram is at most 1; bfloat16 holds 3.4e38.
+    if (a.dtype === 'float16' && !cosine) check.size('dModel of a float16 Gram (its diagonal is dModel / 2)', dModel, 131038);
     // Output, plus (when the table has to be formed) the table, a float64 Gram
     // and its norms, and the core's oscillator scratch.
     check.bytes(count * bytesPer(a.dtype) + maxLen * dModel * 8 + count * 8 + maxLen * 8 + tableScratch(dModel));
@@ -168,7 +172,7 @@ export function createApi(wasm) {
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
-    const f32 = isF32(m);
+    const f32 = m.data instanceof Float32Array;
     // The input copy, the output, the float64 Gram limit of old, and at worst
     // the core's scratch: a float64 copy of the input (rows it must rescale, or
     // float32 data outside the float32 kernel's range) and the norms of a cosine.
@@ -221,8 +225,8 @@ export function createApi(wasm) {
       const [sum, , weighted] = f.read('float64', scalars, 3);
       const label = new Int32Array(wasm.memory.buffer, scalars + 8, 1)[0];
       return {
-        x: Array.from(f.read('float64', x, n)),
-        y: Array.from(f.read('float64', y, n)),
+        x: [...f.read('float64', x, n)],
+        y: [...f.read('float64', y, n)],
         sum,
         label: label ? 'happy' : 'unhappy',
         weighted,

@@ -5,8 +5,7 @@ import { typedLength, typedArrayName, isArray } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
-export const as4 = (shape) => [dim(shape, 0), dim(shape, 1), dim(shape, 2), dim(shape, 3)];
-const dim = (shape, i) => shape[shape.length - 4 + i] ?? 1;
+export const as4 = (shape) => [0, 1, 2, 3].map((i) => shape[shape.length - 4 + i] ?? 1);
 
 /**
  * The sizes of attention over q, k, v (tensors of one rank, 2 to 4): checks

@@ -122,16 +122,28 @@ export function withFrame(wasm, check, body) {
   }
 }
 
-/** The NUL-terminated string at `ptr`. */
-function readCString(wasm, ptr) {
-  const bytes = new Uint8Array(wasm.memory.buffer, ptr);
-  let end = 0;
-  while (bytes[end] !== 0) end++;
-  return new TextDecoder().decode(bytes.subarray(0, end));
+/**
+ * The most common call's frame, for the module `wasm`: run(check, type,
+ * count, body, as) allocates `count` elements of `type` (a dtype, or
+ * 'int32'), has body(out, frame) make the one C call that fills them (its
+ * status checked) and returns a copy of them, converted to `as` (default:
+ * type); everything is freed as withFrame frees it.
+ */
+export function oneCall(wasm) {
+  const call = statusCall(wasm);
+  return (check, type, count, body, as) => withFrame(wasm, check, (f) => {
+    const int = type === 'int32';
+    const out = int ? f.int32Output(count) : f.output(type, count);
+    call(check, body(out, f));
+    return int ? f.readInt32(out, count) : f.read(type, out, count, as);
+  });
 }
 
-// C status codes that mean "wrong type or unknown option".
-const TYPE_STATUSES = new Set([PE_ERR_NULL, PE_ERR_OPTION]);
+/** The NUL-terminated string at `ptr` (the core's messages are ASCII: c/checks.c). */
+function readCString(wasm, ptr) {
+  const bytes = new Uint8Array(wasm.memory.buffer, ptr);
+  return String.fromCharCode(...bytes.subarray(0, bytes.indexOf(0)));
+}
 
 /**
  * call(check, status) for the module `wasm`: nothing for status 0, otherwise
@@ -142,7 +154,8 @@ export function statusCall(wasm) {
   return (check, status) => {
     if (status === PE_OK) return;
     const text = readCString(wasm, wasm.pe_strerror(status));
-    throw check.fail(TYPE_STATUSES.has(status) ? TypeError : RangeError, `${text} (status ${status})`);
+    // the statuses that mean "wrong type or unknown option"
+    throw check.fail(status === PE_ERR_NULL || status === PE_ERR_OPTION ? TypeError : RangeError, `${text} (status ${status})`);
   };
 }
 

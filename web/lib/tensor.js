@@ -24,13 +24,13 @@ function flatten(check, name, value) {
   });
   // Bounded before it is walked: an array of length 2^32 - 1 hung every function taking a tensor.
   const shape = shapeOf(check, `${name} shape`, dims);
-  const { data } = check.read(name, () => {
+  const data = check.read(name, () => {
     let level = [value];
     for (const n of dims) {
-      if (level.some((v) => !Array.isArray(v) || v.length !== n)) return { shape: dims };
+      if (level.some((v) => !Array.isArray(v) || v.length !== n)) return null;
       level = level.flat();
     }
-    return { shape: dims, data: level };
+    return level;
   });
   if (!data) throw check.fail(RangeError, `${name} is ragged`);
   return { shape, data, type: undefined }; // own: readNested's `type` must not come from Object.prototype
@@ -51,9 +51,8 @@ function parts(check, name, value) {
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
       data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
   });
-  if (f.shape !== undefined) return { shape: shapeOf(check, `${name}.shape`, f.shape), data: f.data, type: f.type };
-  const rows = check.size(`${name}.rows`, f.rows);
-  return { shape: [rows, check.size(`${name}.cols`, f.cols)], data: f.data, type: f.type };
+  const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
+  return { shape, data: f.data, type: f.type };
 }
 
 // Element types of other libraries' tensors (onnxruntime-web and

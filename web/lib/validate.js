@@ -115,11 +115,7 @@ export class Checker {
 
   /** An integer count from MIN_SIZE (1) to `max`. */
   size(name, value, max = MAX_DIM) {
-    this.number(name, value);
-    if (!Number.isInteger(value) || value < MIN_SIZE || value > max) {
-      throw this.fail(RangeError, `${name} must be an integer from ${MIN_SIZE} to ${max}`, value);
-    }
-    return value;
+    return this.integer(name, value, MIN_SIZE, max);
   }
 
   /** A finite number, optionally within [min, max] or above an exclusive bound. */
@@ -127,12 +123,10 @@ export class Checker {
     // own bounds only: a min, max or above on Object.prototype refused valid values
     const { min = -Infinity, max = Infinity, above } = { __proto__: null, ...bounds };
     this.number(name, value);
-    const ok = Number.isFinite(value) && value >= min && value <= max && !(above !== undefined && value <= above);
+    const ok = Number.isFinite(value) && value >= min && value <= max && !(value <= above); // (false for no above)
     if (!ok) {
-      const range = above !== undefined ? `a finite number greater than ${above}`
-        : Number.isFinite(min) || Number.isFinite(max) ? `a finite number from ${min} to ${max}`
-        : 'a finite number';
-      throw this.fail(RangeError, `${name} must be ${range}`, value);
+      const range = above !== undefined ? ` greater than ${above}` : Number.isFinite(min) || Number.isFinite(max) ? ` from ${min} to ${max}` : '';
+      throw this.fail(RangeError, `${name} must be a finite number${range}`, value);
     }
     return value;
   }
@@ -206,13 +200,17 @@ export class Checker {
    * number here, NaN included; vector() adds the finiteness check.
    */
   numbers(name, value, length) {
-    const typedCount = typedLength(value);
-    if (typedCount >= 0) return this.typedSnapshot(name, value, typedCount, length);
-    const n = value !== null && typeof value === 'object' ? this.read(`${name}.length`, () => value.length) : undefined;
+    const typed = typedLength(value); // a typed array's count by its slot; anything else's `length`, read once
+    const n = typed >= 0 ? typed : value !== null && typeof value === 'object' ? this.read(`${name}.length`, () => value.length) : undefined;
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
     }
-    this.count(name, n, length);
+    const type = typed >= 0 ? typedArrayName(value) : '';
+    if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
+    // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM
+    if (length === undefined) this.size(`${name}.length`, n);
+    else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
+    if (type) return copyTyped(type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n), value);
     const copy = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const x = this.read(`${name}[${i}]`, () => value[i]);
@@ -221,19 +219,6 @@ export class Checker {
       copy[i] = x;
     }
     return copy;
-  }
-
-  typedSnapshot(name, value, count, length) {
-    const type = typedArrayName(value);
-    if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
-    this.count(name, count, length);
-    return copyTyped(type === 'Float32Array' ? new Float32Array(count) : new Float64Array(count), value);
-  }
-
-  /** An element count: `length` exactly when given, otherwise from 1 to MAX_DIM. */
-  count(name, count, length) {
-    if (length === undefined) this.size(`${name}.length`, count);
-    else if (count !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, count);
   }
 
   /**
@@ -267,6 +252,10 @@ export class Checker {
     return total;
   }
 }
+
+/** The sum, and the largest, of an array of numbers (by reduce: a spread of 2^17 elements overflowed the stack). */
+export const sum = (values) => values.reduce((a, b) => a + b, 0);
+export const largest = (values) => values.reduce((a, b) => Math.max(a, b));
 
 export function bytesPer(dtype) {
   return dtype === 'float32' ? 4 : 8;

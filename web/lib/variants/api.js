@@ -4,16 +4,16 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
-import { createRotary, tensorArg, cacheRowsCheck, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
+import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -37,15 +37,9 @@ function positionsArg(check, opts, length, other) {
 
 export function createVariants(wasm) {
   const call = statusCall(wasm);
+  const run = oneCall(wasm);
 
   // ---- shared option readers --------------------------------------------------
-
-  function evenSize(check, name, value, max) {
-    check.size(name, value, max);
-    if (value % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, value);
-    return value;
-  }
-
 
   const paramsPtr = (f, params) => (params ? f.float64(params, params.length) : 0);
   const rotary = createRotary(wasm, paramsPtr);
@@ -82,9 +76,9 @@ export function createVariants(wasm) {
   /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
   function axialFrequencies(check, r, dtype) {
     const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
-    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(parts.reduce((n, p) => n + p.length, 0));
+    const rotaryDim = sum(r.axial);
+    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(rotaryDim / 2);
     parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
-    const rotaryDim = r.axial.reduce((a, b) => a + b, 0);
     return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq, attentionFactor: 1, warnings: r.warnings };
   }
 
@@ -132,8 +126,7 @@ export function createVariants(wasm) {
       const count = typedLength(t.data);
       const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
       const headDim = opts.headDim ?? model.headDim ?? cols;
-      evenSize(check, 'headDim', headDim);
-      if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+      headDimArg(check, headDim, cols);
       const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing) : null;
@@ -212,7 +205,7 @@ export function createVariants(wasm) {
       const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions);
       const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
       const [s, cols] = tx.shape.slice(-2);
-      if (cols % headDim) throw ac.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+      headDimArg(ac, headDim, cols);
       const count = typedLength(tx.data);
       let offset = 0;
       if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - s);
@@ -244,11 +237,7 @@ export function createVariants(wasm) {
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const count = headDim * heads;
     check.bytes(count * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(count);
-      call(check, wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
-      return f.readInt32(out, count);
-    });
+    return run(check, 'int32', count, (out) => wasm.pe_rope_permutation(out, headDim, heads, inverse ? 1 : 0));
   }
 
   function ropePermute(w, options) {
@@ -265,12 +254,8 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', count);
-      call(check, wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols, headDim, inverse ? 1 : 0,
-        axis === 'rows' ? 0 : 1));
-      return matrix(m.rows, m.cols, f.read('float64', out, count, dtype));
-    });
+    return matrix(m.rows, m.cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols,
+      headDim, inverse ? 1 : 0, axis === 'rows' ? 0 : 1), dtype));
   }
 
   // ---- ALiBi ----------------------------------------------------------------------
@@ -282,16 +267,15 @@ export function createVariants(wasm) {
     return { variant: ALIBI_VARIANTS[variant], maxBias };
   }
 
+  /** The heads' slopes in float64, in a frame that reserves nothing (a fresh Checker has no footprint, as in early). */
+  const slopesOf = (check, heads, a) => run(new Checker(check.fn), 'float64', heads, (out) => wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
+
   function alibiSlopes(heads, options) {
     const check = new Checker('alibiSlopes');
     const opts = check.options(options, ['variant', 'maxBias', 'dtype']);
     const a = slopeArgs(check, heads, opts);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', heads);
-      call(check, wasm.pe_alibi_slopes(out, heads, a.variant, a.maxBias));
-      return f.read('float64', out, heads, dtype);
-    });
+    return asDtype(check, slopesOf(check, heads, a), dtype);
   }
 
   function alibiBias(heads, qLen, options) {
@@ -312,14 +296,20 @@ export function createVariants(wasm) {
     if (Math.abs(maskValue) > top && maskValue > -Infinity) throw check.fail(RangeError, `maskValue must be -Infinity or within ±${top} for ${dtype}`, maskValue);
     const count = heads * qLen * kLen;
     check.bytes(count * bytesPer(dtype) + heads * 8);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(dtype, count);
-      call(check, wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
-        ALIBI_MODES[mode], maskValue, queryOffset));
-      const slopes = f.output('float64', heads);
-      call(check, wasm.pe_alibi_slopes(slopes, heads, a.variant, a.maxBias));
-      return { heads, rows: qLen, cols: kLen, shape: [heads, qLen, kLen], slopes: f.read('float64', slopes, heads, dtype), data: f.read(dtype, out, count) };
-    });
+    // The largest |bias| is the largest slope times the longest distance left unmasked (a corner's: the
+    // first key from the last query, or in symmetric mode the last key from the first), the very product the
+    // core forms. float16 rounds it to Infinity from 65520: refused here, before memory grows, not as an
+    // overflowing result after the work (511 MiB kept). Slopes are at most 1 and distances below 2^32, so
+    // bfloat16 and float32 hold every bias.
+    const slopes = slopesOf(check, heads, a);
+    const s = largest(slopes);
+    const far = Math.max(queryOffset + qLen - 1, mode === 'causal' ? 0 : kLen - 1 - queryOffset);
+    if (dtype === 'float16' && s * far >= 65520) {
+      throw check.fail(RangeError, `queryOffset, qLen and kLen must keep |bias| = slope × distance below 65520 for float16: ${s} × ${far} (got queryOffset ${queryOffset}, qLen ${qLen}, kLen ${kLen})`);
+    }
+    const data = run(check, dtype, count, (out) => wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
+      ALIBI_MODES[mode], maskValue, queryOffset));
+    return { heads, rows: qLen, cols: kLen, shape: [heads, qLen, kLen], slopes: asDtype(check, slopes, dtype), data };
   }
 
   // ---- relative positions: T5 buckets, Shaw clipping --------------------------------
@@ -344,11 +334,7 @@ export function createVariants(wasm) {
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
     check.bytes(n * 8);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(n);
-      call(check, wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
-      return f.readInt32(out, n);
-    });
+    return run(check, 'int32', n, (out, f) => wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
   }
 
   function t5BucketMatrix(qLen, options) {
@@ -360,11 +346,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(count);
-      call(check, wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
-      return matrix(qLen, kLen, f.readInt32(out, count));
-    });
+    return matrix(qLen, kLen, run(check, 'int32', count, (out) => wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32)));
   }
 
   function shawClip(qLen, options) {
@@ -378,11 +360,7 @@ export function createVariants(wasm) {
     const queryOffset = check.integer('queryOffset', opts.queryOffset ?? kLen - qLen, -C.PE_MAX_DIM, C.PE_MAX_DIM);
     const count = qLen * kLen;
     check.bytes(count * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.int32Output(count);
-      call(check, wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset));
-      return matrix(qLen, kLen, f.readInt32(out, count));
-    });
+    return matrix(qLen, kLen, run(check, 'int32', count, (out) => wasm.pe_shaw_matrix(out, qLen, kLen, k, shift ? 1 : 0, queryOffset)));
   }
 
   // ---- learned absolute table ---------------------------------------------------------
@@ -411,11 +389,7 @@ export function createVariants(wasm) {
     const check = new Checker('learnedTable');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     const count = learnedCount(check, 'trainedLen', trainedLen, dModel, a.dtype);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(a.dtype, count);
-      call(check, wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale));
-      return matrix(trainedLen, dModel, f.read(a.dtype, out, count));
-    });
+    return matrix(trainedLen, dModel, run(check, a.dtype, count, (out) => wasm.pe_learned_table(out, dtypeCode(a.dtype), trainedLen, dModel, a.seed, a.dist, a.scale)));
   }
 
   function learnedRows(positions, trainedLen, dModel, options) {
@@ -431,11 +405,7 @@ export function createVariants(wasm) {
     }
     const n = pos.length;
     const count = learnedCount(check, 'positions', n, dModel, a.dtype, n * 4);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(a.dtype, count);
-      call(check, wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale));
-      return matrix(n, dModel, f.read(a.dtype, out, count));
-    });
+    return matrix(n, dModel, run(check, a.dtype, count, (out, f) => wasm.pe_learned_rows(out, dtypeCode(a.dtype), f.int32(pos, n), n, trainedLen, dModel, a.seed, a.dist, a.scale)));
   }
 
   // ---- binary encoding ----------------------------------------------------------------
@@ -450,11 +420,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = maxLen * bits;
     check.bytes(count * bytesPer(dtype));
-    return withFrame(wasm, check, (f) => {
-      const out = f.output(dtype, count);
-      call(check, wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0));
-      return matrix(maxLen, bits, f.read(dtype, out, count));
-    });
+    return matrix(maxLen, bits, run(check, dtype, count, (out) => wasm.pe_binary_table(out, dtypeCode(dtype), maxLen, bits, offset, signed ? 1 : 0)));
   }
 
   // ---- precision ------------------------------------------------------------------------
@@ -465,11 +431,7 @@ export function createVariants(wasm) {
     const v = check.numbers('values', values);
     const n = v.length;
     check.bytes(n * 16);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', n);
-      call(check, wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
-      return f.read('float64', out, n);
-    });
+    return run(check, 'float64', n, (out, f) => wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
   }
 
   function formatBits(values, format) {
@@ -503,12 +465,8 @@ export function createVariants(wasm) {
     }
     // a refused count once made its 2^24 positions first (128 MiB and half a second)
     positions ??= Float64Array.from({ length: n }, (_, i) => i);
-    return withFrame(wasm, check, (f) => {
-      const out = f.output('float64', n);
-      call(check, wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
-        FORMATS[format], PRECISION_MODES[mode]));
-      return f.read('float64', out, n);
-    });
+    return run(check, 'float64', n, (out, f) => wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
+      FORMATS[format], PRECISION_MODES[mode]));
   }
 
   return Object.freeze({

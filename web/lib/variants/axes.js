@@ -5,11 +5,11 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, bytesPer } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, bytesPer, sum, largest } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
-import { PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
+import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
 
 /** Elements of positions and ids: finite numbers, from a real or an integer tensor (HF's int64 position_ids). */
 const positionElements = (check, name, data, count) => check.vector(name, data, count);
@@ -23,9 +23,9 @@ export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencie
 function sectionArg(check, value, rows, half) {
   const s = check.vector('section', value);
   s.forEach((n, i) => check.integer(`section[${i}]`, n, 0, half ?? MAX_DIM / 2));
-  const sum = s.reduce((a, b) => a + b, 0);
-  if (sum < 1) throw check.fail(RangeError, 'section must hold at least one frequency', `[${s}]`);
-  if (half !== undefined && sum !== half) throw check.fail(RangeError, `section must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${sum})`);
+  const total = sum(s);
+  if (total < 1) throw check.fail(RangeError, 'section must hold at least one frequency', `[${s}]`);
+  if (half !== undefined && total !== half) throw check.fail(RangeError, `section must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
   if (rows !== undefined && s.length !== rows) throw check.fail(RangeError, `section has ${s.length} entries but positions has ${rows} rows`);
   return Array.from(s);
 }
@@ -39,7 +39,7 @@ function sectionArg(check, value, rows, half) {
  */
 export function sectionAxes(section, interleaved) {
   const a = section.length;
-  const n = section.reduce((x, y) => x + y, 0);
+  const n = sum(section);
   const axis = new Int32Array(n);
   if (interleaved) {
     for (let i = 0; i < n; i++) axis[i] = i % a && i < a * section[i % a] ? i % a : 0;
@@ -53,12 +53,9 @@ export function sectionAxes(section, interleaved) {
 /** axesDim: an even width per axis (FLUX's axes_dim), their sum at most MAX_DIM. */
 function axesDimArg(check, value, axes) {
   const d = check.vector('axesDim', value, axes);
-  d.forEach((n, i) => {
-    check.size(`axesDim[${i}]`, n);
-    if (n % 2) throw check.fail(RangeError, `axesDim[${i}] must be even (RoPE rotates pairs)`, n);
-  });
-  const sum = d.reduce((a, b) => a + b, 0);
-  if (sum > MAX_DIM) throw check.fail(RangeError, `axesDim must sum to at most ${MAX_DIM}`, sum);
+  d.forEach((n, i) => evenSize(check, `axesDim[${i}]`, n));
+  const total = sum(d);
+  if (total > MAX_DIM) throw check.fail(RangeError, `axesDim must sum to at most ${MAX_DIM}`, total);
   return Array.from(d);
 }
 
@@ -86,7 +83,7 @@ export function createAxes(wasm, call, frequencies) {
       return { freq: invFreq, axis: sectionAxes(plan.section, plan.interleaved), attention: attentionFactor };
     }
     const dims = plan.axesDim;
-    const n = dims.reduce((a, b) => a + b, 0) / 2;
+    const n = sum(dims) / 2;
     const freq = new Float64Array(n);
     const axis = new Int32Array(n);
     if (plan.alternate) {
@@ -113,8 +110,7 @@ export function createAxes(wasm, call, frequencies) {
       throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
     }
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
-    const dim = axesDim.reduce((a, b) => a + b, 0);
-    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim, common: ropeCommon(check, opts, axesDim.reduce((a, b) => Math.max(a, b))) }; // a spread of 2^17 axes overflowed the stack
+    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: ropeCommon(check, opts, largest(axesDim)) };
   }
 
   function cacheOut(check, rows, plan, positions, layout, dtype) {
@@ -153,8 +149,7 @@ export function createAxes(wasm, call, frequencies) {
   function mropeCache(positions, headDim, options) {
     const check = new Checker('mropeCache');
     const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
-    check.size('headDim', headDim);
-    if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
+    evenSize(check, 'headDim', headDim);
     const t = readNested(check, 'positions', positions, [2], positionElements);
     const [rows, s] = t.shape;
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
@@ -219,9 +214,7 @@ export function createAxes(wasm, call, frequencies) {
     const t = readNested(check, 'x', x, [2, 3, 4]);
     const [s, cols] = t.shape.slice(-2);
     const headDim = opts.headDim ?? cols;
-    check.size('headDim', headDim);
-    if (headDim % 2) throw check.fail(RangeError, 'headDim must be even (RoPE rotates pairs)', headDim);
-    if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+    headDimArg(check, headDim, cols);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
     if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
     const p = readNested(check, 'positions', opts.positions, [2], positionElements);
@@ -231,7 +224,7 @@ export function createAxes(wasm, call, frequencies) {
     let plan;
     if (bySection) {
       const section = sectionArg(check, opts.section, pRows, undefined);
-      const dim = 2 * section.reduce((a, b) => a + b, 0);
+      const dim = 2 * sum(section);
       plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim) };
     } else {
       plan = axialPlan(check, opts, pRows);

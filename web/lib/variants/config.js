@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, show } from '../validate.js';
+import { isArray, show, sum } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -269,9 +269,8 @@ function axialOf(check, get, warnings) {
   const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
   axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
-  check.integer('config.axes_dims_rope (their sum, the head width)', axes.reduce((a, b) => a + b, 0), 2, MAX_WIDTH);
+  const width = check.integer('config.axes_dims_rope (their sum, the head width)', sum(axes), 2, MAX_WIDTH);
   const theta = get('theta') ?? DEFAULT_THETA;
-  const width = axes.reduce((a, b) => a + b, 0);
   const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
   return { axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
 }

@@ -28,24 +28,30 @@ const LENGTH = { min: MIN_SIZE, max: MAX_POSITION, integer: true };
  * 'boolean', 'factors' (dim/2 reals, longrope). hf: the key in rope_parameters
  * (null: not a rope_parameters key; `config` then names the top-level config key
  * it comes from, or none for a call-time value). c: the pe_rope_params field.
+ * hf and c are the JS name in snake case unless given, and flag (the CLI's)
+ * is always the JS name in kebab case: PARAMS below fills them in.
  */
-export const PARAMS = {
-  factor: { hf: 'factor', c: 'factor', flag: '--factor', kind: 'real', ...FACTOR },
-  lowFreqFactor: { hf: 'low_freq_factor', c: 'low_freq_factor', flag: '--low-freq-factor', kind: 'real', ...FACTOR },
-  highFreqFactor: { hf: 'high_freq_factor', c: 'high_freq_factor', flag: '--high-freq-factor', kind: 'real', ...FACTOR },
-  originalMaxPosition: { hf: 'original_max_position_embeddings', c: 'original_max_position', flag: '--original-max-position', kind: 'length', ...LENGTH },
-  betaFast: { hf: 'beta_fast', c: 'beta_fast', flag: '--beta-fast', kind: 'real', ...FACTOR },
-  betaSlow: { hf: 'beta_slow', c: 'beta_slow', flag: '--beta-slow', kind: 'real', ...FACTOR },
-  attentionFactor: { hf: 'attention_factor', c: 'attention_factor', flag: '--attention-factor', kind: 'real', ...FACTOR },
-  mscale: { hf: 'mscale', c: 'mscale', flag: '--mscale', kind: 'real', ...FACTOR },
-  mscaleAllDim: { hf: 'mscale_all_dim', c: 'mscale_all_dim', flag: '--mscale-all-dim', kind: 'real', ...FACTOR },
-  truncate: { hf: 'truncate', c: 'truncate', flag: '--truncate', kind: 'boolean' },
-  maxPosition: { hf: null, config: 'max_position_embeddings', c: 'max_position', flag: '--max-position', kind: 'length', ...LENGTH },
-  seqLen: { hf: null, c: 'seq_len', flag: '--seq-len', kind: 'length', ...LENGTH },
-  partialRotaryFactor: { hf: 'partial_rotary_factor', c: 'rotary_fraction', flag: '--partial-rotary-factor', kind: 'real', min: 0, max: 1, above: true },
-  shortFactor: { hf: 'short_factor', c: 'factors', flag: '--short-factor', kind: 'factors', ...FACTOR },
-  longFactor: { hf: 'long_factor', c: 'factors', flag: '--long-factor', kind: 'factors', ...FACTOR },
+const DECLARED = {
+  factor: { kind: 'real', ...FACTOR },
+  lowFreqFactor: { kind: 'real', ...FACTOR },
+  highFreqFactor: { kind: 'real', ...FACTOR },
+  originalMaxPosition: { hf: 'original_max_position_embeddings', kind: 'length', ...LENGTH },
+  betaFast: { kind: 'real', ...FACTOR },
+  betaSlow: { kind: 'real', ...FACTOR },
+  attentionFactor: { kind: 'real', ...FACTOR },
+  mscale: { kind: 'real', ...FACTOR },
+  mscaleAllDim: { kind: 'real', ...FACTOR },
+  truncate: { kind: 'boolean' },
+  maxPosition: { hf: null, config: 'max_position_embeddings', kind: 'length', ...LENGTH },
+  seqLen: { hf: null, kind: 'length', ...LENGTH },
+  partialRotaryFactor: { c: 'rotary_fraction', kind: 'real', min: 0, max: 1, above: true },
+  shortFactor: { c: 'factors', kind: 'factors', ...FACTOR },
+  longFactor: { c: 'factors', kind: 'factors', ...FACTOR },
 };
+const snake = (key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+/** Every parameter, its hf, c and flag filled in (lowFreqFactor: low_freq_factor, --low-freq-factor). */
+export const PARAMS = Object.fromEntries(Object.entries(DECLARED).map(([key, p]) =>
+  [key, { hf: snake(key), c: snake(key), flag: `--${snake(key).replaceAll('_', '-')}`, ...p }]));
 
 /**
  * The types. hf: HF's rope_type (null: posenc's own, refused in a config);

@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, copyTyped, bytesPer, MAX_DIM } from '../validate.js';
+import { typedLength, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
 import { readNested } from '../tensor.js';
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
@@ -14,6 +14,19 @@ export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CAC
 // cache: the output's bytes are then written once, not written in wasm and
 // copied again (which cost 2x the memory floor).
 const BLOCK_BYTES = 2 ** 17;
+
+/** A size (check.size) that must be even, as RoPE rotates pairs. */
+export function evenSize(check, name, value, max) {
+  check.size(name, value, max);
+  if (value % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, value);
+  return value;
+}
+
+/** headDim, even and dividing x's last dimension `cols` into heads. */
+export function headDimArg(check, headDim, cols) {
+  evenSize(check, 'headDim', headDim);
+  if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+}
 
 /**
  * readNested's element reader for data the core rotates: a snapshot (a
@@ -122,7 +135,7 @@ export function createRotary(wasm, paramsPtr) {
     const cp = f.output(dtype, rows * rd);
     const sp = f.output(dtype, rows * rd);
     // HF's seq_len: the largest position + 1; for positions, a one-row range ending there.
-    const last = positions ? positions.reduce((m, p) => Math.max(m, p), -Infinity) : offset + rows - 1;
+    const last = positions ? largest(positions) : offset + rows - 1;
     const g = { dtype, dim: rd, layout: pairing, maxLen: positions ? 1 : rows, offset: positions ? last : offset };
     withRows(f, check, a, g, (state) => {
       const pos = positions ? f.float64(positions, rows) : 0;

@@ -100,8 +100,7 @@ export function ropeCommon(check, opts, dim) {
 /** With a `config` option: its head_dim, rotary dim and pairing, the defaults of ropeApply and rope() (none without one). */
 export function configShape(check, opts) {
   if (opts.config === undefined) return { headDim: undefined, rotaryDim: undefined, pairing: undefined }; // own keys: nothing read from Object.prototype
-  const r = oneLayer(check, opts);
-  return { headDim: r.headDim, rotaryDim: r.rotaryDim, pairing: r.pairing };
+  return oneLayer(check, opts); // resolveConfig's answer: headDim, rotaryDim and pairing are its own keys
 }
 
 /** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
