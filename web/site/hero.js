@@ -54,7 +54,9 @@ export async function drawHero(canvas) {
 /** Ticks at cell centres: rows 0, 10, 20, 30, 39 and columns 0, 16, 32, 48, 63. */
 function axes(ctx, cw, ch, height, w) {
   ctx.fillStyle = '#1d2430';
-  ctx.font = '11px system-ui, sans-serif';
+  // The page's own font list (site.css), so the axis titles' Chinese finds a
+  // named font instead of asking the system's fallback for one.
+  ctx.font = `11px ${getComputedStyle(ctx.canvas).fontFamily}`;
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
   for (const r of [0, 10, 20, 30, ROWS - 1]) ctx.fillText(String(r), PAD.left - 4, PAD.top + (r + 0.5) * ch);
