@@ -4,7 +4,7 @@
 // they inherit into the shadow roots, so a page sets them on any ancestor.
 const CSS = `
 :host { display: block; max-width: 100%; min-width: 0; margin: 1em 0; container: pe / inline-size;
-  font: 14px/1.45 var(--pe-font, system-ui, "Noto Sans CJK SC", "PingFang SC", sans-serif);
+  font: 14px/1.45 var(--pe-font, system-ui, "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "WenQuanYi Micro Hei", sans-serif);
   color: var(--pe-fg, #1d2430); --accent: var(--pe-accent, #3358c4); --muted: var(--pe-muted, #4a5568);
   --line: var(--pe-border, #d5dae3); --bg: var(--pe-bg, #fff); --soft: var(--pe-soft, #f4f6fa); }
 :host([hidden]) { display: none; }
