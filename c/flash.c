@@ -91,7 +91,8 @@ static void exp_block(float *s, int32_t count) {
 typedef struct {
     int32_t dk, dv, m, n, rows, causal;
     float scale;
-    float *kt, *qt, *s, *acc, *mx, *sum; /* dk x BK, dk x TR, TR x BK, rows x dv, rows, rows */
+    /* dk x BK, TR x dk (the last tile's rows), TR x BK, rows x dv, rows, rows */
+    float *kt, *qt, *s, *acc, *mx, *sum;
 } flash;
 
 /*
@@ -133,13 +134,13 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
                     vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
             lim[t] = r >= f->rows || vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
             any |= lim[t];
-            for (int32_t c = 0; c < f->dk; c++)
-                f->qt[c * TR + t] = r < f->rows ? q[(size_t)r * f->dk + c] : 0.0f;
         }
         if (!any) continue; /* causal: the whole block is in these rows' future */
         PE_WORK(PE_WORK_SCORES, TR * jn8);
         memset(f->s, 0, sizeof(float) * TR * BK);
-        tile_gemm(f->s, BK, f->qt, 1, TR, f->kt, BK, f->dk, jn8);
+        /* the tile's rows of q where they are; a last, partial tile from its zero-padded copy */
+        tile_gemm(f->s, BK, r0 + TR > f->rows ? f->qt : q + (size_t)r0 * f->dk, f->dk, 1, f->kt, BK, f->dk,
+                  jn8);
         for (int t = 0; t < TR && r0 + t < f->rows; t++)
             PE_TRY(softmax_row(f, f->s + t * BK, r0 + t, lim[t], jn8));
         tile_gemm(f->acc + (size_t)r0 * f->dv, (size_t)f->dv, f->s, BK, 1, v + (size_t)j0 * f->dv,
@@ -157,6 +158,9 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
 static int kv_head(const flash *f, float *out, const float *q, const float *k, const float *v) {
     memset(f->acc, 0, sizeof(float) * (size_t)(f->rows + TR) * f->dv);
     for (int32_t r = 0; r < f->rows; r++) f->mx[r] = -INFINITY, f->sum[r] = 0.0f;
+    int32_t tail = f->rows & ~(TR - 1); /* the last tile's rows, zero past rows */
+    memset(f->qt, 0, sizeof(float) * TR * f->dk);
+    memcpy(f->qt, q + (size_t)tail * f->dk, sizeof(float) * (f->rows - tail) * f->dk);
     /* causal: no row sees a key past n + causal - 2 */
     for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= (int64_t)f->n + f->causal - 1); j0 += BK) {
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
