@@ -62,16 +62,17 @@ static void tile_gemm(float *c, size_t cs, const float *a, size_t at, size_t al,
 }
 
 /*
- * e^x in float32 for x <= 0 (x - max), four at a time: x = n ln2 + r with
+ * e^(s - top) in float32 for s <= top, four at a time: x = s - top = n ln2 + r with
  * |r| <= ln2/2, e^r by its Taylor polynomial of degree 7 (truncation below
  * 5e-9 relative), 2^n built in the exponent bits. Exactly 0 below -87
  * (e^-87 = 1.6e-38, the edge of float32's normal range), at -inf and for NaN
  * (-inf - -inf: a row with no key yet), so a hidden key weighs nothing.
  */
-static void exp_block(float *s, int32_t count) {
+static void exp_block(float *s, int32_t count, float top) {
     for (int32_t j = 0; j < count; j += 4) {
 #if PE_SIMD
-        v128_t x = wasm_v128_load(s + j), lo = wasm_f32x4_splat(-87.0f);
+        v128_t x = wasm_f32x4_sub(wasm_v128_load(s + j), wasm_f32x4_splat(top)),
+               lo = wasm_f32x4_splat(-87.0f);
         v128_t keep = wasm_f32x4_gt(x, lo);
         x = wasm_f32x4_max(x, lo);
         v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
@@ -84,7 +85,7 @@ static void exp_block(float *s, int32_t count) {
             wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
         wasm_v128_store(s + j, wasm_v128_and(wasm_f32x4_mul(p, two_n), keep));
 #else
-        for (int32_t u = j; u < j + 4; u++) s[u] = s[u] > -87.0f ? (float)pe_exp(s[u]) : 0.0f;
+        for (int32_t u = j; u < j + 4; u++) s[u] = s[u] - top > -87.0f ? (float)pe_exp(s[u] - top) : 0.0f;
 #endif
     }
 }
@@ -109,9 +110,8 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
         if (j < lim && !isfinite(s[j])) return PE_ERR_VALUE;
         if (s[j] > top) top = s[j];
     }
-    for (int32_t j = 0; j < lim; j++) s[j] -= top;
-    s[jn8] = f->mx[r] - top; /* e^ of it by the same exp: 0 while the old max is -inf */
-    exp_block(s, jn8 + 4);
+    s[jn8] = f->mx[r]; /* e^(old max - max) by the same exp: 0 while the old max is -inf */
+    exp_block(s, jn8 + 4, top);
     float r_old = s[jn8], total = 0.0f;
     for (int32_t j = 0; j < lim; j++) total += s[j];
     if (r_old != 1.0f)
