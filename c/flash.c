@@ -21,8 +21,9 @@
 #include "work.h"
 
 enum { B_, H_, HKV_, N_, M_, DK_, DV_ };
-#define BK 64 /* keys per block: K^T of a block stays in L1 for dk <= 128 */
-#define TR 4  /* query rows per tile */
+#define BK 64       /* keys per block: K^T of a block stays in L1 for dk <= 128 */
+#define TR 4        /* query rows per tile */
+#define SS (BK + 4) /* a row of scores, and a slot for e^(old max - max) */
 
 /*
  * c[t][x] += sum_l a[t at + l al] b[l bs + x] for t < TR, x < width (a
@@ -61,16 +62,17 @@ static void tile_gemm(float *c, size_t cs, const float *a, size_t at, size_t al,
 }
 
 /*
- * e^x in float32 for x <= 0 (x - max), four at a time: x = n ln2 + r with
+ * e^(s - top) in float32 for s <= top, four at a time: x = s - top = n ln2 + r with
  * |r| <= ln2/2, e^r by its Taylor polynomial of degree 7 (truncation below
  * 5e-9 relative), 2^n built in the exponent bits. Exactly 0 below -87
- * (e^-87 = 1.6e-38, the edge of float32's normal range) and at -inf, so a
- * hidden key weighs nothing.
+ * (e^-87 = 1.6e-38, the edge of float32's normal range), at -inf and for NaN
+ * (-inf - -inf: a row with no key yet), so a hidden key weighs nothing.
  */
-static void exp_block(float *s, int32_t count) {
+static void exp_block(float *s, int32_t count, float top) {
     for (int32_t j = 0; j < count; j += 4) {
 #if PE_SIMD
-        v128_t x = wasm_v128_load(s + j), lo = wasm_f32x4_splat(-87.0f);
+        v128_t x = wasm_f32x4_sub(wasm_v128_load(s + j), wasm_f32x4_splat(top)),
+               lo = wasm_f32x4_splat(-87.0f);
         v128_t keep = wasm_f32x4_gt(x, lo);
         x = wasm_f32x4_max(x, lo);
         v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
@@ -83,7 +85,7 @@ static void exp_block(float *s, int32_t count) {
             wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
         wasm_v128_store(s + j, wasm_v128_and(wasm_f32x4_mul(p, two_n), keep));
 #else
-        for (int32_t u = j; u < j + 4; u++) s[u] = (float)pe_exp(s[u]);
+        for (int32_t u = j; u < j + 4; u++) s[u] = s[u] - top > -87.0f ? (float)pe_exp(s[u] - top) : 0.0f;
 #endif
     }
 }
@@ -91,7 +93,8 @@ static void exp_block(float *s, int32_t count) {
 typedef struct {
     int32_t dk, dv, m, n, rows, causal;
     float scale;
-    float *kt, *qt, *s, *acc, *mx, *sum; /* dk x BK, dk x TR, TR x BK, rows x dv, rows, rows */
+    /* dk x BK, TR x dk (the last tile's rows), TR x SS, rows x dv, rows, rows */
+    float *kt, *qt, *s, *acc, *mx, *sum;
 } flash;
 
 /*
@@ -107,9 +110,9 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
         if (j < lim && !isfinite(s[j])) return PE_ERR_VALUE;
         if (s[j] > top) top = s[j];
     }
-    for (int32_t j = 0; j < lim; j++) s[j] -= top;
-    exp_block(s, jn8);
-    float r_old = f->mx[r] == -INFINITY ? 0.0f : (float)pe_exp((double)f->mx[r] - top), total = 0.0f;
+    s[jn8] = f->mx[r]; /* e^(old max - max) by the same exp: 0 while the old max is -inf */
+    exp_block(s, jn8 + 4, top);
+    float r_old = s[jn8], total = 0.0f;
     for (int32_t j = 0; j < lim; j++) total += s[j];
     if (r_old != 1.0f)
         for (int32_t d = 0; d < f->dv; d++) acc[d] *= r_old;
@@ -133,16 +136,16 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
                     vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
             lim[t] = r >= f->rows || vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
             any |= lim[t];
-            for (int32_t c = 0; c < f->dk; c++)
-                f->qt[c * TR + t] = r < f->rows ? q[(size_t)r * f->dk + c] : 0.0f;
         }
         if (!any) continue; /* causal: the whole block is in these rows' future */
         PE_WORK(PE_WORK_SCORES, TR * jn8);
-        memset(f->s, 0, sizeof(float) * TR * BK);
-        tile_gemm(f->s, BK, f->qt, 1, TR, f->kt, BK, f->dk, jn8);
+        memset(f->s, 0, sizeof(float) * TR * SS);
+        /* the tile's rows of q where they are; a last, partial tile from its zero-padded copy */
+        tile_gemm(f->s, SS, r0 + TR > f->rows ? f->qt : q + (size_t)r0 * f->dk, f->dk, 1, f->kt, BK, f->dk,
+                  jn8);
         for (int t = 0; t < TR && r0 + t < f->rows; t++)
-            PE_TRY(softmax_row(f, f->s + t * BK, r0 + t, lim[t], jn8));
-        tile_gemm(f->acc + (size_t)r0 * f->dv, (size_t)f->dv, f->s, BK, 1, v + (size_t)j0 * f->dv,
+            PE_TRY(softmax_row(f, f->s + t * SS, r0 + t, lim[t], jn8));
+        tile_gemm(f->acc + (size_t)r0 * f->dv, (size_t)f->dv, f->s, SS, 1, v + (size_t)j0 * f->dv,
                   (size_t)f->dv, jn, f->dv);
     }
     return PE_OK;
@@ -157,6 +160,9 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
 static int kv_head(const flash *f, float *out, const float *q, const float *k, const float *v) {
     memset(f->acc, 0, sizeof(float) * (size_t)(f->rows + TR) * f->dv);
     for (int32_t r = 0; r < f->rows; r++) f->mx[r] = -INFINITY, f->sum[r] = 0.0f;
+    int32_t tail = f->rows & ~(TR - 1); /* the last tile's rows, zero past rows */
+    memset(f->qt, 0, sizeof(float) * TR * f->dk);
+    memcpy(f->qt, q + (size_t)tail * f->dk, sizeof(float) * (f->rows - tail) * f->dk);
     /* causal: no row sees a key past n + causal - 2 */
     for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= (int64_t)f->n + f->causal - 1); j0 += BK) {
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
@@ -208,7 +214,7 @@ int pe_attention_f32(float *out, const float *q, const float *k, const float *v,
     float *ws = pe_malloc((size_t)floats * 4);
     if (!ws) return PE_ERR_NOMEM;
     flash f = { dk, dv, m, dims[N_], rows, causal, (float)scale, ws, ws + (size_t)dk * BK, 0, 0, 0, 0 };
-    f.s = f.qt + (size_t)dk * TR, f.acc = f.s + TR * BK, f.mx = f.acc + (size_t)(rows + TR) * dv,
+    f.s = f.qt + (size_t)dk * TR, f.acc = f.s + TR * SS, f.mx = f.acc + (size_t)(rows + TR) * dv,
     f.sum = f.mx + rows;
     int st = PE_OK;
     for (size_t h = 0; h < heads && st == PE_OK; h++)

@@ -52,3 +52,31 @@ test('a first large call grows memory once, however many buffers it allocates', 
     assert.equal(grows(raw, () => call(pe)).count, 0, `${name}: a second call grew memory`);
   }
 });
+
+test('attention, weights: false: large kv heads go through the kernel one at a time, in the same buffers', async () => {
+  // [1, 8, 512, 64] float32: q, k, v and the output are 4 MiB; one kv head's
+  // share is 512 KiB, and the kernel's scratch about 150 KiB more
+  const t = { shape: [1, 8, 512, 64], data: Float32Array.from({ length: 8 * 512 * 64 }, (_, i) => Math.sin(i)) };
+  const { raw, pe } = await fresh();
+  const g = grows(raw, () => pe.attention(t, t, t, { causal: true, weights: false }));
+  assert.ok(g.count <= 1, `memory grew ${g.count} times`);
+  // all of q, k, v and the output would have taken memory past 5 MiB
+  assert.ok(raw.memory.buffer.byteLength <= 2 * MiB, `memory is ${raw.memory.buffer.byteLength} bytes`);
+  assert.equal(raw.pe_live_allocations(), 0);
+  // small heads still go in one call, all of them
+  const small = { shape: [2, 4, 8, 8], data: new Float32Array(2 * 4 * 8 * 8).fill(0.5) };
+  assert.equal(pe.attention(small, small, small, { weights: false }).output.data.length, 2 * 4 * 8 * 8);
+});
+
+test('attention, weights: false: runs of kv heads, the last overlapping the one before, give the float64 kernel\'s output', async () => {
+  // 3 kv heads of 256 queries and keys: runs of 2 heads, the last run heads 1 and 2
+  const { pe } = await fresh();
+  const t = (seed, Type) => ({ shape: [1, 3, 256, 64], data: Type.from({ length: 3 * 256 * 64 }, (_, i) => ((i * 7919 + seed) % 17) - 8) });
+  const [q, k, v] = [1, 2, 3].map((seed) => t(seed, Float32Array));
+  const want = pe.attention(q, k, v, { causal: true, dtype: 'float64' }).output.data;
+  const got = pe.attention(q, k, v, { causal: true, weights: false }).output.data;
+  assert.ok(want.every((x, i) => Math.abs(x - got[i]) <= 1e-5 * 8), 'float32 runs against float64');
+  // any typed array of numbers is read through a view of its own type
+  const ints = [1, 2, 3].map((seed) => t(seed, Int16Array));
+  assert.deepEqual(pe.attention(...ints, { causal: true, weights: false }).output.data, got);
+});

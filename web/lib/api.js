@@ -3,13 +3,15 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, copyTyped } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
 import { createKvCache } from './kv-cache.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
+// Where a typed array starts in its buffer, by its internal slot (never a getter a caller put on it).
+const typedArrayOffset = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset').get;
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype', 'out'];
 
 function tableArgs(check, maxLen, dModel, opts, gram = false) {
@@ -282,19 +284,36 @@ export function createApi(wasm) {
     });
   }
 
-  /** The float32 output of the blocked kernel (c/flash.c), or null when it refuses with PE_ERR_VALUE. */
+  /**
+   * The float32 output of the blocked kernel (c/flash.c), or null when it
+   * refuses with PE_ERR_VALUE. The kv heads go through it a run at a time
+   * (about 256 KiB of q and k, or one head), each run copied into the same
+   * buffers, the last one overlapping the one before if it must: the first
+   * call of a process touches that much fresh memory, not all of q, k and v,
+   * and each fresh page costs a fault (a fifth of that call at [1, 8, 512, 64]).
+   */
   function attentionF32(check, q, k, v, dims, nOut, causal, scale) {
-    // inputs and output, and the kernel's scratch: a block of K^T, a tile of
-    // queries and its scores, every row's accumulator, max and sum
-    const [dk, dv, rows] = [dims[5], dims[6], (dims[1] / dims[2]) * dims[3]];
-    check.bytes((q.data.length + k.data.length + v.data.length + nOut + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
+    const [b, heads, kvHeads, n, m, dk, dv] = dims, rows = (heads / kvHeads) * n, all = b * kvHeads;
+    const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv];
+    // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
+    check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
     return withFrame(wasm, check, (f) => {
-      const out = f.output('float32', nOut);
-      const status = wasm.pe_attention_f32(out, f.float32(q.data, q.data.length), f.float32(k.data, k.data.length),
-        f.float32(v.data, v.data.length), f.int32(dims, 7), causal ? 1 : 0, scale);
-      if (status === PE_ERR_VALUE) return null;
-      call(check, status);
-      return f.read('float32', out, nOut);
+      const at = sizes.map((size) => f.output('float32', run * size)), result = new Float32Array(nOut);
+      const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);
+      for (let h = 0, from, status; h < all; h += run) {
+        from = Math.min(h, all - run);
+        [q, k, v].map(({ data }, i) => {
+          // the run's part of a typed array, through a view of its buffer made from its internal slots
+          if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
+          const Type = globalThis[typedArrayName(data)];
+          copyTyped(new Float32Array(wasm.memory.buffer, at[i], run * sizes[i]),
+            new Type(typedArrayBuffer(data), typedArrayOffset.call(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
+        });
+        if ((status = wasm.pe_attention_f32(at[3], at[0], at[1], at[2], dp, causal ? 1 : 0, scale)) === PE_ERR_VALUE) return null;
+        call(check, status);
+        f.readInto(result, from * sizes[3], 'float32', at[3], run * sizes[3]);
+      }
+      return result;
     });
   }
 

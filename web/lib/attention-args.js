@@ -29,8 +29,9 @@ export function attentionShape(check, q, k, v) {
 
 /**
  * Elements for the float32 kernel: a typed array of numbers and the right
- * length as it is (it is copied into wasm memory once, by the call's frame),
- * anything else as Checker.numbers reads it; not yet checked finite.
+ * length as it is (it is copied into wasm memory once, a run of kv heads at a
+ * time, by api.js attentionF32), anything else as Checker.numbers reads it;
+ * not yet checked finite.
  */
 export const numbersOnly = (check, name, data, count) =>
   (typedLength(data) === count && !typedArrayName(data).startsWith('Big') ? data : check.numbers(name, data, count));
