@@ -18,6 +18,8 @@ const NTK = { base: 1e306, scaling: { type: 'ntk', factor: 1000 } };
 /** 2^18 points, the last one `x`: refused for that one after every other is read. */
 const edge = (x) => Float64Array.from({ length: 2 ** 18 }, (_, i) => (i === 2 ** 18 - 1 ? x : 0));
 const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // refused before data is read
+// Dynamic NTK's base grows with the call's largest position: fine at position 0, past the largest double at 2^16.
+const DYNAMIC = { base: 1e300, scaling: { type: 'dynamic', factor: 1e6, maxPosition: 1 } };
 const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
 
 // [entry, fn, args]: for each function, calls refused for their size (first,
@@ -62,6 +64,15 @@ const REFUSED = [
   ['variants', 'alibiBias', [1, 1, { kLen: 2 ** 24, mode: 'symmetric', dtype: 'float16' }]],
   // So was a float16 Gram whose diagonal, dModel / 2, is past 65519 (132 MiB kept).
   ['posenc', 'tableGram', [64, 2 ** 18, { dtype: 'float16' }]],
+  // Eighth pass. A scaling the core refuses (status 7) was refused only after the output or the caches had been
+  // allocated: NTK's base past the largest double (ropeFrequencies kept 64 MiB, ropeCache 32; ropeApply and
+  // rope() 16, the seventh pass's early frequencies allocating dim / 2 doubles twice), or past it only at the
+  // call's own positions, dynamic NTK's (checked at position 0 before: rope() and ropeApply kept 64 MiB) ...
+  ['variants', 'ropeFrequencies', [2 ** 24, NTK]], ['variants', 'ropeCache', [1, 2 ** 22, NTK]],
+  ['variants', 'ropeApply', [{ shape: [1, 2 ** 22], data: new Float32Array(2 ** 22) }, NTK]], ['variants', 'rope', [{ dim: 2 ** 22, maxLen: 1, ...NTK }]],
+  ['variants', 'rope', [{ dim: 128, maxLen: 2 ** 16, ...DYNAMIC }]], ['variants', 'ropeApply', [{ shape: [2 ** 16, 128], data: new Float32Array(2 ** 23) }, DYNAMIC]],
+  // ... or a yarn or longrope factor implied by maxPosition / originalMaxPosition outside 10^-3 .. 10^6 (64 MiB).
+  ['variants', 'ropeFrequencies', [2 ** 24, { scaling: { type: 'yarn', maxPosition: 2 ** 31, originalMaxPosition: 1 } }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

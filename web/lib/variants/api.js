@@ -10,7 +10,7 @@ import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
-import { ropeCommon, configArgs, configShape } from './scaling.js';
+import { ropeCommon, configArgs, configShape, FIXED } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
 import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
@@ -46,10 +46,16 @@ export function createVariants(wasm) {
 
   // ---- RoPE -----------------------------------------------------------------------
 
-  /** dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's). */
+  /**
+   * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
+   * frame that reserves no call's footprint. The core checks the scaling first, forming and allocating
+   * nothing (longrope's factors are not read): an NTK base it overflows (status 7) is refused before
+   * the output is allocated (by up to 64 MiB before).
+   */
   function frequencies(check, dim, a, dtype) {
     const h = dim / 2;
-    return withFrame(wasm, check, (f) => {
+    return withFrame(wasm, check.fn, (f) => {
+      if (a.params) call(check, wasm.pe_rope_check(f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params.subarray(0, FIXED))));
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
@@ -57,12 +63,7 @@ export function createVariants(wasm) {
     });
   }
 
-  // Frequencies first, in a frame that reserves nothing (a fresh Checker has no footprint): a base the scaling
-  // overflows (status 7) is refused before the call's memory grows.
-  const early = (check, dim, a) => frequencies(new Checker(check.fn), dim, a); // float64
-  // Only NTK and dynamic scale the base: for the other types the frequencies would be formed twice a call.
-  const baseChecked = (check, dim, a) => [C.PE_ROPE_NTK, C.PE_ROPE_DYNAMIC].includes(a.code) && early(check, dim, a);
-  const axes = createAxes(wasm, call, early);
+  const axes = createAxes(wasm, call, frequencies);
 
   function ropeFrequencies(dim, options) {
     const check = new Checker('ropeFrequencies');
@@ -141,7 +142,6 @@ export function createVariants(wasm) {
       check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
-      else baseChecked(check, rotaryDim, a);
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
       return withFrame(wasm, 'ropeApply', (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
@@ -194,7 +194,6 @@ export function createVariants(wasm) {
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype));
-    baseChecked(check, dim, a);
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 

@@ -106,25 +106,28 @@ export function createRotary(wasm, paramsPtr) {
     }
   }
 
-  /** Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor. */
+  /**
+   * Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor. Here as below, the
+   * generator comes first: a scaling it refuses (an NTK base that overflows, status 7; a dynamic NTK
+   * base only at the call's own positions) is refused before anything else is allocated.
+   */
   function cacheTables(f, check, a, g) {
     const cols = g.layout === 'pairs' ? g.dim / 2 : g.dim;
     const Type = TYPES[g.dtype];
-    const cos = new Type(g.maxLen * cols);
-    const sin = new Type(g.maxLen * cols);
     const block = Math.max(1, Math.min(g.maxLen, Math.floor(BLOCK_BYTES / (cols * (g.dtype === 'float32' ? 4 : 8)))));
-    const cp = f.output(g.dtype, block * cols);
-    const sp = f.output(g.dtype, block * cols);
-    const attentionFactor = withRows(f, check, a, g, (state, af) => {
+    return withRows(f, check, a, g, (state, attentionFactor) => {
+      const cos = new Type(g.maxLen * cols);
+      const sin = new Type(g.maxLen * cols);
+      const cp = f.output(g.dtype, block * cols);
+      const sp = f.output(g.dtype, block * cols);
       for (let r = 0; r < g.maxLen; r += block) {
         const n = Math.min(block, g.maxLen - r);
         call(check, wasm.pe_rope_cache_next(state, cp, sp, n, 0));
         f.readInto(cos, r * cols, g.dtype, cp, n * cols);
         f.readInto(sin, r * cols, g.dtype, sp, n * cols);
       }
-      return af;
+      return { cos, sin, cols, attentionFactor };
     });
-    return { cos, sin, cols, attentionFactor };
   }
 
   /**
@@ -132,16 +135,15 @@ export function createRotary(wasm, paramsPtr) {
    * positions (or offset + r), formed from the frequencies of a.
    */
   function formedRows(f, check, a, { rd, pairing, dtype, rows, positions, offset }) {
-    const cp = f.output(dtype, rows * rd);
-    const sp = f.output(dtype, rows * rd);
     // HF's seq_len: the largest position + 1; for positions, a one-row range ending there.
     const last = positions ? largest(positions) : offset + rows - 1;
     const g = { dtype, dim: rd, layout: pairing, maxLen: positions ? 1 : rows, offset: positions ? last : offset };
-    withRows(f, check, a, g, (state) => {
-      const pos = positions ? f.float64(positions, rows) : 0;
-      call(check, wasm.pe_rope_cache_next(state, cp, sp, rows, pos));
+    return withRows(f, check, a, g, (state) => {
+      const cp = f.output(dtype, rows * rd);
+      const sp = f.output(dtype, rows * rd);
+      call(check, wasm.pe_rope_cache_next(state, cp, sp, rows, positions ? f.float64(positions, rows) : 0));
+      return { cp, sp };
     });
-    return { cp, sp };
   }
 
   /**
@@ -254,9 +256,9 @@ export function createRotary(wasm, paramsPtr) {
       return ptr;
     };
     try {
-      own.cos = alloc(g.maxLen * g.dim);
-      own.sin = alloc(g.maxLen * g.dim);
       withFrame(wasm, check.fn, (f) => withRows(f, check, a, { ...g, offset: 0, layout: g.pairing }, (state, af) => {
+        own.cos = alloc(g.maxLen * g.dim);
+        own.sin = alloc(g.maxLen * g.dim);
         call(check, wasm.pe_rope_cache_next(state, own.cos, own.sin, g.maxLen, 0));
         own.attentionFactor = af;
       }));
