@@ -144,6 +144,33 @@ test('a yarn or longrope factor implied by maxPosition / originalMaxPosition out
   noLeaks();
 });
 
+test('a float16 RoPE cache whose attention factor passes 65504 is refused before the work; YaRN\'s ratio of two mscales is a factor every cache takes (eighth pass)', () => {
+  // A cos of 1 times the factor is in the row of position 0. mropeCache refused it only after the work
+  // (64 MiB kept), ropeCache after forming its first block.
+  const yarn = (attentionFactor) => ({ type: 'yarn', factor: 2, originalMaxPosition: 4096, attentionFactor });
+  const positions = { shape: [3, 2], data: [0, 1, 0, 1, 0, 1] };
+  for (const [af, ok] of [[65504, true], [65519, true], [65520, false], [1e5, false]]) {
+    const calls = [() => pv.ropeCache(2, 8, { dtype: 'float16', scaling: yarn(af) }), () => pv.mropeCache(positions, 8, { section: [2, 1, 1], dtype: 'float16', scaling: yarn(af) })];
+    for (const call of calls) {
+      if (ok) assert.equal(call().cos.data[0], 0x7bff, `${af}`); // 65504
+      else assert.throws(call, new RegExp(`^RangeError: posenc\\.(ropeCache|mropeCache): a result \\(${af}\\) overflows float16; use dtype 'float64' \\(status 7\\)$`));
+    }
+  }
+  assert.equal(pv.ropeCache(2, 8, { dtype: 'bfloat16', scaling: yarn(1e6) }).cos.data.length, 16);
+  // DeepSeek's mscale / mscale_all_dim, from 7e-7 to 1.4e6: mropeCache's core took only 10^-3 .. 10^6 and refused
+  // the rest after allocating the output; it takes what ropeCache and ropeFrequencies take now.
+  for (const [mscale, mscaleAllDim] of [[1e6, 1e-3], [1e-3, 1e6]]) {
+    const scaling = { type: 'yarn', factor: 1e6, originalMaxPosition: 4096, mscale, mscaleAllDim };
+    const { attentionFactor } = pv.ropeFrequencies(8, { scaling });
+    assert.ok(attentionFactor > 1e6 || attentionFactor < 1e-3, String(attentionFactor));
+    const c = pv.mropeCache(positions, 8, { section: [2, 1, 1], scaling, dtype: 'float64' });
+    assert.equal(c.attentionFactor, attentionFactor);
+    assert.equal(c.cos.data[0], attentionFactor);
+    assert.equal(pv.ropeCache(1, 8, { scaling, dtype: 'float64' }).cos.data[0], attentionFactor);
+  }
+  noLeaks();
+});
+
 const near = (got, want, rel, label) =>
   assert.ok(Math.abs(got - want) <= rel * Math.abs(want), `${label}: got ${got}, want ${want}`);
 

@@ -4,7 +4,7 @@
 // a section or [S, A] ids and axesDim. Each model is a choice of frequencies
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
-import { withFrame, matrix, dtypeCode } from '../heap.js';
+import { withFrame, matrix, dtypeCode, asDtype } from '../heap.js';
 import { Checker, DTYPES, MAX_DIM, bytesPer, sum, largest } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
@@ -123,6 +123,7 @@ export function createAxes(wasm, call, frequencies) {
     check.bytes(2 * count * bytesPer(dtype) + positions.length * 8 + n * 28 + 64);
     // before the frame reserves the call's memory: a base the scaling overflows is refused first
     const p = planFrequencies(check, plan);
+    asDtype(check, [p.attention], dtype); // as in ropeCache: an attention factor past the dtype's range is refused before the work
     return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);

@@ -2,7 +2,7 @@
 // ropeApply and the rope() handle. Nothing here widens float32: caches are
 // written by the core in their dtype, and x is rotated in its dtype as
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
-import { statusCall, dtypeCode, TYPES, withFrame, malloc } from '../heap.js';
+import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { typedLength, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
 import { readNested } from '../tensor.js';
@@ -109,13 +109,15 @@ export function createRotary(wasm, paramsPtr) {
   /**
    * Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor. Here as below, the
    * generator comes first: a scaling it refuses (an NTK base that overflows, status 7; a dynamic NTK
-   * base only at the call's own positions) is refused before anything else is allocated.
+   * base only at the call's own positions) is refused before anything else is allocated. The row of
+   * position 0 holds the attention factor: one past the dtype's range (float16) is refused before the work.
    */
   function cacheTables(f, check, a, g) {
     const cols = g.layout === 'pairs' ? g.dim / 2 : g.dim;
     const Type = TYPES[g.dtype];
     const block = Math.max(1, Math.min(g.maxLen, Math.floor(BLOCK_BYTES / (cols * (g.dtype === 'float32' ? 4 : 8)))));
     return withRows(f, check, a, g, (state, attentionFactor) => {
+      asDtype(check, [attentionFactor], g.dtype);
       const cos = new Type(g.maxLen * cols);
       const sin = new Type(g.maxLen * cols);
       const cp = f.output(g.dtype, block * cols);
