@@ -283,7 +283,7 @@ test('bad input: a posenc error naming the parameter, and the module stays usabl
   refuses(C(p, 16, { section: [2, 3, 3], base: 1 }), RangeError, 'base', 'base 1');
   refuses(C(p, 16, { section: [2, 3, 3], interleaved: 1 }), TypeError, 'interleaved', 'interleaved not boolean');
   refuses(C(p, 16, { section: [2, 3, 3], layout: 'x' }), RangeError, 'layout', 'unknown layout');
-  refuses(C({ shape: [3, 1], data: [0, 0, 2 ** 32] }, 16, { section: [2, 3, 3] }), RangeError, 'status 8', 'position past 2^31');
+  refuses(C({ shape: [3, 1], data: [0, 0, 2 ** 32] }, 16, { section: [2, 3, 3] }), RangeError, 'positions.data[2] must be a finite number from -2147483648 to 2147483648 (got 4294967296)', 'position past 2^31: named, before allocating');
   refuses(C({ shape: [3, 1], data: [0, 0, NaN] }, 16, { section: [2, 3, 3] }), RangeError, 'positions', 'NaN position');
 
   const ids = pe.ropeGridIds(2, 2, { axes: 3 });

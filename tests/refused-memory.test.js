@@ -20,6 +20,8 @@ const edge = (x) => Float64Array.from({ length: 2 ** 18 }, (_, i) => (i === 2 **
 const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // refused before data is read
 // Dynamic NTK's base grows with the call's largest position: fine at position 0, past the largest double at 2^16.
 const DYNAMIC = { base: 1e300, scaling: { type: 'dynamic', factor: 1e6, maxPosition: 1 } };
+/** n positions (or ids), the last one past 2^31. */
+const far = (n) => Float64Array.from({ length: n }, (_, i) => (i === n - 1 ? 2 ** 31 + 1 : 0));
 const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
 
 // [entry, fn, args]: for each function, calls refused for their size (first,
@@ -76,6 +78,11 @@ const REFUSED = [
   // A float16 cache whose attention factor (a cos of 1 times it) passes 65504 was refused after the work (64 MiB kept).
   ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, 128,
     { section: [16, 24, 24], dtype: 'float16', scaling: { type: 'yarn', factor: 2, originalMaxPosition: 4096, attentionFactor: 1e5 } }]],
+  // Multi-axis positions past ±2^31 were refused by the core after the output was allocated (64 MiB kept).
+  ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: far(3 * 2 ** 16) }, 128, { section: [16, 24, 24] }]],
+  ['variants', 'ropeAxialCache', [{ shape: [2 ** 16, 3], data: far(3 * 2 ** 16) }, { axesDim: [16, 56, 56] }]],
+  ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { section: [16, 24, 24], positions: { shape: [3, 2 ** 14], data: far(3 * 2 ** 14) } }]],
+  ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { axesDim: [16, 56, 56], positions: { shape: [2 ** 14, 3], data: far(3 * 2 ** 14) } }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

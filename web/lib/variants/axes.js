@@ -5,14 +5,14 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode, asDtype } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, bytesPer, sum, largest } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
 import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
 
-/** Elements of positions and ids: finite numbers, from a real or an integer tensor (HF's int64 position_ids). */
-const positionElements = (check, name, data, count) => check.vector(name, data, count);
+/** Elements of positions and ids: within ±2^31 (the core refused them after allocating), from a real or an integer tensor (HF's int64 position_ids). */
+const positionElements = (check, name, data, count) => check.vector(name, data, count).map((p, i) => check.finite(`${name}[${i}]`, p, { min: -MAX_POSITION, max: MAX_POSITION }));
 positionElements.integers = true;
 
 // Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
