@@ -83,6 +83,9 @@ const REFUSED = [
   ['variants', 'ropeAxialCache', [{ shape: [2 ** 16, 3], data: far(3 * 2 ** 16) }, { axesDim: [16, 56, 56] }]],
   ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { section: [16, 24, 24], positions: { shape: [3, 2 ** 14], data: far(3 * 2 ** 14) } }]],
   ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { axesDim: [16, 56, 56], positions: { shape: [2 ** 14, 3], data: far(3 * 2 ** 14) } }]],
+  // ropePermute's result holds its input's values: one past the dtype's range was refused after the work (4 MiB).
+  ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(1e39) }]],
+  ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(65520) }, { dtype: 'float16' }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

@@ -253,6 +253,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
+    asDtype(check, m.data, dtype); // the result holds the same values: one past the dtype's range is refused before the work
     return matrix(m.rows, m.cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols,
       headDim, inverse ? 1 : 0, axis === 'rows' ? 0 : 1), dtype));
   }
