@@ -271,7 +271,9 @@ test('bad input: a posenc error naming the parameter, and the module stays usabl
   refuses(P(ok, { leftPadding: 1.5 }), RangeError, 'leftPadding', 'fractional padding');
   refuses(P(ok, { spatialMergeSize: 0 }), RangeError, 'spatialMergeSize', 'zero merge');
   refuses(P(ok, { merge: 2 }), TypeError, 'merge', 'unknown option');
-  refuses(P([{ video: [2 ** 23, 2, 2] }], { tokensPerSecond: 1e6 }), RangeError, 'positions', 'time past 2^31');
+  refuses(P([{ video: [2 ** 23, 2, 2] }], { tokensPerSecond: 1e6 }), RangeError, 'segments[0] makes positions past 2147483647 (got 2148000000)', 'time past 2^31');
+  // the segment that passes 2^31 is named with how far it gets ("positions must stay below 2147483648" before)
+  refuses(P([{ text: 4 }, { video: [4, 2, 2], secondsPerGrid: 2 }], { tokensPerSecond: 2 ** 30 }), RangeError, 'segments[1] makes positions past 2147483647 (got 2147483652)', 'named segment');
 
   const p = pe.mropePositions(ok);
   const C = (pos, d, o) => () => pe.mropeCache(pos, d, o);
