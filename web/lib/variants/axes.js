@@ -12,7 +12,11 @@ import { resolveConfig } from './config.js';
 import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
 
 /** Elements of positions and ids: within ±2^31 (the core refused them after allocating), from a real or an integer tensor (HF's int64 position_ids). */
-const positionElements = (check, name, data, count) => check.vector(name, data, count).map((p, i) => check.finite(`${name}[${i}]`, p, { min: -MAX_POSITION, max: MAX_POSITION }));
+const positionElements = (check, name, data, count) => {
+  const v = check.vector(name, data, count);
+  for (let i = 0; i < count; i++) if (!(Math.abs(v[i]) <= MAX_POSITION)) check.finite(`${name}[${i}]`, v[i], { min: -MAX_POSITION, max: MAX_POSITION });
+  return v;
+};
 positionElements.integers = true;
 
 // Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
