@@ -66,11 +66,12 @@ typedef struct pe_rope_params {
 /* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN, longrope). */
 PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,
                                const pe_rope_params *params);
-/* What pe_rope_frequencies checks (an NTK base or an implied factor that overflows is PE_ERR_VALUE)
- * and *attention_factor, with nothing formed or allocated: a caller can refuse a scaling before it
- * allocates for it. The longrope factors are not read (params may end before them). */
+/* What pe_rope_frequencies (seen 0) or pe_rope_cache_begin (seen = offset + max_len, HF's seq_len)
+ * checks, an NTK base or an implied factor that overflows being PE_ERR_VALUE, and *attention_factor,
+ * with nothing formed or allocated: a caller can refuse a scaling before it allocates for it. The
+ * longrope factors are not read (params may end before them). */
 PE_API int pe_rope_check(double *attention_factor, int32_t dim, double base, int scaling,
-                         const pe_rope_params *params);
+                         const pe_rope_params *params, double seen);
 /* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */
 PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
                          int scaling, const pe_rope_params *params, double offset, int layout);

@@ -207,9 +207,9 @@ int pe_rope_make_frequencies(double **w, double *attention, int32_t dim, double 
 }
 
 int pe_rope_check(double *attention_factor, int32_t dim, double base, int scaling,
-                  const pe_rope_params *params) {
+                  const pe_rope_params *params, double seen) {
     if (!attention_factor) return PE_ERR_NULL;
-    return pe_rope_make_frequencies(NULL, attention_factor, dim, base, scaling, params, 0);
+    return pe_rope_make_frequencies(NULL, attention_factor, dim, base, scaling, params, seen);
 }
 
 int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,

@@ -723,7 +723,7 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         /* pe_rope_check: the frequencies' refusals before they allocate, their attention factor, nothing allocated */
         int32_t live = pe_live_allocations();
         double checked = 0;
-        int cst = pe_rope_check(&checked, dim, base, scaling, params);
+        int cst = pe_rope_check(&checked, dim, base, scaling, params, 0);
         REQUIRE(pe_live_allocations() == live);
         if (cst != PE_OK) REQUIRE(st == cst);
         if (st == PE_OK) REQUIRE(cst == PE_OK && checked == attention);

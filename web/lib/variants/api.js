@@ -10,7 +10,7 @@ import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
-import { ropeCommon, configArgs, configShape, FIXED } from './scaling.js';
+import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
 import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
@@ -48,14 +48,12 @@ export function createVariants(wasm) {
 
   /**
    * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
-   * frame that reserves no call's footprint. The core checks the scaling first, forming and allocating
-   * nothing (longrope's factors are not read): an NTK base it overflows (status 7) is refused before
-   * the output is allocated (by up to 64 MiB before).
+   * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
   function frequencies(check, dim, a, dtype) {
     const h = dim / 2;
     return withFrame(wasm, check.fn, (f) => {
-      if (a.params) call(check, wasm.pe_rope_check(f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params.subarray(0, FIXED))));
+      rotary.scaled(f, check, a, dim, 0);
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));

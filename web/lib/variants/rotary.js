@@ -6,6 +6,7 @@ import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../hea
 import * as C from '../../../dist/constants.js';
 import { typedLength, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
 import { readNested } from '../tensor.js';
+import { FIXED } from './scaling.js';
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
@@ -107,21 +108,33 @@ export function createRotary(wasm, paramsPtr) {
   }
 
   /**
-   * Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor. Here as below, the
-   * generator comes first: a scaling it refuses (an NTK base that overflows, status 7; a dynamic NTK
-   * base only at the call's own positions) is refused before anything else is allocated. The row of
-   * position 0 holds the attention factor: one past the dtype's range (float16) is refused before the work.
+   * The attention factor of a scaling (a) at positions below `seen` (HF's seq_len: dynamic NTK's base
+   * grows with it), the core checking the scaling without forming or allocating anything: an NTK base
+   * or an implied factor it overflows (status 7) is refused before a call allocates for it (by up to
+   * 64 MiB after, before). Longrope's factors are not read: only the struct's fixed fields go in.
+   */
+  function scaled(f, check, a, dim, seen) {
+    const af = f.output('float64', 1);
+    call(check, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params?.subarray(0, FIXED)), seen));
+    return f.read('float64', af, 1)[0];
+  }
+
+  /**
+   * Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor, the scaling checked
+   * first (the generator's own scratch check, status 2, stays the first refusal of a call past the
+   * limit). The row of position 0 holds the attention factor: one past the dtype's range (float16) is
+   * refused before the work.
    */
   function cacheTables(f, check, a, g) {
+    asDtype(check, [scaled(f, check, a, g.dim, g.offset + g.maxLen)], g.dtype);
     const cols = g.layout === 'pairs' ? g.dim / 2 : g.dim;
     const Type = TYPES[g.dtype];
     const block = Math.max(1, Math.min(g.maxLen, Math.floor(BLOCK_BYTES / (cols * (g.dtype === 'float32' ? 4 : 8)))));
+    const cos = new Type(g.maxLen * cols);
+    const sin = new Type(g.maxLen * cols);
+    const cp = f.output(g.dtype, block * cols);
+    const sp = f.output(g.dtype, block * cols);
     return withRows(f, check, a, g, (state, attentionFactor) => {
-      asDtype(check, [attentionFactor], g.dtype);
-      const cos = new Type(g.maxLen * cols);
-      const sin = new Type(g.maxLen * cols);
-      const cp = f.output(g.dtype, block * cols);
-      const sp = f.output(g.dtype, block * cols);
       for (let r = 0; r < g.maxLen; r += block) {
         const n = Math.min(block, g.maxLen - r);
         call(check, wasm.pe_rope_cache_next(state, cp, sp, n, 0));
@@ -336,5 +349,5 @@ export function createRotary(wasm, paramsPtr) {
     if (x.spare) held = false;
   };
 
-  return { cacheTables, formedRows, givenRows, rotate, handle, xArg, release, finite, finiteRows, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
+  return { scaled, cacheTables, formedRows, givenRows, rotate, handle, xArg, release, finite, finiteRows, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
 }
