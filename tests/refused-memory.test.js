@@ -75,7 +75,7 @@ const REFUSED = [
   ['variants', 'rope', [{ dim: 128, maxLen: 2 ** 16, ...DYNAMIC }]], ['variants', 'ropeApply', [{ shape: [2 ** 16, 128], data: new Float32Array(2 ** 23) }, DYNAMIC]],
   // ... or a yarn or longrope factor implied by maxPosition / originalMaxPosition outside 10^-3 .. 10^6 (64 MiB).
   ['variants', 'ropeFrequencies', [2 ** 24, { scaling: { type: 'yarn', maxPosition: 2 ** 31, originalMaxPosition: 1 } }]],
-  // A float16 cache whose attention factor (a cos of 1 times it) passes 65504 was refused after the work (64 MiB kept).
+  // A float16 cache whose attention factor (a cos of 1 times it) passes 65504 was refused after the work (128 MiB kept).
   ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, 128,
     { section: [16, 24, 24], dtype: 'float16', scaling: { type: 'yarn', factor: 2, originalMaxPosition: 4096, attentionFactor: 1e5 } }]],
   // Multi-axis positions past ±2^31 were refused by the core after the output was allocated (64 MiB kept).
