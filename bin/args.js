@@ -11,13 +11,20 @@ const INT = /^-?\d+$/;
 /** A real as a flag gives it: decimal or exponent notation (not "0x10", "0b1", " 4" or "Infinity"). */
 export const REAL = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
+/**
+ * Why a real as typed is not the number it reads as, or '': a value whose digits are not all zero but that
+ * is below the least double (1e-400, 5e-325) reads as 0, and a message would then say "got 0".
+ */
+export const readsAsZero = (raw, num) => (num === 0 && /[1-9]/.test(raw.split(/e/i)[0]) ? ' (too small for a double: it would be read as 0)' : '');
+
 /** The number a flag's text stands for, or a UsageError naming the flag and the text. */
 export function readNumber(name, raw, f) {
   if (f.inf === '-' && /^-inf(inity)?$/i.test(raw)) return -Infinity;
   const kind = f.type === 'int' ? 'a decimal integer' : `a finite decimal number${f.inf === '-' ? ' or -inf' : ''}`;
   const num = (f.type === 'int' ? INT : REAL).test(raw) ? Number(raw) : NaN;
-  if (!Number.isFinite(num) || (f.type === 'int' && !Number.isSafeInteger(num))) {
-    throw new UsageError(`--${name} expects ${kind}, got ${JSON.stringify(raw)}`);
+  const zero = readsAsZero(raw, num);
+  if (!Number.isFinite(num) || (f.type === 'int' && !Number.isSafeInteger(num)) || zero) {
+    throw new UsageError(`--${name} expects ${kind}, got ${JSON.stringify(raw)}${zero}`);
   }
   return num;
 }

@@ -29,7 +29,7 @@ import { npyHeader } from './npy.js';
 import { checkTarget, atomicFile, writeAll, say } from './files.js';
 import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
-import { UsageError, parseFlags, checkRange, REAL } from './args.js';
+import { UsageError, parseFlags, checkRange, REAL, readsAsZero } from './args.js';
 
 // The API's limit on one call (PE_MAX_BYTES, docs/limits.md; tests/cli.test.js
 // holds the two equal), used as the default largest file.
@@ -192,7 +192,7 @@ function formatOf(out, given) {
     throw new UsageError(`--format ${given} does not match the extension of ${out} (a .${implied} file holds ${implied}); rename the file or drop --format`);
   }
   const format = given ?? implied;
-  if (format === undefined) throw new UsageError(`cannot tell the format of ${out} from its extension: name it .npy, .csv or .json, or give --format`);
+  if (format === undefined) throw new UsageError(`cannot tell the format of --out ${JSON.stringify(out)} from its extension: name it .npy, .csv or .json, or give --format`);
   return format;
 }
 
@@ -399,7 +399,8 @@ async function runTimestep(pe, { values: v, raw, format, dtype }, out, tick) {
     t = v.timesteps.split(',').map((x) => {
       // each as a real flag is read (spaces around it allowed): Number() took 0x10 for 16, 0b1 for 1
       const n = REAL.test(x.trim()) ? Number(x) : NaN;
-      if (!Number.isFinite(n)) throw new UsageError(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(x)}`);
+      const zero = readsAsZero(x, n);
+      if (!Number.isFinite(n) || zero) throw new UsageError(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(x)}${zero}`);
       return n;
     });
   }

@@ -3,6 +3,7 @@
 // one flag per parameter, its help naming the types that read it and their
 // defaults, and the reader that turns the flags back into the `scaling` option.
 import { ROPE_TYPES, ROPE_PARAMS } from 'posenc/variants';
+import { readsAsZero } from './args.js';
 
 /** The parameters the `scaling` option of a CLI call can set: every one. */
 const FLAGGED = Object.keys(ROPE_PARAMS);
@@ -36,7 +37,8 @@ function valueOf(key, raw, usage) {
   }
   if (p.kind !== 'factors') return raw;
   return raw.split(',').map((x) => {
-    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(x)) throw usage(`${p.flag} must be comma-separated numbers, got ${JSON.stringify(x)}`);
+    const zero = readsAsZero(x, Number(x));
+    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(x) || zero) throw usage(`${p.flag} must be comma-separated numbers, got ${JSON.stringify(x)}${zero}`);
     return Number(x);
   });
 }

@@ -66,6 +66,12 @@ typedef struct pe_rope_params {
 /* out[i] = theta_i for i < dim/2; *attention_factor multiplies cos and sin (1 unless YaRN, longrope). */
 PE_API int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,
                                const pe_rope_params *params);
+/* What pe_rope_frequencies (seen 0) or pe_rope_cache_begin (seen = offset + max_len, HF's seq_len)
+ * checks, an NTK base or an implied factor that overflows being PE_ERR_VALUE, and *attention_factor,
+ * with nothing formed or allocated: a caller can refuse a scaling before it allocates for it. The
+ * longrope factors are not read (params may end before them). */
+PE_API int pe_rope_check(double *attention_factor, int32_t dim, double base, int scaling,
+                         const pe_rope_params *params, double seen);
 /* max_len x cols cos and sin tables (cols per layout); row r is position offset + r. */
 PE_API int pe_rope_cache(void *cos_out, void *sin_out, int dtype, int32_t max_len, int32_t dim, double base,
                          int scaling, const pe_rope_params *params, double offset, int layout);
@@ -116,8 +122,10 @@ PE_API int pe_rope_permute(double *out, const double *w, int32_t rows, int32_t c
  * turns by positions[axis[i] * rows + r] * freq[i] in row r. positions is axes x rows
  * (each within +-PE_MAX_POSITION), 1 <= axes <= PE_MAX_DIM, 0 <= axis[i] < axes,
  * 0 <= freq[i] <= PE_ROPE_MAX_FREQ (so that the angle stays where pe_sincos is exact),
- * attention (multiplies cos and sin) in [PE_ROPE_PARAM_MIN, PE_ROPE_PARAM_MAX]. */
+ * attention (multiplies cos and sin) in (0, PE_ROPE_MAX_ATTENTION]: every factor
+ * pe_rope_frequencies gives, YaRN's ratio of two mscales (7e-7 to 1.4e6) included. */
 #define PE_ROPE_MAX_FREQ 1e5
+#define PE_ROPE_MAX_ATTENTION 2e6
 /* rows x cols cos and sin, cols = n_freq (PE_ROPE_CACHE_PAIRS) or 2 n_freq. */
 PE_API int pe_rope_axes_cache(void *cos_out, void *sin_out, int dtype, const double *positions, int32_t rows,
                               int32_t axes, const double *freq, const int32_t *axis, int32_t n_freq,

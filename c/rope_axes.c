@@ -21,7 +21,7 @@ static int check_axes(const double *positions, int32_t rows, int32_t axes, const
     PE_TRY(pe_check_dim(axes));
     PE_TRY(pe_check_bytes((double)axes * rows, 8));
     PE_TRY(pe_check_dim(n_freq));
-    if (!(attention >= PE_ROPE_PARAM_MIN && attention <= PE_ROPE_PARAM_MAX)) return PE_ERR_VALUE;
+    if (!(attention > 0 && attention <= PE_ROPE_MAX_ATTENTION)) return PE_ERR_VALUE;
     for (int32_t i = 0; i < n_freq; i++) {
         if (!(freq[i] >= 0 && freq[i] <= PE_ROPE_MAX_FREQ)) return PE_ERR_VALUE;
         if (axis[i] < 0 || axis[i] >= axes) return PE_ERR_SHAPE;

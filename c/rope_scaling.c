@@ -112,9 +112,8 @@ static int read_params(rope_params *p, int scaling, const pe_rope_params *q, int
         ok = ok && orig_ok(p->orig) && p->orig > 1 && implied_factor(p, q);
         if (!ok) break;
         p->attention = given ? given : p->factor <= 1 ? 1.0 : sqrt(1 + pe_log(p->factor) / pe_log(p->orig));
-        const double *f = q->factors;
-        for (int32_t i = 0; i < dim; i++) ok = ok && isfinite(f[i]) && in_range(f[i]);
-        p->ext = f + (seq > p->orig ? dim / 2 : 0); /* long factors past the original length */
+        /* long factors past the original length; each factor is checked where the frequencies are formed */
+        p->ext = q->factors + (seq > p->orig ? dim / 2 : 0);
         break;
     }
     case PE_ROPE_PROPORTIONAL:
@@ -181,7 +180,8 @@ int pe_rope_check_dim(int32_t dim) {
     return dim % 2 ? PE_ERR_ODD : PE_OK;
 }
 
-/* theta (dim/2 values, owned: pe_free them) and the attention factor. */
+/* theta (dim/2 values, owned: pe_free them) and the attention factor; with w
+ * NULL, only the checks and the attention factor (the longrope factors unread). */
 int pe_rope_make_frequencies(double **w, double *attention, int32_t dim, double base, int scaling,
                              const pe_rope_params *params, double seen) {
     PE_TRY(pe_rope_check_dim(dim));
@@ -194,13 +194,22 @@ int pe_rope_make_frequencies(double **w, double *attention, int32_t dim, double 
      * assertion). Refused as a result that overflowed, before anything is allocated. */
     if (p.scale != 1) base *= pe_pow(p.scale, (double)dim / (dim - 2));
     if (!isfinite(base)) return PE_ERR_VALUE;
+    *attention = p.attention;
+    if (!w) return PE_OK;
+    for (int32_t i = 0; p.ext && i < dim; i++)
+        if (!in_range(params->factors[i])) return PE_ERR_VALUE;
     /* past the per-call limit: a size refusal (status 2), not "out of memory" */
     PE_TRY(pe_check_scratch((double)(dim / 2) * sizeof **w));
     *w = pe_malloc((size_t)(dim / 2) * sizeof **w);
     if (!*w) return PE_ERR_NOMEM;
     fill_frequencies(*w, dim, base, scaling, &p);
-    *attention = p.attention;
     return PE_OK;
+}
+
+int pe_rope_check(double *attention_factor, int32_t dim, double base, int scaling,
+                  const pe_rope_params *params, double seen) {
+    if (!attention_factor) return PE_ERR_NULL;
+    return pe_rope_make_frequencies(NULL, attention_factor, dim, base, scaling, params, seen);
 }
 
 int pe_rope_frequencies(double *out, double *attention_factor, int32_t dim, double base, int scaling,

@@ -720,6 +720,13 @@ static int fuzz_rope(src *s, long fail_at, int which) {
         begin(&c, fail_at);
         st = pe_rope_frequencies(o1, &attention, dim, base, scaling, params);
         end(&c, st);
+        /* pe_rope_check: the frequencies' refusals before they allocate, their attention factor, nothing allocated */
+        int32_t live = pe_live_allocations();
+        double checked = 0;
+        int cst = pe_rope_check(&checked, dim, base, scaling, params, 0);
+        REQUIRE(pe_live_allocations() == live);
+        if (cst != PE_OK) REQUIRE(st == cst);
+        if (st == PE_OK) REQUIRE(cst == PE_OK && checked == attention);
         if (st == PE_OK) {
             REQUIRE(isfinite(attention) && attention > 0);
             n1 = (size_t)dim / 2;

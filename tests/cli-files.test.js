@@ -48,7 +48,7 @@ test('--version prints the version of package.json and exits 0', () => {
 test('the format follows the extension; a contradicting --format or an unknown extension is a usage error', () => {
   const d = folder('format');
   const cases = [
-    [['--out', path.join(d, 'x.txt')], /cannot tell the format of .*x\.txt from its extension/],
+    [['--out', path.join(d, 'x.txt')], /cannot tell the format of --out ".*x\.txt" from its extension/],
     [['--out', path.join(d, 'x')], /cannot tell the format/],
     [['--out', path.join(d, 'x.csv'), '--format', 'npy'], /--format npy does not match the extension of .*x\.csv/],
     [['--out', path.join(d, 'x.npy'), '--format', 'json'], /--format json does not match/],

@@ -328,6 +328,10 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
     [['--max-len', '2', '--offset', '-2147483649'], /got -2147483649$/m],
     // range messages quoted the number, not what was typed (seventh pass)
     [['--max-len', '016777217'], /--max-len must be an integer from 1 to 16777216, got 016777217$/m],
+    // a real below the least double read as 0: "--base 1e-400" was refused as "base ... (got 0)", "--offset 1e-400"
+    // and "--scale 1e-400" taken for 0 (eighth pass)
+    [['--max-len', '2', '--base', '1e-400'], /--base expects a finite decimal number, got "1e-400" \(too small for a double: it would be read as 0\)$/m],
+    [['--max-len', '2', '--offset', '-0.5e-330'], /--offset expects a finite decimal number, got "-0.5e-330" \(too small/],
   ];
   for (const [args, message] of bad) {
     const r = table(...args);
@@ -340,6 +344,13 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
     // not "--head must be from 0 to -1": --heads is what is wrong
     [['alibi', '--heads', '0', '--q-len', '2', '--head', '0'], /posenc\.alibiBias: heads must be an integer from 1/],
     [['rope', '--config', path.join(here, 'fixtures', 'configs', 'llama-3.2-1b.json'), '--max-len', '2', '--max-bytes', '-0'], /--max-bytes must be at least 1, got -0$/m],
+    [['timestep', '--dim', '4', '--timesteps', '1,1e-400'], /--timesteps must be comma-separated finite numbers, got "1e-400" \(too small for a double: it would be read as 0\)$/m],
+    [['timestep', '--dim', '4', '--steps', '2', '--scale', '1e-400'], /--scale expects a finite decimal number, got "1e-400" \(too small/],
+    [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'longrope', '--original-max-position', '4', '--factor', '2', '--short-factor', '1,1e-400', '--long-factor', '1,1'],
+      /--short-factor must be comma-separated numbers, got "1e-400" \(too small/],
+    // named the flag's option, not the failing pair; an empty --out was quoted as nothing
+    [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'yarn', '--max-position', '2147483648', '--original-max-position', '1'],
+      /scaling\.maxPosition \/ scaling\.originalMaxPosition, the factor it implies, must be from 0\.001 to 1000000 \(got 2147483648\)$/m],
   ]) {
     const r = run(...args, '--out', out('strict.npy'), '--quiet');
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
@@ -355,6 +366,10 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
     assert.equal(alibi(value).status, 0, value);
     assert.equal(JSON.parse(readFileSync(out('mask.json'), 'utf8')).data[0][0][1], want, value);
   }
+  assert.match(run('table', '--d-model', '4', '--max-len', '2', '--out=').stderr, /cannot tell the format of --out "" from its extension/);
+  // A zero written with an exponent is still 0; the least double is read as itself.
+  for (const value of ['0e-400', '-0.000e5']) assert.equal(table('--max-len', '2', '--offset', value, '--force').status, 0, value);
+  assert.equal(run('alibi', '--heads', '1', '--q-len', '2', '--max-bias', '5e-324', '--out', out('tiny.json'), '--quiet').status, 0);
   // Decimal and exponent notation both read as the same real.
   assert.equal(run('table', '--d-model', '4', '--max-len', '2', '--base', '1e4', '--out', out('e.json'), '--quiet').status, 0);
   assert.equal(run('table', '--d-model', '4', '--max-len', '2', '--base', '10000.0', '--out', out('d.json'), '--quiet').status, 0);

@@ -271,7 +271,9 @@ test('bad input: a posenc error naming the parameter, and the module stays usabl
   refuses(P(ok, { leftPadding: 1.5 }), RangeError, 'leftPadding', 'fractional padding');
   refuses(P(ok, { spatialMergeSize: 0 }), RangeError, 'spatialMergeSize', 'zero merge');
   refuses(P(ok, { merge: 2 }), TypeError, 'merge', 'unknown option');
-  refuses(P([{ video: [2 ** 23, 2, 2] }], { tokensPerSecond: 1e6 }), RangeError, 'positions', 'time past 2^31');
+  refuses(P([{ video: [2 ** 23, 2, 2] }], { tokensPerSecond: 1e6 }), RangeError, 'segments[0] makes positions past 2147483647 (got 2148000000)', 'time past 2^31');
+  // the segment that passes 2^31 is named with how far it gets ("positions must stay below 2147483648" before)
+  refuses(P([{ text: 4 }, { video: [4, 2, 2], secondsPerGrid: 2 }], { tokensPerSecond: 2 ** 30 }), RangeError, 'segments[1] makes positions past 2147483647 (got 2147483652)', 'named segment');
 
   const p = pe.mropePositions(ok);
   const C = (pos, d, o) => () => pe.mropeCache(pos, d, o);
@@ -283,7 +285,7 @@ test('bad input: a posenc error naming the parameter, and the module stays usabl
   refuses(C(p, 16, { section: [2, 3, 3], base: 1 }), RangeError, 'base', 'base 1');
   refuses(C(p, 16, { section: [2, 3, 3], interleaved: 1 }), TypeError, 'interleaved', 'interleaved not boolean');
   refuses(C(p, 16, { section: [2, 3, 3], layout: 'x' }), RangeError, 'layout', 'unknown layout');
-  refuses(C({ shape: [3, 1], data: [0, 0, 2 ** 32] }, 16, { section: [2, 3, 3] }), RangeError, 'status 8', 'position past 2^31');
+  refuses(C({ shape: [3, 1], data: [0, 0, 2 ** 32] }, 16, { section: [2, 3, 3] }), RangeError, 'positions.data[2] must be a finite number from -2147483648 to 2147483648 (got 4294967296)', 'position past 2^31: named, before allocating');
   refuses(C({ shape: [3, 1], data: [0, 0, NaN] }, 16, { section: [2, 3, 3] }), RangeError, 'positions', 'NaN position');
 
   const ids = pe.ropeGridIds(2, 2, { axes: 3 });

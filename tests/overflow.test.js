@@ -120,6 +120,57 @@ test('NTK scaling whose scaled base overflows is refused by every RoPE call, in 
   noLeaks();
 });
 
+test('a yarn or longrope factor implied by maxPosition / originalMaxPosition outside 10^-3 .. 10^6 is refused by name, before memory grows (eighth pass)', () => {
+  // The core refused it as "a value is NaN or infinite" (status 7), naming nothing, after the output was allocated.
+  const ones = Array(4).fill(1);
+  const implied = (type, maxPosition, originalMaxPosition) => ({ scaling: type === 'yarn' ? { type, maxPosition, originalMaxPosition }
+    : { type, maxPosition, originalMaxPosition, shortFactor: ones, longFactor: ones } });
+  const named = (fn, got) => new RegExp(`^RangeError: posenc\\.${fn}: scaling\\.maxPosition / scaling\\.originalMaxPosition, the factor it implies, must be from 0\\.001 to 1000000 \\(got ${got}\\)$`);
+  for (const [type, maxPosition, orig, got] of [['yarn', 2 ** 31, 1, '2147483648'], ['yarn', 1, 1001, String(1 / 1001)], ['longrope', 2, 2001, String(2 / 2001)], ['longrope', 2 ** 31, 2, '1073741824']]) {
+    const options = implied(type, maxPosition, orig);
+    assert.throws(() => pv.ropeFrequencies(8, options), named('ropeFrequencies', got));
+    assert.throws(() => pv.ropeCache(2, 8, options), named('ropeCache', got));
+    assert.throws(() => pv.ropeApply(m(1, 8, new Array(8).fill(1)), options), named('ropeApply', got));
+    assert.throws(() => pv.rope({ dim: 8, maxLen: 2, ...options }), named('rope', got));
+  }
+  // at the bounds, accepted; a given factor is what counts then
+  for (const [type, maxPosition, orig] of [['yarn', 1e6, 1], ['yarn', 1, 1000], ['longrope', 2e6, 2], ['longrope', 2, 2000]]) {
+    assert.equal(pv.ropeFrequencies(8, implied(type, maxPosition, orig)).invFreq.length, 4);
+    assert.equal(pv.ropeFrequencies(8, { scaling: { ...implied(type, 2 ** 31, 2).scaling, factor: 2 } }).invFreq.length, 4);
+  }
+  // a model's config names its own keys
+  const config = { head_dim: 8, max_position_embeddings: 2 ** 31 - 1, rope_scaling: { rope_type: 'longrope', original_max_position_embeddings: 2, short_factor: ones, long_factor: ones } };
+  assert.throws(() => pv.ropeFromConfig(config), /^RangeError: posenc\.ropeFromConfig: config rope_parameters\.max_position_embeddings \/ config rope_parameters\.original_max_position_embeddings, the factor it implies, must be from 0\.001 to 1000000 \(got 1073741823\.5\)$/);
+  noLeaks();
+});
+
+test('a float16 RoPE cache whose attention factor passes 65504 is refused before the work; YaRN\'s ratio of two mscales is a factor every cache takes (eighth pass)', () => {
+  // A cos of 1 times the factor is in the row of position 0. mropeCache refused it only after the work
+  // (64 MiB kept), ropeCache after forming its first block.
+  const yarn = (attentionFactor) => ({ type: 'yarn', factor: 2, originalMaxPosition: 4096, attentionFactor });
+  const positions = { shape: [3, 2], data: [0, 1, 0, 1, 0, 1] };
+  for (const [af, ok] of [[65504, true], [65519, true], [65520, false], [1e5, false]]) {
+    const calls = [() => pv.ropeCache(2, 8, { dtype: 'float16', scaling: yarn(af) }), () => pv.mropeCache(positions, 8, { section: [2, 1, 1], dtype: 'float16', scaling: yarn(af) })];
+    for (const call of calls) {
+      if (ok) assert.equal(call().cos.data[0], 0x7bff, `${af}`); // 65504
+      else assert.throws(call, new RegExp(`^RangeError: posenc\\.(ropeCache|mropeCache): a result \\(${af}\\) overflows float16; use dtype 'float64' \\(status 7\\)$`));
+    }
+  }
+  assert.equal(pv.ropeCache(2, 8, { dtype: 'bfloat16', scaling: yarn(1e6) }).cos.data.length, 16);
+  // DeepSeek's mscale / mscale_all_dim, from 7e-7 to 1.4e6: mropeCache's core took only 10^-3 .. 10^6 and refused
+  // the rest after allocating the output; it takes what ropeCache and ropeFrequencies take now.
+  for (const [mscale, mscaleAllDim] of [[1e6, 1e-3], [1e-3, 1e6]]) {
+    const scaling = { type: 'yarn', factor: 1e6, originalMaxPosition: 4096, mscale, mscaleAllDim };
+    const { attentionFactor } = pv.ropeFrequencies(8, { scaling });
+    assert.ok(attentionFactor > 1e6 || attentionFactor < 1e-3, String(attentionFactor));
+    const c = pv.mropeCache(positions, 8, { section: [2, 1, 1], scaling, dtype: 'float64' });
+    assert.equal(c.attentionFactor, attentionFactor);
+    assert.equal(c.cos.data[0], attentionFactor);
+    assert.equal(pv.ropeCache(1, 8, { scaling, dtype: 'float64' }).cos.data[0], attentionFactor);
+  }
+  noLeaks();
+});
+
 const near = (got, want, rel, label) =>
   assert.ok(Math.abs(got - want) <= rel * Math.abs(want), `${label}: got ${got}, want ${want}`);
 

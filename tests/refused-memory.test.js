@@ -18,6 +18,10 @@ const NTK = { base: 1e306, scaling: { type: 'ntk', factor: 1000 } };
 /** 2^18 points, the last one `x`: refused for that one after every other is read. */
 const edge = (x) => Float64Array.from({ length: 2 ** 18 }, (_, i) => (i === 2 ** 18 - 1 ? x : 0));
 const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // refused before data is read
+// Dynamic NTK's base grows with the call's largest position: fine at position 0, past the largest double at 2^16.
+const DYNAMIC = { base: 1e300, scaling: { type: 'dynamic', factor: 1e6, maxPosition: 1 } };
+/** n positions (or ids), the last one past 2^31. */
+const far = (n) => Float64Array.from({ length: n }, (_, i) => (i === n - 1 ? 2 ** 31 + 1 : 0));
 const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
 
 // [entry, fn, args]: for each function, calls refused for their size (first,
@@ -62,6 +66,26 @@ const REFUSED = [
   ['variants', 'alibiBias', [1, 1, { kLen: 2 ** 24, mode: 'symmetric', dtype: 'float16' }]],
   // So was a float16 Gram whose diagonal, dModel / 2, is past 65519 (132 MiB kept).
   ['posenc', 'tableGram', [64, 2 ** 18, { dtype: 'float16' }]],
+  // Eighth pass. A scaling the core refuses (status 7) was refused only after the output or the caches had been
+  // allocated: NTK's base past the largest double (ropeFrequencies kept 64 MiB, ropeCache 32; ropeApply and
+  // rope() 16, the seventh pass's early frequencies allocating dim / 2 doubles twice), or past it only at the
+  // call's own positions, dynamic NTK's (checked at position 0 before: rope() and ropeApply kept 64 MiB) ...
+  ['variants', 'ropeFrequencies', [2 ** 24, NTK]], ['variants', 'ropeCache', [1, 2 ** 22, NTK]],
+  ['variants', 'ropeApply', [{ shape: [1, 2 ** 22], data: new Float32Array(2 ** 22) }, NTK]], ['variants', 'rope', [{ dim: 2 ** 22, maxLen: 1, ...NTK }]],
+  ['variants', 'rope', [{ dim: 128, maxLen: 2 ** 16, ...DYNAMIC }]], ['variants', 'ropeApply', [{ shape: [2 ** 16, 128], data: new Float32Array(2 ** 23) }, DYNAMIC]],
+  // ... or a yarn or longrope factor implied by maxPosition / originalMaxPosition outside 10^-3 .. 10^6 (64 MiB).
+  ['variants', 'ropeFrequencies', [2 ** 24, { scaling: { type: 'yarn', maxPosition: 2 ** 31, originalMaxPosition: 1 } }]],
+  // A float16 cache whose attention factor (a cos of 1 times it) passes 65504 was refused after the work (128 MiB kept).
+  ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: new Float64Array(3 * 2 ** 16) }, 128,
+    { section: [16, 24, 24], dtype: 'float16', scaling: { type: 'yarn', factor: 2, originalMaxPosition: 4096, attentionFactor: 1e5 } }]],
+  // Multi-axis positions past ±2^31 were refused by the core after the output was allocated (64 MiB kept).
+  ['variants', 'mropeCache', [{ shape: [3, 2 ** 16], data: far(3 * 2 ** 16) }, 128, { section: [16, 24, 24] }]],
+  ['variants', 'ropeAxialCache', [{ shape: [2 ** 16, 3], data: far(3 * 2 ** 16) }, { axesDim: [16, 56, 56] }]],
+  ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { section: [16, 24, 24], positions: { shape: [3, 2 ** 14], data: far(3 * 2 ** 14) } }]],
+  ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { axesDim: [16, 56, 56], positions: { shape: [2 ** 14, 3], data: far(3 * 2 ** 14) } }]],
+  // ropePermute's result holds its input's values: one past the dtype's range was refused after the work (4 MiB).
+  ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(1e39) }]],
+  ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(65520) }, { dtype: 'float16' }]],
   ['fields', 'timestepEmbedding', [{ length: 2 ** 24 }, 2 ** 24]], ['fields', 'sincos1d', [{ length: 2 ** 24 }, 2 ** 24]],
   ['fields', 'sincos2d', [65536, 65536, 16]], ['fields', 'fourierFeatures', [big(2 ** 24, 2 ** 24)]],
   ['fields', 'randomFourierFeatures', [big(2 ** 24, 2), { features: 65536 }]],

@@ -58,7 +58,7 @@ const WORDS = `    halved: {
 let changed;
 before(() => {
   scratch = mkdtempSync(join(tmpdir(), 'posenc-new-rope-type-'));
-  for (const p of ['web/lib', 'web/widgets/rope-scalings.js', 'bin/rope-flags.js', 'scripts/rope-types-doc.mjs', 'docs/variants.md', 'docs/widgets.md',
+  for (const p of ['web/lib', 'web/widgets/rope-scalings.js', 'bin/rope-flags.js', 'bin/args.js', 'scripts/rope-types-doc.mjs', 'docs/variants.md', 'docs/widgets.md',
     'dist/constants.js', 'dist/variants-wasm.js', 'c/posenc_variants.h', 'tests/golden/gen_rope_config.py']) {
     cpSync(join(root, p), join(scratch, p), { recursive: true });
   }

@@ -959,6 +959,45 @@ static void test_rope_frequencies(void) {
     EXPECT_NEAR(w[1], 0.05, 1e-16);
 }
 
+/* pe_rope_check: what pe_rope_frequencies and the cache refuse, the same attention factor, nothing
+ * formed; the longrope factors unread (a params that ends before them is enough), as the JS gives it
+ * (eighth pass). */
+static void test_rope_check(void) {
+    double w[64], a = SENTINEL, a2 = SENTINEL;
+    pe_rope_params p = rope_ok;
+    EXPECT_STATUS(pe_rope_check(NULL, 8, 1e4, PE_ROPE_LINEAR, &p, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1e4, PE_ROPE_LINEAR, NULL, 0), PE_ERR_NULL);
+    EXPECT_STATUS(pe_rope_check(&a, 7, 1e4, PE_ROPE_DEFAULT, NULL, 0), PE_ERR_ODD);
+    EXPECT_STATUS(pe_rope_check(&a, PE_MAX_DIM + 2, 1e4, PE_ROPE_DEFAULT, NULL, 0), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1, PE_ROPE_DEFAULT, NULL, 0), PE_ERR_BASE);
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1e4, 99, &p, 0), PE_ERR_OPTION);
+    p.factor = 1000; /* NTK's base past DBL_MAX */
+    EXPECT_STATUS(pe_rope_check(&a, 128, 1e306, PE_ROPE_NTK, &p, 0), PE_ERR_VALUE);
+    p = (pe_rope_params){.original_max_position = 1, .max_position = PE_MAX_POSITION, .beta_fast = 32, .beta_slow = 1, .truncate = 1};
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1e4, PE_ROPE_YARN, &p, 0), PE_ERR_VALUE); /* implied factor 2^31 */
+    p.max_position = 8;                                                         /* implied factor 8 */
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1e4, PE_ROPE_YARN, &p, 0), PE_OK);
+    EXPECT_STATUS(pe_rope_frequencies(w, &a2, 8, 1e4, PE_ROPE_YARN, &p), PE_OK);
+    EXPECT(a == a2 && a > 1);
+    /* longrope: the check reads no factor (none here); the frequencies refuse one out of range */
+    pe_rope_params q = {.original_max_position = 4, .max_position = 16};
+    EXPECT_STATUS(pe_rope_check(&a, 64, 1e4, PE_ROPE_LONGROPE, &q, 0), PE_OK);
+    pe_rope_params *l = rope_params_new(64);
+    *l = q;
+    for (int i = 0; i < 64; i++) l->factors[i] = 1;
+    EXPECT_STATUS(pe_rope_frequencies(w, &a2, 64, 1e4, PE_ROPE_LONGROPE, l), PE_OK);
+    EXPECT(a == a2);
+    l->factors[63] = 0; /* a long factor out of range */
+    EXPECT_STATUS(pe_rope_frequencies(w, &a2, 64, 1e4, PE_ROPE_LONGROPE, l), PE_ERR_VALUE);
+    free(l);
+    /* dynamic NTK scales its base by the largest position + 1: fine at 0, past DBL_MAX at 2^16, as the cache finds it */
+    pe_rope_params d = {.factor = 1e6, .max_position = 1};
+    double c[4], sn[4];
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1e300, PE_ROPE_DYNAMIC, &d, 0), PE_OK);
+    EXPECT_STATUS(pe_rope_check(&a, 8, 1e300, PE_ROPE_DYNAMIC, &d, 65536), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_rope_cache(c, sn, PE_F64, 1, 8, 1e300, PE_ROPE_DYNAMIC, &d, 65535, PE_ROPE_CACHE_PAIRS), PE_ERR_VALUE);
+}
+
 /* dynamic, YaRN's mscale pair and implied factor, longrope (issue 13), proportional and
  * llama3 with equal band factors (Llama 4, issue 23): statuses and the formulas. */
 static void test_rope_scalings(void) {
@@ -1730,6 +1769,7 @@ int main(void) {
         {"pe_toy_attention: errors, overflow, golden 726/1452/2178", test_toy},
         {"pe_attention: errors, overflow, golden, causal", test_attention},
         {"pe_rope_frequencies: errors, every scaling's parameters, golden", test_rope_frequencies},
+        {"pe_rope_check: the frequencies' checks and attention factor, nothing formed", test_rope_check},
         {"pe_rope_frequencies: dynamic, YaRN mscale pair, longrope", test_rope_scalings},
         {"pe_rope_cache: errors, byte limit, positions, golden, layouts", test_rope_cache},
         {"pe_rope_apply: errors, shape, positions, pairings", test_rope_apply},

@@ -46,10 +46,14 @@ export function createVariants(wasm) {
 
   // ---- RoPE -----------------------------------------------------------------------
 
-  /** dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's). */
+  /**
+   * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
+   * frame that reserves no call's footprint, the scaling checked before the output is allocated.
+   */
   function frequencies(check, dim, a, dtype) {
     const h = dim / 2;
-    return withFrame(wasm, check, (f) => {
+    return withFrame(wasm, check.fn, (f) => {
+      rotary.scaled(f, check, a, dim, 0);
       const out = f.output('float64', h);
       const af = f.output('float64', 1);
       call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
@@ -57,12 +61,7 @@ export function createVariants(wasm) {
     });
   }
 
-  // Frequencies first, in a frame that reserves nothing (a fresh Checker has no footprint): a base the scaling
-  // overflows (status 7) is refused before the call's memory grows.
-  const early = (check, dim, a) => frequencies(new Checker(check.fn), dim, a); // float64
-  // Only NTK and dynamic scale the base: for the other types the frequencies would be formed twice a call.
-  const baseChecked = (check, dim, a) => [C.PE_ROPE_NTK, C.PE_ROPE_DYNAMIC].includes(a.code) && early(check, dim, a);
-  const axes = createAxes(wasm, call, early);
+  const axes = createAxes(wasm, call, frequencies);
 
   function ropeFrequencies(dim, options) {
     const check = new Checker('ropeFrequencies');
@@ -141,7 +140,6 @@ export function createVariants(wasm) {
       check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
-      else baseChecked(check, rotaryDim, a);
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
       return withFrame(wasm, 'ropeApply', (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
@@ -194,7 +192,6 @@ export function createVariants(wasm) {
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype));
-    baseChecked(check, dim, a);
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 
@@ -254,6 +251,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = m.rows * m.cols;
     check.bytes(count * 16);
+    asDtype(check, m.data, dtype); // the result holds the same values: one past the dtype's range is refused before the work
     return matrix(m.rows, m.cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols,
       headDim, inverse ? 1 : 0, axis === 'rows' ? 0 : 1), dtype));
   }

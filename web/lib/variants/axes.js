@@ -4,15 +4,19 @@
 // a section or [S, A] ids and axesDim. Each model is a choice of frequencies
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
-import { withFrame, matrix, dtypeCode } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, bytesPer, sum, largest } from '../validate.js';
+import { withFrame, matrix, dtypeCode, asDtype } from '../heap.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
 import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
 
-/** Elements of positions and ids: finite numbers, from a real or an integer tensor (HF's int64 position_ids). */
-const positionElements = (check, name, data, count) => check.vector(name, data, count);
+/** Elements of positions and ids: within ±2^31 (the core refused them after allocating), from a real or an integer tensor (HF's int64 position_ids). */
+const positionElements = (check, name, data, count) => {
+  const v = check.vector(name, data, count);
+  for (let i = 0; i < count; i++) if (!(Math.abs(v[i]) <= MAX_POSITION)) check.finite(`${name}[${i}]`, v[i], { min: -MAX_POSITION, max: MAX_POSITION });
+  return v;
+};
 positionElements.integers = true;
 
 // Option names to C enum values (c/posenc_variants.h); ropeCache and ropeApply use them too.
@@ -123,6 +127,7 @@ export function createAxes(wasm, call, frequencies) {
     check.bytes(2 * count * bytesPer(dtype) + positions.length * 8 + n * 28 + 64);
     // before the frame reserves the call's memory: a base the scaling overflows is refused first
     const p = planFrequencies(check, plan);
+    asDtype(check, [p.attention], dtype); // as in ropeCache: an attention factor past the dtype's range is refused before the work
     return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);

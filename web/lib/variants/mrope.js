@@ -75,9 +75,11 @@ export function mropePositions(segments, options) {
   const attentionMask = new Uint8Array(tokens).fill(1, pad);
   // Padded slots hold 1, as HF Python's get_rope_index leaves them (masked out, never attended).
   data.fill(1, 0, pad).fill(1, tokens, tokens + pad).fill(1, 2 * tokens, 2 * tokens + pad);
-  let at = pad;
+  let at = pad, current = -1; // the segment being laid out
   const push = (t, h, w) => {
-    if (w > MAX_POSITION - 1 || t > MAX_POSITION - 1 || h > MAX_POSITION - 1) throw check.fail(RangeError, `positions must stay below ${MAX_POSITION}`);
+    // named: "positions must stay below 2147483648" said neither which segment nor how far (eighth pass)
+    const top = Math.max(t, h, w);
+    if (top >= MAX_POSITION) throw check.fail(RangeError, `segments[${current}] makes positions past ${MAX_POSITION - 1}`, top);
     data[at] = t;
     data[tokens + at] = h;
     data[2 * tokens + at] = w;
@@ -85,6 +87,7 @@ export function mropePositions(segments, options) {
   };
   let next = 0;
   for (const seg of segs) {
+    current++;
     tokenTypes.fill(TYPE_CODES[seg.kind], at, at + seg.count);
     if (seg.kind === 'text') {
       for (let k = 0; k < seg.count; k++) push(next + k, next + k, next + k);

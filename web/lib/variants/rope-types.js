@@ -54,23 +54,23 @@ export const PARAMS = Object.fromEntries(Object.entries(DECLARED).map(([key, p])
   [key, { hf: snake(key), c: snake(key), flag: `--${snake(key).replaceAll('_', '-')}`, ...p }]));
 
 /**
- * The types. hf: HF's rope_type (null: posenc's own, refused in a config);
- * aliases: older names HF still maps to it. params: JS name -> { default, required }
+ * The types. hf: HF's rope_type, the name unless given (null: posenc's own,
+ * refused in a config); aliases: older names HF still maps to it, none unless given. params: JS name -> { default, required }
  * where default is the JS API's (null: the caller must give it; 0: absent, the C
  * core derives it), required marks HF's required keys (a config lacking one is
  * refused), unlisted a key HF reads but its validation does not list (it warns),
  * and min overrides the parameter's lower bound for this type (longrope divides by ln).
  */
-export const TYPES = {
-  default: { code: C.PE_ROPE_DEFAULT, hf: 'default', aliases: ['mrope'], params: {} },
-  linear: { code: C.PE_ROPE_LINEAR, hf: 'linear', aliases: [], params: { factor: { default: null, required: true } } },
-  ntk: { code: C.PE_ROPE_NTK, hf: null, aliases: [], params: { factor: { default: null } } },
+const TYPES_DECLARED = {
+  default: { code: C.PE_ROPE_DEFAULT, aliases: ['mrope'], params: {} },
+  linear: { code: C.PE_ROPE_LINEAR, params: { factor: { default: null, required: true } } },
+  ntk: { code: C.PE_ROPE_NTK, hf: null, params: { factor: { default: null } } },
   dynamic: {
-    code: C.PE_ROPE_DYNAMIC, hf: 'dynamic', aliases: [],
+    code: C.PE_ROPE_DYNAMIC,
     params: { factor: { default: null, required: true }, maxPosition: { default: null }, seqLen: { default: 0 } },
   },
   yarn: {
-    code: C.PE_ROPE_YARN, hf: 'yarn', aliases: [],
+    code: C.PE_ROPE_YARN,
     params: {
       factor: { default: 0, required: true }, originalMaxPosition: { default: null, required: true },
       betaFast: { default: 32 }, betaSlow: { default: 1 }, attentionFactor: { default: 0 },
@@ -78,14 +78,14 @@ export const TYPES = {
     },
   },
   llama3: {
-    code: C.PE_ROPE_LLAMA3, hf: 'llama3', aliases: [],
+    code: C.PE_ROPE_LLAMA3,
     params: {
       factor: { default: 8, required: true }, lowFreqFactor: { default: 1, required: true },
       highFreqFactor: { default: 4, required: true }, originalMaxPosition: { default: 8192, required: true },
     },
   },
   longrope: {
-    code: C.PE_ROPE_LONGROPE, hf: 'longrope', aliases: ['su'],
+    code: C.PE_ROPE_LONGROPE, aliases: ['su'],
     params: {
       shortFactor: { default: null, required: true }, longFactor: { default: null, required: true },
       originalMaxPosition: { default: null, required: true, min: 2 }, factor: { default: 0 }, maxPosition: { default: 0 },
@@ -93,7 +93,7 @@ export const TYPES = {
     },
   },
   proportional: {
-    code: C.PE_ROPE_PROPORTIONAL, hf: 'proportional', aliases: [],
+    code: C.PE_ROPE_PROPORTIONAL,
     params: { factor: { default: 1, unlisted: true }, partialRotaryFactor: { default: 1 } },
   },
 };
@@ -102,6 +102,9 @@ export const TYPES = {
 export const COMMON_KEYS = ['rope_type', 'type', 'rope_theta', 'partial_rotary_factor'];
 /** Keys HF's model configs tell validation to ignore (M-RoPE's, read by mropeCache). */
 export const IGNORED_KEYS = ['mrope_section', 'mrope_interleaved'];
+
+/** Every type, its hf (the name, unless given) and aliases (none, unless given) filled in. */
+export const TYPES = Object.fromEntries(Object.entries(TYPES_DECLARED).map(([name, t]) => [name, { hf: name, aliases: [], ...t }]));
 
 /** Type names (posenc's) of an HF rope_type or alias, or undefined. */
 export function typeOfHf(name) {

@@ -2,10 +2,11 @@
 // ropeApply and the rope() handle. Nothing here widens float32: caches are
 // written by the core in their dtype, and x is rotated in its dtype as
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
-import { statusCall, dtypeCode, TYPES, withFrame, malloc } from '../heap.js';
+import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { typedLength, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
 import { readNested } from '../tensor.js';
+import { FIXED } from './scaling.js';
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
@@ -106,25 +107,42 @@ export function createRotary(wasm, paramsPtr) {
     }
   }
 
-  /** Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor. */
+  /**
+   * The attention factor of a scaling (a) at positions below `seen` (HF's seq_len: dynamic NTK's base
+   * grows with it), the core checking the scaling without forming or allocating anything: an NTK base
+   * or an implied factor it overflows (status 7) is refused before a call allocates for it (by up to
+   * 64 MiB after, before). Longrope's factors are not read: only the struct's fixed fields go in.
+   */
+  function scaled(f, check, a, dim, seen) {
+    const af = f.output('float64', 1);
+    call(check, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params?.subarray(0, FIXED)), seen));
+    return f.read('float64', af, 1)[0];
+  }
+
+  /**
+   * Fresh cos and sin arrays (g.maxLen × cols of g.dtype) and the attention factor, the scaling checked
+   * first (the generator's own scratch check, status 2, stays the first refusal of a call past the
+   * limit). The row of position 0 holds the attention factor: one past the dtype's range (float16) is
+   * refused before the work.
+   */
   function cacheTables(f, check, a, g) {
+    asDtype(check, [scaled(f, check, a, g.dim, g.offset + g.maxLen)], g.dtype);
     const cols = g.layout === 'pairs' ? g.dim / 2 : g.dim;
     const Type = TYPES[g.dtype];
+    const block = Math.max(1, Math.min(g.maxLen, Math.floor(BLOCK_BYTES / (cols * (g.dtype === 'float32' ? 4 : 8)))));
     const cos = new Type(g.maxLen * cols);
     const sin = new Type(g.maxLen * cols);
-    const block = Math.max(1, Math.min(g.maxLen, Math.floor(BLOCK_BYTES / (cols * (g.dtype === 'float32' ? 4 : 8)))));
     const cp = f.output(g.dtype, block * cols);
     const sp = f.output(g.dtype, block * cols);
-    const attentionFactor = withRows(f, check, a, g, (state, af) => {
+    return withRows(f, check, a, g, (state, attentionFactor) => {
       for (let r = 0; r < g.maxLen; r += block) {
         const n = Math.min(block, g.maxLen - r);
         call(check, wasm.pe_rope_cache_next(state, cp, sp, n, 0));
         f.readInto(cos, r * cols, g.dtype, cp, n * cols);
         f.readInto(sin, r * cols, g.dtype, sp, n * cols);
       }
-      return af;
+      return { cos, sin, cols, attentionFactor };
     });
-    return { cos, sin, cols, attentionFactor };
   }
 
   /**
@@ -132,16 +150,15 @@ export function createRotary(wasm, paramsPtr) {
    * positions (or offset + r), formed from the frequencies of a.
    */
   function formedRows(f, check, a, { rd, pairing, dtype, rows, positions, offset }) {
-    const cp = f.output(dtype, rows * rd);
-    const sp = f.output(dtype, rows * rd);
     // HF's seq_len: the largest position + 1; for positions, a one-row range ending there.
     const last = positions ? largest(positions) : offset + rows - 1;
     const g = { dtype, dim: rd, layout: pairing, maxLen: positions ? 1 : rows, offset: positions ? last : offset };
-    withRows(f, check, a, g, (state) => {
-      const pos = positions ? f.float64(positions, rows) : 0;
-      call(check, wasm.pe_rope_cache_next(state, cp, sp, rows, pos));
+    return withRows(f, check, a, g, (state) => {
+      const cp = f.output(dtype, rows * rd);
+      const sp = f.output(dtype, rows * rd);
+      call(check, wasm.pe_rope_cache_next(state, cp, sp, rows, positions ? f.float64(positions, rows) : 0));
+      return { cp, sp };
     });
-    return { cp, sp };
   }
 
   /**
@@ -254,9 +271,9 @@ export function createRotary(wasm, paramsPtr) {
       return ptr;
     };
     try {
-      own.cos = alloc(g.maxLen * g.dim);
-      own.sin = alloc(g.maxLen * g.dim);
       withFrame(wasm, check.fn, (f) => withRows(f, check, a, { ...g, offset: 0, layout: g.pairing }, (state, af) => {
+        own.cos = alloc(g.maxLen * g.dim);
+        own.sin = alloc(g.maxLen * g.dim);
         call(check, wasm.pe_rope_cache_next(state, own.cos, own.sin, g.maxLen, 0));
         own.attentionFactor = af;
       }));
@@ -332,5 +349,5 @@ export function createRotary(wasm, paramsPtr) {
     if (x.spare) held = false;
   };
 
-  return { cacheTables, formedRows, givenRows, rotate, handle, xArg, release, finite, finiteRows, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
+  return { scaled, cacheTables, formedRows, givenRows, rotate, handle, xArg, release, finite, finiteRows, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };
 }

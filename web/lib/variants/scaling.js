@@ -11,7 +11,7 @@ import { resolveConfig } from './config.js';
 export const SCALINGS = Object.fromEntries(Object.entries(TYPES).map(([name, t]) => [name, t.code]));
 const FIELDS = C.pe_rope_params_fields;
 /** Doubles before longrope's factors (the struct's fixed fields). */
-const FIXED = FIELDS.indexOf('factors');
+export const FIXED = FIELDS.indexOf('factors');
 /** Every parameter any type knows, for reading a `scaling` object once. */
 const ALL_KEYS = ['type', ...Object.keys(PARAMS)];
 
@@ -61,8 +61,11 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
   }
   if (dim < MIN_NTK_DIM && NTK_TYPES.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= ${MIN_NTK_DIM}`, dim);
   const at = (key) => params[FIELDS.indexOf(PARAMS[key].c)];
-  if ((type === 'yarn' || type === 'longrope') && !at('factor') && !at('maxPosition')) {
-    throw check.fail(TypeError, `${label('factor')} or ${label('maxPosition')} is required for ${type}`);
+  if ((type === 'yarn' || type === 'longrope') && !at('factor')) {
+    if (!at('maxPosition')) throw check.fail(TypeError, `${label('factor')} or ${label('maxPosition')} is required for ${type}`);
+    // HF's factor, max_position_embeddings / original: the core refused it only as "NaN or infinite", after allocating
+    const { min, max } = PARAMS.factor, implied = at('maxPosition') / at('originalMaxPosition');
+    if (!(implied >= min && implied <= max)) throw check.fail(RangeError, `${label('maxPosition')} / ${label('originalMaxPosition')}, the factor it implies, must be from ${min} to ${max}`, implied);
   }
   return { code: SCALINGS[type], params };
 }
