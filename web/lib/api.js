@@ -294,7 +294,7 @@ export function createApi(wasm) {
    */
   function attentionF32(check, q, k, v, dims, nOut, causal, scale) {
     const [b, heads, kvHeads, n, m, dk, dv] = dims, rows = (heads / kvHeads) * n, all = b * kvHeads;
-    const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv];
+    const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv]; // 2^16 floats, about 256 KiB a run (not a C limit)
     // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
     check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
     return withFrame(wasm, check, (f) => {
