@@ -99,18 +99,28 @@ test('float32 overflow: the issue 16 calls are refused, and work as float64', ()
   noLeaks();
 });
 
-test('NTK scaling whose scaled base overflows is refused by every RoPE call, in both builds', () => {
+test('NTK scaling whose scaled base overflows is refused by every RoPE call, in both builds, naming base', () => {
   const cases = [
-    [128, 1e306, 1000],
-    [8, Number.MAX_VALUE, 2],
-    [4, 1e300, 1e6],
+    [128, 1e306, { type: 'ntk', factor: 1000 }],
+    [8, Number.MAX_VALUE, { type: 'ntk', factor: 2 }],
+    [4, 1e300, { type: 'ntk', factor: 1e6 }],
+    // dynamic's base grows with the call's own positions: the frequencies alone (position 0) and
+    // an M-RoPE cache of four positions at 0 are within range
+    [128, 1e300, { type: 'dynamic', factor: 1e6, maxPosition: 1 }],
   ];
-  for (const [dim, base, factor] of cases) {
-    const options = { base, scaling: { type: 'ntk', factor } };
-    const refused = overflowed;
-    assert.throws(() => pv.ropeFrequencies(dim, options), refused('ropeFrequencies'));
-    assert.throws(() => pv.ropeCache(2, dim, options), refused('ropeCache'));
-    assert.throws(() => pv.ropeApply(m(1, dim, new Array(dim).fill(1)), options), refused('ropeApply'));
+  for (const [dim, base, scaling] of cases) {
+    const options = { base, scaling };
+    // The core's status 7 said only "a value is NaN or infinite (...)", naming no option.
+    const refused = (fn) => new RegExp(`^RangeError: posenc\\.${fn}: scaled base must be a finite number \\(got ${String(base).replace('+', '\\+')}\\)$`);
+    const dynamic = scaling.type === 'dynamic';
+    if (!dynamic) assert.throws(() => pv.ropeFrequencies(dim, options), refused('ropeFrequencies'));
+    assert.throws(() => pv.ropeCache(2 ** 10, dim, options), refused('ropeCache'));
+    assert.throws(() => pv.ropeApply(m(2 ** 10, dim, new Array(2 ** 10 * dim).fill(1)), options), refused('ropeApply'));
+    assert.throws(() => pv.rope({ dim, maxLen: 2 ** 10, ...options }), refused('rope'));
+    if (dim >= 8 && !dynamic) {
+      const section = [dim / 4, dim / 8, dim / 8];
+      assert.throws(() => pv.mropeCache({ shape: [3, 4], data: new Float64Array(12) }, dim, { section, ...options }), refused('mropeCache'));
+    }
     noLeaks();
   }
   // A factor below 1 shrinks the base: DBL_MAX is fine then, and frequencies stay in (0, 1].

@@ -51,13 +51,11 @@ export function createVariants(wasm) {
    * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
   function frequencies(check, dim, a, dtype) {
-    const h = dim / 2;
     return withFrame(wasm, check.fn, (f) => {
-      rotary.scaled(f, check, a, dim, 0);
-      const out = f.output('float64', h);
-      const af = f.output('float64', 1);
-      call(check, wasm.pe_rope_frequencies(out, af, dim, a.base, a.code, paramsPtr(f, a.params)));
-      return { invFreq: f.read('float64', out, h, dtype), attentionFactor: f.read('float64', af, 1)[0] };
+      const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
+      const out = f.output('float64', dim / 2);
+      call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
+      return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
     });
   }
 

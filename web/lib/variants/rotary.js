@@ -88,6 +88,12 @@ const dropped = new FinalizationRegistry((release) => release());
 /** paramsPtr(frame, a.params): the pointer the core takes for a scaling's parameters (api.js's). */
 export function createRotary(wasm, paramsPtr) {
   const call = statusCall(wasm);
+  // Status 7 of a scaling's checks is the base NTK or dynamic scaling forms overflowing: said so, where
+  // the core's text names no option.
+  const scalingCall = (check, a, status) => {
+    if (status === C.PE_ERR_VALUE) throw check.fail(RangeError, 'scaled base must be a finite number', a.base);
+    call(check, status);
+  };
 
   /**
    * body(state, attentionFactor) with a cache generator of c/rope.c for
@@ -97,7 +103,7 @@ export function createRotary(wasm, paramsPtr) {
   function withRows(f, check, a, g, body) {
     const slot = f.int32Output(1);
     const af = f.output('float64', 1);
-    call(check, wasm.pe_rope_cache_begin(slot, af, dtypeCode(g.dtype), g.maxLen, g.dim, a.base, a.code, paramsPtr(f, a.params),
+    scalingCall(check, a, wasm.pe_rope_cache_begin(slot, af, dtypeCode(g.dtype), g.maxLen, g.dim, a.base, a.code, paramsPtr(f, a.params),
       g.offset, CACHE_LAYOUTS[g.layout]));
     const state = f.readInt32(slot, 1)[0];
     try {
@@ -115,7 +121,7 @@ export function createRotary(wasm, paramsPtr) {
    */
   function scaled(f, check, a, dim, seen) {
     const af = f.output('float64', 1);
-    call(check, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params?.subarray(0, FIXED)), seen));
+    scalingCall(check, a, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params?.subarray(0, FIXED)), seen));
     return f.read('float64', af, 1)[0];
   }
 
