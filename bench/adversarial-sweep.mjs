@@ -18,6 +18,8 @@
 //
 //   node bench/adversarial-sweep.mjs [seed] [pairsPerFunction] [fn,fn...]   (default 8 40, all)
 //
+// bench/reentry-sweep.mjs imports SPECS and fresh() from here (the ninth pass).
+//
 // Exit status 1 when it finds anything outside the documented classes.
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { rng } from '../tests/helpers/rng.js';
@@ -534,3 +536,4 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   for (const line of r.slow) console.log(`  ${line}`);
   process.exitCode = r.findings.length ? 1 : 0;
 }
+export { SPECS, fresh };

@@ -467,3 +467,27 @@ test('holes the fourth pass found: keys on Object.prototype change no result (a 
     for (const key of Object.keys(keys)) delete Object.prototype[key];
   }
 });
+
+test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
+  const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
+    { message: Object.create(null) }];
+  const throwsWhenRead = (v) => ({ get dtype() { throw v; } });
+  const calls = [
+    ['posenc', 'table', (v) => [4, 8, throwsWhenRead(v)], 'options.dtype'],
+    ['posenc', 'gram', (v) => [{ shape: [2, 2], get data() { throw v; } }], 'matrix'],
+    ['variants', 'ropeApply', (v) => [{ shape: [2, 8], dataSync() { throw v; } }], 'x'],
+    ['fields', 'sincos1d', (v) => [[0, 1], 8, throwsWhenRead(v)], 'options.dtype'],
+    ['lab', 'examples', (v) => [{ get task() { throw v; } }], 'options.task'],
+  ];
+  for (const [entry, fn, args, name] of calls) {
+    for (const v of thrown) {
+      const before = apis[entry].memoryStats();
+      assert.throws(() => apis[entry][fn](...args(v)), { name: 'TypeError', message: `posenc.${entry === 'lab' ? 'lab.' : ''}${fn}: could not read ${name}: an object` }, `${fn}`);
+      assert.deepEqual(apis[entry].memoryStats(), before, fn);
+    }
+  }
+  // what could be read is still quoted as before
+  assert.throws(() => apis.posenc.table(4, 8, throwsWhenRead(Symbol('s'))), { message: 'posenc.table: could not read options.dtype: Symbol(s)' });
+  assert.throws(() => apis.posenc.table(4, 8, throwsWhenRead(undefined)), { message: 'posenc.table: could not read options.dtype: undefined' });
+  assert.throws(() => apis.posenc.table(4, 8, throwsWhenRead('text')), { message: 'posenc.table: could not read options.dtype: text' });
+});

@@ -159,7 +159,15 @@ export class Checker {
     try {
       return read();
     } catch (error) {
-      throw new TypeError(`posenc.${this.fn}: could not read ${name}: ${error?.message ?? String(error)}`, { cause: error });
+      // What was thrown, in words: reading it runs the caller's code too (a
+      // message getter, a toString, a revoked proxy), which must not escape.
+      let why = 'an object'; // one whose message or string cannot be read
+      try {
+        why = String(error?.message ?? error);
+      } catch {
+        // left as 'an object'
+      }
+      throw new TypeError(`posenc.${this.fn}: could not read ${name}: ${why}`, { cause: error });
     }
   }
 

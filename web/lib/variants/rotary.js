@@ -52,10 +52,10 @@ export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
 
 function quickTensor(x) {
   try {
-    if (x === null || typeof x !== 'object' || Object.getPrototypeOf(x) !== Object.prototype) return null;
+    if (Object.getPrototypeOf(x) !== Object.prototype) return null; // null and undefined throw: caught below
     const s = Object.getOwnPropertyDescriptor(x, 'shape');
     const d = Object.getOwnPropertyDescriptor(x, 'data');
-    if (!s || !d || !('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null;
+    if (!('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null; // an absent key throws
     const data = d.value;
     const shape = Array.from(s.value);
     if (shape.length < 2 || shape.length > 4 || !(data instanceof Float32Array || data instanceof Float64Array)) return null;
