@@ -5,6 +5,7 @@
 // against the trained and extended context; then HF's warnings. --json adds
 // each layer type's inv_freq (float64, exact in JSON).
 import { ROPE_PARAMS } from 'posenc/variants';
+import { UsageError } from './args.js';
 
 const TWO_PI = 2 * Math.PI;
 const fmt = (x) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
@@ -94,10 +95,15 @@ function text(model, layers, summary, warnings) {
   return out.join('\n') + '\n';
 }
 
+/** The most layer types one report covers. */
+const MAX_TYPES = 64;
+
 /** The report for a config: one entry per layer type (or the layer asked for). */
 export function inspectReport(pv, config, select, asJson) {
   const first = pv.ropeFromConfig(config, select);
   const types = select.layerType === undefined && select.layerIndex === undefined && first.layerTypes ? [...new Set(first.layerTypes)] : [null];
+  // Each type is one more read of the whole config: 65 536 types of a 4 MB config.json took hours (real configs have 2 or 3).
+  if (types.length > MAX_TYPES) throw new UsageError(`the config has ${types.length} layer types; inspect reports at most ${MAX_TYPES} at once: give --layer-type or --layer-index`);
   const results = types.map((t) => (t === null ? first : pv.ropeFromConfig(config, { layerType: t })));
   const model = config?.text_config?.model_type ?? config?.model_type ?? config?._class_name;
   const layers = results.map((r) => describe(pv, r));
