@@ -3,15 +3,13 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, copyTyped } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
 import { createKvCache } from './kv-cache.js';
 
 const ENCODING_KEYS = ['preset', 'layout', 'frequencies', 'base'];
-// Where a typed array starts in its buffer, by its internal slot (never a getter a caller put on it).
-const typedArrayOffset = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset').get;
 const TABLE_KEYS = [...ENCODING_KEYS, 'offset', 'paddingIdx', 'dtype', 'out'];
 
 function tableArgs(check, maxLen, dModel, opts, gram = false) {
@@ -302,12 +300,12 @@ export function createApi(wasm) {
       const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);
       for (let h = 0, from, status; h < all; h += run) {
         from = Math.min(h, all - run);
-        [q, k, v].map(({ data }, i) => {
+        [q, k, v].forEach(({ data }, i) => {
           // the run's part of a typed array, through a view of its buffer made from its internal slots
           if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
           const Type = globalThis[typedArrayName(data)];
           copyTyped(new Float32Array(wasm.memory.buffer, at[i], run * sizes[i]),
-            new Type(typedArrayBuffer(data), typedArrayOffset.call(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
+            new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
         });
         if ((status = wasm.pe_attention_f32(at[3], at[0], at[1], at[2], dp, causal ? 1 : 0, scale)) === PE_ERR_VALUE) return null;
         call(check, status);

@@ -48,6 +48,8 @@ export function isArray(value) {
 export const typedArrayName = (value) => typedArrayTag.call(value);
 /** The buffer of a typed array, by its internal slot. */
 export const typedArrayBuffer = (value) => typedArrayBufferGetter.call(value);
+/** Where a typed array starts in its buffer, by its internal slot. */
+export const typedArrayOffset = (value) => Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'byteOffset').get.call(value);
 
 /** For an ArrayBuffer or SharedArrayBuffer, whether it can change its length; undefined for anything else. */
 export function isResizable(value) {
