@@ -83,12 +83,13 @@ export function jsSeedsTable(maxLen, dModel) {
 }
 
 /** The same with the frequencies computed once, outside the loops. */
-export function jsHoistedTable(maxLen, dModel) {
+export function jsHoistedTable(maxLen, dModel, positions = null) {
   const h = dModel >> 1;
   const w = new Float64Array(h);
   for (let i = 0; i < h; i++) w[i] = Math.exp((-2 * i * LN_BASE) / dModel);
   const out = new Float32Array(maxLen * dModel);
-  for (let pos = 0, o = 0; pos < maxLen; pos++) {
+  for (let r = 0, o = 0; r < maxLen; r++) {
+    const pos = positions ? positions[r] : r;
     for (let i = 0; i < h; i++, o += 2) {
       const a = pos * w[i];
       out[o] = Math.sin(a);

@@ -20,6 +20,13 @@ export const FULL_TARGETS = {
 export const FULL_THRESHOLDS = {
   tableVsFloor: 2, // posenc table at most 2x the memory floor
   tableVsHoisted: 3, // and at least 3x faster than hoisted JS
+  // issue 22's time holes: packed sequences (runs of 512 positions) at most 1.3x the plain table;
+  // scattered positions (0, 2, 4, ...: a sine and cosine per element, here and in the JS) at most
+  // 1.3x hoisted JS doing the same (V8's sin and cos are native code, ours wasm: 24 ns a pair
+  // against about 21); a float16 table (rounded in JS, ~15 ns a value) at most 10x a float32 one
+  packedVsTable: 1.3,
+  scatteredVsHoisted: 1.3,
+  halfVsTable: 10,
   tableError: 1e-6, // max abs error, positions < 65536
   tableGramVsFloor: 3, // Toeplitz Gram at most 3x the floor
   tableGramVsBrute: 1e-4, // relative agreement with the brute-force Gram
@@ -44,6 +51,11 @@ export async function pairedTargets(cases, { pe, tfState, log = () => {} }) {
     log('paired: table vs floor, hoisted JS vs table');
     out.tableVsFloor = await measureRatio(() => pe.table(tl, td), () => C.floor(tl * td), 9);
     out.hoistedVsTable = await measureRatio(() => C.jsHoistedTable(tl, td), () => pe.table(tl, td), 5);
+    log('paired: packed and scattered positions, float16 vs float32 table');
+    const packed = Float64Array.from({ length: tl }, (_, r) => r % 512), scattered = Float64Array.from({ length: tl }, (_, r) => 2 * r);
+    out.packedVsTable = await measureRatio(() => pe.table(tl, td, { positions: packed }), () => pe.table(tl, td), 5);
+    out.scatteredVsHoisted = await measureRatio(() => pe.table(tl, td, { positions: scattered }), () => C.jsHoistedTable(tl, td, scattered), 5);
+    out.halfVsTable = await measureRatio(() => pe.table(tl, td, { dtype: 'float16' }), () => pe.table(tl, td), 5);
   }
   if (pick(cases, 'tableGram')) {
     log('paired: table Gram vs floor');
@@ -93,6 +105,9 @@ export function evaluateTargets(cases, paired = {}, size = null, t = FULL_THRESH
     const p = find(ct, 'posenc'), label = FULL_TARGETS.table.join('x');
     out.push(timing(`table ${label}: posenc <= ${t.tableVsFloor}x the memory floor`, t.tableVsFloor, true, ratioOf(p, floorOf(ct)), paired.tableVsFloor));
     out.push(timing(`table ${label}: posenc >= ${t.tableVsHoisted}x faster than hoisted JS`, t.tableVsHoisted, false, ratioOf(find(ct, 'JS, frequencies hoisted'), p), paired.hoistedVsTable));
+    out.push(timing(`table ${label}, positions in runs of 512: posenc <= ${t.packedVsTable}x the plain table`, t.packedVsTable, true, null, paired.packedVsTable));
+    out.push(timing(`table ${label}, positions 0, 2, 4, ...: posenc <= ${t.scatteredVsHoisted}x hoisted JS's time`, t.scatteredVsHoisted, true, null, paired.scatteredVsHoisted));
+    out.push(timing(`table ${label} as float16: <= ${t.halfVsTable}x the float32 table`, t.halfVsTable, true, null, paired.halfVsTable));
     if (p) {
       const hi = ct.extra.highPositions;
       const e = Math.max(p.maxAbsError, hi.maxAbsError);

@@ -76,6 +76,12 @@ void pe_osc_advance(pe_osc *o, int32_t steps) {
     if (o->since >= PE_ANCHOR) anchor(o);
 }
 
+void pe_osc_seek(pe_osc *o, double p) {
+    o->p = p;
+    if (o->n) anchor(o);
+    o->since = 0;
+}
+
 void pe_osc_free(pe_osc *o) {
     pe_free(o->s);
     o->s = NULL;

@@ -35,6 +35,8 @@ int32_t pe_osc_room(const pe_osc *o);
 /* For callers that rotated s and c by `steps` <= pe_osc_room() themselves:
  * moves the position on, and re-anchors when an anchor is due. */
 void pe_osc_advance(pe_osc *o, int32_t steps);
+/* Moves to position p, its values exact (an anchor). */
+void pe_osc_seek(pe_osc *o, double p);
 void pe_osc_free(pe_osc *o);
 
 #endif

@@ -135,28 +135,32 @@ static int check_table_args(const void *out, int dtype, int32_t max_len, int32_t
     return pe_check_position(offset + (max_len - 1));
 }
 
-/* Fills the table for an initialised spec; each element is written once
- * (the padding row, if any, twice: formed, then zeroed). */
-static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp, double offset,
-                      int32_t zero_row) {
-    pe_osc o;
-    PE_TRY(pe_osc_init(&o, sp->w, sp->nf, offset));
+/* Fills `rows` rows from the oscillator's position on; each element is
+ * written once (row zero_row, if any, twice: formed, then zeroed). */
+static void fill_rows(char *out, int dtype, int32_t rows, const pe_spec *sp, pe_osc *o, int32_t zero_row) {
     int f32 = dtype == PE_F32, inter = sp->layout == PE_LAYOUT_INTERLEAVED;
     block_dst b;
     b.stride = (size_t)sp->d * (f32 ? sizeof(float) : sizeof(double));
     b.kind = inter ? (f32 ? INTERLEAVED_F32 : INTERLEAVED_F64) : (f32 ? BLOCKS_F32 : BLOCKS_F64);
     b.cos0 = sp->h ? pe_cos_col(sp, 0) : 0;
-    for (int32_t r = 0; r < max_len;) {
-        int32_t rows = max_len - r < BLOCK_ROWS ? max_len - r : BLOCK_ROWS;
-        if (rows > pe_osc_room(&o)) rows = pe_osc_room(&o);
-        b.out = (char *)out + (size_t)r * b.stride;
-        fill_block(&b, rows, sp, &o);
-        if (zero_row >= r && zero_row < r + rows) {
-            memset((char *)out + (size_t)zero_row * b.stride, 0, b.stride);
-            PE_WORK(PE_WORK_TABLE_ELEMS, sp->d);
-        }
-        r += rows;
+    for (int32_t r = 0; r < rows;) {
+        int32_t n = rows - r < BLOCK_ROWS ? rows - r : BLOCK_ROWS;
+        if (n > pe_osc_room(o)) n = pe_osc_room(o);
+        b.out = out + (size_t)r * b.stride;
+        fill_block(&b, n, sp, o);
+        r += n;
     }
+    if (zero_row >= 0 && zero_row < rows) {
+        memset(out + (size_t)zero_row * b.stride, 0, b.stride);
+        PE_WORK(PE_WORK_TABLE_ELEMS, sp->d);
+    }
+}
+
+static int fill_table(void *out, int dtype, int32_t max_len, const pe_spec *sp, double offset,
+                      int32_t zero_row) {
+    pe_osc o;
+    PE_TRY(pe_osc_init(&o, sp->w, sp->nf, offset));
+    fill_rows(out, dtype, max_len, sp, &o, zero_row);
     pe_osc_free(&o);
     return PE_OK;
 }
@@ -169,6 +173,41 @@ int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model, int layout,
     pe_spec sp;
     PE_TRY(pe_spec_init(&sp, d_model, layout, freq, base));
     int status = fill_table(out, dtype, max_len, &sp, offset, zero_row);
+    pe_spec_free(&sp);
+    return status;
+}
+
+/*
+ * Rows at the given positions, a run of consecutive positions at a time: the
+ * frequencies are formed once for the call, and the oscillator is moved to
+ * each run's start (one sine-cosine pair a frequency, PE_ANCHOR's exact
+ * anchor), so a run costs what a table from its first position costs and
+ * its rows are bit-identical to that table's. Scattered positions (0, 2,
+ * 4, ...) cost a pair a frequency and a row; a call per run cost 10 to 27
+ * times that (issue 22's eleventh pass).
+ */
+int pe_table_at(void *out, int dtype, int32_t rows, int32_t d_model, int layout, int freq, double base,
+                const double *positions, int32_t zero_pos) {
+    if (!positions) return PE_ERR_NULL;
+    PE_TRY(check_table_args(out, dtype, rows, d_model, 0.0));
+    for (int32_t r = 0; r < rows; r++) PE_TRY(pe_check_position(positions[r]));
+    PE_TRY(pe_check_bytes((double)rows * d_model, dtype == PE_F32 ? 4 : 8));
+    PE_TRY(pe_check_scratch(OSC_SCRATCH(d_model)));
+    pe_spec sp;
+    PE_TRY(pe_spec_init(&sp, d_model, layout, freq, base));
+    pe_osc o;
+    int status = pe_osc_init(&o, sp.w, sp.nf, positions[0]);
+    size_t stride = (size_t)d_model * (dtype == PE_F32 ? sizeof(float) : sizeof(double));
+    for (int32_t r = 0, n; status == PE_OK && r < rows; r += n) {
+        double p = positions[r];
+        for (n = 1; r + n < rows && positions[r + n] == p + n; n++) continue;
+        if (r) pe_osc_seek(&o, p);
+        /* the run's row at position zero_pos, if it has one (positions need not be whole) */
+        double z = zero_pos - p;
+        fill_rows((char *)out + r * stride, dtype, n, &sp, &o,
+                  zero_pos >= 0 && z >= 0 && z < n && z == (int32_t)z ? (int32_t)z : -1);
+    }
+    pe_osc_free(&o);
     pe_spec_free(&sp);
     return status;
 }

@@ -98,6 +98,15 @@ PE_API int pe_table(void *out, int dtype, int32_t max_len, int32_t d_model, int 
                     double offset, int32_t zero_row);
 
 /*
+ * Rows of that table at the given positions: row r encodes positions[r]
+ * (each within +-2^31). Runs of consecutive positions cost what a table
+ * costs; a scattered position one sine and cosine a frequency. Rows whose
+ * position is zero_pos are zero; zero_pos < 0 means none.
+ */
+PE_API int pe_table_at(void *out, int dtype, int32_t rows, int32_t d_model, int layout, int freq, double base,
+                       const double *positions, int32_t zero_pos);
+
+/*
  * The max_len x max_len Gram matrix of that table (cosine != 0: cosine
  * similarity), without forming the table when PE_i . PE_j depends only on i - j.
  */

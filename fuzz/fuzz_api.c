@@ -324,6 +324,40 @@ static int fuzz_table(src *s, long fail_at, int gram) {
     return 1;
 }
 
+/* pe_table_at: positions from the palette, about half of them continuing a run;
+ * every row must equal pe_table's row at its position, the rows at zero_pos zero. */
+static int fuzz_table_at(src *s, long fail_at) {
+    int dtype = enum_arg(s, 2);
+    int32_t len = size_arg(s), d = size_arg(s);
+    int layout = enum_arg(s, 3), freq = enum_arg(s, 2);
+    double base = byte(s) % 2 ? num_arg(s) : 10000.0;
+    int32_t zero_pos = byte(s) % 3 == 0 ? shifted(size_arg(s), 2) : -1;
+    size_t elem_bytes = dtype == PE_F32 ? 4 : 8;
+    double count = (double)len * d, np = in_count(dim_ok(len), len);
+    call_state c = {0};
+    c.refused = !dim_ok(len) || !dim_ok(d) || count * elem_bytes > PE_MAX_BYTES;
+    if (np < 0 || (!c.refused && too_big(2 * count))) return 0;
+    double *pos = in_buf(s, np, NULL);
+    for (size_t r = 1; r < (size_t)np; r++)
+        if (byte(s) % 2) pos[r] = pos[r - 1] + 1;
+    void *out = out_buf(c.refused ? TINY : count, elem_bytes), *row = out_buf(c.refused ? TINY : d, elem_bytes);
+    DESCRIBE("pe_table_at(dtype=%d, rows=%d, d=%d, layout=%d, freq=%d, base=%.17g, pos[0]=%.17g, zero_pos=%d) fail_at=%ld", dtype, len, d, layout, freq, base, pos[0], zero_pos, fail_at);
+    begin(&c, fail_at);
+    int st = pe_table_at(out, dtype, len, d, layout, freq, base, pos, zero_pos);
+    end(&c, st);
+    for (int32_t r = 0; st == PE_OK && r < len; r++) {
+        REQUIRE(pe_table(row, dtype, 1, d, layout, freq, base, pos[r], zero_pos >= 0 && pos[r] == zero_pos ? 0 : -1) == PE_OK);
+        /* a run's later rows come from the recurrence: a few ulps from the exact row, and the
+         * rounding of the angle p w, which grows with |p| */
+        double tol = 1e-12 + 8 * DBL_EPSILON * fabs(pos[r]) + (dtype == PE_F32 ? 1.2e-7 : 0);
+        for (int32_t j = 0; j < d; j++) REQUIRE(fabs(get(out, dtype, (size_t)r * d + j) - get(row, dtype, (size_t)j)) <= tol);
+    }
+    free(pos);
+    free(out);
+    free(row);
+    return 1;
+}
+
 static int fuzz_frequencies(src *s, long fail_at) {
     int32_t d = size_arg(s);
     int layout = enum_arg(s, 3), freq = enum_arg(s, 2);
@@ -1525,6 +1559,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     switch (which) {
     case E_pe_table: fuzz_table(&s, fail_at, 0); break;
     case E_pe_table_gram: fuzz_table(&s, fail_at, 1); break;
+    case E_pe_table_at: fuzz_table_at(&s, fail_at); break;
     case E_pe_frequencies: fuzz_frequencies(&s, fail_at); break;
     case E_pe_dot: fuzz_dot(&s, fail_at); break;
     case E_pe_norms: fuzz_norms_gram(&s, fail_at, 0); break;

@@ -77,6 +77,7 @@
     X(pe_rope_axes_cache, 0)         \
     X(pe_rope_axes_apply, 0)         \
     X(pe_rope_cache_begin, 1)        \
-    X(pe_rope_rotate, 0)
+    X(pe_rope_rotate, 0)             \
+    X(pe_table_at, 1)
 
 #endif

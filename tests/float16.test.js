@@ -155,3 +155,23 @@ test('element types: unknown ones refused by name, integers only where integers 
     Array.from(pe.attention(q, k, v, { dtype: 'float64' }).output.data));
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('a 16-bit result is rounded from the bits of each value, with no logarithm or floor per value', () => {
+  // issue 22's eleventh pass: each value took Math.log2 and Math.floor (and a power of two), about
+  // 0.5 us; table(4096, 4096) in float16 took 9.6 s where float32 took 0.1 s. Counted, not timed.
+  const saved = { log2: Math.log2, floor: Math.floor };
+  let calls = 0;
+  for (const name of Object.keys(saved)) Math[name] = (x) => (calls++, saved[name](x));
+  try {
+    for (const dtype of ['float16', 'bfloat16']) {
+      calls = 0;
+      const t = pe.table(64, 64, { dtype });
+      const cache = pv.ropeCache(64, 64, { dtype });
+      const grid = pf.sincos2d(8, 8, 64, { dtype });
+      assert.equal(t.data.length + cache.cos.data.length + grid.data.length, 3 * 4096);
+      assert.ok(calls < 64, `${dtype}: ${calls} calls of Math.log2 and Math.floor for 12,288 values`);
+    }
+  } finally {
+    Object.assign(Math, saved);
+  }
+});

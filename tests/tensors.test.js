@@ -236,6 +236,13 @@ test('table positions: each row is the row of that position (packed, left paddin
   assert.deepEqual(Array.from(f.data.subarray(0, 6)), [0, 0, 0, 0, 0, 0]);
   assert.deepEqual(Array.from(f.data.subarray(12, 18)), [0, 0, 0, 0, 0, 0]);
   assert.deepEqual(Array.from(f.data.subarray(6, 12)), Array.from(pe.table(3, 6, { preset: 'fairseq' }).data.subarray(12, 18)));
+  // a run of positions is the table from its first position, bit for bit, across chunks too
+  // (float32 chunks of 2048 rows at width 256); a lone position the table of one row there
+  const long = Float64Array.from({ length: 5000 }, (_, r) => (r < 4000 ? 7 + r : 3 * r));
+  const rows = pe.table(long.length, 256, { positions: long }).data;
+  assert.ok(pe.table(4000, 256, { offset: 7 }).data.every((v, i) => Object.is(v, rows[i])), 'the run of 4000');
+  for (const r of [4000, 4001, 4999]) assert.deepEqual(rows.subarray(r * 256, r * 256 + 256), pe.table(1, 256, { offset: long[r] }).data, `row ${r}`);
+  assert.throws(() => pe.table(3, 4, { positions: [0, 2 ** 31 + 1, 5] }), { name: 'RangeError', message: /positions\[1\] must be an integer from -2147483648 to 2147483648/ });
   assert.throws(() => pe.table(2, 4, { positions: [0, 1.5] }), { name: 'RangeError', message: /positions\[1\] must be an integer/ });
   assert.throws(() => pe.table(2, 4, { positions: [0] }), { name: 'RangeError', message: /positions must have 2 elements/ });
   assert.throws(() => pe.table(2, 4, { positions: [0, 1], offset: 3 }), { name: 'TypeError', message: /positions or offset/ });

@@ -79,6 +79,28 @@ test('table: sin/cos evaluations grow linearly with length, one anchor per 256 r
   counts.forEach((c, k) => assert.equal(c, h * (2 + (1024 << k) / ANCHOR), `n=${1024 << k}`));
 });
 
+test('table at positions: one core call a chunk, one exact sin/cos a frequency for each run, not two a row', () => {
+  // issue 22's eleventh pass: a core call per run of positions (each forming its frequencies and
+  // their step angles again) made positions 0, 2, 4, ... cost 10 to 27 times the table
+  const d = 16, h = d / 2, n = 5000;
+  const even = Float64Array.from({ length: n }, (_, r) => 2 * r);
+  let w = work(() => pe.table(n, d, { positions: even }));
+  // the step angles once, then an anchor at each row (each is a run of one)
+  assert.equal(w.sincos, h * (1 + n), 'scattered positions');
+  assert.equal(w.tableElems, n * d);
+  // packed sequences of 300 positions: 17 runs, each anchored at its start and again 256 rows on (the last has 200)
+  const packed = Float64Array.from({ length: n }, (_, r) => r % 300);
+  w = work(() => pe.table(n, d, { positions: packed }));
+  assert.equal(w.sincos, h * (1 + 17 + 16), 'packed sequences');
+  // float32 chunks of 32768 rows at d = 16: four core calls for 100,000 rows, whatever the positions
+  const calls = { pe_table: 0, pe_table_at: 0 };
+  const count = (key) => (...args) => (calls[key]++, raw[key](...args));
+  const counted = createApi({ ...raw, pe_table: count('pe_table'), pe_table_at: count('pe_table_at') });
+  counted.table(100000, d, { positions: Float64Array.from({ length: 100000 }, (_, r) => 3 * r) });
+  assert.deepEqual(calls, { pe_table: 0, pe_table_at: 4 });
+  assert.equal(raw.pe_live_allocations(), 0);
+});
+
 test('gram of an arbitrary matrix forms about n(n+1)/2 dot products, not n^2', () => {
   for (const n of [8, 97, 512]) {
     const m = { rows: n, cols: 16, data: new Float64Array(n * 16).map((_, i) => Math.sin(i)) };

@@ -349,6 +349,48 @@ static void test_table_values(void) {
     EXPECT_NEAR(t[0], sin(2.5), 1e-15);
 }
 
+/* Rows at positions: each run of consecutive positions is the table from its
+ * first position, bit for bit; a lone position the table of one row there. */
+static void test_table_at(void) {
+    double pos[] = {5, 6, 7, 0, 1, 40000, -3, -2, 1, 1};
+    enum { N = LEN(pos), D = 7 };
+    double t[N * D], want[3 * D];
+    float tf[N * D];
+    double bad[] = {NAN, INFINITY, PE_MAX_POSITION + 1.0, -PE_MAX_POSITION - 1.0};
+    EXPECT_STATUS(pe_table_at(t, PE_F64, N, D, 0, 0, 1e4, NULL, -1), PE_ERR_NULL);
+    EXPECT_STATUS(pe_table_at(NULL, PE_F64, N, D, 0, 0, 1e4, pos, -1), PE_ERR_NULL);
+    for (size_t i = 0; i < LEN(bad); i++) {
+        fill(t, N * D, SENTINEL);
+        pos[8] = bad[i];
+        EXPECT_STATUS(pe_table_at(t, PE_F64, N, D, 0, 0, 1e4, pos, -1), PE_ERR_POSITION);
+        EXPECT(all_equal(t, N * D, SENTINEL)); /* refused before any row is written */
+    }
+    pos[8] = 1;
+    EXPECT_STATUS(pe_table_at(t, PE_F64, 0, D, 0, 0, 1e4, pos, -1), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_table_at(t, 2, N, D, 0, 0, 1e4, pos, -1), PE_ERR_OPTION);
+    EXPECT_STATUS(pe_table_at(t, PE_F64, N, D, 0, 0, 1.0, pos, -1), PE_ERR_BASE);
+    for (int layout = 0; layout < 3; layout++) {
+        EXPECT_STATUS(pe_table_at(t, PE_F64, N, D, layout, PE_FREQ_PAPER, 1e4, pos, 1), PE_OK);
+        EXPECT_STATUS(pe_table_at(tf, PE_F32, N, D, layout, PE_FREQ_PAPER, 1e4, pos, 1), PE_OK);
+        /* runs: rows 0-2 (5, 6, 7), 3-4 (0, 1), 5, 6-7 (-3, -2), 8, 9 (1 twice: not a run) */
+        int32_t starts[] = {0, 3, 5, 6, 8, 9, N};
+        for (size_t k = 0; k + 1 < LEN(starts); k++) {
+            int32_t r = starts[k], n = starts[k + 1] - r;
+            EXPECT_STATUS(pe_table(want, PE_F64, n, D, layout, PE_FREQ_PAPER, 1e4, pos[r], -1), PE_OK);
+            for (int32_t i = 0; i < n * D; i++) {
+                /* position 1 (zero_pos) is zero wherever it stands */
+                double w = pos[r + i / D] == 1 ? 0.0 : want[i];
+                EXPECT(memcmp(&t[r * D + i], &w, sizeof w) == 0);
+                EXPECT(tf[r * D + i] == (float)w);
+            }
+        }
+    }
+    /* a zero_pos below every position, or negative, zeroes nothing */
+    EXPECT_STATUS(pe_table_at(t, PE_F64, 1, D, 0, 0, 1e4, pos + 6, -3), PE_OK);
+    EXPECT(t[1] != 0.0);
+    EXPECT(pe_live_allocations() == 0);
+}
+
 /* Every layout, rule, width and dtype: finite, |value| <= 1 (+ rounding), sin^2 + cos^2 = 1. */
 static void test_table_bounds(void) {
     enum { LEN_ = 70, DMAX = 33 };
@@ -1614,6 +1656,10 @@ static void test_precision(void) {
 typedef int (*call_fn)(void);
 static double fbuf[64 * 64];
 static int call_table(void) { return pe_table(fbuf, PE_F64, 40, 9, PE_LAYOUT_SPLIT, PE_FREQ_GEOM, 100, 3, 2); }
+static int call_table_at(void) {
+    static const double pos[] = {4, 5, 6, 9, -2, -1, 30};
+    return pe_table_at(fbuf, PE_F32, LEN(pos), 9, PE_LAYOUT_CONCAT, PE_FREQ_PAPER, 1e4, pos, 5);
+}
 static int call_gram_toeplitz(void) { return pe_table_gram(fbuf, PE_F32, 40, 8, 0, 0, 1e4, 0, -1, 1); }
 static int call_gram_direct(void) { return pe_table_gram(fbuf, PE_F64, 40, 7, 0, 0, 1e4, 0, 5, 1); }
 static int call_gram(void) {
@@ -1721,7 +1767,8 @@ static void test_fields(void) {
 
 static void test_allocation_failures(void) {
     struct { const char *name; call_fn fn; } calls[] = {
-        {"pe_table", call_table}, {"pe_table_gram (Toeplitz)", call_gram_toeplitz},
+        {"pe_table", call_table}, {"pe_table_at", call_table_at},
+        {"pe_table_gram (Toeplitz)", call_gram_toeplitz},
         {"pe_table_gram (direct)", call_gram_direct}, {"pe_gram", call_gram},
         {"pe_rotation", call_rotation}, {"pe_frequencies", call_frequencies},
         {"pe_rope_cache", call_rope_cache}, {"pe_rope_apply", call_rope_apply},
@@ -1758,6 +1805,7 @@ int main(void) {
         {"pe_columns: errors, the golden placement, the table's columns", test_columns},
         {"pe_table: every bad argument gives its status, nothing written", test_table_errors},
         {"pe_table: golden values, offsets, zero row, layouts, extreme positions", test_table_values},
+        {"pe_table_at: errors, runs and lone positions against pe_table, zero position", test_table_at},
         {"pe_table: every layout/rule/width/base is finite and within [-1, 1]", test_table_bounds},
         {"pe_table: the largest width and length, 2^24", test_table_max_dim},
         {"pe_table_gram: errors, both algorithms against table * table^T", test_table_gram},

@@ -28,19 +28,15 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
 const tableScratch = (dModel) => 40 * (Math.floor(dModel / 2) + 2) + SCRATCH_SLACK;
 
 /**
- * Runs of consecutive positions: [start, first row, rows], each at most
- * `chunk` rows, so that packed sequences (0 1 2 0 1 ...) cost a call per run.
+ * The checked positions of table(): integers within +-MAX_POSITION. The name
+ * of an element is formed only for the one refused (2^24 names cost seconds).
  */
-function positionRuns(check, positions, maxLen, chunk) {
+function tablePositions(check, positions, maxLen) {
   const p = check.vector('positions', positions, maxLen);
-  const runs = [];
   for (let r = 0; r < maxLen; r++) {
-    const pos = check.integer(`positions[${r}]`, p[r], -MAX_POSITION, MAX_POSITION);
-    const last = runs[runs.length - 1];
-    if (last && pos === last[0] + last[2] && last[2] < chunk) last[2]++;
-    else runs.push([pos, r, 1]);
+    if (!Number.isInteger(p[r]) || Math.abs(p[r]) > MAX_POSITION) check.integer(`positions[${r}]`, p[r], -MAX_POSITION, MAX_POSITION);
   }
-  return runs;
+  return p;
 }
 
 export function createApi(wasm) {
@@ -63,20 +59,21 @@ export function createApi(wasm) {
     const opts = check.options(options, [...TABLE_KEYS, 'positions']);
     const a = tableArgs(check, maxLen, dModel, opts);
     const chunk = Math.min(maxLen, chunkRows(dModel, a.dtype));
-    const given = opts.positions != null;
-    if (given && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
-    // Row r is position offset + r, or positions[r]; the zero row is the row of position paddingIdx.
-    const runs = given ? positionRuns(check, opts.positions, maxLen, chunk)
-      : Array.from({ length: Math.ceil(maxLen / chunk) }, (_, i) => [a.offset + i * chunk, i * chunk, Math.min(chunk, maxLen - i * chunk)]);
-    // The whole result, though wasm memory holds one chunk and the core's scratch.
-    check.bytes(maxLen * dModel * bytesPer(a.dtype), chunk * dModel * bytesPer(a.dtype) + tableScratch(dModel));
+    if (opts.positions != null && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
+    // Row r is position offset + r, or positions[r]; the zero row is row paddingIdx, or the rows at position paddingIdx.
+    const p = opts.positions != null ? tablePositions(check, opts.positions, maxLen) : null;
+    // The whole result, though wasm memory holds one chunk (and its positions) and the core's scratch.
+    check.bytes(maxLen * dModel * bytesPer(a.dtype), chunk * (dModel * bytesPer(a.dtype) + (p ? 8 : 0)) + tableScratch(dModel));
     const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, chunk * dModel);
-      for (const [start, r0, rows] of runs) {
-        const zero = a.zeroRow < 0 ? -1 : a.zeroRow - (given ? start : r0);
-        call(check, wasm.pe_table(out, dtypeCode(a.dtype), rows, dModel,
-          a.layout, a.freq, a.base, start, zero >= 0 && zero < rows ? zero : -1));
+      const at = p && f.output('float64', chunk);
+      for (let r0 = 0; r0 < maxLen; r0 += chunk) {
+        const rows = Math.min(chunk, maxLen - r0), code = dtypeCode(a.dtype);
+        if (p) new Float64Array(wasm.memory.buffer, at, rows).set(p.subarray(r0, r0 + rows));
+        const zero = a.zeroRow - r0;
+        call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.zeroRow)
+          : wasm.pe_table(out, code, rows, dModel, a.layout, a.freq, a.base, a.offset + r0, zero >= 0 && zero < rows ? zero : -1));
         f.readInto(data, r0 * dModel, a.dtype, out, rows * dModel);
       }
       return matrix(maxLen, dModel, data);
@@ -182,7 +179,7 @@ export function createApi(wasm) {
       const out = f.output(dtype, count);
       const code = dtypeCode(dtype);
       call(check, f32
-        ? wasm.pe_gram_f32(out, code, f.float32(m.data, n), m.rows, m.cols, cosine ? 1 : 0)
+        ? wasm.pe_gram_f32(out, code, f.copy(Float32Array, m.data, n), m.rows, m.cols, cosine ? 1 : 0)
         : wasm.pe_gram(out, code, f.float64(m.data, n), m.rows, m.cols, cosine ? 1 : 0));
       return matrix(m.rows, m.rows, into(f.read(dtype, out, count)));
     });

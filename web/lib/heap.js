@@ -4,7 +4,7 @@
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
 import { Checker, typedLength, copyTyped, MAX_BYTES } from './validate.js';
-import { HALF_TYPES, encodeHalves, decodeHalves } from './float16.js';
+import { encodeHalves } from './float16.js';
 import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
 /** The array a result of each dtype comes in: float16 and bfloat16 as their bit patterns. */
@@ -48,11 +48,6 @@ export class Frame {
    */
   float64(values, count) {
     return this.copy(Float64Array, values, count);
-  }
-
-  /** As float64(), into a float32 buffer (values rounded to float32). */
-  float32(values, count) {
-    return this.copy(Float32Array, values, count);
   }
 
   /** As float64(), into an int32 buffer (values already checked to be int32). */
@@ -167,11 +162,11 @@ export function statusCall(wasm) {
  */
 export function asDtype(check, data, dtype) {
   if (dtype === 'float64') return data;
-  const half = HALF_TYPES.includes(dtype);
+  const half = dtype !== 'float32'; // float16 or bfloat16
   const out = half ? encodeHalves(data, dtype) : new Float32Array(data);
-  const values = half ? decodeHalves(out, dtype) : out;
   for (let i = 0; i < out.length; i++) {
-    if (!Number.isFinite(values[i]) && Number.isFinite(data[i])) {
+    // Infinity (or NaN) from a finite value: a 16-bit pattern from +Infinity's up, sign aside
+    if ((half ? (out[i] & 0x7fff) >= (dtype === 'float16' ? 0x7c00 : 0x7f80) : !Number.isFinite(out[i])) && Number.isFinite(data[i])) {
       throw check.fail(RangeError, `a result (${data[i]}) overflows ${dtype}; use dtype 'float64' (status ${PE_ERR_VALUE})`);
     }
   }

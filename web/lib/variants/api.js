@@ -391,9 +391,8 @@ export function createVariants(wasm) {
   function learnedRows(positions, trainedLen, dModel, options) {
     const check = new Checker('learnedRows');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
-    const pos = check.vector('positions', positions);
-    for (let i = 0; i < pos.length; i++) {
-      const p = check.number(`positions[${i}]`, pos[i]);
+    const pos = check.vector('positions', positions); // finite numbers
+    for (const [i, p] of pos.entries()) {
       if (!Number.isInteger(p) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
       if (p >= trainedLen) {
         throw check.fail(RangeError, `positions[${i}] is ${p}, but no row exists past the trained length (rows 0 to ${trainedLen - 1})`);
