@@ -175,3 +175,25 @@ test('a 16-bit result is rounded from the bits of each value, with no logarithm 
     Object.assign(Math, saved);
   }
 });
+
+test('a 16-bit tensor is decoded by moving its bits, with no function called per value', () => {
+  // Each value took a callback through Float32Array.from, a division and two powers: 150 ns a
+  // value, 0.6 ms for the q of one float16 decode step. Counted, not timed: the callbacks
+  // Float32Array.from makes while a 65,536-value tensor is read.
+  const from = Float32Array.from;
+  let calls = 0;
+  Float32Array.from = function (source, map, thisArg) {
+    return map ? from.call(this, source, (...a) => (calls++, map.apply(thisArg, a)), thisArg) : from.call(this, source);
+  };
+  try {
+    for (const type of ['float16', 'bfloat16']) {
+      calls = 0;
+      const data = Uint16Array.from({ length: 65536 }, (_, i) => encodeHalf(Math.sin(i), type));
+      const n = pe.norms({ type, data, dims: [256, 256] });
+      assert.equal(n.length, 256);
+      assert.ok(calls < 256, `${type}: ${calls} callbacks for 65,536 values`);
+    }
+  } finally {
+    Float32Array.from = from;
+  }
+});
