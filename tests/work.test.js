@@ -248,7 +248,7 @@ test('rope(): a decode step allocates nothing and evaluates no sin/cos once its 
 });
 
 test('positions: an element is named only when refused, not once per element of an accepted call', async () => {
-  // issue 22's twelfth pass: ropeApply, precisionError, sincos1d and t5Bucket formed `positions[i]` and an
+  // issue 22's twelfth pass: ropeApply, precisionError and sincos1d formed `positions[i]` and an
   // options object for each element, 1.5 s of 2^24 positions (ropeApply with positions took 2.1 s
   // of CPU where the same call with an offset takes 0.4 s). Counted: the checks each element went through.
   const { Checker } = await import('../web/lib/validate.js');
@@ -260,7 +260,7 @@ test('positions: an element is named only when refused, not once per element of 
   let named = 0;
   for (const [key, fn] of Object.entries(saved)) {
     Checker.prototype[key] = function (name, ...rest) {
-      if (/^(positions|relativePositions)\[/.test(name)) named++;
+      if (/^positions\[/.test(name)) named++;
       return fn.call(this, name, ...rest);
     };
   }
@@ -271,7 +271,6 @@ test('positions: an element is named only when refused, not once per element of 
       ['precisionError', () => pv.precisionError(8, { positions })],
       ['sincos1d', () => pf.sincos1d(positions, 8)],
       ['table', () => pe.table(n, 8, { positions })],
-      ['t5Bucket', () => pv.t5Bucket(positions)],
     ];
     for (const [fn, call] of calls) {
       named = 0;
@@ -284,7 +283,6 @@ test('positions: an element is named only when refused, not once per element of 
     assert.throws(() => pv.ropeApply({ shape: [n, 8], data: new Float32Array(8 * n) }, { positions: bad }), /positions\[1234\] must be a finite number from -2147483648 to 2147483648 \(got 2147483649\)/);
     assert.throws(() => pv.precisionError(8, { positions: bad }), /positions\[1234\] .*2147483649/);
     assert.throws(() => pf.sincos1d(bad, 8), /positions\[1234\] .*2147483649/);
-    assert.throws(() => pv.t5Bucket(bad), /relativePositions\[1234\] must be an integer from -2147483647 to 2147483647 \(got 2147483649\)/);
     bad[1234] = NaN;
     assert.throws(() => pf.sincos1d(bad, 8), /positions\[1234\] must be a finite number .*\(got NaN\)/);
   } finally {
