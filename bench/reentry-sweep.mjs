@@ -29,6 +29,9 @@ const kvWith = (rows) => (api) => {
 };
 const RICH = [
   { entry: 'posenc', fn: 'table', names: ['maxLen', 'dModel'], base: () => [16, 8, { offset: 3, preset: 'marian', dtype: 'float64', out: new Float64Array(128) }] },
+  // pe_table_at (twelfth pass): packed and scattered positions, a padding position, a 16-bit result into out
+  { entry: 'posenc', fn: 'table', names: ['maxLen', 'dModel'], base: () => [7, 10, { positions: [5, 6, 7, 0, 1, 9, -3], paddingIdx: 0, layout: 'concat', dtype: 'float16', out: new Uint16Array(70) }] },
+  { entry: 'posenc', fn: 'table', names: ['maxLen', 'dModel'], base: () => [5, 6, { positions: Float32Array.of(2 ** 31, 0, 1, 2, -(2 ** 31)), dtype: 'bfloat16' }] },
   { entry: 'posenc', fn: 'tableGram', names: ['maxLen', 'dModel'], base: () => [8, 8, { offset: 2, cosine: true, dtype: 'float32', out: new Float32Array(64) }] },
   { entry: 'posenc', fn: 'gram', names: ['matrix'], base: () => [nested(6, 4), { cosine: true, dtype: 'float16', out: new Uint16Array(36) }] },
   { entry: 'posenc', fn: 'dot', names: ['a', 'b'], base: () => [arr(4), arr(4, (i) => i / 3)] },

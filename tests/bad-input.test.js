@@ -826,3 +826,17 @@ test('finite inputs whose results overflow are refused by the C core, named as s
     VALID[fn].check(pe[fn](...VALID[fn].args()));
   }
 });
+
+test('an out of the wrong length is shown with its length, not only its type', () => {
+  // issue 22's twelfth pass: `out must be a Float32Array of 8 elements (dtype float32) on a
+  // fixed-length buffer (got Float32Array)` named the parameter but not the mistake (7 elements).
+  assert.throws(() => pe.table(2, 4, { out: new Float32Array(7) }), /out must be a Float32Array of 8 elements .*\(got Float32Array\(7\)\)$/);
+  assert.throws(() => pe.table(2, 4, { dtype: 'float16', out: new Float32Array(8) }), /out must be a Uint16Array of 8 elements \(dtype float16\).*\(got Float32Array\(8\)\)$/);
+  const detached = new Float32Array(8);
+  structuredClone(detached.buffer, { transfer: [detached.buffer] });
+  assert.throws(() => pe.table(2, 4, { out: detached }), /\(got Float32Array\(0\)\)$/);
+  assert.throws(() => pv.ropeApply({ shape: [2, 4], data: new Float32Array(8) }, { out: new Float64Array(3) }), /posenc\.ropeApply: .*out.*\(got Float64Array\(3\)\)/);
+  // anything else is shown as before
+  assert.throws(() => pe.table(2, 4, { out: [0, 0, 0, 0, 0, 0, 0, 0] }), /\(got an array\)$/);
+  assert.throws(() => pe.table(2, 4, { out: new DataView(new ArrayBuffer(32)) }), /\(got DataView\)$/);
+});

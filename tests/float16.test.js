@@ -132,6 +132,20 @@ test('a result beyond float16 is refused (status 7), not rounded to Infinity; ou
   assert.throws(() => pe.table(5, 6, { dtype: 'float16', out: new Float32Array(30) }), /out must be a Uint16Array of 30/);
 });
 
+test('a 16-bit table counts its result at 2 bytes a value: its float64 chunk is all that wasm memory holds', () => {
+  // issue 22's twelfth pass: table(16384, 16384, { dtype: 'float16' }), a 512 MiB Uint16Array made a
+  // 2 MiB float64 chunk at a time, was refused as needing "2048.0 MiB of WebAssembly memory" (8 bytes
+  // a value) while the same table in float32, twice its size, was accepted. Just past 1 GiB of result:
+  const before = pe.memoryStats();
+  for (const dtype of ['float16', 'bfloat16']) {
+    assert.throws(() => pe.table(16384, 32769, { dtype }), /posenc\.table: this call would need 1024\.1 MiB/);
+    assert.throws(() => pe.table(16384, 32769, { dtype, positions: new Float64Array(16384) }), /would need 1024\.1 MiB/);
+  }
+  assert.throws(() => pe.table(16384, 32769), /would need 2048\.1 MiB/);
+  assert.throws(() => pe.table(16384, 32769, { dtype: 'float64' }), /would need 4096\.2 MiB/);
+  assert.deepEqual(pe.memoryStats(), before);
+});
+
 test('element types: unknown ones refused by name, integers only where integers make sense', () => {
   const bad = [
     [{ type: 'float8', dims: [1, 2], data: new Uint8Array(2) }, TypeError, /element type float32, .*\(got "float8"\)/],

@@ -62,8 +62,9 @@ export function createApi(wasm) {
     if (opts.positions != null && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
     // Row r is position offset + r, or positions[r]; the zero row is row paddingIdx, or the rows at position paddingIdx.
     const p = opts.positions != null ? tablePositions(check, opts.positions, maxLen) : null;
-    // The whole result, though wasm memory holds one chunk (and its positions) and the core's scratch.
-    check.bytes(maxLen * dModel * bytesPer(a.dtype), chunk * (dModel * bytesPer(a.dtype) + (p ? 8 : 0)) + tableScratch(dModel));
+    // The whole result at its own type's size (a float16 value 2 bytes, not the 8 of the
+    // float64 chunk it is rounded from), though wasm memory holds one chunk (and its positions) and the core's scratch.
+    check.bytes(maxLen * dModel * TYPES[a.dtype].BYTES_PER_ELEMENT, chunk * (dModel * bytesPer(a.dtype) + (p ? 8 : 0)) + tableScratch(dModel));
     const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, chunk * dModel);

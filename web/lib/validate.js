@@ -92,8 +92,9 @@ export function show(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
   try {
     if (Array.isArray(value)) return 'an array';
-    const name = value.constructor?.name;
-    return typeof name === 'string' && name ? name : 'an object';
+    // a typed array with its length: `out` of the wrong length said "(got Float32Array)" only
+    const name = value.constructor?.name, n = typedLength(value);
+    return typeof name === 'string' && name ? (n < 0 ? name : `${name}(${n})`) : 'an object';
   } catch {
     return 'an object'; // a revoked proxy, a constructor getter that throws
   }

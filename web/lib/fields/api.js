@@ -121,7 +121,8 @@ export function createFields(wasm) {
     const pos = numbers(check, 'positions', positions);
     check.size('dim', dim);
     if (dim % 2) throw check.fail(RangeError, 'dim must be even: each frequency has a sin and a cos column', dim);
-    for (let i = 0; i < pos.length; i++) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
+    // an element's name formed only for the one refused (2^24 names took 1.5 s)
+    for (let i = 0; i < pos.length; i++) if (!(Math.abs(pos[i]) <= MAX_POSITION)) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
     const rule = gridRule(check, opts, { frequencies: 'mae' }, dim, dim / 2, 4);
     const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);

@@ -11,7 +11,7 @@ import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, su
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
-import { createAxes, AXES_APPLY_KEYS } from './axes.js';
+import { createAxes, AXES_APPLY_KEYS, positionElements } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
 import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
 
@@ -30,9 +30,7 @@ function positionsArg(check, opts, length, other) {
   const given = opts.positions;
   if (given === undefined || given === null) return null;
   if (opts[other] !== undefined) throw check.fail(TypeError, `give positions or ${other}, not both`);
-  const p = check.vector('positions', given, length);
-  for (let i = 0; i < p.length; i++) check.finite(`positions[${i}]`, p[i], { min: -MAX_POSITION, max: MAX_POSITION });
-  return p;
+  return positionElements(check, 'positions', given, length);
 }
 
 export function createVariants(wasm) {

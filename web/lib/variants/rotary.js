@@ -72,13 +72,14 @@ function quickTensor(x) {
 
 /** Positions index the caches' rows: whole numbers from 0 to c.rows − 1. */
 export function cacheRowsCheck(check, c, positions, offset, s) {
-  const within = (name, p) => {
-    if (!Number.isInteger(p) || p < 0 || p >= c.rows) throw check.fail(RangeError, `${name} must be a row of cos and sin, a whole number from 0 to ${c.rows - 1}`, p);
+  // `name` is a string, or the index of a position: its name is formed only when refused (2^24 names cost a second)
+  const within = (p, name) => {
+    if (!Number.isInteger(p) || p < 0 || p >= c.rows) throw check.fail(RangeError, `${typeof name === 'number' ? `positions[${name}]` : name} must be a row of cos and sin, a whole number from 0 to ${c.rows - 1}`, p);
   };
-  if (positions) positions.forEach((p, i) => within(`positions[${i}]`, p));
+  if (positions) positions.forEach(within);
   else {
-    within('offset', offset);
-    within(`offset + ${s - 1} (the last row of x)`, offset + s - 1);
+    within(offset, 'offset');
+    within(offset + s - 1, `offset + ${s - 1} (the last row of x)`);
   }
 }
 
