@@ -2,13 +2,15 @@
 // slots, never through properties the caller can shadow. These are the holes of
 // that kind found in rotary.js (ropeApply's cos/sin caches and x, the rope()
 // handle): a planted own subarray / constructor / findIndex, a changed
-// prototype, an own Symbol.iterator on a shape. Each case is compared with the
-// same call on plain arguments.
+// prototype, an own Symbol.iterator on a shape; and lengths read through a
+// caller's property (config.js's layer lists, lab's token arrays). Each case is
+// compared with the same call on plain arguments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadVariants } from './helpers/load.js';
+import { loadVariants, loadLab } from './helpers/load.js';
 
 const pv = await loadVariants();
+const lab = await loadLab();
 
 const X = Float32Array.from({ length: 16 }, (_, i) => (i % 7) - 3 + i / 10);
 const x = () => ({ shape: [2, 8], data: X.slice() });
@@ -99,4 +101,37 @@ test('rope().apply: a NaN in x met by the kernel is named by posenc, whatever fi
   } finally {
     r.free();
   }
+});
+
+test('ropeFromConfig: a layer_types proxy whose length is an object is read as one number (no walk to 2^31, no raw error)', () => {
+  const config = (length) => ({ rope_theta: 10000, head_dim: 8, layer_types: new Proxy(['full_attention', 'full_attention'], {
+    get(t, k) {
+      if (+k >= 1000) throw new Error(`read up to layer_types[${k}]`); // walking on to 2^31 is the hang; stopped, and seen
+      return k === 'length' ? length : t[k];
+    },
+  }) });
+  let valueOfs = 0;
+  const want = pv.ropeFromConfig({ rope_theta: 10000, head_dim: 8, layer_types: ['full_attention', 'full_attention'] });
+  const got = pv.ropeFromConfig(config({ valueOf: () => (++valueOfs === 1 ? 2 : 2 ** 31) }));
+  assert.deepEqual(got, want);
+  assert.equal(valueOfs, 1);
+  assert.throws(() => pv.ropeFromConfig(config({ valueOf() {
+    throw new Error('planted valueOf');
+  } })), { name: 'TypeError', message: 'posenc.ropeFromConfig: could not read config.layer_types: planted valueOf' });
+});
+
+test('lab: an Int32Array of tokens is counted by its slot, whatever own length it carries', () => {
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8 });
+  const ids = Int32Array.from([1, 2, 3, 2, 1]);
+  const length = (v, n) => Object.defineProperty(v, 'length', { value: n });
+  assert.deepEqual(lab.attentionMaps(model, length(ids.slice(), 2)), lab.attentionMaps(model, ids.slice()));
+  const ex = lab.examples({ task: model.config.task, count: 2, length: 3 });
+  const want = lab.loss(model, ex);
+  for (const n of [2, 2 ** 32, -1]) {
+    assert.deepEqual(lab.loss(model, { ...ex, tokens: length(ex.tokens.slice(), n), targets: length(ex.targets.slice(), n) }), want, `own length ${n}`);
+  }
+  let valueOfs = 0;
+  const proxy = new Proxy([1, 2, 3], { get: (t, k) => (k === 'length' ? { valueOf: () => (++valueOfs === 1 ? 3 : 2 ** 30) } : t[k]) });
+  assert.deepEqual(lab.attentionMaps(model, proxy), lab.attentionMaps(model, [1, 2, 3]));
+  assert.equal(valueOfs, 1);
 });
