@@ -7,8 +7,9 @@
 // compared with the same call on plain arguments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadVariants, loadLab } from './helpers/load.js';
+import { loadApi, loadVariants, loadLab } from './helpers/load.js';
 
+const pe = await loadApi();
 const pv = await loadVariants();
 const lab = await loadLab();
 
@@ -134,4 +135,22 @@ test('lab: an Int32Array of tokens is counted by its slot, whatever own length i
   const proxy = new Proxy([1, 2, 3], { get: (t, k) => (k === 'length' ? { valueOf: () => (++valueOfs === 1 ? 3 : 2 ** 30) } : t[k]) });
   assert.deepEqual(lab.attentionMaps(model, proxy), lab.attentionMaps(model, [1, 2, 3]));
   assert.equal(valueOfs, 1);
+});
+
+test('attention: q, k, v past the float32 kernel (valueDim not a multiple of 8) are counted by their slots, whatever own length they carry', () => {
+  const data = () => Float32Array.from({ length: 16 }, (_, i) => Math.sin(i));
+  const t = (d) => ({ shape: [4, 4], data: d });
+  const call = (q) => outcome(() => pe.attention(t(q), t(data()), t(data()), { weights: false }).output);
+  const want = call(data());
+  assert.ok(want.data);
+  const length = (d, desc) => Object.defineProperty(d, 'length', desc);
+  let reads = 0;
+  for (const desc of [{ value: 2 }, { value: 2 ** 32 }, { value: -1 }, { get: () => (++reads === 1 ? 16 : 2) }, { get() {
+    throw new Error('planted length');
+  } }]) {
+    assert.deepEqual(call(length(data(), desc)), want, `own length ${desc.value ?? 'getter'}`);
+  }
+  const nan = data();
+  nan[3] = NaN;
+  assert.deepEqual(call(length(nan, { value: 2 })), { error: 'RangeError: posenc.attention: q.data[3] must be a finite number (got NaN)' });
 });
