@@ -87,6 +87,10 @@ test('ropeApply and rope().apply: a shape with an own Symbol.iterator is read by
     r.free();
   }
   assert.equal(runs, 0);
+  // a hole is read as one (undefined), not skipped: [2, , 8] is not the shape [2, 8]
+  const sparse = [2, 8, 1];
+  delete sparse[1];
+  assert.deepEqual(outcome(() => pv.ropeApply({ shape: sparse, data: X.slice() }, { offset: 1 })), { error: 'TypeError: posenc.ropeApply: x.shape[1] must be a number (got undefined)' });
 });
 
 test('rope().apply: a NaN in x met by the kernel is named by posenc, whatever findIndex x carries', () => {

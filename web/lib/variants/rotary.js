@@ -62,7 +62,8 @@ function quickTensor(x) {
     const d = Object.getOwnPropertyDescriptor(x, 'data');
     if (!('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null; // an absent key throws
     const data = d.value;
-    const shape = Object.values(s.value); // its elements, not what an own Symbol.iterator yields (more keys: not quick)
+    // by index, not an own Symbol.iterator (endless: a hang), holes read as holes; at most 5 (a proxy's length once)
+    const shape = Array.from({ length: Math.min(s.value.length, 5) }, (_, i) => s.value[i]);
     if (shape.length < 2 || shape.length > 4 || !/^Float(32|64)A/.test(typedArrayName(data))) return null; // throws for anything else
     let count = 1;
     for (const n of shape) {
