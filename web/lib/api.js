@@ -262,9 +262,10 @@ export function createApi(wasm) {
       const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale);
       if (out) return { output: tensor([...lead, s.dv], out) };
       // Refused in float32: a non-finite input (named here) or a float32 overflow (float64 below).
-      for (const [name, t] of [['q', q], ['k', k], ['v', v]]) check.vector(`${name}.data`, t.data, t.data.length);
+      for (const [name, t] of [['q', q], ['k', k], ['v', v]]) check.vector(`${name}.data`, t.data, typedLength(t.data));
     }
-    const [nq, nk, nv, nw] = [q.data.length, k.data.length, v.data.length, wantWeights ? s.b * s.heads * s.n * s.m : 0];
+    // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
+    const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
     // without the weights, the C core holds one row of scores instead
     check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
     return withFrame(wasm, check, (f) => {

@@ -17,6 +17,11 @@ import {
 
 /** An Int32Array, by its internal slot (instanceof ran a revoked Proxy's trap and threw a raw TypeError). */
 const isInt32 = (v) => typedLength(v) >= 0 && typedArrayName(v) === 'Int32Array';
+/**
+ * The element count of an array or Int32Array: the typed array's by its slot (an own `length` of 3
+ * read 3 of its ids), an array's (a proxy's) as a number read once (an object's valueOf ran twice).
+ */
+const lengthOf = (check, name, v) => (isInt32(v) ? typedLength(v) : check.read(`${name}.length`, () => +v.length));
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
   alibi: PE_LAB_ALIBI, t5: PE_LAB_T5 };
@@ -256,7 +261,7 @@ export function createLab(wasm) {
     if (!isArray(tokens) && !isInt32(tokens)) {
       throw check.fail(TypeError, `${name} must be an array of token ids`, tokens);
     }
-    const n = check.read(`${name}.length`, () => tokens.length);
+    const n = lengthOf(check, name, tokens);
     if (n < 1 || n > maxLength) {
       throw check.fail(RangeError, `${name} must hold 1 to ${maxLength} ids (the model's maxLength)`, n);
     }
@@ -319,7 +324,7 @@ export function createLab(wasm) {
     const read = (name, lo, hi) => {
       const v = check.read(`batch.${name}`, () => batch[name]);
       if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
-      const len = check.read(`batch.${name}.length`, () => v.length);
+      const len = lengthOf(check, `batch.${name}`, v);
       if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
       const copy = new Int32Array(len);
       for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => v[i]), lo, hi);

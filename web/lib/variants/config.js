@@ -91,7 +91,7 @@ function headDimOf(check, get) {
 function layerList(check, key, value, ok, what) {
   const name = `config.${key}`;
   if (typed(check, key, value, Array.isArray, 'a list, one entry per layer') == null) return null;
-  const n = check.read(name, () => value.length);
+  const n = check.read(name, () => +value.length); // a number once: a proxy's length object could say 2, then 2^31
   if (n > MAX_LAYERS) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
   const list = check.read(name, () => Array.from({ length: n }, (_, i) => value[i]));
   for (const [i, v] of list.entries()) if (!ok(v)) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);

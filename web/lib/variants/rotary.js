@@ -4,9 +4,13 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
 import { readNested } from '../tensor.js';
 import { FIXED } from './scaling.js';
+
+// A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
+// and subarray (whose species is read from `constructor`) answer for another type.
+const isF32 = (data) => typedArrayName(data) === 'Float32Array';
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
@@ -15,6 +19,7 @@ export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CAC
 // cache: the output's bytes are then written once, not written in wasm and
 // copied again (which cost 2x the memory floor).
 const BLOCK_BYTES = 2 ** 17;
+const { findIndex } = Object.getPrototypeOf(Uint8Array.prototype);
 
 /** A size (check.size) that must be even, as RoPE rotates pairs. */
 export function evenSize(check, name, value, max) {
@@ -57,8 +62,9 @@ function quickTensor(x) {
     const d = Object.getOwnPropertyDescriptor(x, 'data');
     if (!('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null; // an absent key throws
     const data = d.value;
-    const shape = Array.from(s.value);
-    if (shape.length < 2 || shape.length > 4 || !(data instanceof Float32Array || data instanceof Float64Array)) return null;
+    // by index, not an own Symbol.iterator (endless: a hang), holes read as holes; at most 5 (a proxy's length once)
+    const shape = Array.from({ length: Math.min(s.value.length, 5) }, (_, i) => s.value[i]);
+    if (shape.length < 2 || shape.length > 4 || !/^Float(32|64)A/.test(typedArrayName(data))) return null; // throws for anything else
     let count = 1;
     for (const n of shape) {
       if (!Number.isInteger(n) || n < 1 || n > MAX_DIM) return null;
@@ -175,25 +181,15 @@ export function createRotary(wasm, paramsPtr) {
   function givenRows(f, c, { rd, pairing, dtype, rows, positions, offset }) {
     const cp = f.output(dtype, rows * rd);
     const sp = f.output(dtype, rows * rd);
-    const Type = TYPES[dtype];
     for (const [src, ptr] of [[c.cos, cp], [c.sin, sp]]) {
-      // The caches are read in place (they may be large): still the size checked?
+      // The caches are read in place (they may be large), by index: a subarray, set or constructor the
+      // caller gave them is not called. Still the size checked?
       if (typedLength(src) !== c.rows * c.cols) throw new TypeError(`posenc.ropeApply: an input array changed while being read`);
-      const dst = new Type(wasm.memory.buffer, ptr, rows * rd);
-      if (!positions && c.cols === rd) {
-        dst.set(src.subarray(offset * rd, (offset + rows) * rd));
-        continue;
-      }
+      const dst = new TYPES[dtype](wasm.memory.buffer, ptr, rows * rd);
       for (let r = 0; r < rows; r++) {
-        const p = positions ? positions[r] : offset + r;
-        const row = src.subarray(p * c.cols, (p + 1) * c.cols);
-        if (c.cols === rd) dst.set(row, r * rd);
-        else if (pairing === 'half') { // pairs -> [f | f]
-          dst.set(row, r * rd);
-          dst.set(row, r * rd + c.cols);
-        } else { // pairs -> f0 f0 f1 f1 ...
-          for (let i = 0; i < c.cols; i++) dst[r * rd + 2 * i] = dst[r * rd + 2 * i + 1] = row[i];
-        }
+        const at = (positions ? positions[r] : offset + r) * c.cols;
+        // a row of rd, or of rd / 2 pairs: [f | f] for half, f0 f0 f1 f1 ... for interleaved
+        for (let i = 0; i < rd; i++) dst[r * rd + i] = src[at + (pairing === 'half' || c.cols === rd ? i % c.cols : i >> 1)];
       }
     }
     return { cp, sp };
@@ -228,7 +224,7 @@ export function createRotary(wasm, paramsPtr) {
     // decode step's fixed cost. Rotated in float32, a value past its range
     // (1e39 in a Float64Array) is Infinity there: f32 narrows each value first,
     // so that it is refused here, before memory grows, and not by the kernel.
-    const at = f32 && !(data instanceof Float32Array) ? Math.fround : (v) => v;
+    const at = f32 && !isF32(data) ? Math.fround : (v) => v;
     let acc = 0;
     for (let i = from; i < to; i++) acc += at(data[i]) * 0;
     if (acc === 0) return;
@@ -245,7 +241,7 @@ export function createRotary(wasm, paramsPtr) {
 
   /** The error for a rotation that met a non-finite value: which input held it, or the overflow. */
   function nonFinite(check, x, rows) {
-    const find = (values) => values.findIndex((v) => !Number.isFinite(v));
+    const find = (values) => findIndex.call(values, (v) => !Number.isFinite(v)); // x.data may be the caller's
     const i = find(x.data);
     if (i >= 0) return check.fail(RangeError, `x.data[${i}] must be a finite number`, x.data[i]);
     const Type = TYPES[x.dtype];
@@ -346,7 +342,7 @@ export function createRotary(wasm, paramsPtr) {
     const n = quick ? typedLength(quick.data) : 0;
     // Up to 2^20 values (4 or 8 MiB kept): past that the allocation is small beside the work.
     if (!quick || held || n > 2 ** 20) return tensorArg(check, 'x', x);
-    const Type = quick.data instanceof Float32Array ? Float32Array : Float64Array;
+    const Type = isF32(quick.data) ? Float32Array : Float64Array;
     if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
     held = true;
     return { shape: quick.shape, data: copyTyped(spare[Type.name].subarray(0, n), quick.data), spare: true };
