@@ -82,7 +82,8 @@ export class Frame {
   /** Copies `count` elements at `ptr` into `target` (a typed array of `dtype`) from index `at`. */
   readInto(target, at, dtype, ptr, count) {
     const view = new WASM_TYPES[dtype](this.wasm.memory.buffer, ptr, count);
-    target.set(WASM_TYPES[dtype] === TYPES[dtype] ? view : asDtype(new Checker(this.fn), view, dtype), at);
+    // by slot: `target` may be the caller's out, whose own or inherited `set` is not called
+    copyTyped(target, WASM_TYPES[dtype] === TYPES[dtype] ? view : asDtype(new Checker(this.fn), view, dtype), at);
   }
 
   /** A copy, owned by the caller, of `count` elements at `ptr`, converted to `as` (default: dtype). */

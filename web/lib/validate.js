@@ -72,11 +72,8 @@ export function typedLength(value) {
   }
 }
 
-/** Copies the typed array `source` into the typed array `target` (same length), by internal slots. */
-export function copyTyped(target, source) {
-  typedArraySet.call(target, source);
-  return target;
-}
+/** Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots. */
+export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));
