@@ -30,8 +30,8 @@ export function decodeHalves(bits, format) {
   const out = new Float32Array(typedLength(bits)), words = new Uint32Array(out.buffer), scale = 2 ** (127 - bias);
   for (let i = 0; i < out.length; i++) {
     const b = bits[i] & 0x7fff;
-    words[i] = b << (23 - f);
-    out[i] = (bits[i] & 0x8000 ? -1 : 1) * (b < inf ? out[i] * scale : b > inf ? NaN : Infinity);
+    words[i] = ((bits[i] & 0x8000) << 16) | (b << (23 - f)); // the sign in float32's sign bit
+    out[i] *= b < inf ? scale : b > inf ? NaN : Infinity; // Infinity's pattern is not float32's: ± its value times Infinity
   }
   return out;
 }

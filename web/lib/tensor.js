@@ -9,11 +9,14 @@ import { HALF_TYPES, decodeHalves } from './float16.js';
 
 const MAX_RANK = 4;
 
-/** A copy of a shape: 1 to MAX_RANK sizes. */
+/**
+ * A copy of a shape: 1 to MAX_RANK sizes, its length read once and its elements by index (Array.from(shape)
+ * followed a Symbol.iterator planted on it, and an endless one never returned).
+ */
 function shapeOf(check, name, shape) {
-  const dims = check.read(name, () => (Array.isArray(shape) ? Array.from(shape) : []));
-  if (dims.length < 1 || dims.length > MAX_RANK) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
-  return dims.map((n, i) => check.size(`${name}[${i}]`, n));
+  const n = check.read(name, () => Array.isArray(shape) && shape.length);
+  if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
+  return check.read(name, () => Array.from({ length: n }, (_, i) => shape[i])).map((v, i) => check.size(`${name}[${i}]`, v));
 }
 
 /** Nested arrays: the shape of their first elements, and every leaf, flat; ragged rows are refused. */
@@ -38,7 +41,8 @@ function flatten(check, name, value) {
 
 /** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */
 function parts(check, name, value) {
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || check.read(name, () => Array.isArray(value))) {
+  // (not an array: readNested has read nested arrays)
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) {
     throw check.fail(TypeError, `${name} must be a tensor: { data, shape }, { rows, cols, data } or a tfjs / ONNX tensor`, value);
   }
   // Each field read once, in one place; a getter that throws is reported as such.
@@ -70,14 +74,15 @@ function typedData(check, name, type, data, integers) {
   if (!REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
     throw check.fail(TypeError, `${name} must have element type ${REAL_TYPES.join(', ')}${integers ? ` or ${INTEGER_TYPES.join(', ')}` : ''}`, type);
   }
-  const array = typedLength(data) >= 0 ? typedArrayName(data) : '';
+  const array = typedArrayName(data); // by its slot: undefined for anything but a typed array, a Proxy running nothing
   if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
     // the bits mean nothing as numbers: only their own storage is read
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
     return decodeHalves(data, type);
   }
-  // an int64 mask: any value but 0 and 1 is refused after this
-  return array.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(data, Number) : data;
+  // an int64 mask: any value but 0 and 1 is refused after this. Read by index, to the engine's own
+  // length: Float64Array.from(data) followed a Symbol.iterator planted on it (an endless one never returned)
+  return array?.startsWith('Big') && type.endsWith('int64') ? Float64Array.from({ length: typedLength(data) }, (_, i) => Number(data[i])) : data;
 }
 
 /**

@@ -213,8 +213,8 @@ export class Checker {
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
     }
-    const type = typed >= 0 ? typedArrayName(value) : '';
-    if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
+    const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
+    if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM
     if (length === undefined) this.size(`${name}.length`, n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
