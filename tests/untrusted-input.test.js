@@ -220,3 +220,25 @@ test('an int64 tensor is read by index to its own length, not through an iterato
     assert.deepEqual(attend(m), wantAttention, `attention mask, ${what}`);
   }
 });
+
+test('nested arrays: the copy is bounded before they are walked, and each row is read to the length checked', () => {
+  // 2^14 rows, all one sparse row of 2^14 holes: 2^28 values, 2 GiB of copy, refused before any row is
+  // walked (a row of 2^24 holes in each of 2^24 rows was walked for 2^48 steps). Reads are counted; past
+  // a million the row throws, so the walk that read them all fails fast rather than slowly.
+  let reads = 0;
+  const sparse = [];
+  sparse.length = 2 ** 14;
+  const row = new Proxy(sparse, {
+    get: (t, k) => (k === 'length' ? t.length : reads++ < 1e6 ? t[k] : assert.fail('a row was walked')),
+    has: (t, k) => (reads++ < 1e6 ? k in t : assert.fail('a row was walked')),
+  });
+  assert.throws(() => pe.norms(new Array(2 ** 14).fill(row)), /^RangeError: posenc\.norms: this call would need 2048\.\d MiB/);
+  assert.ok(reads <= 1, `${reads} reads`); // the shape's walk reads a row's first element, to look for a deeper level
+  // a row whose length grows to 2^32 - 1 after the ragged check: flat() read it again and walked it all
+  let lengthReads = 0;
+  const growing = new Proxy([3, 4], { get: (t, k) => (k === 'length' ? (lengthReads++ ? 2 ** 32 - 1 : 2) : t[k]), has: (t, k) => k in t });
+  assert.deepEqual(pe.norms([[1, 2], growing]), pe.norms([[1, 2], [3, 4]]));
+  assert.equal(lengthReads, 1);
+  // ragged rows are still refused as such
+  assert.throws(() => pe.norms([[1, 2], [3]]), /^RangeError: posenc\.norms: matrix is ragged$/);
+});

@@ -11,10 +11,7 @@ const FORMATS = { float16: [5, 10], bfloat16: [8, 7] }; // exponent and fraction
 export const HALF_TYPES = Object.keys(FORMATS);
 
 /** [fraction bits, exponent bias, the pattern of +Infinity] of a format. */
-function layout(format) {
-  const [e, f] = FORMATS[format];
-  return [f, 2 ** (e - 1) - 1, (2 ** e - 1) << f];
-}
+const layout = (format, [e, f] = FORMATS[format]) => [f, 2 ** (e - 1) - 1, (2 ** e - 1) << f];
 
 /**
  * A Float32Array of the values of the bit patterns `bits` (exact). Without

@@ -178,6 +178,4 @@ export function asDtype(check, data, dtype) {
 export const matrix = (rows, cols, data) => ({ rows, cols, shape: [rows, cols], data });
 
 /** The memoryStats() of every entry: its module's memory and live allocations. */
-export function memoryStats(wasm) {
-  return { bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() };
-}
+export const memoryStats = (wasm) => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });

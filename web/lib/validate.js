@@ -72,6 +72,9 @@ export function typedLength(value) {
   }
 }
 
+/** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
+export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => value[i]);
+
 /** Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots. */
 export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
 
@@ -265,6 +268,4 @@ export class Checker {
 export const sum = (values) => values.reduce((a, b) => a + b, 0);
 export const largest = (values) => values.reduce((a, b) => Math.max(a, b));
 
-export function bytesPer(dtype) {
-  return dtype === 'float32' ? 4 : 8;
-}
+export const bytesPer = (dtype) => (dtype === 'float32' ? 4 : 8);
