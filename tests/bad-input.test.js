@@ -840,3 +840,30 @@ test('an out of the wrong length is shown with its length, not only its type', (
   assert.throws(() => pe.table(2, 4, { out: [0, 0, 0, 0, 0, 0, 0, 0] }), /\(got an array\)$/);
   assert.throws(() => pe.table(2, 4, { out: new DataView(new ArrayBuffer(32)) }), /\(got DataView\)$/);
 });
+
+test('an out is written through its internal slots, never its own or inherited set', () => {
+  // issue 22's thirteenth pass: table and ropeApply wrote each chunk with out.set(...), so an out
+  // whose `set` getter threw escaped with that raw error, and one whose prototype was changed
+  // (still a Float32Array by its slots, as every check reads it) with "target.set is not a function".
+  const plant = {
+    'a set getter that throws': (o) => Object.defineProperty(o, 'set', { get() { throw new Error('planted set'); } }),
+    'a plain prototype': (o) => Object.setPrototypeOf(o, Object.prototype),
+    'no prototype': (o) => Object.setPrototypeOf(o, null),
+  };
+  const calls = [
+    [(out) => pe.table(3, 4, { out }), Float32Array, 12],
+    [(out) => pe.table(3, 4, { out, dtype: 'float16' }), Uint16Array, 12],
+    [(out) => pe.table(3, 4, { out, positions: [0, 5, 2] }), Float32Array, 12],
+    [(out) => pv.ropeApply({ shape: [2, 4], data: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]) }, { out }), Float32Array, 8],
+  ];
+  for (const [call, Type, n] of calls) {
+    const want = Array.from(call(new Type(n)).data);
+    for (const [what, f] of Object.entries(plant)) {
+      const out = new Type(n);
+      f(out);
+      const got = call(out);
+      assert.equal(got.data, out, what);
+      assert.deepEqual(Array.from(Type.prototype.values.call(out)), want, `${call}: ${what}`);
+    }
+  }
+});

@@ -211,3 +211,18 @@ test('a 16-bit tensor is decoded by moving its bits, with no function called per
     Float32Array.from = from;
   }
 });
+
+test('a 16-bit tensor is read through its own length, not a length property planted on it', () => {
+  // Issue 22, thirteenth pass: the decoder sized its Float32Array by data.length, so a 4-value
+  // tensor whose Uint16Array carried an own length of 2^32 made 16 GiB and looped 2^32 times
+  // (162 s) before its length was refused, and a length of -1 escaped as a raw "Invalid typed
+  // array length". Its elements are what the engine says it holds, as for every other typed array.
+  for (const type of ['float16', 'bfloat16']) {
+    const plain = pe.norms({ type, dims: [2, 2], data: Uint16Array.from([1, 2, 3, 4], (v) => encodeHalf(v, type)) });
+    for (const length of [-1, 2 ** 20, 1.5, 'x', 0]) {
+      const data = Uint16Array.from([1, 2, 3, 4], (v) => encodeHalf(v, type));
+      Object.defineProperty(data, 'length', { value: length });
+      assert.deepEqual(pe.norms({ type, dims: [2, 2], data }), plain, `${type}, length ${String(length)}`);
+    }
+  }
+});

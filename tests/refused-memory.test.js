@@ -22,6 +22,8 @@ const big = (rows, cols) => ({ rows, cols, data: { length: rows * cols } }); // 
 const DYNAMIC = { base: 1e300, scaling: { type: 'dynamic', factor: 1e6, maxPosition: 1 } };
 /** n positions (or ids), the last one past 2^31. */
 const far = (n) => Float64Array.from({ length: n }, (_, i) => (i === n - 1 ? 2 ** 31 + 1 : 0));
+/** q, k or v of 8 heads × 1024 × 64 float32 values, the last one `x`. */
+const heads = (x) => ({ shape: [1, 8, 1024, 64], data: Float32Array.from({ length: 2 ** 19 }, (_, i) => (i === 2 ** 19 - 1 ? x : 0.5)) });
 const ISSUE = { steps: 3, encoding: 'none', dModel: 16, layers: 1, mlp: 0, batch: 256, heads: 4, trainLengths: [3, 6] };
 
 // [entry, fn, args]: for each function, calls refused for their size (first,
@@ -34,6 +36,8 @@ const REFUSED = [
   ['posenc', 'dot', [[1, 2], [1]]], ['posenc', 'norms', [big(2 ** 24, 2 ** 24)]], ['posenc', 'gram', [big(20000, 1)]],
   ['posenc', 'rotation', [1, 16384]], ['posenc', 'toyAttention', [[1, 2], [1]]],
   ['posenc', 'attention', [big(2 ** 15, 1), big(2 ** 15, 1), big(2 ** 15, 1)]],
+  // issue 22's thirteenth pass: the float32 kernel (weights: false) found a non-finite k after its 1 MiB run was allocated
+  ['posenc', 'attention', [heads(0.5), heads(-Infinity), heads(0.5), { weights: false }]],
   ['posenc', 'kvCache', [{ heads: 1024, headDim: 4096, maxLength: 2 ** 20 }]],
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
   ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],

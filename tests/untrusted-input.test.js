@@ -170,3 +170,75 @@ test('a call just over 1 GiB does not read as exactly 1024 MiB', () => {
   assert.throws(() => pv.t5BucketMatrix(24, { kLen: 11184811 }),
     /^RangeError: posenc\.t5BucketMatrix: this call would need 1024\.1 MiB of WebAssembly memory; one call may use at most 1024 MiB/);
 });
+
+// ---- issue 22, thirteenth pass: reads by index, never through an iterator planted on the array ----
+
+test('a tensor shape is read by index, its length once: an iterator planted on it is never called', () => {
+  const data = new Float32Array([1, 2, 3, 4]);
+  const want = pe.norms({ shape: [2, 2], data });
+  let yields = 0;
+  const shape = [2, 2];
+  // Array.from(shape) followed it: an endless one never returned (here one of 1000 ones, refused as 1000 sizes)
+  shape[Symbol.iterator] = function* () {
+    for (let i = 0; i < 1000; i++, yields++) yield 1;
+  };
+  assert.deepEqual(pe.norms({ shape, data }), want);
+  assert.equal(yields, 0);
+  // a proxy whose length grows after its first read: read once, so 2 stays 2
+  let lengthReads = 0;
+  const growing = new Proxy([2, 2], { get: (t, k) => (k === 'length' ? (lengthReads++ ? 2 ** 32 - 1 : 2) : t[k]) });
+  assert.deepEqual(pe.norms({ shape: growing, data }), want);
+  assert.equal(lengthReads, 1);
+  // a sparse shape of length 2^32 - 1 is refused by its length, no element read
+  let gets = 0;
+  const sparse = [];
+  sparse.length = 2 ** 32 - 1;
+  const counted = new Proxy(sparse, { get: (t, k) => (k !== 'length' && gets++, t[k]) });
+  assert.throws(() => pe.norms({ shape: counted, data }), /posenc\.norms: matrix\.shape must be 1 to 4 sizes/);
+  assert.equal(gets, 0);
+});
+
+test('an int64 tensor is read by index to its own length, not through an iterator planted on it', () => {
+  // Float64Array.from(data, Number) followed data[Symbol.iterator]: one that threw escaped as that raw error,
+  // one that yielded other values replaced the tensor's, and an endless one never returned.
+  const plant = {
+    throws: (d) => Object.defineProperty(d, Symbol.iterator, { get() { throw new Error('planted iterator'); } }),
+    'other values': (d) => { d[Symbol.iterator] = function* () { for (let i = 0; i < d.length; i++) yield 1n; }; },
+    'a planted length': (d) => Object.defineProperty(d, 'length', { value: 2 ** 30 }),
+  };
+  const ids = () => ({ type: 'int64', dims: [3, 4], data: BigInt64Array.from([0n, 1n, 2n, 3n, 0n, 1n, 1n, 1n, 0n, 0n, 1n, 1n]) });
+  const cache = (p) => pv.mropeCache(p, 8, { section: [2, 1, 1] });
+  const q = { shape: [1, 1, 2, 4], data: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]) };
+  const mask = () => ({ type: 'int64', dims: [2, 2], data: BigInt64Array.from([1n, 0n, 1n, 1n]) });
+  const attend = (m) => pe.attention(q, q, q, { mask: m });
+  const wantCache = cache(ids()), wantAttention = attend(mask());
+  for (const [what, f] of Object.entries(plant)) {
+    const p = ids(), m = mask();
+    f(p.data);
+    f(m.data);
+    assert.deepEqual(cache(p), wantCache, `mropeCache positions, ${what}`);
+    assert.deepEqual(attend(m), wantAttention, `attention mask, ${what}`);
+  }
+});
+
+test('nested arrays: the copy is bounded before they are walked, and each row is read to the length checked', () => {
+  // 2^14 rows, all one sparse row of 2^14 holes: 2^28 values, 2 GiB of copy, refused before any row is
+  // walked (a row of 2^24 holes in each of 2^24 rows was walked for 2^48 steps). Reads are counted; past
+  // a million the row throws, so the walk that read them all fails fast rather than slowly.
+  let reads = 0;
+  const sparse = [];
+  sparse.length = 2 ** 14;
+  const row = new Proxy(sparse, {
+    get: (t, k) => (k === 'length' ? t.length : reads++ < 1e6 ? t[k] : assert.fail('a row was walked')),
+    has: (t, k) => (reads++ < 1e6 ? k in t : assert.fail('a row was walked')),
+  });
+  assert.throws(() => pe.norms(new Array(2 ** 14).fill(row)), /^RangeError: posenc\.norms: this call would need 2048\.\d MiB/);
+  assert.ok(reads <= 1, `${reads} reads`); // the shape's walk reads a row's first element, to look for a deeper level
+  // a row whose length grows to 2^32 - 1 after the ragged check: flat() read it again and walked it all
+  let lengthReads = 0;
+  const growing = new Proxy([3, 4], { get: (t, k) => (k === 'length' ? (lengthReads++ ? 2 ** 32 - 1 : 2) : t[k]), has: (t, k) => k in t });
+  assert.deepEqual(pe.norms([[1, 2], growing]), pe.norms([[1, 2], [3, 4]]));
+  assert.equal(lengthReads, 1);
+  // ragged rows are still refused as such
+  assert.throws(() => pe.norms([[1, 2], [3]]), /^RangeError: posenc\.norms: matrix is ragged$/);
+});

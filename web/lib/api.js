@@ -258,11 +258,9 @@ export function createApi(wasm) {
     const lead = q.shape.slice(0, -1);
     const nOut = s.b * s.heads * s.n * s.dv;
     if (flash) {
-      // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes).
+      // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
       const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale);
       if (out) return { output: tensor([...lead, s.dv], out) };
-      // Refused in float32: a non-finite input (named here) or a float32 overflow (float64 below).
-      for (const [name, t] of [['q', q], ['k', k], ['v', v]]) check.vector(`${name}.data`, t.data, typedLength(t.data));
     }
     // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
     const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];

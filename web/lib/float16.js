@@ -5,29 +5,30 @@
 // Decoding is exact (every value is a float32); encoding rounds a float64 to
 // nearest, ties to even, in one step (through float32 it would round twice).
 
+import { typedLength } from './validate.js';
+
 const FORMATS = { float16: [5, 10], bfloat16: [8, 7] }; // exponent and fraction bits
 export const HALF_TYPES = Object.keys(FORMATS);
 
 /** [fraction bits, exponent bias, the pattern of +Infinity] of a format. */
-function layout(format) {
-  const [e, f] = FORMATS[format];
-  return [f, 2 ** (e - 1) - 1, (2 ** e - 1) << f];
-}
+const layout = (format, [e, f] = FORMATS[format]) => [f, 2 ** (e - 1) - 1, (2 ** e - 1) << f];
 
 /**
  * A Float32Array of the values of the bit patterns `bits` (exact). Without
  * its sign, a pattern shifted into float32's fields reads as the value times
  * 2^(bias - 127) (subnormals included: both are fractions of a power of two),
  * so one exact multiply restores it. The value-by-value arithmetic it replaced
- * (a callback, a division and two powers) took 150 ns a value.
+ * (a callback, a division and two powers) took 150 ns a value. Its length is
+ * the engine's own (typedLength): a `length` property planted on the array
+ * made a Float32Array of 2^32 values (issue 22, thirteenth pass).
  */
 export function decodeHalves(bits, format) {
   const [f, bias, inf] = layout(format);
-  const out = new Float32Array(bits.length), words = new Uint32Array(out.buffer), scale = 2 ** (127 - bias);
+  const out = new Float32Array(typedLength(bits)), words = new Uint32Array(out.buffer), scale = 2 ** (127 - bias);
   for (let i = 0; i < out.length; i++) {
     const b = bits[i] & 0x7fff;
-    words[i] = b << (23 - f);
-    out[i] = (bits[i] & 0x8000 ? -1 : 1) * (b < inf ? out[i] * scale : b > inf ? NaN : Infinity);
+    words[i] = ((bits[i] & 0x8000) << 16) | (b << (23 - f)); // the sign in float32's sign bit
+    out[i] *= b < inf ? scale : b > inf ? NaN : Infinity; // Infinity's pattern is not float32's: ± its value times Infinity
   }
   return out;
 }

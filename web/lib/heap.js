@@ -82,7 +82,8 @@ export class Frame {
   /** Copies `count` elements at `ptr` into `target` (a typed array of `dtype`) from index `at`. */
   readInto(target, at, dtype, ptr, count) {
     const view = new WASM_TYPES[dtype](this.wasm.memory.buffer, ptr, count);
-    target.set(WASM_TYPES[dtype] === TYPES[dtype] ? view : asDtype(new Checker(this.fn), view, dtype), at);
+    // by slot: `target` may be the caller's out, whose own or inherited `set` is not called
+    copyTyped(target, WASM_TYPES[dtype] === TYPES[dtype] ? view : asDtype(new Checker(this.fn), view, dtype), at);
   }
 
   /** A copy, owned by the caller, of `count` elements at `ptr`, converted to `as` (default: dtype). */
@@ -177,6 +178,4 @@ export function asDtype(check, data, dtype) {
 export const matrix = (rows, cols, data) => ({ rows, cols, shape: [rows, cols], data });
 
 /** The memoryStats() of every entry: its module's memory and live allocations. */
-export function memoryStats(wasm) {
-  return { bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() };
-}
+export const memoryStats = (wasm) => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });

@@ -3,20 +3,26 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex } from './validate.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
 const MAX_RANK = 4;
 
-/** A copy of a shape: 1 to MAX_RANK sizes. */
+/**
+ * A copy of a shape: 1 to MAX_RANK sizes, its length read once and its elements by index (Array.from(shape)
+ * followed a Symbol.iterator planted on it, and an endless one never returned).
+ */
 function shapeOf(check, name, shape) {
-  const dims = check.read(name, () => (Array.isArray(shape) ? Array.from(shape) : []));
-  if (dims.length < 1 || dims.length > MAX_RANK) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
-  return dims.map((n, i) => check.size(`${name}[${i}]`, n));
+  const n = check.read(name, () => Array.isArray(shape) && shape.length);
+  if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
+  return check.read(name, () => byIndex(shape, n)).map((v, i) => check.size(`${name}[${i}]`, v));
 }
 
-/** Nested arrays: the shape of their first elements, and every leaf, flat; ragged rows are refused. */
+/**
+ * Nested arrays: the shape of their first elements, and data(), every leaf, flat (ragged rows refused), called
+ * once the copy's bytes are checked: 2^24 rows of 2^24 holes were walked for 2^48 steps before it.
+ */
 function flatten(check, name, value) {
   const dims = [];
   check.read(name, () => {
@@ -24,21 +30,24 @@ function flatten(check, name, value) {
   });
   // Bounded before it is walked: an array of length 2^32 - 1 hung every function taking a tensor.
   const shape = shapeOf(check, `${name} shape`, dims);
-  const data = check.read(name, () => {
-    let level = [value];
-    for (const n of dims) {
-      if (level.some((v) => !Array.isArray(v) || v.length !== n)) return null;
-      level = level.flat();
-    }
-    return level;
-  });
-  if (!data) throw check.fail(RangeError, `${name} is ragged`);
+  // Each row read by index to the length checked: flat() read its length again, and a proxy's could have
+  // grown to 2^32 - 1 meanwhile (minutes for a 2 × 2 input).
+  const data = () => {
+    const leaves = check.read(name, () => {
+      let level = [value], ok = true;
+      for (const n of dims) level = level.flatMap((v) => (Array.isArray(v) && v.length === n ? byIndex(v, n) : (ok = false)));
+      return ok && level;
+    });
+    if (!leaves) throw check.fail(RangeError, `${name} is ragged`);
+    return leaves;
+  };
   return { shape, data, type: undefined }; // own: readNested's `type` must not come from Object.prototype
 }
 
-/** { shape, data } of a supported tensor-like value, each field read once; data unchecked. */
+/** { shape, data() } of a supported tensor-like value, each field read once; data unchecked. */
 function parts(check, name, value) {
-  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value) || check.read(name, () => Array.isArray(value))) {
+  // (not an array: readNested has read nested arrays)
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) {
     throw check.fail(TypeError, `${name} must be a tensor: { data, shape }, { rows, cols, data } or a tfjs / ONNX tensor`, value);
   }
   // Each field read once, in one place; a getter that throws is reported as such.
@@ -52,7 +61,7 @@ function parts(check, name, value) {
       data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
   });
   const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
-  return { shape, data: f.data, type: f.type };
+  return { shape, data: () => f.data, type: f.type }; // data() as flatten's
 }
 
 // Element types of other libraries' tensors (onnxruntime-web and
@@ -70,14 +79,15 @@ function typedData(check, name, type, data, integers) {
   if (!REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
     throw check.fail(TypeError, `${name} must have element type ${REAL_TYPES.join(', ')}${integers ? ` or ${INTEGER_TYPES.join(', ')}` : ''}`, type);
   }
-  const array = typedLength(data) >= 0 ? typedArrayName(data) : '';
+  const array = typedArrayName(data); // by its slot: undefined for anything but a typed array, a Proxy running nothing
   if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
     // the bits mean nothing as numbers: only their own storage is read
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
     return decodeHalves(data, type);
   }
-  // an int64 mask: any value but 0 and 1 is refused after this
-  return array.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(data, Number) : data;
+  // an int64 mask: any value but 0 and 1 is refused after this. Read by index, to the engine's own
+  // length: Float64Array.from(data) followed a Symbol.iterator planted on it (an endless one never returned)
+  return array?.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(byIndex(data, typedLength(data)), Number) : data;
 }
 
 /**
@@ -93,7 +103,7 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   }
   const count = shape.reduce((a, b) => a * b, 1);
   check.bytes(count * 8 + alsoBytes(shape));
-  const data = typedData(check, name, type, given, elements?.integers === true);
+  const data = typedData(check, name, type, given(), elements?.integers === true);
   const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   return { shape, data: values };
 }
@@ -105,9 +115,7 @@ export function readMatrix(check, name, value, alsoBytes) {
 }
 
 /** A result tensor; matrices also carry rows and cols. */
-export function tensor(shape, data) {
-  return shape.length === 2 ? { rows: shape[0], cols: shape[1], shape, data } : { shape, data };
-}
+export const tensor = (shape, data) => (shape.length === 2 ? { rows: shape[0], cols: shape[1], shape, data } : { shape, data });
 
 /**
  * The `dtype` and `out` options of a function returning `count` numbers:

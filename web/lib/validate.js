@@ -72,11 +72,11 @@ export function typedLength(value) {
   }
 }
 
-/** Copies the typed array `source` into the typed array `target` (same length), by internal slots. */
-export function copyTyped(target, source) {
-  typedArraySet.call(target, source);
-  return target;
-}
+/** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
+export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => value[i]);
+
+/** Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots. */
+export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));
@@ -216,8 +216,8 @@ export class Checker {
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
     }
-    const type = typed >= 0 ? typedArrayName(value) : '';
-    if (type.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
+    const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
+    if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM
     if (length === undefined) this.size(`${name}.length`, n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
@@ -268,6 +268,4 @@ export class Checker {
 export const sum = (values) => values.reduce((a, b) => a + b, 0);
 export const largest = (values) => values.reduce((a, b) => Math.max(a, b));
 
-export function bytesPer(dtype) {
-  return dtype === 'float32' ? 4 : 8;
-}
+export const bytesPer = (dtype) => (dtype === 'float32' ? 4 : 8);

@@ -48,14 +48,12 @@ export function createVariants(wasm) {
    * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
    * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
-  function frequencies(check, dim, a, dtype) {
-    return withFrame(wasm, check.fn, (f) => {
-      const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
-      const out = f.output('float64', dim / 2);
-      call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
-      return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
-    });
-  }
+  const frequencies = (check, dim, a, dtype) => withFrame(wasm, check.fn, (f) => {
+    const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
+    const out = f.output('float64', dim / 2);
+    call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
+    return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
+  });
 
   const axes = createAxes(wasm, call, frequencies);
 

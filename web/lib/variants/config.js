@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, show, sum } from '../validate.js';
+import { isArray, show, sum, byIndex } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -65,9 +65,7 @@ function reader(check, cfg, warnings) {
 }
 
 /** A positive finite number read from the config, named by its key. */
-function positive(check, key, value) {
-  return check.finite(`config.${key}`, value, { above: 0 });
-}
+const positive = (check, key, value) => check.finite(`config.${key}`, value, { above: 0 });
 
 /** HF's head_dim: qk_rope_head_dim (DeepSeek's rotary part), head_dim, else hidden_size // num_attention_heads. */
 function headDimOf(check, get) {
@@ -93,7 +91,7 @@ function layerList(check, key, value, ok, what) {
   if (typed(check, key, value, Array.isArray, 'a list, one entry per layer') == null) return null;
   const n = check.read(name, () => +value.length); // a number once: a proxy's length object could say 2, then 2^31
   if (n > MAX_LAYERS) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
-  const list = check.read(name, () => Array.from({ length: n }, (_, i) => value[i]));
+  const list = check.read(name, () => byIndex(value, n));
   for (const [i, v] of list.entries()) if (!ok(v)) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
   return list;
 }
