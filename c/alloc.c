@@ -161,13 +161,14 @@ static void *heap_alloc(size_t bytes) {
 /* The bytes a chunk holds for its caller: those asked for, rounded up. */
 static size_t held(void *ptr) { return ((struct chunk *)ptr - 1)->size - sizeof(struct chunk); }
 
-/* Grows memory, in one step, until a free chunk of `bytes` exists. */
-static int heap_reserve(size_t bytes) {
+/* Whether a free chunk of `bytes` exists; if not, and `may_grow`, grows
+ * memory in one step until it does. */
+static int heap_reserve(size_t bytes, int may_grow) {
     if (!heap_end) add_region(HEAP_BASE, (uintptr_t)MEMORY_END());
     size_t need = align_up(bytes) + sizeof(struct chunk);
     for (struct chunk *c = free_list; c; c = c->next)
         if (c->size >= need) return 1;
-    return grow(need);
+    return may_grow && grow(need);
 }
 
 static void heap_free(void *ptr) {
@@ -194,8 +195,9 @@ static size_t held(void *ptr) {
     memcpy(&bytes, (unsigned char *)ptr - HEADER, sizeof bytes);
     return bytes;
 }
-static int heap_reserve(size_t bytes) { /* malloc grows as it likes */
+static int heap_reserve(size_t bytes, int may_grow) { /* malloc grows as it likes */
     (void)bytes;
+    (void)may_grow;
     return 1;
 }
 static void heap_free(void *ptr) { free((unsigned char *)ptr - HEADER); }
@@ -222,10 +224,15 @@ void *pe_malloc(size_t bytes) {
  * what the call needs, instead of a few pages at each allocation inside it,
  * which the first large call of a page would otherwise pay for (issue 24).
  * A footprint past the limit reserves nothing: the call is refused anyway.
- * 1 when the room is there, 0 when memory could not grow. */
+ * 1 when the room is there, 0 when memory could not grow. A negative
+ * `bytes` only asks whether the room for -bytes is there, growing nothing:
+ * a call that can refuse its input only once the input is in wasm memory
+ * checks it beforehand where it would grow memory (issue 22). */
 int pe_reserve(double bytes) {
+    int may_grow = bytes > 0;
+    if (!may_grow) bytes = -bytes;
     if (!(bytes > 0) || bytes + (double)live_bytes > (double)byte_limit) return 0;
-    return heap_reserve((size_t)bytes);
+    return heap_reserve((size_t)bytes, may_grow);
 }
 
 void pe_free(void *ptr) {

@@ -80,3 +80,22 @@ test('attention, weights: false: runs of kv heads, the last overlapping the one 
   const ints = [1, 2, 3].map((seed) => t(seed, Int16Array));
   assert.deepEqual(pe.attention(...ints, { causal: true, weights: false }).output.data, got);
 });
+
+test('a negative reservation only asks for room: it grows nothing, and says whether the room is there', async () => {
+  // attention(weights: false) checks its inputs in JS only where its buffers would grow memory,
+  // so that a refused non-finite input keeps nothing (issue 22) without a scan on every call
+  const { raw, pe } = await fresh();
+  assert.deepEqual(grows(raw, () => assert.equal(raw.pe_reserve(-64 * MiB), 0)), { count: 0, bytes: 0 });
+  assert.equal(raw.pe_reserve(-1024), 1, 'a kilobyte fits a fresh module');
+  assert.equal(raw.pe_reserve(4 * MiB), 1);
+  assert.deepEqual(grows(raw, () => assert.equal(raw.pe_reserve(-4 * MiB), 1)), { count: 0, bytes: 0 });
+  // where the kernel's buffers would grow memory, a non-finite input is refused before they exist
+  const { raw: raw2, pe: pe2 } = await fresh();
+  const big = (bad) => Float32Array.from({ length: 8 * 2048 * 64 }, (_, i) => (i === bad ? NaN : Math.sin(i)));
+  const t = (data) => ({ data, shape: [1, 8, 2048, 64] });
+  const refused = grows(raw2, () => assert.throws(() => pe2.attention(t(big(100000)), t(big(-1)), t(big(-1)), { weights: false }), /q\.data\[100000\] must be a finite number/));
+  assert.deepEqual(refused, { count: 0, bytes: 0 });
+  // and the same call with finite inputs grows memory: the check above was the one that mattered
+  assert.ok(grows(raw2, () => pe2.attention(t(big(-1)), t(big(-1)), t(big(-1)), { weights: false })).bytes > 0);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -129,9 +129,11 @@ static void test_memory(void) {
     EXPECT(pe_live_allocations() == 0);
     /* a reservation grows memory for a call's footprint, allocating nothing;
      * none for a footprint no call may hold */
-    EXPECT(pe_reserve(0) == 0 && pe_reserve(-1) == 0 && pe_reserve(NAN) == 0);
-    EXPECT(pe_reserve(PE_MAX_BYTES + 1) == 0);
+    EXPECT(pe_reserve(0) == 0 && pe_reserve(-0.0) == 0 && pe_reserve(NAN) == 0 && pe_reserve(-NAN) == 0);
+    EXPECT(pe_reserve(PE_MAX_BYTES + 1) == 0 && pe_reserve(-(PE_MAX_BYTES + 1.0)) == 0);
     EXPECT(pe_reserve(1 << 20) == 1);
+    /* a negative size only asks whether that room is there (it is now), growing nothing */
+    EXPECT(pe_reserve(-(1 << 20)) == 1);
     EXPECT(pe_live_allocations() == 0);
     p = pe_malloc(1 << 20);
     EXPECT(p != NULL);

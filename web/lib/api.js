@@ -1,7 +1,7 @@
 // The public API of `posenc`: validated arguments in, plain { shape, data }
 // copies out (matrices also carry rows and cols), float32 unless dtype says
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
-import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode } from './heap.js';
+import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
@@ -259,8 +259,10 @@ export function createApi(wasm) {
     const nOut = s.b * s.heads * s.n * s.dv;
     if (flash) {
       // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
-      const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale);
+      const finite = () => [['q', q], ['k', k], ['v', v]].forEach(([name, t]) => check.vector(`${name}.data`, t.data, typedLength(t.data)));
+      const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale, finite);
       if (out) return { output: tensor([...lead, s.dv], out) };
+      finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
     // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
     const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
@@ -287,11 +289,14 @@ export function createApi(wasm) {
    * call of a process touches that much fresh memory, not all of q, k and v,
    * and each fresh page costs a fault (a fifth of that call at [1, 8, 512, 64]).
    */
-  function attentionF32(check, q, k, v, dims, nOut, causal, scale) {
+  function attentionF32(check, q, k, v, dims, nOut, causal, scale, finite) {
     const [b, heads, kvHeads, n, m, dk, dv] = dims, rows = (heads / kvHeads) * n, all = b * kvHeads;
     const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv]; // 2^16 floats, about 256 KiB a run (not a C limit)
     // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
     check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
+    // The kernel refuses a non-finite input once it is in its buffers: where they would grow memory,
+    // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
+    if (!roomFor(wasm, check)) finite();
     return withFrame(wasm, check, (f) => {
       const at = sizes.map((size) => f.output('float32', run * size)), result = new Float32Array(nOut);
       const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);

@@ -30,16 +30,12 @@ export function attentionShape(check, q, k, v) {
 /**
  * Elements for the float32 kernel: a typed array of numbers and the right
  * length as it is (it is copied into wasm memory once, a run of kv heads at a
- * time, by api.js attentionF32) once every element is finite (the kernel found one that was not after growing
- * memory), anything else as Checker.vector reads it, which names a non-finite element.
+ * time, by api.js attentionF32), anything else as Checker.numbers reads it;
+ * not yet checked finite (attention() does, where a refusal would otherwise
+ * keep memory: a scan here was a sixth of a first call).
  */
-export function numbersOnly(check, name, data, count) {
-  // a scan, not a copy (a copy of k and v doubled a decode step's time), nor a callback a value (tripled it)
-  for (let i = typedLength(data) === count && !typedArrayName(data).startsWith('Big') ? 0 : -1; i < count; i++) {
-    if (i < 0 || !Number.isFinite(data[i])) return check.vector(name, data, count);
-  }
-  return data;
-}
+export const numbersOnly = (check, name, data, count) =>
+  (typedLength(data) === count && !typedArrayName(data).startsWith('Big') ? data : check.numbers(name, data, count));
 
 /** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
 function broadcastStrides(check, name, shape, target) {

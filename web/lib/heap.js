@@ -102,6 +102,9 @@ export class Frame {
 // bytes each) and the core's small scratch buffers.
 const RESERVE_SLACK = 4096;
 
+/** Whether wasm memory holds the footprint `check.bytes()` recorded without growing. */
+export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESERVE_SLACK));
+
 /**
  * Runs `body(frame)` and frees everything it allocated, whatever happens.
  * `check` is the call's Checker (or its name): memory grows once for the
