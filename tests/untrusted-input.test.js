@@ -242,3 +242,41 @@ test('nested arrays: the copy is bounded before they are walked, and each row is
   // ragged rows are still refused as such
   assert.throws(() => pe.norms([[1, 2], [3]]), /^RangeError: posenc\.norms: matrix is ragged$/);
 });
+
+test('a tensor whose prototype chain never ends (a Proxy answering itself) is refused after a bounded walk', () => {
+  // Its fields were looked for up the prototype chain, level by level, until Object.prototype or null: a
+  // Proxy whose getPrototypeOf answers itself (or one set as a tensor's prototype) made every function
+  // taking a tensor loop forever. The levels are counted; past a million the trap throws, so the endless
+  // walk fails fast (as "could not read matrix: endless") rather than never.
+  let levels = 0;
+  const endless = () => {
+    const p = new Proxy({}, { getPrototypeOf: () => (++levels > 1e6 ? assert.fail('endless') : p) });
+    return p;
+  };
+  const data = new Float32Array([1, 2, 3, 4]);
+  const q = { shape: [1, 1, 2, 2], data };
+  const refused = {
+    'norms(the Proxy)': () => pe.norms(endless()),
+    'attention(q, q, q, { mask: the Proxy })': () => pe.attention(q, q, q, { mask: endless() }),
+    'ropeApply(the Proxy)': () => pv.ropeApply(endless()),
+    'mropeCache(the Proxy, 8)': () => pv.mropeCache(endless(), 8, { section: [2, 1, 1] }),
+  };
+  for (const [what, call] of Object.entries(refused)) {
+    levels = 0;
+    assert.throws(call, /^TypeError: posenc\.\w+: \w+\.rows must be a number \(got undefined\)$/, what);
+    assert.ok(levels <= 64 * 8 + 8, `${what}: ${levels} levels walked`);
+  }
+  // own fields on such a chain: found at once, the absent ones (dims, dataSync, type, ...) looked for 64 levels up
+  const accepted = {
+    'gram({ shape, data } on it)': [() => pe.gram(Object.setPrototypeOf({ shape: [2, 2], data }, endless())), () => pe.gram({ shape: [2, 2], data })],
+    'attention(q, k on it, v)': [() => pe.attention(q, Object.setPrototypeOf({ dims: [1, 1, 2, 2], data }, endless()), q), () => pe.attention(q, q, q)],
+  };
+  for (const [what, [call, plain]] of Object.entries(accepted)) {
+    levels = 0;
+    assert.deepEqual(call(), plain(), what);
+    assert.ok(levels <= 64 * 8 + 8, `${what}: ${levels} levels walked`);
+  }
+  // a tensor of a class (fields on its prototype) still counts; Object.prototype's fields still do not
+  class T { get shape() { return [2, 2]; } get data() { return data; } }
+  assert.deepEqual(pe.norms(new T()), pe.norms({ shape: [2, 2], data }));
+});

@@ -51,10 +51,11 @@ function parts(check, name, value) {
     throw check.fail(TypeError, `${name} must be a tensor: { data, shape }, { rows, cols, data } or a tfjs / ONNX tensor`, value);
   }
   // Each field read once, in one place; a getter that throws is reported as such.
-  // Only fields of the object and its classes count, not Object.prototype's (pollution).
+  // Only fields of the object and its classes count, not Object.prototype's (pollution); at most 64 levels
+  // of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
   const f = check.read(name, () => {
     const get = (key) => {
-      for (let o = value; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
+      for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
     };
     const { dataSync, dims = get('shape') } = { dataSync: get('dataSync'), dims: get('dims') };
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
