@@ -280,3 +280,44 @@ test('a tensor whose prototype chain never ends (a Proxy answering itself) is re
   class T { get shape() { return [2, 2]; } get data() { return data; } }
   assert.deepEqual(pe.norms(new T()), pe.norms({ shape: [2, 2], data }));
 });
+
+test('an int64 tensor is refused by its own length before it is converted, and converted with no array of its values', () => {
+  // Its BigInts were gathered into an Array (by index), then converted, before the length was checked: a 2 × 2
+  // mask whose BigInt64Array held 2^24 values took 3 s and 0.9 GiB of heap to be refused (50 bytes a value:
+  // position ids or a mask of a documented size could exhaust the heap). Counted: the Number conversions and
+  // the Array.from lengths a call makes (Number and Array.from are looked up when called).
+  const realNumber = Number, realFrom = Array.from;
+  let conversions = 0, longest = 0;
+  globalThis.Number = new Proxy(realNumber, { apply: (t, self, args) => (conversions++, Reflect.apply(t, self, args)) });
+  Array.from = function (items, ...rest) {
+    longest = Math.max(longest, typeLength(items));
+    return Reflect.apply(realFrom, this, [items, ...rest]);
+  };
+  function typeLength(items) {
+    try {
+      return items?.length >>> 0;
+    } catch {
+      return 0;
+    }
+  }
+  try {
+    const q = { shape: [1, 1, 2, 4], data: new Float32Array(8).fill(0.5) };
+    const mask = (data) => ({ type: 'int64', dims: [2, 2], data });
+    assert.throws(() => pe.attention(q, q, q, { mask: mask(new BigInt64Array(2 ** 20)) }),
+      /^RangeError: posenc\.attention: mask\.data must have 4 elements to match the shape \(got 1048576\)$/);
+    assert.throws(() => pv.mropeCache({ type: 'int64', dims: [3, 2], data: new BigInt64Array(2 ** 20) }, 8, { section: [2, 1, 1] }),
+      /^RangeError: posenc\.mropeCache: positions\.data must have 6 elements to match \(got 1048576\)$/);
+    assert.equal(conversions, 0, 'no value of a refused int64 tensor is converted');
+    // accepted: each value converted once, no Array as long as the data
+    const ids = BigInt64Array.from({ length: 3 * 4096 }, (_, i) => BigInt(i % 4096));
+    const got = pv.mropeCache({ type: 'int64', dims: [3, 4096], data: ids }, 8, { section: [2, 1, 1] });
+    assert.equal(conversions, 3 * 4096);
+    assert.ok(longest < 4096, `an Array.from of ${longest} elements`);
+    globalThis.Number = realNumber;
+    Array.from = realFrom;
+    assert.deepEqual(got, pv.mropeCache({ dims: [3, 4096], data: Float64Array.from(ids, realNumber) }, 8, { section: [2, 1, 1] }));
+  } finally {
+    globalThis.Number = realNumber;
+    Array.from = realFrom;
+  }
+});
