@@ -84,7 +84,7 @@ function typedData(check, name, type, data, integers, count) {
   if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
     // the bits mean nothing as numbers: only their own storage is read
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
-    return decodeHalves(data, type);
+    return typedLength(data) === count ? decodeHalves(data, type) : data; // of another length: left to the length check, undecoded
   }
   // an int64 mask or position ids: any value but 0 and 1 (or past ±2^31) is refused after this. Read by index
   // (Float64Array.from(data) followed a Symbol.iterator planted on it) once its engine's own length is the
