@@ -226,3 +226,30 @@ test('a 16-bit tensor is read through its own length, not a length property plan
     }
   }
 });
+
+test('a 16-bit tensor of another length than its shape is refused undecoded', () => {
+  // It was decoded (a Float32Array of all its values) before its length was checked: a 2 × 2 float16 matrix
+  // whose Uint16Array held 2^26 values took 0.4 s to be refused, and one of 2^30 would need a 4 GiB decode.
+  // Counted: the Float32Arrays a call makes (Float32Array is looked up when constructed).
+  const Real = Float32Array;
+  let longest = 0;
+  globalThis.Float32Array = new Proxy(Real, {
+    construct: (T, args, target) => {
+      if (typeof args[0] === 'number') longest = Math.max(longest, args[0]);
+      return Reflect.construct(T, args, target === globalThis.Float32Array ? T : target);
+    },
+  });
+  try {
+    for (const type of ['float16', 'bfloat16']) {
+      assert.throws(() => pe.norms({ type, dims: [2, 2], data: new Uint16Array(2 ** 20) }),
+        /^RangeError: posenc\.norms: matrix\.data must have 4 elements to match \(got 1048576\)$/);
+      assert.throws(() => pe.attention({ type, dims: [1, 1, 2, 2], data: new Uint16Array(2 ** 20) }, { dims: [1, 1, 2, 2], data: [1, 2, 3, 4] }, { dims: [1, 1, 2, 2], data: [1, 2, 3, 4] }),
+        /^RangeError: posenc\.attention: q\.data must have 4 elements to match \(got 1048576\)$/);
+    }
+    assert.ok(longest < 2 ** 20, `a Float32Array of ${longest} values`);
+  } finally {
+    globalThis.Float32Array = Real;
+  }
+  // of the right length: decoded as before
+  assert.deepEqual(pe.norms({ type: 'float16', dims: [2, 2], data: Uint16Array.of(0x3c00, 0, 0, 0x4000) }), pe.norms({ dims: [2, 2], data: [1, 0, 0, 2] }));
+});

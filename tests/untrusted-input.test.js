@@ -242,3 +242,82 @@ test('nested arrays: the copy is bounded before they are walked, and each row is
   // ragged rows are still refused as such
   assert.throws(() => pe.norms([[1, 2], [3]]), /^RangeError: posenc\.norms: matrix is ragged$/);
 });
+
+test('a tensor whose prototype chain never ends (a Proxy answering itself) is refused after a bounded walk', () => {
+  // Its fields were looked for up the prototype chain, level by level, until Object.prototype or null: a
+  // Proxy whose getPrototypeOf answers itself (or one set as a tensor's prototype) made every function
+  // taking a tensor loop forever. The levels are counted; past a million the trap throws, so the endless
+  // walk fails fast (as "could not read matrix: endless") rather than never.
+  let levels = 0;
+  const endless = () => {
+    const p = new Proxy({}, { getPrototypeOf: () => (++levels > 1e6 ? assert.fail('endless') : p) });
+    return p;
+  };
+  const data = new Float32Array([1, 2, 3, 4]);
+  const q = { shape: [1, 1, 2, 2], data };
+  const refused = {
+    'norms(the Proxy)': () => pe.norms(endless()),
+    'attention(q, q, q, { mask: the Proxy })': () => pe.attention(q, q, q, { mask: endless() }),
+    'ropeApply(the Proxy)': () => pv.ropeApply(endless()),
+    'mropeCache(the Proxy, 8)': () => pv.mropeCache(endless(), 8, { section: [2, 1, 1] }),
+  };
+  for (const [what, call] of Object.entries(refused)) {
+    levels = 0;
+    assert.throws(call, /^TypeError: posenc\.\w+: \w+\.rows must be a number \(got undefined\)$/, what);
+    assert.ok(levels <= 64 * 8 + 8, `${what}: ${levels} levels walked`);
+  }
+  // own fields on such a chain: found at once, the absent ones (dims, dataSync, type, ...) looked for 64 levels up
+  const accepted = {
+    'gram({ shape, data } on it)': [() => pe.gram(Object.setPrototypeOf({ shape: [2, 2], data }, endless())), () => pe.gram({ shape: [2, 2], data })],
+    'attention(q, k on it, v)': [() => pe.attention(q, Object.setPrototypeOf({ dims: [1, 1, 2, 2], data }, endless()), q), () => pe.attention(q, q, q)],
+  };
+  for (const [what, [call, plain]] of Object.entries(accepted)) {
+    levels = 0;
+    assert.deepEqual(call(), plain(), what);
+    assert.ok(levels <= 64 * 8 + 8, `${what}: ${levels} levels walked`);
+  }
+  // a tensor of a class (fields on its prototype) still counts; Object.prototype's fields still do not
+  class T { get shape() { return [2, 2]; } get data() { return data; } }
+  assert.deepEqual(pe.norms(new T()), pe.norms({ shape: [2, 2], data }));
+});
+
+test('an int64 tensor is refused by its own length before it is converted, and converted with no array of its values', () => {
+  // Its BigInts were gathered into an Array (by index), then converted, before the length was checked: a 2 × 2
+  // mask whose BigInt64Array held 2^24 values took 3 s and 0.9 GiB of heap to be refused (50 bytes a value:
+  // position ids or a mask of a documented size could exhaust the heap). Counted: the Number conversions and
+  // the Array.from lengths a call makes (Number and Array.from are looked up when called).
+  const realNumber = Number, realFrom = Array.from;
+  let conversions = 0, longest = 0;
+  globalThis.Number = new Proxy(realNumber, { apply: (t, self, args) => (conversions++, Reflect.apply(t, self, args)) });
+  Array.from = function (items, ...rest) {
+    longest = Math.max(longest, typeLength(items));
+    return Reflect.apply(realFrom, this, [items, ...rest]);
+  };
+  function typeLength(items) {
+    try {
+      return items?.length >>> 0;
+    } catch {
+      return 0;
+    }
+  }
+  try {
+    const q = { shape: [1, 1, 2, 4], data: new Float32Array(8).fill(0.5) };
+    const mask = (data) => ({ type: 'int64', dims: [2, 2], data });
+    assert.throws(() => pe.attention(q, q, q, { mask: mask(new BigInt64Array(2 ** 20)) }),
+      /^RangeError: posenc\.attention: mask\.data must have 4 elements to match the shape \(got 1048576\)$/);
+    assert.throws(() => pv.mropeCache({ type: 'int64', dims: [3, 2], data: new BigInt64Array(2 ** 20) }, 8, { section: [2, 1, 1] }),
+      /^RangeError: posenc\.mropeCache: positions\.data must have 6 elements to match \(got 1048576\)$/);
+    assert.equal(conversions, 0, 'no value of a refused int64 tensor is converted');
+    // accepted: each value converted once, no Array as long as the data
+    const ids = BigInt64Array.from({ length: 3 * 4096 }, (_, i) => BigInt(i % 4096));
+    const got = pv.mropeCache({ type: 'int64', dims: [3, 4096], data: ids }, 8, { section: [2, 1, 1] });
+    assert.equal(conversions, 3 * 4096);
+    assert.ok(longest < 4096, `an Array.from of ${longest} elements`);
+    globalThis.Number = realNumber;
+    Array.from = realFrom;
+    assert.deepEqual(got, pv.mropeCache({ dims: [3, 4096], data: Float64Array.from(ids, realNumber) }, 8, { section: [2, 1, 1] }));
+  } finally {
+    globalThis.Number = realNumber;
+    Array.from = realFrom;
+  }
+});

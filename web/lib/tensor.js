@@ -51,12 +51,13 @@ function parts(check, name, value) {
     throw check.fail(TypeError, `${name} must be a tensor: { data, shape }, { rows, cols, data } or a tfjs / ONNX tensor`, value);
   }
   // Each field read once, in one place; a getter that throws is reported as such.
-  // Only fields of the object and its classes count, not Object.prototype's (pollution).
+  // Only fields of the object and its classes count, not Object.prototype's (pollution); at most 64 levels
+  // of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
   const f = check.read(name, () => {
     const get = (key) => {
-      for (let o = value; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
+      for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
     };
-    const { dataSync, dims = get('shape') } = { dataSync: get('dataSync'), dims: get('dims') };
+    const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
       data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
   });
@@ -73,8 +74,8 @@ function parts(check, name, value) {
 const REAL_TYPES = ['float32', 'float64', ...HALF_TYPES];
 const INTEGER_TYPES = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'bool'];
 
-/** The data of a tensor whose element type is `type` (undefined: none given), as numbers. */
-function typedData(check, name, type, data, integers) {
+/** The data of a tensor of `count` elements whose element type is `type` (undefined: none given), as numbers. */
+function typedData(check, name, type, data, integers, count) {
   if (type === undefined || type === null) return data;
   if (!REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
     throw check.fail(TypeError, `${name} must have element type ${REAL_TYPES.join(', ')}${integers ? ` or ${INTEGER_TYPES.join(', ')}` : ''}`, type);
@@ -83,11 +84,14 @@ function typedData(check, name, type, data, integers) {
   if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
     // the bits mean nothing as numbers: only their own storage is read
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
-    return decodeHalves(data, type);
+    return typedLength(data) === count ? decodeHalves(data, type) : data; // of another length: left to the length check, undecoded
   }
-  // an int64 mask: any value but 0 and 1 is refused after this. Read by index, to the engine's own
-  // length: Float64Array.from(data) followed a Symbol.iterator planted on it (an endless one never returned)
-  return array?.startsWith('Big') && type.endsWith('int64') ? Float64Array.from(byIndex(data, typedLength(data)), Number) : data;
+  // an int64 mask or position ids: any value but 0 and 1 (or past ±2^31) is refused after this. Read by index
+  // (Float64Array.from(data) followed a Symbol.iterator planted on it) once its engine's own length is the
+  // count (else left to the length check), straight into a Float64Array: an array of a BigInt each held 50 bytes a
+  // value (a 2 × 2 mask of 2^24 int64s took 3 s and 0.9 GiB of heap to be refused; position ids or a mask of
+  // a documented size could exhaust the heap)
+  return array?.startsWith('Big') && type.endsWith('int64') && typedLength(data) === count ? Float64Array.from({ length: count }, (_, i) => Number(data[i])) : data;
 }
 
 /**
@@ -103,7 +107,7 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   }
   const count = shape.reduce((a, b) => a * b, 1);
   check.bytes(count * 8 + alsoBytes(shape));
-  const data = typedData(check, name, type, given(), elements?.integers === true);
+  const data = typedData(check, name, type, given(), elements?.integers, count);
   const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   return { shape, data: values };
 }

@@ -216,11 +216,12 @@ export class Checker {
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
     }
-    const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
-    if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
-    // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM
+    // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM (an int64 tensor of
+    // another length comes here unconverted: tensor.js)
     if (length === undefined) this.size(`${name}.length`, n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
+    const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
+    if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     if (type) return copyTyped(type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n), value);
     const copy = new Float64Array(n);
     for (let i = 0; i < n; i++) {
