@@ -141,3 +141,18 @@ test('lab: refused evaluate and attentionMaps of a model keep no memory either',
     assert.deepEqual(lab.memoryStats(), before);
   }
 });
+
+test('attention(weights: false): q or k detached by a later argument\'s getter is refused by name, keeping no memory', () => {
+  // Where the kernel's buffers would grow memory, q, k and v are scanned in JS first, at their live length:
+  // a getter of v that had detached q's buffer made that scan a raw "Cannot perform %TypedArray%.prototype.set
+  // on a detached ArrayBuffer", naming no parameter (issue 22, fifteenth pass, class 8).
+  for (const name of ['q', 'k']) {
+    const args = { q: heads(0.5), k: heads(0.5) };
+    const victim = args[name].data;
+    const v = { shape: [1, 8, 1024, 64], get data() { structuredClone(victim.buffer, { transfer: [victim.buffer] }); return heads(0.5).data; } };
+    const before = pe.memoryStats();
+    assert.throws(() => pe.attention(args.q, args.k, v, { weights: false }),
+      { name: 'RangeError', message: `posenc.attention: ${name}.data must have 524288 elements to match (got 0)` });
+    assert.deepEqual(pe.memoryStats(), before);
+  }
+});
