@@ -141,3 +141,24 @@ test('lab: refused evaluate and attentionMaps of a model keep no memory either',
     assert.deepEqual(lab.memoryStats(), before);
   }
 });
+
+test('attention(weights: false): q or k detached or shrunk by a later argument\'s getter is refused by name, keeping no memory', () => {
+  // Where the kernel's buffers would grow memory (this instance's first megabyte cannot hold them), q, k and v
+  // are scanned in JS first; the scan took their live lengths. A getter of v that had detached q's buffer made
+  // it a raw "Cannot perform %TypedArray%.prototype.set on a detached ArrayBuffer", naming no parameter (class 8),
+  // and one that had shrunk q's resizable buffer let the scan pass, memory grow, and the copy refuse q
+  // (384 KiB kept; class 3). Issue 22, fifteenth pass: scanned at their shapes' counts.
+  const n = 2 ** 19;
+  for (const name of ['q', 'k']) {
+    for (const [change, left] of [[(b) => structuredClone(b, { transfer: [b] }), 0], [(b) => b.resize(n * 2), n / 2]]) {
+      const buffer = new ArrayBuffer(n * 4, { maxByteLength: n * 4 });
+      const args = { q: heads(0.5), k: heads(0.5) };
+      args[name] = { shape: [1, 8, 1024, 64], data: new Float32Array(buffer).fill(0.5) };
+      const v = { shape: [1, 8, 1024, 64], get data() { change(buffer); return heads(0.5).data; } };
+      const before = pe.memoryStats();
+      assert.throws(() => pe.attention(args.q, args.k, v, { weights: false }),
+        { name: 'RangeError', message: `posenc.attention: ${name}.data must have ${n} elements to match (got ${left})` });
+      assert.deepEqual(pe.memoryStats(), before);
+    }
+  }
+});

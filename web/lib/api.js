@@ -259,7 +259,7 @@ export function createApi(wasm) {
     const nOut = s.b * s.heads * s.n * s.dv;
     if (flash) {
       // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
-      const finite = () => [['q', q], ['k', k], ['v', v]].forEach(([name, t]) => check.vector(`${name}.data`, t.data, typedLength(t.data)));
+      const finite = () => [q, k, v].forEach((t, i) => check.vector(`${'qkv'[i]}.data`, t.data, t.shape.reduce((a, b) => a * b)));
       const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale, finite);
       if (out) return { output: tensor([...lead, s.dv], out) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
