@@ -24,6 +24,15 @@ test('per-layer lists are bounded by length before they are walked, and holes ar
     assert.throws(() => pv.ropeFromConfig({ ...base, [key]: huge }), (e) => e instanceof RangeError
       && new RegExp(`^posenc\\.ropeFromConfig: config\\.${key} may have at most 65536 entries`).test(e.message), key);
   }
+  // a Proxy of a list answering NaN, undefined or -1 for its length was read as no list: no_rope_layers accepted as absent,
+  // layer_types refused as 'layerIndex must be an integer from 0 to -1' (issue 22, sixteenth pass, class 8)
+  for (const length of [NaN, undefined, -1]) {
+    for (const [key, list] of [['no_rope_layers', [1, 0]], ['layer_types', ['full_attention', 'full_attention']]]) {
+      const answering = new Proxy(list, { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) });
+      assert.throws(() => pv.ropeFromConfig({ ...base, [key]: answering }, { layerIndex: 1 }), (e) => e instanceof RangeError
+        && new RegExp(`^posenc\\.ropeFromConfig: config\\.${key} may have at most 65536 entries \\(got "${Number(length)} entries"\\)`).test(e.message), `${key} ${length}`);
+    }
+  }
   const holes = ['full_attention', , 'full_attention']; // eslint-disable-line no-sparse-arrays
   assert.throws(() => pv.ropeFromConfig({ ...base, layer_types: holes }), /config\.layer_types\[1\] must be a string/);
   assert.equal(pv.ropeFromConfig({ ...base, layer_types: ['full_attention', 'full_attention'] }).layerTypes.length, 2);

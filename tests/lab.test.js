@@ -198,6 +198,13 @@ test('issue 22: loss, evaluate, attentionMaps and examples refuse bad arguments 
   raises(() => lab.attentionMaps(model, null), TypeError, /tokens must be an array/);
   raises(() => lab.attentionMaps(model, ['1', '2']), TypeError, /tokens\[0\] must be a number/);
   raises(() => lab.attentionMaps(model, [1, 2], { heads: 1 }), TypeError, /unknown option "heads"/);
+  // a Proxy of an Array answers any length: NaN read as 0 ids was refused as 'could not allocate 0 bytes', and 2.5 taken
+  // as 2 (issue 22, sixteenth pass, class 8); now refused by name, as batch.tokens's length is (one number: '2' is 2)
+  const answering = (length) => new Proxy([1, 2, 3], { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) });
+  for (const [length, shown] of [[NaN, 'NaN'], [undefined, 'NaN'], [2.5, '2.5'], [{ valueOf: () => NaN }, 'NaN']]) {
+    raises(() => lab.attentionMaps(model, answering(length)), RangeError, new RegExp(`tokens must hold 1 to 64 ids \\(the model's maxLength\\) \\(got ${shown}\\)`));
+    raises(() => lab.loss(model, { ...batch, tokens: answering(length) }), RangeError, /batch\.tokens must hold count x n = \d+ ids/);
+  }
   raises(() => lab.examples({ length: -1 }), RangeError, /length must be an integer from 1/);
   raises(() => lab.examples({ count: '2' }), TypeError, /count must be a number/);
   raises(() => lab.examples({ gradiant: true }), TypeError, /unknown option "gradiant"/);

@@ -258,6 +258,12 @@ test('bad input: a posenc error naming the parameter, and the module stays usabl
   const P = (s, o) => () => pe.mropePositions(s, o);
   refuses(P(undefined), TypeError, 'segments', 'no segments');
   refuses(P([]), TypeError, 'segments', 'empty segments');
+  // a Proxy of an Array answering NaN (or undefined) for its length passed 'n < 1' and was read as no segments:
+  // 'segments must hold at least one token', without the value (issue 22, sixteenth pass, class 8)
+  for (const length of [NaN, undefined]) {
+    const answering = new Proxy([{ text: 2 }], { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) });
+    assert.throws(P(answering), (e) => e instanceof TypeError && /^posenc\.mropePositions: segments must be a non-empty array .*\(got /.test(e.message), String(length));
+  }
   refuses(P([{ text: 1, image: [1, 2, 2] }]), TypeError, 'segments[0]', 'two kinds');
   refuses(P([{ audio: 3 }]), TypeError, 'audio', 'unknown kind');
   refuses(P([{ image: [1, 3, 4] }]), RangeError, 'spatialMergeSize', 'odd grid');

@@ -21,6 +21,7 @@ const isInt32 = (v) => typedLength(v) >= 0 && typedArrayName(v) === 'Int32Array'
  * The element count of an array or Int32Array: the typed array's by its slot (an own `length` of 3
  * read 3 of its ids), an array's (a proxy's) as a number read once (an object's valueOf ran twice).
  */
+// a number once (a Proxy's length object is asked once); tokenArray refuses one that is not whole (NaN read as 0 ids)
 const lengthOf = (check, name, v) => (isInt32(v) ? typedLength(v) : check.read(`${name}.length`, () => +v.length));
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
@@ -262,7 +263,7 @@ export function createLab(wasm) {
       throw check.fail(TypeError, `${name} must be an array of token ids`, tokens);
     }
     const n = lengthOf(check, name, tokens);
-    if (n < 1 || n > maxLength) {
+    if (!Number.isInteger(n) || n < 1 || n > maxLength) {
       throw check.fail(RangeError, `${name} must hold 1 to ${maxLength} ids (the model's maxLength)`, n);
     }
     const ids = new Int32Array(n);

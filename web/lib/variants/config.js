@@ -90,7 +90,7 @@ function layerList(check, key, value, ok, what) {
   const name = `config.${key}`;
   if (typed(check, key, value, Array.isArray, 'a list, one entry per layer') == null) return null;
   const n = check.read(name, () => +value.length); // a number once: a proxy's length object could say 2, then 2^31
-  if (n > MAX_LAYERS) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
+  if (!(n >= 0 && n <= MAX_LAYERS)) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
   const list = check.read(name, () => byIndex(value, n));
   for (const [i, v] of list.entries()) if (!ok(v)) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
   return list;
