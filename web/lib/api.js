@@ -67,10 +67,10 @@ export function createApi(wasm) {
     check.bytes(maxLen * dModel * TYPES[a.dtype].BYTES_PER_ELEMENT, chunk * (dModel * bytesPer(a.dtype) + (p ? 8 : 0)) + tableScratch(dModel));
     const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, check, (f) => {
-      const out = f.output(a.dtype, chunk * dModel);
+      const out = f.output(a.dtype, chunk * dModel), code = dtypeCode(a.dtype);
       const at = p && f.output('float64', chunk);
       for (let r0 = 0; r0 < maxLen; r0 += chunk) {
-        const rows = Math.min(chunk, maxLen - r0), code = dtypeCode(a.dtype);
+        const rows = Math.min(chunk, maxLen - r0);
         if (p) new Float64Array(wasm.memory.buffer, at, rows).set(p.subarray(r0, r0 + rows));
         const zero = a.zeroRow - r0;
         call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.zeroRow)

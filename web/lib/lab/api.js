@@ -19,9 +19,9 @@ import {
 const isInt32 = (v) => typedLength(v) >= 0 && typedArrayName(v) === 'Int32Array';
 /**
  * The element count of an array or Int32Array: the typed array's by its slot (an own `length` of 3
- * read 3 of its ids), an array's (a proxy's) as a number read once (an object's valueOf ran twice).
+ * read 3 of its ids), an array's (a proxy's) as a number read once (an object's valueOf ran twice);
+ * callers refuse one that is not whole (a NaN was read as 0 ids).
  */
-// a number once (a Proxy's length object is asked once); tokenArray refuses one that is not whole (NaN read as 0 ids)
 const lengthOf = (check, name, v) => (isInt32(v) ? typedLength(v) : check.read(`${name}.length`, () => +v.length));
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
