@@ -117,15 +117,24 @@ export function inspectReport(pv, config, select, asJson, maxBytes = 2 ** 30) {
   const results = types.map((t) => (t === null ? first : pv.ropeFromConfig(config, { layerType: t })));
   const model = config?.text_config?.model_type ?? config?.model_type ?? config?._class_name;
   const warnings = [...new Set(results.flatMap((r) => r.warnings))];
-  if (!asJson) return [text(model, results.map((r) => describe(pv, r, false)), layerSummary(first), warnings)];
-  const [head, tail] = JSON.stringify({ model, layers: layerSummary(first), rope: [PLACE], warnings }, null, 2)
-    .split(`    ${JSON.stringify(PLACE)}`);
+  const fits = (planned) => {
+    if (planned > maxBytes) {
+      throw new UsageError(`this report would take up to ${planned} bytes, more than --max-bytes ${maxBytes}; nothing was written. Give --layer-type or --layer-index, or raise --max-bytes deliberately`);
+    }
+  };
+  if (!asJson) {
+    const report = text(model, results.map((r) => describe(pv, r, false)), layerSummary(first), warnings);
+    fits(Buffer.byteLength(report));
+    return [report];
+  }
+  // split at the place's first line (the rope list comes before the warnings, which could hold the same words)
+  const envelope = JSON.stringify({ model, layers: layerSummary(first), rope: [PLACE], warnings }, null, 2);
+  const at = envelope.indexOf(`    ${JSON.stringify(PLACE)}`);
+  const head = envelope.slice(0, at), tail = envelope.slice(at + 4 + JSON.stringify(PLACE).length);
   const planned = Buffer.byteLength(head) + Buffer.byteLength(tail) + 1
     + results.reduce((n, r) => n + LAYER_BYTES + Buffer.byteLength(JSON.stringify(r.layerType ?? null))
       + VALUE_BYTES * ((r.invFreq?.length ?? 0) + (r.axesDim?.length ?? 0)), 0);
-  if (planned > maxBytes) {
-    throw new UsageError(`this report would take up to ${planned} bytes, more than --max-bytes ${maxBytes}; nothing was written. Give --layer-type or --layer-index, or raise --max-bytes deliberately`);
-  }
+  fits(planned);
   // each layer type as JSON.stringify places it in the envelope: indented by two levels, after a comma
   const layer = (r, i) => `${i ? ',\n' : ''}${JSON.stringify(describe(pv, r, true), null, 2).replace(/^/gm, '    ')}`;
   return [head, ...results.map((r, i) => () => layer(r, i)), `${tail}\n`];

@@ -197,8 +197,11 @@ test('the seventeenth adversarial pass: inspect --json is bounded by --max-bytes
   assert.equal(all.status, 2, all.stderr);
   assert.match(all.stderr, /^posenc: this report would take up to \d+ bytes, more than --max-bytes 1073741824; nothing was written\. Give --layer-type or --layer-index, or raise --max-bytes deliberately/);
   assert.equal(all.stdout, '');
-  assert.equal(run('inspect', file).status, 0); // the text report has no inv_freq
   writeFileSync(file, JSON.stringify(config(2)));
+  const text = run('inspect', file); // the text report has no inv_freq, and is bounded too
+  assert.equal(text.status, 0, text.stderr);
+  assert.equal(run('inspect', file, '--max-bytes', String(Buffer.byteLength(text.stdout))).status, 0);
+  assert.match(run('inspect', file, '--max-bytes', String(Buffer.byteLength(text.stdout) - 1)).stderr, /^posenc: this report would take up to \d+ bytes, more than --max-bytes/);
   const small = run('inspect', file, '--json', '--max-bytes', '1000000');
   assert.equal(small.status, 2, small.stderr);
   assert.equal(small.stdout, '');
