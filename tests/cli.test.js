@@ -366,7 +366,10 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
     [['timestep', '--dim', '4', '--timesteps', '1,1e-400'], /--timesteps must be comma-separated finite numbers, got "1e-400" \(too small for a double: it would be read as 0\)$/m],
     [['timestep', '--dim', '4', '--steps', '2', '--scale', '1e-400'], /--scale expects a finite decimal number, got "1e-400" \(too small/],
     [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'longrope', '--original-max-position', '4', '--factor', '2', '--short-factor', '1,1e-400', '--long-factor', '1,1'],
-      /--short-factor must be comma-separated numbers, got "1e-400" \(too small/],
+      /--short-factor must be comma-separated finite numbers, got "1e-400" \(too small/],
+    // read as every real flag: 1e400 was refused by the API as "scaling.shortFactor[0] ... (got Infinity)", +1 taken
+    ...['1e400', '+1', '0x1', 'Infinity', '1_0'].map((x) => [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'longrope', '--original-max-position', '4', '--factor', '2',
+      '--short-factor', '1,1', '--long-factor', `${x},1`], new RegExp(`--long-factor must be comma-separated finite numbers, got "${x.replace('+', '\\+')}"$`, 'm')]),
     // named the flag's option, not the failing pair; an empty --out was quoted as nothing
     [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'yarn', '--max-position', '2147483648', '--original-max-position', '1'],
       /scaling\.maxPosition \/ scaling\.originalMaxPosition, the factor it implies, must be from 0\.001 to 1000000 \(got 2147483648\)$/m],
