@@ -124,6 +124,13 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     assert.equal(await waitRendered(page, q3), 'ready');
     assert.match(await widgetText(page, q3), /24 read the time row, 20 the height row and 20 the width row/);
     assert.deepEqual((await idView(page, q3)).tables.map((t) => t.rows), [table(3, 3, () => 4), table(3, 3, (y) => 4 + y), table(3, 3, (y, x) => 4 + x)]);
+    // Which axis each pair reads comes from one position: the prompt's cache (grid² × head_dim) passed 1 GiB at
+    // head_dim 2^18 and grid 32, an error after the wavelengths were drawn (seventeenth pass)
+    const wide = { model_type: 'qwen2_vl', vision_config: { spatial_merge_size: 2 }, hidden_size: 2 ** 18, num_attention_heads: 1, rope_theta: 10000,
+      max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2 ** 15, 3 * 2 ** 14, 3 * 2 ** 14] } };
+    const qw = await addWidget(page, 'pe-model', { config: JSON.stringify(wide), grid: '32' });
+    assert.equal(await waitRendered(page, qw), 'ready');
+    assert.match(await widgetText(page, qw), /32768 read the time row, 49152 the height row and 49152 the width row/);
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);

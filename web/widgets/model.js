@@ -188,7 +188,9 @@ export class PeModel extends PeWidget {
     const start = p.tokenTypes.indexOf(1); // the first image token
     const end = p.tokenTypes.lastIndexOf(1) + 1;
     const id = (row, k) => p.data[row * s + k];
-    const cache = variants.mropeCache(p, r.rotaryDim, { config, layout: 'pairs' });
+    // Which axis each pair reads is the config's (its mrope_section), not the positions': one position tells it. The
+    // prompt's cache (grid² × head_dim) held 4 GiB at head_dim 2^20 and grid 32, refused after the wavelengths were drawn.
+    const cache = variants.mropeCache({ shape: [3, 1], data: [0, 0, 0] }, r.rotaryDim, { config, layout: 'pairs' });
     const reads = [0, 1, 2].map((k) => cache.axis.filter((a) => a === k).length);
     let top = 0;
     for (let k = start; k < end; k++) top = Math.max(top, id(0, k), id(1, k), id(2, k));
