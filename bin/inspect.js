@@ -38,13 +38,19 @@ function bands(pv, r) {
 
 /** Wavelengths (tokens per turn) against the trained and extended context. */
 function wavelengths(r) {
-  const lambda = Array.from(r.invFreq).filter((w) => w > 0).map((w) => TWO_PI / w);
   const trained = r.originalMaxPosition ?? r.maxPosition;
-  return {
-    // reduce, not Math.min(...lambda): a spread of a million wavelengths overflows the stack.
-    shortest: lambda.reduce((a, b) => Math.min(a, b), Infinity), longest: lambda.reduce((a, b) => Math.max(a, b), -Infinity), trained, original: r.originalMaxPosition, extended: r.maxPosition,
-    turnWithinTrained: trained ? lambda.filter((l) => l <= trained).length : undefined, count: lambda.length,
-  };
+  // One loop over the Float64Array (not a spread: a million wavelengths overflowed the stack). Array.from, filter,
+  // map and reduce of 2^19 frequencies a layer type took 5 of the 9 s of 64 types at head_dim 2^20, most of it GC.
+  let shortest = Infinity, longest = -Infinity, count = 0, within = 0;
+  for (let i = 0; i < r.invFreq.length; i++) {
+    if (!(r.invFreq[i] > 0)) continue;
+    const l = TWO_PI / r.invFreq[i];
+    shortest = Math.min(shortest, l);
+    longest = Math.max(longest, l);
+    count++;
+    if (l <= trained) within++;
+  }
+  return { shortest, longest, trained, original: r.originalMaxPosition, extended: r.maxPosition, turnWithinTrained: trained ? within : undefined, count };
 }
 
 /** One layer type's description (a plain object: the JSON output, which alone has its inv_freq). */
