@@ -131,6 +131,16 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     const qw = await addWidget(page, 'pe-model', { config: JSON.stringify(wide), grid: '32' });
     assert.equal(await waitRendered(page, qw), 'ready');
     assert.match(await widgetText(page, qw), /32768 read the time row, 49152 the height row and 49152 the width row/);
+    // head_dim 2^20 (the most a config may give): the chart draws every step-th of its 2^19 pairs and the last, 4097
+    // points a series; each of the 2^19 was a point and the page froze for 5 s (seventeenth pass). The export has them all.
+    const huge = { head_dim: 2 ** 20, hidden_size: 2 ** 20, num_attention_heads: 1, rope_theta: 10000, max_position_embeddings: 4096 };
+    const hw = await addWidget(page, 'pe-model', { config: JSON.stringify(huge) });
+    assert.equal(await waitRendered(page, hw), 'ready');
+    const drawn = await page.evaluate((i) => {
+      const e = document.getElementById(i);
+      return { series: e.waveChart.data.datasets.slice(0, 2).map((d) => [d.data.length, d.data[1].x, d.data.at(-1).x]), rows: e.exportData().rows.length };
+    }, hw);
+    assert.deepEqual(drawn, { series: [[4097, 128, 2 ** 19 - 1], [4097, 128, 2 ** 19 - 1]], rows: 2 ** 19 });
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);

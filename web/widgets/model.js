@@ -10,12 +10,13 @@
 // API (ropeFromConfig, mropePositions, ropeGridIds).
 import { PeWidget } from './base.js';
 import { int, text } from './attrs.js';
-import { lineChart, lineSet, setSeries, points } from './charts.js';
+import { lineChart, lineSet, setSeries } from './charts.js';
 import { LOG } from './log-scale.js';
 import { el, fmt } from './dom.js';
 
 const TEXT_BEFORE = 4; // <|im_start|>user\n<|vision_start|>
 const TEXT_AFTER = 5; // <|vision_end|> and a short question
+const MAX_DRAWN = 4096; // points a wavelength series draws (the widget's choice)
 
 /** The config object of the attribute's JSON text; an error names the attribute. */
 function parseConfig(raw) {
@@ -141,7 +142,11 @@ export class PeModel extends PeWidget {
   drawWavelengths(r, variants) {
     const n = r.invFreq.length;
     const plain = r.type === 'axial' ? r.invFreq : variants.ropeFrequencies(r.rotaryDim, { base: r.theta, dtype: 'float64' }).invFreq;
-    const wave = (w) => points(n, (i) => 2 * Math.PI / w[i]);
+    // At most MAX_DRAWN points a series, every step-th pair and the last (a chart is a few hundred pixels wide):
+    // 2^19 pairs a series at head_dim 2^20 froze the page for 5 s (seventeenth pass). The export has every pair.
+    const step = Math.ceil(n / MAX_DRAWN);
+    const drawn = Array.from({ length: Math.ceil((n - 1) / step) + 1 }, (_, j) => Math.min(j * step, n - 1));
+    const wave = (w) => drawn.map((i) => ({ x: i, y: 2 * Math.PI / w[i] }));
     const trained = r.originalMaxPosition ?? r.maxPosition;
     const sets = [
       lineSet(this.t('modelWavePlain', { theta: String(r.theta) }), wave(plain), 7, { pointRadius: 1.5 }),
