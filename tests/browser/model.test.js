@@ -141,6 +141,13 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
       return { series: e.waveChart.data.datasets.slice(0, 2).map((d) => [d.data.length, d.data[1].x, d.data.at(-1).x]), rows: e.exportData().rows.length };
     }, hw);
     assert.deepEqual(drawn, { series: [[4097, 128, 2 ** 19 - 1], [4097, 128, 2 ** 19 - 1]], rows: 2 ** 19 });
+    // an axial config of 1 or 4 axes: its wavelengths, and no ids (ropeGridIds makes 2 or 3 axes); its "axes must be
+    // an integer from 2 to 3" failed the whole drawing (seventeenth pass)
+    for (const axes of [[16], [16, 16, 16, 16]]) {
+      const odd = await addWidget(page, 'pe-model', { config: JSON.stringify({ _class_name: 'FluxTransformer2DModel', axes_dims_rope: axes, theta: 10000 }) });
+      assert.equal(await waitRendered(page, odd), 'ready', String(axes));
+      assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('table.idgrid').length, odd), 0);
+    }
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);

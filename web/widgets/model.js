@@ -70,8 +70,10 @@ export class PeModel extends PeWidget {
     if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
     const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
     if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
-    // the grid's side only for a model with position ids on a grid (M-RoPE, axial)
-    const grid = Boolean(r.mropeSection || r.axesDim);
+    // the grid's side only for a model with position ids on a grid (M-RoPE, axial of 2 or 3 axes: a latent's
+    // (row, column) or (time, row, column), as ropeGridIds makes them; 1 or 4 axes failed the whole drawing with
+    // ropeGridIds' "axes must be an integer from 2 to 3", where the wavelengths can still be drawn)
+    const grid = r.axesDim ? r.axesDim.length >= 2 && r.axesDim.length <= 3 : Boolean(r.mropeSection);
     this.dropControl('grid', grid);
     if (grid) this.control('grid', r.axesDim ? 'modelLatentLabel' : 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     const parts = [this.describe(r)];
@@ -81,7 +83,7 @@ export class PeModel extends PeWidget {
       return;
     }
     parts.push(this.drawWavelengths(r, variants));
-    if (r.type === 'axial') parts.push(this.drawFluxIds(variants, v.grid, r));
+    if (r.type === 'axial' && grid) parts.push(this.drawFluxIds(variants, v.grid, r));
     else if (r.mropeSection) parts.push(this.drawMrope(variants, config, v.grid, r));
     else this.idsEl?.replaceChildren();
     if (r.warnings.length) parts.push(this.t('modelWarnings', { list: r.warnings.join('; ') }));
