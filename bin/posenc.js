@@ -53,6 +53,7 @@ const COMMANDS = {
     entry: 'posenc',
     summary: 'the sinusoidal table, max-len × d-model',
     elements: (v) => v['max-len'] * v['d-model'],
+    cols: (v) => v['d-model'],
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
       'd-model': { type: 'int', required: true, help: 'columns' },
@@ -67,6 +68,7 @@ const COMMANDS = {
     entry: 'posenc/variants',
     summary: 'the RoPE cos and sin cache: shape (2, max-len, cols), cos first; or one of them with --part',
     elements: (v) => v['max-len'] * (v.layout === 'pairs' ? v.dim / 2 : v.dim) * ((v.part ?? 'both') === 'both' ? 2 : 1),
+    cols: (v) => (v.layout === 'pairs' ? v.dim / 2 : v.dim),
     flags: {
       'max-len': { type: 'int', required: true, help: 'rows (positions)' },
       dim: { type: 'int', required: true, help: 'rotary (head) dimension, even' },
@@ -81,6 +83,7 @@ const COMMANDS = {
     entry: 'posenc/variants',
     summary: 'ALiBi biases: shape (heads, q-len, k-len); or one head with --head',
     elements: (v) => (v.head === undefined ? v.heads : 1) * v['q-len'] * (v['k-len'] ?? v['q-len']),
+    cols: (v) => v['k-len'] ?? v['q-len'],
     flags: {
       heads: { type: 'int', required: true, help: 'number of heads' },
       'q-len': { type: 'int', required: true, help: 'queries (rows)' },
@@ -97,6 +100,7 @@ const COMMANDS = {
     entry: 'posenc/fields',
     summary: 'diffusion timestep embeddings: shape (timesteps, dim)',
     elements: (v) => (v.steps ?? String(v.timesteps).split(',').length) * v.dim,
+    cols: (v) => v.dim,
     flags: {
       dim: { type: 'int', required: true, help: 'embedding width (odd: a zero last column)' },
       steps: { type: 'int', help: 'timesteps 0, 1, ..., steps - 1 (or give --timesteps)' },
@@ -114,6 +118,7 @@ const COMMANDS = {
     summary: 'the 2-D sin-cos table of a patch grid: shape (extra tokens + grid-h × grid-w, dim)',
     // --extra-tokens adds its rows with or without --cls-token, as the API does
     elements: (v) => (v['grid-h'] * (v['grid-w'] ?? v['grid-h']) + (v['extra-tokens'] ?? (v['cls-token'] ? 1 : 0))) * v.dim,
+    cols: (v) => v.dim,
     flags: {
       'grid-h': { type: 'int', required: true, help: 'patch rows' },
       'grid-w': { type: 'int', help: 'patch columns (default grid-h)' },
@@ -196,14 +201,19 @@ function formatOf(out, given) {
   return format;
 }
 
-// The most a value can take as text, separators and brackets included:
-// shortest float32 like -1.1754944e-38, float64 like -2.2250738585072014e-308.
-const TEXT_BYTES = { float32: 17, float64: 27 };
+// The most a value can take as text, its separator included: JavaScript writes a float32's 9 digits as
+// -0.00000123456789 (17 characters) and 1.2345679e20 as -123456790000000000000 (22), a float64's 17 as
+// -0.0000012345678901234567 (25). (17 bytes a float32 value, the plan until the seventeenth pass, let an
+// ALiBi mask of -0.0000012345678 pass --max-bytes and the write stop at the second fence, exit 1.)
+const TEXT_BYTES = { float32: 23, float64: 26 };
+// A JSON row's brackets beyond its values: its own two, two of each of up to two outer dimensions, a comma, a newline.
+const JSON_ROW_BYTES = 8;
 
 /** The most bytes the output can take (exact for .npy but for its header's padding), known before anything is computed. */
 function plannedBytes(cmd, values, format, dtype) {
   const n = COMMANDS[cmd].elements(values);
-  return format === 'npy' ? 128 + n * (dtype === 'float32' ? 4 : 8) : 256 + n * TEXT_BYTES[dtype];
+  if (format === 'npy') return 128 + n * (dtype === 'float32' ? 4 : 8);
+  return 256 + n * TEXT_BYTES[dtype] + (format === 'json' ? (n / Math.max(1, COMMANDS[cmd].cols(values))) * JSON_ROW_BYTES : 0);
 }
 
 // ---- output ------------------------------------------------------------------------

@@ -47,7 +47,9 @@ const COMMANDS = {
   inspect: {
     usage: 'posenc inspect config.json [flags]',
     summary: 'what posenc reads from a model\'s config.json: type, θ, dims, factors, layer types, attention factor, wavelengths, warnings',
-    flags: { ...SELECT, json: { type: 'boolean', help: 'print JSON instead of text (with each layer type\'s inv_freq in float64)' }, help: { type: 'boolean', help: 'show this help' } },
+    flags: { ...SELECT, json: { type: 'boolean', help: 'print JSON instead of text (with each layer type\'s inv_freq in float64)' },
+      'max-bytes': { type: 'int', help: `the largest report to write, in bytes (default ${2 ** 30}, 1 GiB); checked before anything is written` },
+      help: { type: 'boolean', help: 'show this help' } },
   },
 };
 
@@ -215,11 +217,20 @@ async function ropeCommand(pv, values, raw) {
   }
 }
 
-function inspectCommand(pv, values, positional) {
+function inspectCommand(pv, values, raw, positional) {
   if (positional.length !== 1) throw new UsageError('give one config.json (posenc inspect config.json)');
+  const maxBytes = values['max-bytes'] ?? 2 ** 30;
+  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${raw['max-bytes']}`);
   const config = readConfig(positional[0]);
   // writeSync, as --out - is written: process.stdout.write's EPIPE (| head) escaped as an unhandled 'error' event with a stack.
-  writeAll(1, Buffer.from(inspectReport(pv, config, selection(values), Boolean(values.json))));
+  // Parts made as they are written (a function), so one layer type's JSON is held at a time.
+  let written = 0;
+  for (const part of inspectReport(pv, config, selection(values), Boolean(values.json), maxBytes)) {
+    const bytes = Buffer.from(typeof part === 'function' ? part() : part);
+    // the plan is an upper bound, so this never fires unless it is wrong: a second fence, as the other commands have
+    if ((written += bytes.length) > maxBytes) throw new Error(`the report grew past --max-bytes ${maxBytes}; stopped`);
+    writeAll(1, bytes);
+  }
 }
 
 /** `posenc rope --config ...` or `posenc inspect ...`: the exit status. */
@@ -234,7 +245,7 @@ export async function main(argv) {
       return 0;
     }
     const pv = await init();
-    if (cmd === 'inspect') inspectCommand(pv, values, positional);
+    if (cmd === 'inspect') inspectCommand(pv, values, raw, positional);
     else await ropeCommand(pv, values, raw);
     return 0;
   } catch (e) {

@@ -3,7 +3,7 @@
 // one flag per parameter, its help naming the types that read it and their
 // defaults, and the reader that turns the flags back into the `scaling` option.
 import { ROPE_TYPES, ROPE_PARAMS } from 'posenc/variants';
-import { readsAsZero } from './args.js';
+import { readsAsZero, REAL } from './args.js';
 
 /** The parameters the `scaling` option of a CLI call can set: every one. */
 const FLAGGED = Object.keys(ROPE_PARAMS);
@@ -36,10 +36,13 @@ function valueOf(key, raw, usage) {
     return raw === 'true';
   }
   if (p.kind !== 'factors') return raw;
+  // each as a real flag is read (spaces around it allowed, as in --timesteps): finite, so 1e400 is refused here as
+  // typed, not by the API as "got Infinity"; no "+", as no real flag takes one
   return raw.split(',').map((x) => {
-    const zero = readsAsZero(x, Number(x));
-    if (!/^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(x) || zero) throw usage(`${p.flag} must be comma-separated numbers, got ${JSON.stringify(x)}${zero}`);
-    return Number(x);
+    const n = REAL.test(x.trim()) ? Number(x) : NaN;
+    const zero = readsAsZero(x, n);
+    if (!Number.isFinite(n) || zero) throw usage(`${p.flag} must be comma-separated finite numbers, got ${JSON.stringify(x)}${zero}`);
+    return n;
   });
 }
 

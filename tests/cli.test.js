@@ -272,14 +272,15 @@ test('the output size is checked before anything is written, against --max-bytes
   const edge = run('table', '--max-len', '16777216', '--d-model', '16', '--out', out('edge.npy'));
   assert.equal(edge.status, 2, edge.stderr);
   assert.match(edge.stderr, new RegExp(`more than --max-bytes ${PE_MAX_BYTES}`));
-  // --max-bytes bounds every format by its largest possible size (text: 17 bytes a float32 value, 27 a float64).
+  // --max-bytes bounds every format by its largest possible size (text: 23 bytes a float32 value, 26 a float64,
+  // and in JSON 8 a row for its brackets).
   const cases = [
     [['--max-len', '64', '--d-model', '64', '--max-bytes', '16000'], 2, 'npy'],
     [['--max-len', '64', '--d-model', '64', '--max-bytes', String(128 + 64 * 64 * 4)], 0, 'npy'],
-    [['--max-len', '8', '--d-model', '8', '--max-bytes', String(256 + 64 * 17 - 1)], 2, 'csv'],
-    [['--max-len', '8', '--d-model', '8', '--max-bytes', String(256 + 64 * 17)], 0, 'csv'],
-    [['--max-len', '8', '--d-model', '8', '--dtype', 'float64', '--max-bytes', String(256 + 64 * 27)], 0, 'json'],
-    [['--max-len', '8', '--d-model', '8', '--dtype', 'float64', '--max-bytes', String(256 + 64 * 27 - 1)], 2, 'json'],
+    [['--max-len', '8', '--d-model', '8', '--max-bytes', String(256 + 64 * 23 - 1)], 2, 'csv'],
+    [['--max-len', '8', '--d-model', '8', '--max-bytes', String(256 + 64 * 23)], 0, 'csv'],
+    [['--max-len', '8', '--d-model', '8', '--dtype', 'float64', '--max-bytes', String(256 + 64 * 26 + 8 * 8)], 0, 'json'],
+    [['--max-len', '8', '--d-model', '8', '--dtype', 'float64', '--max-bytes', String(256 + 64 * 26 + 8 * 8 - 1)], 2, 'json'],
   ];
   for (const [args, status, format] of cases) {
     const file = out(`limit.${format}`);
@@ -307,6 +308,24 @@ test('the output size is checked before anything is written, against --max-bytes
   assert.equal(extra.status, 2, extra.stderr);
   assert.match(extra.stderr, /^posenc: this output would take 1048720 bytes, more than --max-bytes 200; nothing was written/);
   assert.equal(existsSync(out('other.npy')), false);
+});
+
+test('the text plan holds the longest values a command can write (seventeenth pass)', () => {
+  // A masked ALiBi column of -0.0000012345678 (16 characters, 19 bytes a JSON row [v],) passed the plan of
+  // 17 bytes a value: the work ran and the write stopped at the second fence, exit 1, after writing.
+  const mask = (value, format, maxBytes) => run('alibi', '--heads', '1', '--q-len', '4096', '--k-len', '1', '--query-offset', '-4096',
+    '--mask-value', value, '--max-bytes', String(maxBytes), '--out', out(`mask.${format}`), '--force', '--quiet');
+  for (const [value, format] of [['-0.0000012345678', 'json'], ['-0.00000123456789', 'csv'], ['-1.2345679e20', 'json'], ['-1.2345679e20', 'csv']]) {
+    const refused = mask(value, format, 256 + 4096 * 17);
+    assert.equal(refused.status, 2, `${value} .${format}: ${refused.stderr}`);
+    assert.match(refused.stderr, /^posenc: this output would take \d+ bytes, more than --max-bytes/);
+    assert.equal(existsSync(out(`mask.${format}`)), false);
+    const planned = 256 + 4096 * 23 + (format === 'json' ? 4096 * 8 : 0);
+    const written = mask(value, format, planned);
+    assert.equal(written.status, 0, `${value} .${format}: ${written.stderr}`);
+    assert.ok(statSync(out(`mask.${format}`)).size <= planned);
+    rmSync(out(`mask.${format}`));
+  }
 });
 
 test('numbers are read strictly, flags once, and messages quote what was typed (issue 22)', () => {
@@ -347,7 +366,10 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
     [['timestep', '--dim', '4', '--timesteps', '1,1e-400'], /--timesteps must be comma-separated finite numbers, got "1e-400" \(too small for a double: it would be read as 0\)$/m],
     [['timestep', '--dim', '4', '--steps', '2', '--scale', '1e-400'], /--scale expects a finite decimal number, got "1e-400" \(too small/],
     [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'longrope', '--original-max-position', '4', '--factor', '2', '--short-factor', '1,1e-400', '--long-factor', '1,1'],
-      /--short-factor must be comma-separated numbers, got "1e-400" \(too small/],
+      /--short-factor must be comma-separated finite numbers, got "1e-400" \(too small/],
+    // read as every real flag: 1e400 was refused by the API as "scaling.shortFactor[0] ... (got Infinity)", +1 taken
+    ...['1e400', '+1', '0x1', 'Infinity', '1_0'].map((x) => [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'longrope', '--original-max-position', '4', '--factor', '2',
+      '--short-factor', '1,1', '--long-factor', `${x},1`], new RegExp(`--long-factor must be comma-separated finite numbers, got "${x.replace('+', '\\+')}"$`, 'm')]),
     // named the flag's option, not the failing pair; an empty --out was quoted as nothing
     [['rope', '--max-len', '2', '--dim', '4', '--scaling', 'yarn', '--max-position', '2147483648', '--original-max-position', '1'],
       /scaling\.maxPosition \/ scaling\.originalMaxPosition, the factor it implies, must be from 0\.001 to 1000000 \(got 2147483648\)$/m],

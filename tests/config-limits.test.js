@@ -183,3 +183,33 @@ test('the tenth adversarial pass: a config of 65 536 layer types, each with its 
   assert.equal(one.status, 0, one.stderr);
   assert.match(one.stdout, /theta\s+10007/);
 });
+
+test('the seventeenth adversarial pass: inspect --json is bounded by --max-bytes before any of it is made', () => {
+  // 64 layer types at head_dim 2^20 (a 3 kB config, every value within its documented range): their inv_freq
+  // in JSON passed V8's longest string, a raw "Invalid string length" (exit 1) after 13 s and 1.7 GB of heap;
+  // 32 of them wrote 500 MB to standard output, with no limit to raise.
+  const types = (n) => Array.from({ length: n }, (_, i) => `t${i}`);
+  const config = (n) => ({ model_type: 'x', head_dim: 2 ** 20, num_attention_heads: 1, num_hidden_layers: n, max_position_embeddings: 16,
+    layer_types: types(n), rope_parameters: Object.fromEntries(types(n).map((t, i) => [t, { rope_type: 'default', rope_theta: 10000 + i }])) });
+  const file = path.join(dir, 'wide-types.json');
+  writeFileSync(file, JSON.stringify(config(64)));
+  const all = run('inspect', file, '--json');
+  assert.equal(all.status, 2, all.stderr);
+  assert.match(all.stderr, /^posenc: this report would take up to \d+ bytes, more than --max-bytes 1073741824; nothing was written\. Give --layer-type or --layer-index, or raise --max-bytes deliberately/);
+  assert.equal(all.stdout, '');
+  writeFileSync(file, JSON.stringify(config(2)));
+  const text = run('inspect', file); // the text report has no inv_freq, and is bounded too
+  assert.equal(text.status, 0, text.stderr);
+  assert.equal(run('inspect', file, '--max-bytes', String(Buffer.byteLength(text.stdout))).status, 0);
+  assert.match(run('inspect', file, '--max-bytes', String(Buffer.byteLength(text.stdout) - 1)).stderr, /^posenc: this report would take up to \d+ bytes, more than --max-bytes/);
+  const small = run('inspect', file, '--json', '--max-bytes', '1000000');
+  assert.equal(small.status, 2, small.stderr);
+  assert.equal(small.stdout, '');
+  // within the limit, the report is as one JSON.stringify of it, written a layer type at a time
+  const r = spawnSync(process.execPath, [cli, 'inspect', file, '--json', '--max-bytes', '50000000'], { encoding: 'utf8', timeout: 120000, maxBuffer: 64 * 2 ** 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.equal(r.stdout, `${JSON.stringify(report, null, 2)}\n`);
+  assert.deepEqual(report.rope.map((l) => [l.layerType, l.invFreq.length]), [['t0', 2 ** 19], ['t1', 2 ** 19]]);
+  assert.equal(run('inspect', file, '--json', '--max-bytes', '0').status, 2);
+});

@@ -44,6 +44,21 @@ test('<pe-rope model-config> draws the model\'s RoPE: HF\'s inv_freq for Llama 3
   });
 });
 
+test('<pe-rope model-config> keeps d-model\'s limit: a wider model is refused before anything is computed (seventeenth pass)', async () => {
+  // head_dim 2^20 replaced d-model (at most 1024) unchecked: len × 2^20 copies of q were built (2 GiB at max-len
+  // 256) and the tab froze for 10 s before ropeApply refused them.
+  const config = (hd) => JSON.stringify({ head_dim: hd, num_attention_heads: 1, hidden_size: hd, rope_theta: 10000, max_position_embeddings: 4096 });
+  await withPage('examples/blog.html', async (page) => {
+    for (const hd of [2 ** 20, 2048]) {
+      const id = await addWidget(page, 'pe-rope', { 'model-config': config(hd), 'max-len': '256' });
+      assert.equal(await waitRendered(page, id), 'error', String(hd));
+      assert.match(await errorText(page, id), new RegExp(`model-config rotates ${hd} dimensions; this view draws at most 1024`));
+    }
+    const widest = await addWidget(page, 'pe-rope', { 'model-config': config(1024), 'max-len': '8' });
+    assert.equal(await waitRendered(page, widest), 'ready');
+  });
+});
+
 test('<pe-model> exports HF\'s inv_freq and attention factor for every gallery config and layer type (golden, 8 ulp)', async () => {
   // the gallery's cases at their default layer or a layer type (FLUX's axial included; Llama 4's default layer has RoPE)
   const cases = golden.filter((c) => c.fixture && Object.keys(c.options).every((k) => k === 'layerType'));

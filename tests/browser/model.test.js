@@ -124,6 +124,30 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
     assert.equal(await waitRendered(page, q3), 'ready');
     assert.match(await widgetText(page, q3), /24 read the time row, 20 the height row and 20 the width row/);
     assert.deepEqual((await idView(page, q3)).tables.map((t) => t.rows), [table(3, 3, () => 4), table(3, 3, (y) => 4 + y), table(3, 3, (y, x) => 4 + x)]);
+    // Which axis each pair reads comes from one position: the prompt's cache (grid² × head_dim) passed 1 GiB at
+    // head_dim 2^18 and grid 32, an error after the wavelengths were drawn (seventeenth pass)
+    const wide = { model_type: 'qwen2_vl', vision_config: { spatial_merge_size: 2 }, hidden_size: 2 ** 18, num_attention_heads: 1, rope_theta: 10000,
+      max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2 ** 15, 3 * 2 ** 14, 3 * 2 ** 14] } };
+    const qw = await addWidget(page, 'pe-model', { config: JSON.stringify(wide), grid: '32' });
+    assert.equal(await waitRendered(page, qw), 'ready');
+    assert.match(await widgetText(page, qw), /32768 read the time row, 49152 the height row and 49152 the width row/);
+    // head_dim 2^20 (the most a config may give): the chart draws every step-th of its 2^19 pairs and the last, 4097
+    // points a series; each of the 2^19 was a point and the page froze for 5 s (seventeenth pass). The export has them all.
+    const huge = { head_dim: 2 ** 20, hidden_size: 2 ** 20, num_attention_heads: 1, rope_theta: 10000, max_position_embeddings: 4096 };
+    const hw = await addWidget(page, 'pe-model', { config: JSON.stringify(huge) });
+    assert.equal(await waitRendered(page, hw), 'ready');
+    const drawn = await page.evaluate((i) => {
+      const e = document.getElementById(i);
+      return { series: e.waveChart.data.datasets.slice(0, 2).map((d) => [d.data.length, d.data[1].x, d.data.at(-1).x]), rows: e.exportData().rows.length };
+    }, hw);
+    assert.deepEqual(drawn, { series: [[4097, 128, 2 ** 19 - 1], [4097, 128, 2 ** 19 - 1]], rows: 2 ** 19 });
+    // an axial config of 1 or 4 axes: its wavelengths, and no ids (ropeGridIds makes 2 or 3 axes); its "axes must be
+    // an integer from 2 to 3" failed the whole drawing (seventeenth pass)
+    for (const axes of [[16], [16, 16, 16, 16]]) {
+      const odd = await addWidget(page, 'pe-model', { config: JSON.stringify({ _class_name: 'FluxTransformer2DModel', axes_dims_rope: axes, theta: 10000 }) });
+      assert.equal(await waitRendered(page, odd), 'ready', String(axes));
+      assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('table.idgrid').length, odd), 0);
+    }
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);

@@ -10,12 +10,13 @@
 // API (ropeFromConfig, mropePositions, ropeGridIds).
 import { PeWidget } from './base.js';
 import { int, text } from './attrs.js';
-import { lineChart, lineSet, setSeries, points } from './charts.js';
+import { lineChart, lineSet, setSeries } from './charts.js';
 import { LOG } from './log-scale.js';
 import { el, fmt } from './dom.js';
 
 const TEXT_BEFORE = 4; // <|im_start|>user\n<|vision_start|>
 const TEXT_AFTER = 5; // <|vision_end|> and a short question
+const MAX_DRAWN = 4096; // points a wavelength series draws (the widget's choice)
 
 /** The config object of the attribute's JSON text; an error names the attribute. */
 function parseConfig(raw) {
@@ -69,8 +70,10 @@ export class PeModel extends PeWidget {
     if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
     const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
     if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
-    // the grid's side only for a model with position ids on a grid (M-RoPE, axial)
-    const grid = Boolean(r.mropeSection || r.axesDim);
+    // the grid's side only for a model with position ids on a grid (M-RoPE, axial of 2 or 3 axes: a latent's
+    // (row, column) or (time, row, column), as ropeGridIds makes them; 1 or 4 axes failed the whole drawing with
+    // ropeGridIds' "axes must be an integer from 2 to 3", where the wavelengths can still be drawn)
+    const grid = r.axesDim ? r.axesDim.length >= 2 && r.axesDim.length <= 3 : Boolean(r.mropeSection);
     this.dropControl('grid', grid);
     if (grid) this.control('grid', r.axesDim ? 'modelLatentLabel' : 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     const parts = [this.describe(r)];
@@ -80,7 +83,7 @@ export class PeModel extends PeWidget {
       return;
     }
     parts.push(this.drawWavelengths(r, variants));
-    if (r.type === 'axial') parts.push(this.drawFluxIds(variants, v.grid, r));
+    if (r.type === 'axial' && grid) parts.push(this.drawFluxIds(variants, v.grid, r));
     else if (r.mropeSection) parts.push(this.drawMrope(variants, config, v.grid, r));
     else this.idsEl?.replaceChildren();
     if (r.warnings.length) parts.push(this.t('modelWarnings', { list: r.warnings.join('; ') }));
@@ -141,7 +144,11 @@ export class PeModel extends PeWidget {
   drawWavelengths(r, variants) {
     const n = r.invFreq.length;
     const plain = r.type === 'axial' ? r.invFreq : variants.ropeFrequencies(r.rotaryDim, { base: r.theta, dtype: 'float64' }).invFreq;
-    const wave = (w) => points(n, (i) => 2 * Math.PI / w[i]);
+    // At most MAX_DRAWN points a series, every step-th pair and the last (a chart is a few hundred pixels wide):
+    // 2^19 pairs a series at head_dim 2^20 froze the page for 5 s (seventeenth pass). The export has every pair.
+    const step = Math.ceil(n / MAX_DRAWN);
+    const drawn = Array.from({ length: Math.ceil((n - 1) / step) + 1 }, (_, j) => Math.min(j * step, n - 1));
+    const wave = (w) => drawn.map((i) => ({ x: i, y: 2 * Math.PI / w[i] }));
     const trained = r.originalMaxPosition ?? r.maxPosition;
     const sets = [
       lineSet(this.t('modelWavePlain', { theta: String(r.theta) }), wave(plain), 7, { pointRadius: 1.5 }),
@@ -188,7 +195,9 @@ export class PeModel extends PeWidget {
     const start = p.tokenTypes.indexOf(1); // the first image token
     const end = p.tokenTypes.lastIndexOf(1) + 1;
     const id = (row, k) => p.data[row * s + k];
-    const cache = variants.mropeCache(p, r.rotaryDim, { config, layout: 'pairs' });
+    // Which axis each pair reads is the config's (its mrope_section), not the positions': one position tells it. The
+    // prompt's cache (grid² × head_dim) held 4 GiB at head_dim 2^20 and grid 32, refused after the wavelengths were drawn.
+    const cache = variants.mropeCache({ shape: [3, 1], data: [0, 0, 0] }, r.rotaryDim, { config, layout: 'pairs' });
     const reads = [0, 1, 2].map((k) => cache.axis.filter((a) => a === k).length);
     let top = 0;
     for (let k = start; k < end; k++) top = Math.max(top, id(0, k), id(1, k), id(2, k));

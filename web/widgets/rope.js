@@ -84,6 +84,10 @@ export class PeRope extends PeWidget {
     const fromConfig = ropeOptions(v);
     const model = fromConfig.config ? variants.ropeFromConfig(fromConfig.config, { layerType: fromConfig.layerType }) : null;
     if (model && model.type !== 'none' && model.type !== 'axial') {
+      // The model's width replaces d-model, within d-model's limit: a head_dim of 2^20 built len × 2^20 copies of q
+      // (2 GiB at max-len 256) and froze the tab for 10 s before the API refused it (seventeenth pass).
+      const most = PeRope.spec['d-model'].max;
+      if (model.rotaryDim > most) throw new RangeError(this.t('ropeConfigTooWide', { d: model.rotaryDim, max: most }));
       // the model's rotary part is drawn, paired as the model pairs it unless the pairing attribute says otherwise
       v = { ...v, 'd-model': model.rotaryDim, base: model.theta, scaling: model.type, pairing: this.hasAttribute('pairing') ? v.pairing : model.pairing };
     }
