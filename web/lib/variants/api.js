@@ -234,7 +234,8 @@ export function createVariants(wasm) {
   function ropePermute(w, options) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
-    const { shape: [rows, cols], data } = readNested(check, 'weights', w);
+    // the result too, before the weights are read (2^23 nested values were, 4 s, to be refused by its size)
+    const { shape: [rows, cols], data } = readNested(check, 'weights', w, undefined, undefined, ([r, c]) => r * c * 8);
     const m = { rows, cols, data };
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? m.rows : m.cols;
