@@ -248,10 +248,9 @@ export function createApi(wasm) {
     const read = (name, value, ranks, also) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined, also);
     const q = read('q', qArg, [2, 3, 4]);
     const rank = q.shape.length;
-    // q's copy and the weights (and their float64 copy) too, before k is read: q, k and v of 2^24 nested
+    // the weights (and their float64 copy) too, before k is read (q is a snapshot then): q, k and v of 2^24 nested
     // rows were read (29 s) to be refused for 2^48 weights; q's rows times k's keys
-    const nq = q.shape.reduce((a, b) => a * b), dk = q.shape[rank - 1];
-    const k = read('k', kArg, [rank], (ks) => (wantWeights ? nq * (1 + (2 * ks[rank - 2]) / dk) * 8 : 0));
+    const k = read('k', kArg, [rank], (ks) => (wantWeights ? (q.data.length / q.shape[rank - 1]) * ks[rank - 2] * 16 : 0));
     const v = read('v', vArg, [rank]);
     const s = attentionShape(check, q, k, v);
     const target = [s.b, s.heads, s.n, s.m];
@@ -271,7 +270,7 @@ export function createApi(wasm) {
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
     // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
-    const [nk, nv, nw] = [typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
+    const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
     // without the weights, the C core holds one row of scores instead
     check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
     return withFrame(wasm, check, (f) => {
