@@ -14,7 +14,7 @@ const MAX_RANK = 4;
  * followed a Symbol.iterator planted on it, and an endless one never returned).
  */
 function shapeOf(check, name, shape) {
-  const n = check.read(name, () => Array.isArray(shape) && shape.length);
+  const n = check.read(name, () => Array.isArray(shape) && +shape.length); // a number once: a length object could say 2, then 2^27
   if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
   return check.read(name, () => byIndex(shape, n)).map((v, i) => check.size(`${name}[${i}]`, v));
 }
