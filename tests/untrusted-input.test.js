@@ -325,7 +325,8 @@ test('an int64 tensor is refused by its own length before it is converted, and c
 test('a call refused by a size its shapes decide reads no element first (issue 22, seventeenth pass)', () => {
   // Each tensor's data is a proxy that counts the reads of its elements: a gram, an attention, a KV cache,
   // a table at positions, an M-RoPE or axial cache, a permutation or a multi-axis apply refused by its size
-  // (or a cache by its room) read every element first: 10 s for a gram of 2^24 nested rows, 29 s for an attention.
+  // (or a cache by its room), and learnedRows and precisionError refused by their positions' count, read every
+  // element first: 10 s for a gram of 2^24 nested rows, 29 s for an attention, 2.5 s for 2^24 positions.
   let reads = 0;
   const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
   const refused = (call, message) => {
@@ -348,6 +349,10 @@ test('a call refused by a size its shapes decide reads no element first (issue 2
   refused(() => pv.ropeAxialCache({ shape: [2 ** 22, 3], data: counted(3 * 2 ** 22) }, { axesDim: [2 ** 8, 2 ** 8, 2 ** 8] }), MiB);
   refused(() => pv.ropePermute({ shape: [2 ** 13, 2 ** 13 + 2], data: counted(2 ** 26 + 2 ** 14) }), MiB);
   refused(() => pv.ropeApply({ shape: [2 ** 20, 64], data: counted(2 ** 26) }, { section: [16, 16], positions: { shape: [2, 2 ** 20], data: counted(2 ** 21) } }), MiB);
+  // positions refused by their count alone (positions × dModel, or the bytes it makes)
+  refused(() => pv.learnedRows(counted(big), big, 8), /positions × dModel must be at most/);
+  refused(() => pv.learnedRows(counted(big), big, big), MiB);
+  refused(() => pv.precisionError(512, { positions: counted(big) }), /positions × dModel must be at most/);
   // accepted calls still read each element once
   reads = 0;
   pe.gram({ shape: [4, 2], data: counted(8) });

@@ -16,8 +16,8 @@ import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
  * tensor (HF's int64 position_ids); `count` of them, or any number from 1. An element's name is formed only for the
  * one refused: 2^24 names took 1.5 s, most of a ropeApply with positions (issue 22's twelfth pass).
  */
-export const positionElements = (check, name, data, count) => {
-  const v = check.vector(name, data, count);
+export const positionElements = (check, name, data, count, limit) => {
+  const v = check.vector(name, data, count, limit);
   for (let i = 0; i < v.length; i++) if (!(Math.abs(v[i]) <= MAX_POSITION)) check.finite(`${name}[${i}]`, v[i], { min: -MAX_POSITION, max: MAX_POSITION });
   return v;
 };
