@@ -353,6 +353,14 @@ test('a call refused by a size its shapes decide reads no element first (issue 2
   refused(() => pv.learnedRows(counted(big), big, 8), /positions × dModel must be at most/);
   refused(() => pv.learnedRows(counted(big), big, big), MiB);
   refused(() => pv.precisionError(512, { positions: counted(big) }), /positions × dModel must be at most/);
+  // a TensorFlow.js tensor's dataSync() (a download from the GPU) is called once the call's size and shapes are checked
+  let syncs = 0;
+  const tf = (shape) => ({ shape, dtype: 'float32', dataSync: () => (syncs++, new Float32Array(shape.reduce((a, b) => a * b)).fill(0.5)) });
+  assert.throws(() => pe.gram(tf([2 ** 20, 2 ** 10])), MiB);
+  assert.throws(() => pe.norms(tf([2, 2, 2])), /matrix must have 2 dimensions/);
+  assert.equal(syncs, 0);
+  assert.deepEqual(pe.gram(tf([2, 2])), pe.gram({ shape: [2, 2], data: new Float32Array(4).fill(0.5) }));
+  assert.equal(syncs, 1);
   // accepted calls still read each element once
   reads = 0;
   pe.gram({ shape: [4, 2], data: counted(8) });

@@ -58,11 +58,12 @@ function parts(check, name, value) {
       for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
     };
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
+    // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
-      data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
+      data: typeof dataSync === 'function' ? () => check.read(name, () => dataSync.call(value)) : ((data) => () => data)(get('data')) };
   });
   const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
-  return { shape, data: () => f.data, type: f.type }; // data() as flatten's
+  return { shape, data: f.data, type: f.type }; // data() as flatten's
 }
 
 // Element types of other libraries' tensors (onnxruntime-web and
