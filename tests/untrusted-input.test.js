@@ -353,6 +353,7 @@ test('a call refused by a size its shapes decide reads no element first (issue 2
   refused(() => pv.learnedRows(counted(big), big, 8), /positions × dModel must be at most/);
   refused(() => pv.learnedRows(counted(big), big, big), MiB);
   refused(() => pv.precisionError(512, { positions: counted(big) }), /positions × dModel must be at most/);
+  refused(() => pv.mropeCache([[0, 1], [0, 1], [0, 1]], 8, { section: counted(big) }), /section has 16777216 entries but positions has 3 rows/);
   // a TensorFlow.js tensor's dataSync() (a download from the GPU) is called once the call's size and shapes are checked
   let syncs = 0;
   const tf = (shape) => ({ shape, dtype: 'float32', dataSync: () => (syncs++, new Float32Array(shape.reduce((a, b) => a * b)).fill(0.5)) });
