@@ -209,19 +209,18 @@ export class Checker {
    * meanwhile cannot make the sizes checked differ from the sizes copied, or
    * the values checked differ from the values used. Elements may be any
    * number here, NaN included; vector() adds the finiteness check.
-   * limit(n), if given, refuses by the count alone, before any element is read.
    */
-  numbers(name, value, length, limit) {
+  numbers(name, value, length) {
     const typed = typedLength(value); // a typed array's count by its slot; anything else's `length`, read once
     const n = typed >= 0 ? typed : value !== null && typeof value === 'object' ? this.read(`${name}.length`, () => value.length) : undefined;
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
     }
-    // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM (an int64 tensor of
+    // the element count: `length` exactly when it is a number, otherwise from 1 to MAX_DIM and, for a
+    // function, what length(n) allows (a call's size), before any element is read (an int64 tensor of
     // another length comes here unconverted: tensor.js)
-    if (length === undefined) this.size(`${name}.length`, n);
+    if (typeof length !== 'number') this.size(`${name}.length`, n), length?.(n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
-    limit?.(n); // what the count decides (a call's size), checked before any element is read
     const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
     if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     if (type) return copyTyped(type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n), value);
@@ -239,8 +238,8 @@ export class Checker {
    * An array-like of finite numbers of a given length (or any length from 1):
    * numbers()'s snapshot, each element checked after the copy was taken.
    */
-  vector(name, value, length, limit) {
-    const copy = this.numbers(name, value, length, limit);
+  vector(name, value, length) {
+    const copy = this.numbers(name, value, length);
     for (let i = 0; i < copy.length; i++) {
       if (!Number.isFinite(copy[i])) throw this.fail(RangeError, `${name}[${i}] must be a finite number`, copy[i]);
     }

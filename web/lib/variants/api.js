@@ -25,12 +25,12 @@ const PRECISION_MODES = { angle: C.PE_PREC_ANGLE, result: C.PE_PREC_RESULT, both
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
 
-/** The positions option (finite, within ±2^31; `length` of them when given, or as limit(n) allows), or null; not with opts[other]. */
-function positionsArg(check, opts, length, other, limit) {
+/** The positions option (finite, within ±2^31; `length` of them, or as a function length(n) allows), or null; not with opts[other]. */
+function positionsArg(check, opts, length, other) {
   const given = opts.positions;
   if (given === undefined || given === null) return null;
   if (opts[other] !== undefined) throw check.fail(TypeError, `give positions or ${other}, not both`);
-  return positionElements(check, 'positions', given, length, limit);
+  return positionElements(check, 'positions', given, length);
 }
 
 export function createVariants(wasm) {
@@ -389,7 +389,7 @@ export function createVariants(wasm) {
     const check = new Checker('learnedRows');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     // finite numbers, bounded by their count before any is read (2^24 of them were, 2.6 s, to be refused by it)
-    const pos = check.vector('positions', positions, undefined, (n) => learnedCount(check, 'positions', n, dModel, a.dtype, n * 4));
+    const pos = check.vector('positions', positions, (n) => learnedCount(check, 'positions', n, dModel, a.dtype, n * 4));
     for (const [i, p] of pos.entries()) {
       if (!Number.isInteger(p) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
       if (p >= trainedLen) {
@@ -456,7 +456,7 @@ export function createVariants(wasm) {
         throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
       }
     };
-    let positions = positionsArg(check, opts, undefined, 'count', bound);
+    let positions = positionsArg(check, opts, bound, 'count');
     // count: positions 0..count - 1, made once the call is accepted
     const n = positions ? positions.length : check.size('count', opts.count ?? 65536); // 65536 by default (not a C limit)
     bound(n);

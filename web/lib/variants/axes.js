@@ -16,8 +16,8 @@ import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
  * tensor (HF's int64 position_ids); `count` of them, or any number from 1. An element's name is formed only for the
  * one refused: 2^24 names took 1.5 s, most of a ropeApply with positions (issue 22's twelfth pass).
  */
-export const positionElements = (check, name, data, count, limit) => {
-  const v = check.vector(name, data, count, limit);
+export const positionElements = (check, name, data, count) => {
+  const v = check.vector(name, data, count);
   for (let i = 0; i < v.length; i++) if (!(Math.abs(v[i]) <= MAX_POSITION)) check.finite(`${name}[${i}]`, v[i], { min: -MAX_POSITION, max: MAX_POSITION });
   return v;
 };
@@ -30,7 +30,7 @@ export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencie
 /** The section option: whole numbers summing to `half` (HF's mrope_section), one per position row. */
 function sectionArg(check, value, rows, half) {
   // one entry a row, counted before any is read (2^24 entries were each checked, 0.7 s, before this refused them)
-  const s = check.vector('section', value, undefined, (n) => {
+  const s = check.vector('section', value, (n) => {
     if (n !== rows) throw check.fail(RangeError, `section has ${n} entries but positions has ${rows} rows`);
   });
   s.forEach((n, i) => check.integer(`section[${i}]`, n, 0, half ?? MAX_DIM / 2));
