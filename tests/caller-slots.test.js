@@ -179,4 +179,10 @@ test('a tensor shape and mropePositions\' segments whose length is an object are
   });
   assert.deepEqual(pv.mropePositions(segments), pv.mropePositions([{ text: 3 }]));
   assert.equal(segmentsLength.calls, 1);
+  // a Symbol for a length escaped both as the engine's raw "Cannot convert a Symbol value to a number"
+  const symbolLength = (list) => new Proxy(list, { get: (t, k) => (k === 'length' ? Symbol('length') : t[k]) });
+  assert.throws(() => pe.norms({ shape: symbolLength([2, 2]), data: [3, 4, 6, 8] }),
+    { name: 'TypeError', message: 'posenc.norms: could not read matrix.shape: Cannot convert a Symbol value to a number' });
+  assert.throws(() => pv.mropePositions(symbolLength([{ text: 3 }])),
+    { name: 'TypeError', message: 'posenc.mropePositions: could not read segments: Cannot convert a Symbol value to a number' });
 });
