@@ -158,3 +158,31 @@ test('attention: q, k, v past the float32 kernel (valueDim not a multiple of 8) 
   nan[3] = NaN;
   assert.deepEqual(call(length(nan, { value: 2 })), { error: 'RangeError: posenc.attention: q.data[3] must be a finite number (got NaN)' });
 });
+
+test('a tensor shape and mropePositions\' segments whose length is an object are read as one number (issue 22, seventeenth pass)', () => {
+  // Each counts its valueOf calls: a shape's answered 2, 2, then 2^27 (7 s to build a shape of 2^27
+  // entries); the segments' 1, then ever more, compared again on every turn of the loop (it never ended).
+  const lengthOf = (first, then) => {
+    const length = { calls: 0, valueOf: () => (++length.calls === 1 ? first : then(length.calls)) };
+    return length;
+  };
+  const shapeLength = lengthOf(2, () => 2 ** 27);
+  const shape = new Proxy([2, 2], { get: (t, k) => (k === 'length' ? shapeLength : t[k]) });
+  assert.deepEqual(pe.norms({ shape, data: [3, 4, 6, 8] }), pe.norms({ shape: [2, 2], data: [3, 4, 6, 8] }));
+  assert.equal(shapeLength.calls, 1);
+  const segmentsLength = lengthOf(1, (n) => n + 1);
+  const segments = new Proxy([{ text: 3 }], {
+    get(t, k) {
+      if (+k >= 1000) throw new Error(`read up to segments[${k}]`); // the endless loop, stopped and seen
+      return k === 'length' ? segmentsLength : t[k] ?? { text: 0 };
+    },
+  });
+  assert.deepEqual(pv.mropePositions(segments), pv.mropePositions([{ text: 3 }]));
+  assert.equal(segmentsLength.calls, 1);
+  // a Symbol for a length escaped both as the engine's raw "Cannot convert a Symbol value to a number"
+  const symbolLength = (list) => new Proxy(list, { get: (t, k) => (k === 'length' ? Symbol('length') : t[k]) });
+  assert.throws(() => pe.norms({ shape: symbolLength([2, 2]), data: [3, 4, 6, 8] }),
+    { name: 'TypeError', message: 'posenc.norms: could not read matrix.shape: Cannot convert a Symbol value to a number' });
+  assert.throws(() => pv.mropePositions(symbolLength([{ text: 3 }])),
+    { name: 'TypeError', message: 'posenc.mropePositions: could not read segments: Cannot convert a Symbol value to a number' });
+});

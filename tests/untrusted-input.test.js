@@ -321,3 +321,50 @@ test('an int64 tensor is refused by its own length before it is converted, and c
     Array.from = realFrom;
   }
 });
+
+test('a call refused by a size its shapes decide reads no element first (issue 22, seventeenth pass)', () => {
+  // Each tensor's data is a proxy that counts the reads of its elements: a gram, an attention, a KV cache,
+  // a table at positions, an M-RoPE or axial cache, a permutation or a multi-axis apply refused by its size
+  // (or a cache by its room), and learnedRows and precisionError refused by their positions' count, read every
+  // element first: 10 s for a gram of 2^24 nested rows, 29 s for an attention, 2.5 s for 2^24 positions.
+  let reads = 0;
+  const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const refused = (call, message) => {
+    reads = 0;
+    assert.throws(call, message);
+    assert.equal(reads, 0, `${message}: ${reads} elements read`);
+  };
+  const big = 2 ** 24;
+  const MiB = /this call would need \d+\.\d MiB/;
+  refused(() => pe.gram({ shape: [big, 1], data: counted(big) }), MiB);
+  const q = { shape: [2 ** 14, 1], data: new Float64Array(2 ** 14) };
+  refused(() => pe.attention(q, { shape: [big, 1], data: counted(big) }, { shape: [big, 1], data: counted(big) }), MiB);
+  refused(() => pe.table(big, 2 ** 10, { positions: counted(big) }), MiB);
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 16 });
+  const rows = { shape: [2 ** 20, 8], data: counted(2 ** 23) };
+  refused(() => cache.append(rows, rows), /the cache has room for 16/);
+  refused(() => cache.attend(rows), /the cache holds 0 positions/);
+  cache.free();
+  refused(() => pv.mropeCache({ shape: [3, 2 ** 22], data: counted(3 * 2 ** 22) }, 2 ** 10, { section: [2 ** 7, 2 ** 8, 2 ** 8] }), MiB);
+  refused(() => pv.ropeAxialCache({ shape: [2 ** 22, 3], data: counted(3 * 2 ** 22) }, { axesDim: [2 ** 8, 2 ** 8, 2 ** 8] }), MiB);
+  refused(() => pv.ropePermute({ shape: [2 ** 13, 2 ** 13 + 2], data: counted(2 ** 26 + 2 ** 14) }), MiB);
+  refused(() => pv.ropeApply({ shape: [2 ** 20, 64], data: counted(2 ** 26) }, { section: [16, 16], positions: { shape: [2, 2 ** 20], data: counted(2 ** 21) } }), MiB);
+  // positions refused by their count alone (positions × dModel, or the bytes it makes)
+  refused(() => pv.learnedRows(counted(big), big, 8), /positions × dModel must be at most/);
+  refused(() => pv.learnedRows(counted(big), big, big), MiB);
+  refused(() => pv.precisionError(512, { positions: counted(big) }), /positions × dModel must be at most/);
+  refused(() => pv.mropeCache([[0, 1], [0, 1], [0, 1]], 8, { section: counted(big) }), /section has 16777216 entries but positions has 3 rows/);
+  // a TensorFlow.js tensor's dataSync() (a download from the GPU) is called once the call's size and shapes are checked
+  let syncs = 0;
+  const tf = (shape) => ({ shape, dtype: 'float32', dataSync: () => (syncs++, new Float32Array(shape.reduce((a, b) => a * b)).fill(0.5)) });
+  assert.throws(() => pe.gram(tf([2 ** 20, 2 ** 10])), MiB);
+  assert.throws(() => pe.norms(tf([2, 2, 2])), /matrix must have 2 dimensions/);
+  assert.equal(syncs, 0);
+  assert.deepEqual(pe.gram(tf([2, 2])), pe.gram({ shape: [2, 2], data: new Float32Array(4).fill(0.5) }));
+  assert.equal(syncs, 1);
+  // accepted calls still read each element once
+  reads = 0;
+  pe.gram({ shape: [4, 2], data: counted(8) });
+  assert.equal(reads, 8);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

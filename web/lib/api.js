@@ -59,12 +59,14 @@ export function createApi(wasm) {
     const opts = check.options(options, [...TABLE_KEYS, 'positions']);
     const a = tableArgs(check, maxLen, dModel, opts);
     const chunk = Math.min(maxLen, chunkRows(dModel, a.dtype));
-    if (opts.positions != null && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
-    // Row r is position offset + r, or positions[r]; the zero row is row paddingIdx, or the rows at position paddingIdx.
-    const p = opts.positions != null ? tablePositions(check, opts.positions, maxLen) : null;
+    const given = opts.positions != null;
+    if (given && opts.offset !== undefined) throw check.fail(TypeError, 'give positions or offset, not both');
     // The whole result at its own type's size (a float16 value 2 bytes, not the 8 of the
-    // float64 chunk it is rounded from), though wasm memory holds one chunk (and its positions) and the core's scratch.
-    check.bytes(maxLen * dModel * TYPES[a.dtype].BYTES_PER_ELEMENT, chunk * (dModel * bytesPer(a.dtype) + (p ? 8 : 0)) + tableScratch(dModel));
+    // float64 chunk it is rounded from), though wasm memory holds one chunk (and its positions) and the core's scratch;
+    // before the positions are read (2^24 of them were, 1.7 s, for a table refused by its size).
+    check.bytes(maxLen * dModel * TYPES[a.dtype].BYTES_PER_ELEMENT, chunk * (dModel * bytesPer(a.dtype) + (given ? 8 : 0)) + tableScratch(dModel));
+    // Row r is position offset + r, or positions[r]; the zero row is row paddingIdx, or the rows at position paddingIdx.
+    const p = given ? tablePositions(check, opts.positions, maxLen) : null;
     const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, chunk * dModel), code = dtypeCode(a.dtype);
@@ -165,7 +167,8 @@ export function createApi(wasm) {
   function gram(matrixArg, options) {
     const check = new Checker('gram');
     const opts = check.options(options, ['cosine', 'dtype', 'out']);
-    const m = readMatrix(check, 'matrix', matrixArg);
+    // the float64 Gram too, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
+    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * rows * 8);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
@@ -242,13 +245,16 @@ export function createApi(wasm) {
     const wantWeights = check.boolean('weights', opts.weights ?? true);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const flash = !wantWeights && dtype === 'float32' && opts.mask == null && opts.bias == null;
-    const read = (name, value, ranks) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined);
+    const read = (name, value, ranks, also) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined, also);
     const q = read('q', qArg, [2, 3, 4]);
-    const rank = [q.shape.length];
-    const k = read('k', kArg, rank);
-    const v = read('v', vArg, rank);
+    const rank = q.shape.length;
+    // the weights (and their float64 copy) too, before k is read (q is a snapshot then): q, k and v of 2^24 nested
+    // rows were read (29 s) to be refused for 2^48 weights; q's rows times k's keys
+    const k = read('k', kArg, [rank], (ks) => (wantWeights ? (q.data.length / q.shape[rank - 1]) * ks[rank - 2] * 16 : 0));
+    const v = read('v', vArg, [rank]);
     const s = attentionShape(check, q, k, v);
     const target = [s.b, s.heads, s.n, s.m];
+    const nOut = s.b * s.heads * s.n * s.dv;
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
     const causal = check.boolean('causal', opts.causal ?? false);
@@ -256,7 +262,6 @@ export function createApi(wasm) {
     const dims = DIMS;
     dims.set([s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
     const lead = q.shape.slice(0, -1);
-    const nOut = s.b * s.heads * s.n * s.dv;
     if (flash) {
       // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
       const finite = () => [q, k, v].forEach((t, i) => check.vector(`${'qkv'[i]}.data`, t.data, t.shape.reduce((a, b) => a * b)));

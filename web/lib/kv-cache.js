@@ -58,14 +58,21 @@ export function createKvCache(wasm, call) {
     /** Adds the rows of k [B, heads, t, headDim] and v [B, heads, t, valueDim] (rank 2 to 4) after the cached ones. */
     function append(k, v) {
       const c = start('append');
-      // snapshots of the new rows, each element checked finite (named k.data[i])
-      const tk = readNested(c, 'k', k, [2, 3, 4], rowsOf);
-      const tv = readNested(c, 'v', v, [tk.shape.length], rowsOf);
+      // snapshots of the new rows, each element checked finite (named k.data[i]), read once both shapes are
+      // checked: 2^21 rows were read (7 s) before a cache of 16 refused them
+      const tk = readNested(c, 'k', k, [2, 3, 4], rowsOf, undefined, 1);
+      const tv = readNested(c, 'v', v, [tk.shape.length], rowsOf, undefined, 1);
       const t = as4(tk.shape)[2];
       // k and v checked as the keys and values of a query of the cache's shape
       attentionShape(c, { shape: [batch, heads, 1, dk] }, tk, tv);
       if (as4(tk.shape)[1] !== heads || as4(tv.shape)[3] !== dv) throw c.fail(RangeError, `k and v must have ${heads} heads and v ${dv} columns`, `shapes [${tk.shape}], [${tv.shape}]`);
-      if (live(c) && t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);
+      // before the rows are read, and after (a getter of theirs may have appended, truncated or freed)
+      const room = () => {
+        if (live(c) && t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);
+      };
+      room();
+      for (const x of [tk, tv]) x.data = x.data();
+      room();
       const h = heap();
       for (let s = 0; s < slots; s++) {
         h.set(tk.data.subarray(s * t * dk, (s + 1) * t * dk), kp / 4 + (s * maxLength + length) * dk);
@@ -84,9 +91,16 @@ export function createKvCache(wasm, call) {
       const o = c.options(options, ['causal', 'scale', 'out']);
       const causal = c.boolean('causal', o.causal ?? false);
       const scale = c.finite('scale', o.scale ?? 1 / Math.sqrt(dk), { above: 0 });
-      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly);
-      const s = attentionShape(c, tq, { shape: [batch, heads, length, dk] }, { shape: [batch, heads, length, dv] });
-      if (s.n > length) throw c.fail(RangeError, `q holds ${s.n} queries; the cache holds ${length} positions (append first)`);
+      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1);
+      // before q's elements are read (2^21 rows were, 3 s, for a cache of 4), and after (a getter of theirs may have truncated it)
+      const fit = () => {
+        const s = attentionShape(c, tq, { shape: [batch, heads, length, dk] }, { shape: [batch, heads, length, dv] });
+        if (s.n > length) throw c.fail(RangeError, `q holds ${s.n} queries; the cache holds ${length} positions (append first)`);
+        return s;
+      };
+      fit();
+      tq.data = tq.data();
+      const s = fit();
       const count = batch * s.heads * s.n * dv;
       const out = outputArgs(c, o, count); // out: a Float32Array of count elements
       const group = s.heads / heads;

@@ -14,7 +14,7 @@ const MAX_RANK = 4;
  * followed a Symbol.iterator planted on it, and an endless one never returned).
  */
 function shapeOf(check, name, shape) {
-  const n = check.read(name, () => Array.isArray(shape) && shape.length);
+  const n = check.read(name, () => Array.isArray(shape) && +shape.length); // a number once: a length object could say 2, then 2^27
   if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
   return check.read(name, () => byIndex(shape, n)).map((v, i) => check.size(`${name}[${i}]`, v));
 }
@@ -58,11 +58,12 @@ function parts(check, name, value) {
       for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
     };
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
+    // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
-      data: typeof dataSync === 'function' ? dataSync.call(value) : get('data') };
+      data: typeof dataSync === 'function' ? () => check.read(name, () => dataSync.call(value)) : ((data) => () => data)(get('data')) };
   });
   const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
-  return { shape, data: () => f.data, type: f.type }; // data() as flatten's
+  return { shape, data: f.data, type: f.type }; // data() as flatten's
 }
 
 // Element types of other libraries' tensors (onnxruntime-web and
@@ -99,17 +100,22 @@ function typedData(check, name, type, data, integers, count) {
  * included: { shape, data }, data a typed array of every element checked by
  * `elements(check, name, data, count)` (default: finite numbers, as Checker.vector).
  * alsoBytes(shape): what else the call will hold, refused with the copy before it is made.
+ * later: data is a function that reads the elements, so that a call checks every shape it
+ * is given (against each other and its limits) before it reads any element: a gram or an
+ * attention refused by its size read every element first (10 s for 2^24 nested rows).
  */
-export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0) {
+export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0, later) {
   const { shape, data: given, type } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
   const count = shape.reduce((a, b) => a * b, 1);
   check.bytes(count * 8 + alsoBytes(shape));
-  const data = typedData(check, name, type, given(), elements?.integers, count);
-  const values = elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
-  return { shape, data: values };
+  const data = () => {
+    const data = typedData(check, name, type, given(), elements?.integers, count);
+    return elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
+  };
+  return { shape, data: later ? data : data() };
 }
 
 /** readNested of a matrix, as { rows, cols, data }. */

@@ -216,9 +216,10 @@ export class Checker {
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
     }
-    // the element count: `length` exactly when given, otherwise from 1 to MAX_DIM (an int64 tensor of
+    // the element count: `length` exactly when it is a number, otherwise from 1 to MAX_DIM and, for a
+    // function, what length(n) allows (a call's size), before any element is read (an int64 tensor of
     // another length comes here unconverted: tensor.js)
-    if (length === undefined) this.size(`${name}.length`, n);
+    if (typeof length !== 'number') this.size(`${name}.length`, n), length?.(n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
     const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
     if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);

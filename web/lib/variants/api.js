@@ -25,7 +25,7 @@ const PRECISION_MODES = { angle: C.PE_PREC_ANGLE, result: C.PE_PREC_RESULT, both
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
 
-/** The positions option (finite, within ±2^31; `length` of them when given), or null; not with opts[other]. */
+/** The positions option (finite, within ±2^31; `length` of them, or as a function length(n) allows), or null; not with opts[other]. */
 function positionsArg(check, opts, length, other) {
   const given = opts.positions;
   if (given === undefined || given === null) return null;
@@ -234,7 +234,8 @@ export function createVariants(wasm) {
   function ropePermute(w, options) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
-    const { shape: [rows, cols], data } = readNested(check, 'weights', w);
+    // the result too, before the weights are read (2^23 nested values were, 4 s, to be refused by its size)
+    const { shape: [rows, cols], data } = readNested(check, 'weights', w, undefined, undefined, ([r, c]) => r * c * 8);
     const m = { rows, cols, data };
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? m.rows : m.cols;
@@ -387,7 +388,8 @@ export function createVariants(wasm) {
   function learnedRows(positions, trainedLen, dModel, options) {
     const check = new Checker('learnedRows');
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
-    const pos = check.vector('positions', positions); // finite numbers
+    // finite numbers, bounded by their count before any is read (2^24 of them were, 2.6 s, to be refused by it)
+    const pos = check.vector('positions', positions, (n) => learnedCount(check, 'positions', n, dModel, a.dtype, n * 4));
     for (const [i, p] of pos.entries()) {
       if (!Number.isInteger(p) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
       if (p >= trainedLen) {
@@ -445,15 +447,19 @@ export function createVariants(wasm) {
     const enc = encodingArgs(check, dModel, opts);
     const format = check.oneOf('format', opts.format ?? 'float16', Object.keys(FORMATS));
     const mode = check.oneOf('mode', opts.mode ?? 'angle', Object.keys(PRECISION_MODES));
-    let positions = positionsArg(check, opts, undefined, 'count');
+    // Each (position, column) costs several roundings; above this a call would
+    // run for minutes (2^24 columns at 65536 positions: two days). Checked before positions are read
+    // (2^24 of them were, 2.5 s, to be refused by it).
+    const bound = (n) => {
+      check.bytes(n * 16);
+      if (n * dModel > PRECISION_MAX_WORK) {
+        throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
+      }
+    };
+    let positions = positionsArg(check, opts, bound, 'count');
     // count: positions 0..count - 1, made once the call is accepted
     const n = positions ? positions.length : check.size('count', opts.count ?? 65536); // 65536 by default (not a C limit)
-    check.bytes(n * 16);
-    // Each (position, column) costs several roundings; above this a call would
-    // run for minutes (2^24 columns at 65536 positions: two days).
-    if (n * dModel > PRECISION_MAX_WORK) {
-      throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
-    }
+    bound(n);
     // a refused count once made its 2^24 positions first (128 MiB and half a second)
     positions ??= Float64Array.from({ length: n }, (_, i) => i);
     return run(check, 'float64', n, (out, f) => wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,

@@ -29,12 +29,14 @@ export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencie
 
 /** The section option: whole numbers summing to `half` (HF's mrope_section), one per position row. */
 function sectionArg(check, value, rows, half) {
-  const s = check.vector('section', value);
+  // one entry a row, counted before any is read (2^24 entries were each checked, 0.7 s, before this refused them)
+  const s = check.vector('section', value, (n) => {
+    if (n !== rows) throw check.fail(RangeError, `section has ${n} entries but positions has ${rows} rows`);
+  });
   s.forEach((n, i) => check.integer(`section[${i}]`, n, 0, half ?? MAX_DIM / 2));
   const total = sum(s);
   if (total < 1) throw check.fail(RangeError, 'section must hold at least one frequency', `[${s}]`);
   if (half !== undefined && total !== half) throw check.fail(RangeError, `section must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
-  if (rows !== undefined && s.length !== rows) throw check.fail(RangeError, `section has ${s.length} entries but positions has ${rows} rows`);
   return Array.from(s);
 }
 
@@ -121,14 +123,17 @@ export function createAxes(wasm, call, frequencies) {
     return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: ropeCommon(check, opts, largest(axesDim)) };
   }
 
-  function cacheOut(check, rows, plan, positions, layout, dtype) {
+  /** t: positions [A, S], or ids [S, A] (idsRows) as readNested reads them later. */
+  function cacheOut(check, rows, plan, t, idsRows, layout, dtype) {
     const n = plan.dim / 2;
     const cols = layout === 'pairs' ? n : 2 * n;
     const count = rows * cols;
     // The frequencies count too: each formed in wasm (n doubles, and the core's n
     // doubles of scratch), then passed in again with their axes (n doubles, n int32).
     // Counted short, a refused call grew memory by up to a GiB and kept it.
-    check.bytes(2 * count * bytesPer(dtype) + positions.length * 8 + n * 28 + 64);
+    check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
+    if (idsRows) t.data = t.data(); // ids are read once it is checked (mropeCache's positions once a lower bound of it is: its hook)
+    const positions = axisMajor(t, idsRows);
     // before the frame reserves the call's memory: a base the scaling overflows is refused first
     const p = planFrequencies(check, plan);
     asDtype(check, [p.attention], dtype); // as in ropeCache: an attention factor past the dtype's range is refused before the work
@@ -159,7 +164,8 @@ export function createAxes(wasm, call, frequencies) {
     const check = new Checker('mropeCache');
     const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
     evenSize(check, 'headDim', headDim);
-    const t = readNested(check, 'positions', positions, [2], positionElements);
+    // the cos and sin of at least pairs of float32 too, before the positions are read
+    const t = readNested(check, 'positions', positions, [2], positionElements, ([, s]) => 4 * s * headDim);
     const [rows, s] = t.shape;
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
@@ -168,14 +174,14 @@ export function createAxes(wasm, call, frequencies) {
     const common = ropeCommon(check, opts, headDim);
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t.data, layout, dtype);
+    return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t, false, layout, dtype);
   }
 
   function ropeAxialCache(ids, options) {
     const check = new Checker('ropeAxialCache');
     const given = check.options(options, ['axesDim', 'frequencies', 'base', 'config', 'layerType', 'layout', 'pairing', 'dtype']);
     const opts = given.config === undefined ? given : axialOfConfig(check, given);
-    const t = readNested(check, 'ids', ids, [2], positionElements);
+    const t = readNested(check, 'ids', ids, [2], positionElements, undefined, 1);
     const [n, axes] = t.shape;
     if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
     const plan = axialPlan(check, opts, axes);
@@ -185,7 +191,7 @@ export function createAxes(wasm, call, frequencies) {
       throw check.fail(TypeError, `layout ${layout} contradicts pairing ${pairing}`);
     }
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return cacheOut(check, n, plan, axisMajor(t, true), layout, dtype);
+    return cacheOut(check, n, plan, t, true, layout, dtype);
   }
 
   /** The options with FLUX's axes_dims_rope and theta from a config (ropeFromConfig's reading). */
@@ -220,13 +226,14 @@ export function createAxes(wasm, call, frequencies) {
       if (opts[key] !== undefined) throw check.fail(TypeError, `${key} does not apply with section or axesDim (give the positions)`);
     }
     if (opts.section !== undefined && opts.axesDim !== undefined) throw check.fail(TypeError, 'give section or axesDim, not both');
-    const t = readNested(check, 'x', x, [2, 3, 4]);
+    // x and positions: their elements are read once the call's size is checked
+    const t = readNested(check, 'x', x, [2, 3, 4], undefined, undefined, 1);
     const [s, cols] = t.shape.slice(-2);
     const headDim = opts.headDim ?? cols;
     headDimArg(check, headDim, cols);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
     if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
-    const p = readNested(check, 'positions', opts.positions, [2], positionElements);
+    const p = readNested(check, 'positions', opts.positions, [2], positionElements, undefined, 1);
     const bySection = opts.section !== undefined;
     const [pRows, pCols] = bySection ? p.shape : [...p.shape].reverse();
     if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
@@ -239,9 +246,10 @@ export function createAxes(wasm, call, frequencies) {
       plan = axialPlan(check, opts, pRows);
     }
     if (plan.dim > headDim) throw check.fail(RangeError, `the rotated width (${plan.dim}) must be at most headDim (${headDim})`);
-    const count = t.data.length;
+    const count = s * cols * t.shape.slice(0, -2).reduce((a, b) => a * b, 1);
     const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + p.data.length * 8);
+    check.bytes(count * 16 + pRows * s * 8);
+    for (const u of [t, p]) u.data = u.data();
     const positions = axisMajor(p, !bySection);
     const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut
     return withFrame(wasm, check, (f) => {

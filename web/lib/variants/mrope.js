@@ -51,7 +51,8 @@ export function mropePositions(segments, options) {
   const tokensPerSecond = opts.tokensPerSecond === undefined ? 0
     : check.finite('tokensPerSecond', opts.tokensPerSecond, { above: 0, max: MAX_POSITION });
   const pad = check.integer('leftPadding', opts.leftPadding ?? 0, 0, MAX_DIM);
-  const n = check.read('segments', () => (Array.isArray(segments) ? segments.length : -1));
+  // a number once: a length object answering 1, then ever more, was compared on each turn (an endless loop)
+  const n = check.read('segments', () => (Array.isArray(segments) ? +segments.length : -1));
   if (!(n >= 1)) throw check.fail(TypeError, 'segments must be a non-empty array of { text }, { image } or { video } objects', segments);
   // Bounded before it is walked: 2^32 - 1 segments of { text: 0 } add no token, and were read one by one.
   if (n > MAX_DIM) throw check.fail(RangeError, `segments may have at most ${MAX_DIM} entries`, `${n} entries`);

@@ -22,7 +22,8 @@ function writeParam(check, params, key, value, { dim, min, name }) {
     params[FIELDS.indexOf(p.c)] = check.boolean(name, value) ? 1 : 0;
   } else if (p.kind === 'factors') { // longrope's shortFactor, longFactor: dim/2 each, short first
     const f = check.vector(name, value, dim / 2);
-    f.forEach((x, i) => check.finite(`${name}[${i}]`, x, { min: p.min, max: p.max }));
+    // an element named only when refused: 2^24 names and bounds objects took 1.7 s of a 2.2 s ropeFrequencies
+    f.forEach((x, i) => x >= p.min && x <= p.max || check.finite(`${name}[${i}]`, x, { min: p.min, max: p.max }));
     params.set(f, FIXED + (key === 'longFactor' ? dim / 2 : 0));
   } else {
     const bounds = p.above ? { above: p.min, max: p.max } : { min: min ?? p.min, max: p.max };
