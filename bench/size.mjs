@@ -76,9 +76,13 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30000;
  * is refused before its buffers grow memory: a tenth of every call, warm or
  * first. The allocator now says whether the room is there (pe_reserve of a
  * negative size) and the inputs are checked first only where memory would
- * grow: 18,729 bytes, and the line moved to 18,750.
+ * grow: 18,729 bytes, and the line moved to 18,750. Issue 22's seventeenth pass
+ * checks every size the shapes decide before reading any element (+121); the
+ * bundles now give short names to the properties used only inside the library
+ * (scripts/internal-names.mjs, about -100) and the embedded text's alphabet was
+ * recounted from the renamed code (-10): 18,763 bytes, and the line moved to 18,800.
  */
-export const CORE_CEILING_BYTES = 18750;
+export const CORE_CEILING_BYTES = 18800;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

@@ -21,6 +21,7 @@ import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateModule, renameExports, textOf } from './wasm-text.mjs';
+import { INTERNAL } from './internal-names.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist/lib');
@@ -57,7 +58,7 @@ const options = (mangleCache, plugins) => ({
   platform: 'neutral',
   sourcemap: true,
   logLevel: 'warning',
-  mangleProps: new RegExp(`^(${[...new Set(EXPORTS)].join('|')})$`),
+  mangleProps: new RegExp(`^(${[...new Set([...EXPORTS, ...INTERNAL])].join('|')})$`),
   mangleCache,
 });
 

@@ -13,7 +13,7 @@
  * docs/performance.md, "Embedding"). No quote, backslash, < > & or /, so the
  * text is safe in any JS string and inside an HTML script.
  */
-export const EMBED_ALPHABET = 'etr,onai s().l=fucpdhym{}:bg;w?_[]01$EvxA2O!*6TR4SF|j3P+-kMqLDNz';
+export const EMBED_ALPHABET = 'te,rona ()is.=lfucphdy{}m:b;gw?[]$01E_xvA2*!O6T4Rj+FSk3MPLD|-qNB';
 
 /** The bytes of an embedded text: each character six bits, most significant first. */
 export function fromText(text) {

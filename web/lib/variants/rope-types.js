@@ -21,7 +21,7 @@ import { MAX_POSITION } from '../validate.js';
 import { MIN_SIZE } from '../minimums.js';
 
 const FACTOR = { min: C.PE_ROPE_PARAM_MIN, max: C.PE_ROPE_PARAM_MAX };
-const LENGTH = { min: MIN_SIZE, max: MAX_POSITION, integer: true };
+const LENGTH = { min: MIN_SIZE, max: MAX_POSITION };
 
 /**
  * The parameters. kind: 'real' (bounded by min/max), 'length' (a position count),
