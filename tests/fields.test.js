@@ -231,3 +231,35 @@ test('bad input: a clear error naming the parameter; nothing leaks; the module s
   assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pe.timestepEmbedding([1], 4, f64).data[0], Math.sin(1));
 });
+
+test('a call refused by a size its counts and shapes decide reads no element first (issue 22, eighteenth pass)', () => {
+  // Each input's elements are a proxy counting their reads: timestepEmbedding, sincos1d, fourierFeatures and
+  // randomFourierFeatures refused for their size read every element first (2 s for 2^24 through a proxy).
+  let reads = 0;
+  const counted = (n) => new Proxy([], { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const refused = (call) => {
+    reads = 0;
+    const before = pe.memoryStats();
+    assert.throws(call, /this call would need \d+\.\d MiB/);
+    assert.equal(reads, 0, `${call}: ${reads} elements read`);
+    assert.deepEqual(pe.memoryStats(), before);
+  };
+  const big = 2 ** 24;
+  refused(() => pe.timestepEmbedding(counted(big), 1024));
+  refused(() => pe.sincos1d(counted(big), 1024));
+  refused(() => pe.fourierFeatures(counted(big), { levels: 64, maxFreqLog2: 0 }));
+  refused(() => pe.fourierFeatures({ rows: big, cols: 1, data: counted(big) }, { levels: 64, maxFreqLog2: 0 }));
+  refused(() => pe.fourierFeatures({ shape: [big / 2, 2], data: counted(big) }, { levels: 1024, maxFreqLog2: 0 }));
+  refused(() => pe.randomFourierFeatures(counted(big), { features: 4096 }));
+  refused(() => pe.randomFourierFeatures({ rows: 2 ** 12, cols: 2 ** 12, data: counted(big) }, { features: 65536 }));
+  // a given B: its shape and the points' decide the size, before either's elements are read
+  refused(() => pe.randomFourierFeatures({ rows: 2 ** 20, cols: 1, data: counted(2 ** 20) }, { B: { rows: 65536, cols: 1, data: counted(65536) } }));
+  refused(() => pe.randomFourierFeatures(counted(2 ** 20), { B: { rows: 65536, cols: 1, data: counted(65536) } }));
+  // accepted calls still read each element once, and a B's columns must still match the points'
+  reads = 0;
+  pe.timestepEmbedding(counted(4), 8);
+  pe.randomFourierFeatures({ rows: 2, cols: 2, data: counted(4) }, { B: { rows: 3, cols: 2, data: counted(6) } });
+  assert.equal(reads, 14);
+  assert.throws(() => pe.randomFourierFeatures(counted(2), { B: { rows: 3, cols: 2, data: counted(6) } }), /B\.cols must equal the points' coordinates \(1\) \(got 2\)/);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
