@@ -25,8 +25,15 @@ export function checkTarget(out, force) {
     throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
   }
   if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
-  if (!lstatSync(out, { throwIfNoEntry: false })) return;
-  const target = statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
+  let node, target;
+  try {
+    node = lstatSync(out, { throwIfNoEntry: false });
+    target = node && statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
+  } catch (e) {
+    // a name past NAME_MAX (ENAMETOOLONG), a link to itself (ELOOP): a raw stack trace, exit 1, for table and the others
+    throw new UsageError(`--out ${out} cannot be used (${e.code ?? e.message}): name a file posenc can write`);
+  }
+  if (!node) return;
   if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
   if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
   if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);

@@ -286,3 +286,21 @@ test('stderr closed (2>&1 | head -c 1) loses the progress lines, not the file: w
   assert.deepEqual(readdirSync(d), ['pe.npy']);
   assert.equal(readFileSync(out).length, 128 + 8192 * 512 * 4);
 });
+
+test('--out past NAME_MAX or a link to itself is a usage error (exit 2) before any work, not a raw stack trace (eighteenth pass)', () => {
+  // lstat's ENAMETOOLONG and stat's ELOOP escaped checkTarget: `posenc table` printed a Node stack trace, exit 1
+  // (rope --config, "cannot write ... nothing was written", exit 1, after reading its config).
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`unusable-${name.replace(/\W/g, '')}`);
+    const self = path.join(d, 'self.npy');
+    symlinkSync('self.npy', self);
+    for (const [out, code] of [[path.join(d, `${'a'.repeat(300)}.npy`), 'ENAMETOOLONG'], [self, 'ELOOP']]) {
+      for (const force of [[], ['--force']]) {
+        const r = run(...args, '--out', out, ...force);
+        assert.equal(r.status, 2, `${name} ${code}: ${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`^posenc: --out .*\\.npy cannot be used \\(${code}\\): name a file posenc can write\\n$`));
+      }
+    }
+    assert.deepEqual(readdirSync(d), ['self.npy']);
+  }
+});
