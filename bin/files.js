@@ -71,6 +71,21 @@ export function say(text) {
   } catch { /* stderr is gone: messages are not the data */ }
 }
 
+/**
+ * Text for standard output (help, version), written as the data is: into a pipe already closed
+ * (`posenc --help | true`) process.stdout.write's EPIPE escaped as an unhandled 'error' event, a
+ * stack trace. The exit status: 0, or 1 with a message on stderr.
+ */
+export function print(text) {
+  try {
+    writeAll(1, Buffer.from(text));
+    return 0;
+  } catch (e) {
+    say(`posenc: cannot write standard output (${e.code}: ${e.message.replace(/^\w+: /, '')}); stopped\n`);
+    return 1;
+  }
+}
+
 // The signals that stop a write and remove its temporary file, with their numbers (exit status 128 + n).
 // SIGHUP (the terminal or ssh session closed) ended the process the default way, leaving the file.
 const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 };

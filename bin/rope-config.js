@@ -13,7 +13,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
-import { checkTarget, atomicFile, writeAll, say } from './files.js';
+import { checkTarget, atomicFile, writeAll, say, print } from './files.js';
 import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
 
@@ -240,10 +240,7 @@ export async function main(argv) {
   try {
     const { values, raw, positional } = parse(cmd, rest);
     out = values.out;
-    if (values.help) {
-      process.stdout.write(usage(cmd));
-      return 0;
-    }
+    if (values.help) return print(usage(cmd));
     const pv = await init();
     if (cmd === 'inspect') inspectCommand(pv, values, raw, positional);
     else await ropeCommand(pv, values, raw);

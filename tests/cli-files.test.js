@@ -304,3 +304,16 @@ test('--out past NAME_MAX or a link to itself is a usage error (exit 2) before a
     assert.deepEqual(readdirSync(d), ['self.npy']);
   }
 });
+
+test('--help and --version into a pipe already closed (| true) exit 1 saying so, not with a stack trace (eighteenth pass)', async () => {
+  // process.stdout.write's EPIPE was an unhandled 'error' event: a Node stack trace on stderr, as inspect's once was.
+  for (const args of [['--help'], ['--version'], ['table', '--help'], ['rope', '--config', 'x', '--help'], ['inspect', '--help']]) {
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // closed before the child has loaded: its first write meets EPIPE
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 1, `${args}: ${stderr}`);
+    assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/, String(args));
+  }
+});
