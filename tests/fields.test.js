@@ -263,3 +263,29 @@ test('a call refused by a size its counts and shapes decide reads no element fir
   assert.throws(() => pe.randomFourierFeatures(counted(2), { B: { rows: 3, cols: 2, data: counted(6) } }), /B\.cols must equal the points' coordinates \(1\) \(got 2\)/);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('randomFourierFeatures: B\'s getters run before the points are read, the points\' before B\'s elements: a detach or resize either way is a posenc error', () => {
+  // B's shape is read first and its elements once the points are copied, so that the size both decide is checked
+  // before either's elements (above); no caller code runs between a length and its copy.
+  const cases = [];
+  const pbuf = new ArrayBuffer(32);
+  cases.push([() => pf(new Float64Array(pbuf).fill(0.5), { B: { rows: 2, cols: 1, get data() { structuredClone(pbuf, { transfer: [pbuf] }); return [1, 2]; } } }),
+    /points\.length must be an integer from 1 to 16777216 \(got 0\)/]);
+  const bbuf = new ArrayBuffer(16);
+  cases.push([() => pf({ rows: 2, cols: 1, get data() { structuredClone(bbuf, { transfer: [bbuf] }); return [0.5, 0.25]; } }, { B: { rows: 2, cols: 1, data: new Float64Array(bbuf) } }),
+    /B\.data must have 2 elements to match \(got 0\)/]);
+  const rbuf = new ArrayBuffer(16, { maxByteLength: 64 });
+  cases.push([() => pf(new Proxy([0.5, 0.25], { get: (t, k) => (k === '1' && rbuf.resize(64), t[k]) }), { B: { rows: 2, cols: 1, data: new Float64Array(rbuf) } }),
+    /B\.data must have 2 elements to match \(got 8\)/]);
+  const before = pe.memoryStats();
+  for (const [call, message] of cases) assert.throws(call, (e) => e instanceof RangeError && message.test(e.message));
+  assert.deepEqual(pe.memoryStats(), before);
+  // points shrunk by B's getter are read as they are then: one row
+  const sbuf = new ArrayBuffer(32, { maxByteLength: 64 });
+  const r = pf(new Float64Array(sbuf).fill(0.5), { B: { rows: 2, cols: 1, get data() { sbuf.resize(8); return [1, 2]; } }, dtype: 'float64' });
+  assert.deepEqual([r.rows, r.cols], [1, 4]);
+  assert.deepEqual(r.data, pf([0.5], { B: { rows: 2, cols: 1, data: [1, 2] }, dtype: 'float64' }).data);
+  function pf(...args) {
+    return pe.randomFourierFeatures(...args);
+  }
+});

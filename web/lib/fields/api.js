@@ -4,7 +4,7 @@
 // Checker before allocating, calls one or two C functions of its module
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
-import { readMatrix } from '../tensor.js';
+import { readMatrix, readNested } from '../tensor.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SPACED_GRID_DIM } from '../minimums.js';
@@ -241,20 +241,16 @@ export function createFields(wasm) {
     const sigma = drawn ? check.finite('sigma', opts.sigma ?? 10, { min: 0, max: C.PE_LEARNED_MAX_SCALE }) : 0;
     const seed = drawn ? check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER) : 0;
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    // The result and B beside the points' copy, refused before any point is read; a given B (features ×
-    // coordinates) is read there too, its shape checked before its elements.
-    let given = null;
-    const extra = (rows, d) => {
-      if (!drawn) {
-        given = readMatrix(check, 'B', opts.B, ([features, cols]) => {
-          if (cols !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, cols);
-          return rows * d * 8 + rows * 2 * features * bytesPer(dtype);
-        });
-        m = given.rows;
-      }
+    // A given B's shape (features × coordinates) first, its elements once the points are copied; the result and
+    // B beside the points' copy are refused before any element of either is read. (B read inside the points'
+    // reader let B's getters detach or resize the points between their length and their copy.)
+    const b = drawn ? null : readNested(check, 'B', opts.B, [2], undefined, undefined, true);
+    const p = points(check, pointsArg, (rows, d) => {
+      if (b && b.shape[1] !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.shape[1]);
+      m = b ? b.shape[0] : m;
       return m * d * 8 + rows * 2 * m * bytesPer(dtype);
-    };
-    const p = points(check, pointsArg, extra);
+    });
+    const given = b && { rows: m, data: b.data() };
     const far = () => check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
     if (given) {
       // The core's bound, computed as it does: for a given B, before anything is allocated.
