@@ -66,8 +66,12 @@ export class PeModel extends PeWidget {
     const model = variants.ropeFromConfig(config); // the layer types and layers the menus offer
     this.layerControls(v, model, (model.layerTypes ?? model.ropeLayers)?.length);
     const n = (model.layerTypes ?? model.ropeLayers)?.length;
-    const layer = n && v.layer >= n ? n - 1 : v.layer; // the attribute's range is the config's layers
-    if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
+    // the attribute's range is the config's layers; a config without per-layer RoPE gives every layer the same one,
+    // so a layer is noted, not passed on (ropeFromConfig's "layerIndex needs a config with per-layer RoPE" failed the
+    // whole drawing, naming an option the blogger never wrote)
+    const layer = !n ? -1 : v.layer >= n ? n - 1 : v.layer;
+    if (!n && v.layer >= 0) this.note('modelLayerSame', { raw: v.layer }, 'layer');
+    else if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
     const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
     if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
     // the grid's side only for a model with position ids on a grid (M-RoPE, axial of 2 or 3 axes: a latent's
