@@ -79,4 +79,7 @@ test('a huge text or list attribute is read only as far as it is kept (issue 22,
   assert.equal(list.values.c[1023], 1023);
   assert.deepEqual(list.notes, [['cut', { max: 1024 }, 'c']]);
   assert.deepEqual(parseAll({ c: { kind: 'intList', def: [] } }, () => Array(1024).fill('7').join(',')).notes, []);
+  const many = parseAll({ w: { kind: 'words', values: ['a', 'b', 'c'], def: ['a'] } }, () => `${'b,'.repeat(10 ** 6)}c`);
+  assert.deepEqual(many.values.w, ['b']);
+  assert.deepEqual(many.notes, [['cut', { max: 1024 }, 'w']]);
 });

@@ -26,7 +26,7 @@ export const oneOf = (values, def) => ({ kind: 'oneOf', values, def });
 export const text = (max, def) => ({ kind: 'text', max, def });
 /** Present or "true"/"1"/"on" means true. */
 export const bool = (def = false) => ({ kind: 'bool', def });
-/** A comma-separated list of words from `values`, at least one, each once (the order of `values`). */
+/** A comma-separated list of words from `values`, at least one, each once (the order of `values`); the first MAX_LIST are read. */
 export const words = (values, def) => ({ kind: 'words', values, def });
 /** A comma-separated list of integers in [0, max), for column choices: the first MAX_LIST are read. */
 export const intList = (def) => ({ kind: 'intList', def });
@@ -69,10 +69,11 @@ const PARSERS = {
     return { value: raw };
   },
   words(raw, s) {
-    const parts = raw.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+    const all = raw.split(',', MAX_LIST + 1); // as intList: the first MAX_LIST entries
+    const parts = all.slice(0, MAX_LIST).map((p) => p.trim().toLowerCase()).filter(Boolean);
     const bad = parts.find((p) => !s.values.includes(p));
     if (bad !== undefined || !parts.length) return { error: ['notWords', { raw: bad ?? raw.trim(), list: s.values.join(', ') }] };
-    return { value: s.values.filter((v) => parts.includes(v)) };
+    return { value: s.values.filter((v) => parts.includes(v)), ...(all.length > MAX_LIST ? { note: ['cut', { max: MAX_LIST }] } : {}) };
   },
   bool(raw) {
     return { value: !['false', '0', 'off', 'no'].includes(raw.trim().toLowerCase()) };
