@@ -71,7 +71,9 @@ function layerSummary(r) {
     return `${r.ropeLayers.length} layers, ${none} without RoPE (indices ${r.ropeLayers.flatMap((x, i) => (x ? [] : [i])).join(', ')})`;
   }
   if (!r.layerTypes) return undefined;
-  const counts = {};
+  // no prototype: a layer type named constructor or toString counted from Object's ("function Object() { [native
+  // code] }1 constructor"), and one named __proto__ was dropped
+  const counts = Object.create(null);
   for (const t of r.layerTypes) counts[t] = (counts[t] ?? 0) + 1;
   return `${r.layerTypes.length} layers: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`;
 }

@@ -235,3 +235,20 @@ test('inspect into a pipe closed early (| head -c 10) exits 1 with a message, no
   assert.equal(code, 1, stderr);
   assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
 });
+
+test('inspect counts layer types named after Object.prototype\'s keys as any others (eighteenth pass)', () => {
+  // counts was a plain object: "constructor" counted from Object's own constructor ("function Object() { [native
+  // code] }1 constructor") and both __proto__ layers were dropped from the summary.
+  const file = out('proto-types.json');
+  writeFileSync(file, JSON.stringify({ head_dim: 64, hidden_size: 64, num_attention_heads: 1, rope_theta: 10000, max_position_embeddings: 64,
+    layer_types: ['constructor', '__proto__', 'toString', 'full_attention', '__proto__', 'hasOwnProperty'] }));
+  const summary = '6 layers: 1 constructor, 2 __proto__, 1 toString, 1 full_attention, 1 hasOwnProperty';
+  const text = run('inspect', file);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^layers {12}${summary}$`, 'm'));
+  const json = run('inspect', file, '--json');
+  assert.equal(json.status, 0, json.stderr);
+  const report = JSON.parse(json.stdout);
+  assert.equal(report.layers, summary);
+  assert.deepEqual(report.rope.map((r) => r.layerType), ['constructor', '__proto__', 'toString', 'full_attention', 'hasOwnProperty']);
+});
