@@ -61,13 +61,22 @@ export function writeAll(fd, bytes) {
 }
 
 /**
+ * Text for a terminal: control characters but tab, newline and carriage return (ESC, the rest of C0, DEL and C1)
+ * as \u escapes, so that strings a config holds (its model_type, its layer types, HF's warnings and posenc's
+ * messages quoting them) cannot drive the terminal showing them ("\u001b[2J" cleared it, "\u001b]0;..." retitled
+ * it). Inside a JSON string such an escape reads back as the same character.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
  * A message on stderr. A closed or broken stderr (`2>&1 | head -c 1`) loses
  * it: process.stderr's EPIPE was an unhandled 'error' event that ended the
  * process mid-write, leaving its temporary file behind.
  */
 export function say(text) {
   try {
-    writeAll(2, Buffer.from(text));
+    writeAll(2, Buffer.from(printable(text)));
   } catch { /* stderr is gone: messages are not the data */ }
 }
 
