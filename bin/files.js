@@ -25,8 +25,15 @@ export function checkTarget(out, force) {
     throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
   }
   if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
-  if (!lstatSync(out, { throwIfNoEntry: false })) return;
-  const target = statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
+  let node, target;
+  try {
+    node = lstatSync(out, { throwIfNoEntry: false });
+    target = node && statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
+  } catch (e) {
+    // a name past NAME_MAX (ENAMETOOLONG), a link to itself (ELOOP): a raw stack trace, exit 1, for table and the others
+    throw new UsageError(`--out ${out} cannot be used (${e.code ?? e.message}): name a file posenc can write`);
+  }
+  if (!node) return;
   if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
   if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
   if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
@@ -54,14 +61,38 @@ export function writeAll(fd, bytes) {
 }
 
 /**
+ * Text for a terminal: control characters but tab, newline and carriage return (ESC, the rest of C0, DEL and C1)
+ * as \u escapes, so that strings a config holds (its model_type, its layer types, HF's warnings and posenc's
+ * messages quoting them) cannot drive the terminal showing them ("\u001b[2J" cleared it, "\u001b]0;..." retitled
+ * it). Inside a JSON string such an escape reads back as the same character.
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
  * A message on stderr. A closed or broken stderr (`2>&1 | head -c 1`) loses
  * it: process.stderr's EPIPE was an unhandled 'error' event that ended the
  * process mid-write, leaving its temporary file behind.
  */
 export function say(text) {
   try {
-    writeAll(2, Buffer.from(text));
+    writeAll(2, Buffer.from(printable(text)));
   } catch { /* stderr is gone: messages are not the data */ }
+}
+
+/**
+ * Text for standard output (help, version), written as the data is: into a pipe already closed
+ * (`posenc --help | true`) process.stdout.write's EPIPE escaped as an unhandled 'error' event, a
+ * stack trace. The exit status: 0, or 1 with a message on stderr.
+ */
+export function print(text) {
+  try {
+    writeAll(1, Buffer.from(text));
+    return 0;
+  } catch (e) {
+    say(`posenc: cannot write standard output (${e.code}: ${e.message.replace(/^\w+: /, '')}); stopped\n`);
+    return 1;
+  }
 }
 
 // The signals that stop a write and remove its temporary file, with their numbers (exit status 128 + n).

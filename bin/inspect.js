@@ -6,6 +6,7 @@
 // each layer type's inv_freq (float64, exact in JSON).
 import { ROPE_PARAMS } from 'posenc/variants';
 import { UsageError } from './args.js';
+import { printable } from './files.js';
 
 const TWO_PI = 2 * Math.PI;
 const fmt = (x) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
@@ -71,7 +72,9 @@ function layerSummary(r) {
     return `${r.ropeLayers.length} layers, ${none} without RoPE (indices ${r.ropeLayers.flatMap((x, i) => (x ? [] : [i])).join(', ')})`;
   }
   if (!r.layerTypes) return undefined;
-  const counts = {};
+  // no prototype: a layer type named constructor or toString counted from Object's ("function Object() { [native
+  // code] }1 constructor"), and one named __proto__ was dropped
+  const counts = Object.create(null);
   for (const t of r.layerTypes) counts[t] = (counts[t] ?? 0) + 1;
   return `${r.layerTypes.length} layers: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`;
 }
@@ -129,19 +132,20 @@ export function inspectReport(pv, config, select, asJson, maxBytes = 2 ** 30) {
     }
   };
   if (!asJson) {
-    const report = text(model, results.map((r) => describe(pv, r, false)), layerSummary(first), warnings);
+    // the config's strings as text, never as terminal controls (printable), and measured as written
+    const report = printable(text(model, results.map((r) => describe(pv, r, false)), layerSummary(first), warnings));
     fits(Buffer.byteLength(report));
     return [report];
   }
   // split at the place's first line (the rope list comes before the warnings, which could hold the same words)
   const envelope = JSON.stringify({ model, layers: layerSummary(first), rope: [PLACE], warnings }, null, 2);
   const at = envelope.indexOf(`    ${JSON.stringify(PLACE)}`);
-  const head = envelope.slice(0, at), tail = envelope.slice(at + 4 + JSON.stringify(PLACE).length);
+  const head = printable(envelope.slice(0, at)), tail = printable(envelope.slice(at + 4 + JSON.stringify(PLACE).length));
   const planned = Buffer.byteLength(head) + Buffer.byteLength(tail) + 1
-    + results.reduce((n, r) => n + LAYER_BYTES + Buffer.byteLength(JSON.stringify(r.layerType ?? null))
+    + results.reduce((n, r) => n + LAYER_BYTES + Buffer.byteLength(printable(JSON.stringify(r.layerType ?? null)))
       + VALUE_BYTES * ((r.invFreq?.length ?? 0) + (r.axesDim?.length ?? 0)), 0);
   fits(planned);
   // each layer type as JSON.stringify places it in the envelope: indented by two levels, after a comma
-  const layer = (r, i) => `${i ? ',\n' : ''}${JSON.stringify(describe(pv, r, true), null, 2).replace(/^/gm, '    ')}`;
+  const layer = (r, i) => `${i ? ',\n' : ''}${printable(JSON.stringify(describe(pv, r, true), null, 2)).replace(/^/gm, '    ')}`;
   return [head, ...results.map((r, i) => () => layer(r, i)), `${tail}\n`];
 }

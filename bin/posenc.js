@@ -26,7 +26,7 @@ import path from 'node:path';
 import { PRESET_NAMES, LAYOUT_NAMES, FREQUENCY_RULE_NAMES } from 'posenc';
 import { TIMESTEP_PRESET_NAMES, GRID_PRESET_NAMES } from 'posenc/fields';
 import { npyHeader } from './npy.js';
-import { checkTarget, atomicFile, writeAll, say } from './files.js';
+import { checkTarget, atomicFile, writeAll, say, print } from './files.js';
 import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
 import { UsageError, parseFlags, checkRange, REAL, readsAsZero } from './args.js';
@@ -453,12 +453,10 @@ async function main(argv) {
     return 2;
   }
   if (parsed.help) {
-    process.stdout.write(usage(parsed.cmd));
-    return 0;
+    return print(usage(parsed.cmd));
   }
   if (parsed.version) {
-    process.stdout.write(`posenc ${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
-    return 0;
+    return print(`posenc ${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
   }
   if (endianness() !== 'LE') {
     say('posenc: this exporter writes little-endian data and needs a little-endian machine\n');

@@ -9,16 +9,18 @@
 // commands here. Exit status as posenc's: 0 written, 2 bad command line or
 // config, 1 a failed write. A file is never left half-written (temporary file,
 // renamed when complete).
-import { readFileSync, statSync } from 'node:fs';
+import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
-import { checkTarget, atomicFile, writeAll, say } from './files.js';
+import { checkTarget, atomicFile, writeAll, say, print } from './files.js';
 import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
 
 // The largest config.json read (16 MiB): published ones are a few kB, a few with label maps a few hundred.
 const MAX_CONFIG_BYTES = 2 ** 24;
+// It is read 64 KiB at a time, as readFileSync reads a file of unknown size (/proc/self/pagemap takes multiples of 8 bytes).
+const READ_BYTES = 2 ** 16;
 
 
 const SELECT = {
@@ -78,7 +80,18 @@ export function readConfig(file) {
     if (size > MAX_CONFIG_BYTES || !statSync(file).isFile()) {
       throw new UsageError(`the config ${file} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
     }
-    text = readFileSync(file, 'utf8');
+    // At most MAX_CONFIG_BYTES + 1 bytes read, whatever the size said: a file of /proc says 0 and may never end
+    // (/proc/self/pagemap: 600 MB of memory in 3 s, read until memory ran out).
+    const fd = openSync(file, 'r');
+    const bytes = Buffer.allocUnsafe(MAX_CONFIG_BYTES + READ_BYTES);
+    let n = 0;
+    try {
+      for (let got = 1; got > 0 && n <= MAX_CONFIG_BYTES; n += got) got = readSync(fd, bytes, n, READ_BYTES, null);
+    } finally {
+      closeSync(fd);
+    }
+    if (n > MAX_CONFIG_BYTES) throw new UsageError(`the config ${file} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
+    text = bytes.toString('utf8', 0, n);
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new UsageError(`cannot read the config ${file} (${e.code ?? e.message})`);
@@ -240,10 +253,7 @@ export async function main(argv) {
   try {
     const { values, raw, positional } = parse(cmd, rest);
     out = values.out;
-    if (values.help) {
-      process.stdout.write(usage(cmd));
-      return 0;
-    }
+    if (values.help) return print(usage(cmd));
     const pv = await init();
     if (cmd === 'inspect') inspectCommand(pv, values, raw, positional);
     else await ropeCommand(pv, values, raw);

@@ -235,3 +235,44 @@ test('inspect into a pipe closed early (| head -c 10) exits 1 with a message, no
   assert.equal(code, 1, stderr);
   assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/);
 });
+
+test('inspect counts layer types named after Object.prototype\'s keys as any others (eighteenth pass)', () => {
+  // counts was a plain object: "constructor" counted from Object's own constructor ("function Object() { [native
+  // code] }1 constructor") and both __proto__ layers were dropped from the summary.
+  const file = out('proto-types.json');
+  writeFileSync(file, JSON.stringify({ head_dim: 64, hidden_size: 64, num_attention_heads: 1, rope_theta: 10000, max_position_embeddings: 64,
+    layer_types: ['constructor', '__proto__', 'toString', 'full_attention', '__proto__', 'hasOwnProperty'] }));
+  const summary = '6 layers: 1 constructor, 2 __proto__, 1 toString, 1 full_attention, 1 hasOwnProperty';
+  const text = run('inspect', file);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^layers {12}${summary}$`, 'm'));
+  const json = run('inspect', file, '--json');
+  assert.equal(json.status, 0, json.stderr);
+  const report = JSON.parse(json.stdout);
+  assert.equal(report.layers, summary);
+  assert.deepEqual(report.rope.map((r) => r.layerType), ['constructor', '__proto__', 'toString', 'full_attention', 'hasOwnProperty']);
+});
+
+test('a config\'s strings reach the terminal as text, never as control sequences (inspect, its --json, messages)', () => {
+  // model_type "\u001b[2J..." cleared the terminal of whoever inspected the config, "\u001b]0;..." retitled it: the
+  // report and posenc's messages (an unknown --layer-type lists the config's types) wrote them raw.
+  const file = out('escapes.json');
+  writeFileSync(file, JSON.stringify({ model_type: 'm\u001b[2J\u001b]0;pwned\u0007', head_dim: 64, hidden_size: 64, num_attention_heads: 1,
+    rope_theta: 10000, max_position_embeddings: 64, layer_types: ['full_attention', 'a\u001b[31mred\u009b\u007f'] }));
+  const raw = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/; // eslint-disable-line no-control-regex
+  const text = run('inspect', file);
+  assert.equal(text.status, 0, text.stderr);
+  assert.doesNotMatch(text.stdout, raw);
+  assert.match(text.stdout, /^model_type {8}m\\u001b\[2J\\u001b\]0;pwned\\u0007$/m);
+  assert.match(text.stdout, /^\[a\\u001b\[31mred\\u009b\\u007f\]$/m);
+  const json = run('inspect', file, '--json');
+  assert.equal(json.status, 0, json.stderr);
+  assert.doesNotMatch(json.stdout, raw);
+  const report = JSON.parse(json.stdout); // the escapes read back as the config's own strings
+  assert.equal(report.model, 'm\u001b[2J\u001b]0;pwned\u0007');
+  assert.equal(report.rope[1].layerType, 'a\u001b[31mred\u009b\u007f');
+  const message = run('inspect', file, '--layer-type', 'zz');
+  assert.equal(message.status, 2);
+  assert.doesNotMatch(message.stderr, raw);
+  assert.match(message.stderr, /layerType must be one of full_attention, a\\u001b\[31mred\\u009b\\u007f \(got "zz"\)/);
+});

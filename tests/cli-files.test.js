@@ -286,3 +286,34 @@ test('stderr closed (2>&1 | head -c 1) loses the progress lines, not the file: w
   assert.deepEqual(readdirSync(d), ['pe.npy']);
   assert.equal(readFileSync(out).length, 128 + 8192 * 512 * 4);
 });
+
+test('--out past NAME_MAX or a link to itself is a usage error (exit 2) before any work, not a raw stack trace (eighteenth pass)', () => {
+  // lstat's ENAMETOOLONG and stat's ELOOP escaped checkTarget: `posenc table` printed a Node stack trace, exit 1
+  // (rope --config, "cannot write ... nothing was written", exit 1, after reading its config).
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`unusable-${name.replace(/\W/g, '')}`);
+    const self = path.join(d, 'self.npy');
+    symlinkSync('self.npy', self);
+    for (const [out, code] of [[path.join(d, `${'a'.repeat(300)}.npy`), 'ENAMETOOLONG'], [self, 'ELOOP']]) {
+      for (const force of [[], ['--force']]) {
+        const r = run(...args, '--out', out, ...force);
+        assert.equal(r.status, 2, `${name} ${code}: ${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`^posenc: --out .*\\.npy cannot be used \\(${code}\\): name a file posenc can write\\n$`));
+      }
+    }
+    assert.deepEqual(readdirSync(d), ['self.npy']);
+  }
+});
+
+test('--help and --version into a pipe already closed (| true) exit 1 saying so, not with a stack trace (eighteenth pass)', async () => {
+  // process.stdout.write's EPIPE was an unhandled 'error' event: a Node stack trace on stderr, as inspect's once was.
+  for (const args of [['--help'], ['--version'], ['table', '--help'], ['rope', '--config', 'x', '--help'], ['inspect', '--help']]) {
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy(); // closed before the child has loaded: its first write meets EPIPE
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.equal(code, 1, `${args}: ${stderr}`);
+    assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/, String(args));
+  }
+});

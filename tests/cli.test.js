@@ -397,3 +397,15 @@ test('numbers are read strictly, flags once, and messages quote what was typed (
   assert.equal(run('table', '--d-model', '4', '--max-len', '2', '--base', '10000.0', '--out', out('d.json'), '--quiet').status, 0);
   assert.equal(readFileSync(out('e.json'), 'utf8'), readFileSync(out('d.json'), 'utf8'));
 });
+
+test('a real flag of 130 000 digits and an x is refused at once, not after a quadratic backtrack (eighteenth pass)', () => {
+  // REAL's \d+\.?\d* let its two quantifiers share every digit: the longest argument Linux passes (128 KiB) took
+  // 18 s to be refused. Killed after 10 s: a regression fails here rather than hanging the suite.
+  const digits = '1'.repeat(130000);
+  for (const args of [['table', '--max-len', '1', '--d-model', '2', '--base', `${digits}x`], ['timestep', '--dim', '4', '--timesteps', `1,${digits}x`],
+    ['rope', '--dim', '8', '--max-len', '2', '--scaling', 'longrope', '--short-factor', `${digits}.5x`, '--long-factor', '1,1,1,1']]) {
+    const r = spawnSync(process.execPath, [cli, ...args, '--out', '-'], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(r.status, 2, `${args[0]}: ${r.signal ?? r.stderr.slice(0, 200)}`);
+    assert.match(r.stderr, /^posenc: --(base expects a finite decimal number|timesteps must be comma-separated finite numbers|short-factor must be comma-separated finite numbers), got "1{130000}(\.5)?x"\n$/);
+  }
+});

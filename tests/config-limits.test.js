@@ -50,6 +50,22 @@ test('the CLI reads no config that is not a file of at most 16 MiB, and inspect 
     assert.match(r.stderr, /^posenc: the config \/dev\/zero is not a file of at most 16777216 bytes/);
   }
   assert.equal(existsSync(path.join(dir, 'z.npy')), false);
+  // a regular file whose size says 0 and whose reading never ends (/proc/self/pagemap) was read until memory ran
+  // out (600 MB in 3 s): at most 16 MiB and 64 KiB are read now, whatever the size said (eighteenth pass)
+  if (existsSync('/proc/self/pagemap')) {
+    for (const args of [['inspect', '/proc/self/pagemap'], ['rope', '--config', '/proc/self/pagemap', '--max-len', '4', '--out', path.join(dir, 'p.npy')]]) {
+      // killed after 10 s: a regression must fail here, not fill the machine's memory
+      const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 10_000 });
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.signal ?? r.stderr}`);
+      assert.match(r.stderr, /^posenc: the config \/proc\/self\/pagemap is not a file of at most 16777216 bytes/);
+    }
+  }
+  // the limit itself: 16 MiB read, one byte more refused
+  const edge = path.join(dir, 'edge.json');
+  writeFileSync(edge, `{"head_dim": 8, "rope_theta": 10000}${' '.repeat(2 ** 24 - 36)}`);
+  assert.equal(run('inspect', edge).status, 0);
+  writeFileSync(edge, `{"head_dim": 8, "rope_theta": 10000}${' '.repeat(2 ** 24 - 35)}`);
+  assert.match(run('inspect', edge).stderr, /is not a file of at most 16777216 bytes/);
   const wide = path.join(dir, 'wide.json');
   writeFileSync(wide, JSON.stringify({ head_dim: 16, text_config: { head_dim: 2 ** 20, hidden_size: 2 ** 20, num_attention_heads: 1 } }));
   // --json gives every inv_freq (2^19 of them here, about 10 MB): read it all

@@ -231,3 +231,61 @@ test('bad input: a clear error naming the parameter; nothing leaks; the module s
   assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pe.timestepEmbedding([1], 4, f64).data[0], Math.sin(1));
 });
+
+test('a call refused by a size its counts and shapes decide reads no element first (issue 22, eighteenth pass)', () => {
+  // Each input's elements are a proxy counting their reads: timestepEmbedding, sincos1d, fourierFeatures and
+  // randomFourierFeatures refused for their size read every element first (2 s for 2^24 through a proxy).
+  let reads = 0;
+  const counted = (n) => new Proxy([], { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const refused = (call) => {
+    reads = 0;
+    const before = pe.memoryStats();
+    assert.throws(call, /this call would need \d+\.\d MiB/);
+    assert.equal(reads, 0, `${call}: ${reads} elements read`);
+    assert.deepEqual(pe.memoryStats(), before);
+  };
+  const big = 2 ** 24;
+  refused(() => pe.timestepEmbedding(counted(big), 1024));
+  refused(() => pe.sincos1d(counted(big), 1024));
+  refused(() => pe.fourierFeatures(counted(big), { levels: 64, maxFreqLog2: 0 }));
+  refused(() => pe.fourierFeatures({ rows: big, cols: 1, data: counted(big) }, { levels: 64, maxFreqLog2: 0 }));
+  refused(() => pe.fourierFeatures({ shape: [big / 2, 2], data: counted(big) }, { levels: 1024, maxFreqLog2: 0 }));
+  refused(() => pe.randomFourierFeatures(counted(big), { features: 4096 }));
+  refused(() => pe.randomFourierFeatures({ rows: 2 ** 12, cols: 2 ** 12, data: counted(big) }, { features: 65536 }));
+  // a given B: its shape and the points' decide the size, before either's elements are read
+  refused(() => pe.randomFourierFeatures({ rows: 2 ** 20, cols: 1, data: counted(2 ** 20) }, { B: { rows: 65536, cols: 1, data: counted(65536) } }));
+  refused(() => pe.randomFourierFeatures(counted(2 ** 20), { B: { rows: 65536, cols: 1, data: counted(65536) } }));
+  // accepted calls still read each element once, and a B's columns must still match the points'
+  reads = 0;
+  pe.timestepEmbedding(counted(4), 8);
+  pe.randomFourierFeatures({ rows: 2, cols: 2, data: counted(4) }, { B: { rows: 3, cols: 2, data: counted(6) } });
+  assert.equal(reads, 14);
+  assert.throws(() => pe.randomFourierFeatures(counted(2), { B: { rows: 3, cols: 2, data: counted(6) } }), /B\.cols must equal the points' coordinates \(1\) \(got 2\)/);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('randomFourierFeatures: B\'s getters run before the points are read, the points\' before B\'s elements: a detach or resize either way is a posenc error', () => {
+  // B's shape is read first and its elements once the points are copied, so that the size both decide is checked
+  // before either's elements (above); no caller code runs between a length and its copy.
+  const cases = [];
+  const pbuf = new ArrayBuffer(32);
+  cases.push([() => pf(new Float64Array(pbuf).fill(0.5), { B: { rows: 2, cols: 1, get data() { structuredClone(pbuf, { transfer: [pbuf] }); return [1, 2]; } } }),
+    /points\.length must be an integer from 1 to 16777216 \(got 0\)/]);
+  const bbuf = new ArrayBuffer(16);
+  cases.push([() => pf({ rows: 2, cols: 1, get data() { structuredClone(bbuf, { transfer: [bbuf] }); return [0.5, 0.25]; } }, { B: { rows: 2, cols: 1, data: new Float64Array(bbuf) } }),
+    /B\.data must have 2 elements to match \(got 0\)/]);
+  const rbuf = new ArrayBuffer(16, { maxByteLength: 64 });
+  cases.push([() => pf(new Proxy([0.5, 0.25], { get: (t, k) => (k === '1' && rbuf.resize(64), t[k]) }), { B: { rows: 2, cols: 1, data: new Float64Array(rbuf) } }),
+    /B\.data must have 2 elements to match \(got 8\)/]);
+  const before = pe.memoryStats();
+  for (const [call, message] of cases) assert.throws(call, (e) => e instanceof RangeError && message.test(e.message));
+  assert.deepEqual(pe.memoryStats(), before);
+  // points shrunk by B's getter are read as they are then: one row
+  const sbuf = new ArrayBuffer(32, { maxByteLength: 64 });
+  const r = pf(new Float64Array(sbuf).fill(0.5), { B: { rows: 2, cols: 1, get data() { sbuf.resize(8); return [1, 2]; } }, dtype: 'float64' });
+  assert.deepEqual([r.rows, r.cols], [1, 4]);
+  assert.deepEqual(r.data, pf([0.5], { B: { rows: 2, cols: 1, data: [1, 2] }, dtype: 'float64' }).data);
+  function pf(...args) {
+    return pe.randomFourierFeatures(...args);
+  }
+});

@@ -288,3 +288,28 @@ test('a model read through getters, or asked about another task, gives posenc er
     && /^posenc\.lab\.evaluate: task "recency" uses \d+ token ids and \d+ answers; this model was trained on "copy"/.test(e.message));
   assert.ok(lab.evaluate(model, { length: 8 }).scored > 0, 'the module stays usable');
 });
+
+test('loss checks the model against the batch\'s shape before reading its ids (issue 22, eighteenth pass)', () => {
+  // A model whose params do not fit its config, or whose config passes one call's memory, was refused only after
+  // every id of the batch (up to 2 × 2^20, 0.3 s through a proxy) had been read and checked.
+  let reads = 0;
+  const counted = (n, v) => new Proxy([], { get: (t, k) => (k === 'length' ? n : (reads++, v)) });
+  const batch = { shape: [1024, 1024], tokens: counted(2 ** 20, 0), targets: counted(2 ** 20, -1) };
+  const config = { task: 'copy', batch: 1024, maxLength: 1024, heads: 64, dModel: 512, layers: 4, mlp: 4096, trainLengths: [2, 8] };
+  const before = lab.memoryStats();
+  const Real = lab.precision === 'float64' ? Float64Array : Float32Array;
+  const wrong = () => lab.loss({ config, params: new Real(1) }, batch);
+  assert.throws(wrong, /model\.params must be a Float(32|64)Array of \d+ numbers/);
+  assert.equal(reads, 0);
+  const count = Number(/of (\d+) numbers/.exec((() => { try { wrong(); } catch (e) { return e.message; } })())[1]);
+  assert.throws(() => lab.loss({ config, params: new Real(count) }, batch), /this call would need \d+\.\d MiB/);
+  assert.equal(reads, 0);
+  assert.deepEqual(lab.memoryStats(), before);
+  // a model that fits still reads each id once
+  const { model } = lab.train({ task: 'copy', steps: 1, dModel: 16, heads: 2, layers: 1, batch: 2, maxLength: 32 });
+  const ex = lab.examples({ task: 'copy', length: 4, count: 2 });
+  reads = 0;
+  const n = ex.shape[0] * ex.shape[1];
+  lab.loss(model, { shape: ex.shape, tokens: counted(n, 1), targets: counted(n, -1) });
+  assert.equal(reads, 2 * n);
+});

@@ -148,6 +148,25 @@ test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, ba
       assert.equal(await waitRendered(page, odd), 'ready', String(axes));
       assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('table.idgrid').length, odd), 0);
     }
+    // an M-RoPE config whose vision_config.spatial_merge_size mropePositions does not take (1 to 8): its wavelengths,
+    // no ids, and a note naming the config's key; its "spatialMergeSize must be an integer from 1 to 8" failed the
+    // whole drawing (eighteenth pass)
+    const qwen = JSON.parse(await config('qwen2-vl-7b'));
+    for (const merge of [9, 0, 2.5, '2']) {
+      const id = await addWidget(page, 'pe-model', { config: JSON.stringify({ ...qwen, vision_config: { ...qwen.vision_config, spatial_merge_size: merge } }) });
+      assert.equal(await waitRendered(page, id), 'ready', String(merge));
+      assert.equal(await page.evaluate((i) => document.getElementById(i).shadowRoot.querySelectorAll('table.idgrid').length, id), 0);
+      assert.match(await widgetText(page, id), new RegExp(`vision_config\\.spatial_merge_size is ${JSON.stringify(merge).replace('.', '\\.')}: the image's position ids are drawn for a merge of 1 to 8`));
+    }
+    // a layer of a config without per-layer RoPE (every layer has the same): drawn, with a note naming `layer`; its
+    // "layerIndex needs a config with per-layer RoPE" failed the whole drawing (eighteenth pass)
+    for (const layer of ['3', '1048576']) {
+      const same = await addWidget(page, 'pe-model', { config: await config('llama-3.1-8b'), layer });
+      assert.equal(await waitRendered(page, same), 'ready', layer);
+      const text = await widgetText(page, same);
+      assert.match(text, new RegExp(`layer = ${layer}: this config gives every layer the same RoPE`));
+      assert.match(text, /RoPE type llama3/);
+    }
     const scout = await addWidget(page, 'pe-model', { config: await config('llama-4-scout') });
     assert.equal(await waitRendered(page, scout), 'ready');
     assert.match(await widgetText(page, scout), /36 of 48 layers use RoPE/);

@@ -66,14 +66,22 @@ export class PeModel extends PeWidget {
     const model = variants.ropeFromConfig(config); // the layer types and layers the menus offer
     this.layerControls(v, model, (model.layerTypes ?? model.ropeLayers)?.length);
     const n = (model.layerTypes ?? model.ropeLayers)?.length;
-    const layer = n && v.layer >= n ? n - 1 : v.layer; // the attribute's range is the config's layers
-    if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
+    // the attribute's range is the config's layers; a config without per-layer RoPE gives every layer the same one,
+    // so a layer is noted, not passed on (ropeFromConfig's "layerIndex needs a config with per-layer RoPE" failed the
+    // whole drawing, naming an option the blogger never wrote)
+    const layer = !n ? -1 : v.layer >= n ? n - 1 : v.layer;
+    if (!n && v.layer >= 0) this.note('modelLayerSame', { raw: v.layer }, 'layer');
+    else if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
     const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
     if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
     // the grid's side only for a model with position ids on a grid (M-RoPE, axial of 2 or 3 axes: a latent's
     // (row, column) or (time, row, column), as ropeGridIds makes them; 1 or 4 axes failed the whole drawing with
     // ropeGridIds' "axes must be an integer from 2 to 3", where the wavelengths can still be drawn)
-    const grid = r.axesDim ? r.axesDim.length >= 2 && r.axesDim.length <= 3 : Boolean(r.mropeSection);
+    // M-RoPE's ids likewise for a spatial merge of 1 to 8 patches a side (mropePositions'; HF takes any): another
+    // failed the whole drawing with "spatialMergeSize must be an integer from 1 to 8", a name the config does not use
+    const merge = config.vision_config?.spatial_merge_size ?? 2;
+    const mrope = Boolean(r.mropeSection) && Number.isInteger(merge) && merge >= 1 && merge <= 8;
+    const grid = r.axesDim ? r.axesDim.length >= 2 && r.axesDim.length <= 3 : mrope;
     this.dropControl('grid', grid);
     if (grid) this.control('grid', r.axesDim ? 'modelLatentLabel' : 'modelGridLabel', v.grid, { kind: 'number', min: 1, max: 32, step: 1 });
     const parts = [this.describe(r)];
@@ -84,8 +92,9 @@ export class PeModel extends PeWidget {
     }
     parts.push(this.drawWavelengths(r, variants));
     if (r.type === 'axial' && grid) parts.push(this.drawFluxIds(variants, v.grid, r));
-    else if (r.mropeSection) parts.push(this.drawMrope(variants, config, v.grid, r));
+    else if (mrope) parts.push(this.drawMrope(variants, config, merge, v.grid, r));
     else this.idsEl?.replaceChildren();
+    if (r.mropeSection && !mrope) this.note('modelMergeSize', { raw: String(JSON.stringify(merge)).slice(0, 40) }, 'vision_config.spatial_merge_size');
     if (r.warnings.length) parts.push(this.t('modelWarnings', { list: r.warnings.join('; ') }));
     this.captionEl.textContent = this.sentences(parts);
   }
@@ -187,8 +196,7 @@ export class PeModel extends PeWidget {
    * the same in all three rows), the image tokens as three grids of their
    * time, height and width ids, and where the text after the image resumes.
    */
-  drawMrope(variants, config, grid, r) {
-    const merge = config.vision_config?.spatial_merge_size ?? 2;
+  drawMrope(variants, config, merge, grid, r) {
     const p = variants.mropePositions([{ text: TEXT_BEFORE }, { image: [1, grid * merge, grid * merge] }, { text: TEXT_AFTER }],
       { spatialMergeSize: merge });
     const s = p.shape[1];

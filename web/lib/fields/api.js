@@ -4,7 +4,7 @@
 // Checker before allocating, calls one or two C functions of its module
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
-import { readMatrix } from '../tensor.js';
+import { readMatrix, readNested } from '../tensor.js';
 import { Checker, DTYPES, MAX_POSITION, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SPACED_GRID_DIM } from '../minimums.js';
@@ -50,18 +50,26 @@ export const FOURIER_PRESETS = Object.freeze({
   'nerf-pytorch': { pi: false, includeInput: true, layout: 'frequency', logSampling: true },
 });
 
-/** A number or an array of finite numbers, as a typed array. */
-function numbers(check, name, value) {
-  if (typeof value === 'number') return Float64Array.of(check.finite(name, value));
-  return check.vector(name, value);
+/**
+ * A number or an array of finite numbers, as a typed array; size(n) checks the call's size from the count
+ * before any element is read (2^24 timesteps were read, 2 s through a proxy, to be refused for the size).
+ */
+function numbers(check, name, value, size) {
+  if (typeof value !== 'number') return check.vector(name, value, size);
+  check.finite(name, value);
+  size(1);
+  return Float64Array.of(value);
 }
 
-/** Points as { rows, cols, data } (one point per row) or a plain array of 1-D points. */
-function points(check, value) {
+/**
+ * Points as { rows, cols, data } (one point per row) or a plain array of 1-D points; extra(rows, cols), the
+ * bytes the call holds beside their copy, is refused with it before any point is read.
+ */
+function points(check, value, extra) {
   if (value !== null && typeof value === 'object' && !isArray(value) && !ArrayBuffer.isView(value)) {
-    return readMatrix(check, 'points', value);
+    return readMatrix(check, 'points', value, ([rows, cols]) => extra(rows, cols));
   }
-  const data = numbers(check, 'points', value);
+  const data = numbers(check, 'points', value, (n) => check.bytes(n * 8 + extra(n, 1)));
   return { rows: data.length, cols: 1, data };
 }
 
@@ -78,7 +86,6 @@ export function createFields(wasm) {
     const check = new Checker('timestepEmbedding');
     const opts = check.options(options, ['preset', 'flipSinToCos', 'downscaleFreqShift', 'scale', 'maxPeriod', 'dtype']);
     const preset = presetOf(check, opts, TIMESTEP_PRESETS, 'diffusers');
-    const t = numbers(check, 'timesteps', timesteps);
     check.size('dim', dim);
     const half = Math.floor(dim / 2);
     const flip = check.boolean('flipSinToCos', opts.flipSinToCos ?? preset.flipSinToCos);
@@ -88,14 +95,14 @@ export function createFields(wasm) {
     }
     const scale = check.finite('scale', opts.scale ?? 1);
     const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: MIN_MAX_PERIOD });
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const t = numbers(check, 'timesteps', timesteps, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8));
     for (let i = 0; i < t.length; i++) {
       if (Math.abs(scale * t[i]) > MAX_POSITION) {
         throw check.fail(RangeError, `scale × timesteps[${i}] must lie within ±2^31`, t[i]);
       }
     }
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const n = t.length;
-    check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8);
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, n * dim);
       call(check, wasm.pe_timestep_embedding(out, dtypeCode(dtype), f.float64(t, n), n, dim, flip ? 1 : 0,
@@ -118,16 +125,15 @@ export function createFields(wasm) {
   function sincos1d(positions, dim, options) {
     const check = new Checker('sincos1d');
     const opts = check.options(options, ['frequencies', 'base', 'dtype']);
-    const pos = numbers(check, 'positions', positions);
     check.size('dim', dim);
     if (dim % 2) throw check.fail(RangeError, 'dim must be even: each frequency has a sin and a cos column', dim);
-    // an element's name formed only for the one refused (2^24 names took 1.5 s)
-    for (let i = 0; i < pos.length; i++) if (!(Math.abs(pos[i]) <= MAX_POSITION)) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
     const rule = gridRule(check, opts, { frequencies: 'mae' }, dim, dim / 2, 4);
     const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const pos = numbers(check, 'positions', positions, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4));
+    // an element's name formed only for the one refused (2^24 names took 1.5 s)
+    for (let i = 0; i < pos.length; i++) if (!(Math.abs(pos[i]) <= MAX_POSITION)) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
     const n = pos.length;
-    check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4);
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, n * dim);
       call(check, wasm.pe_sincos_1d(out, dtypeCode(dtype), f.float64(pos, n), n, dim, rule, base));
@@ -185,7 +191,6 @@ export function createFields(wasm) {
     const check = new Checker('fourierFeatures');
     const opts = check.options(options, ['preset', 'levels', 'maxFreqLog2', 'includeInput', 'logSampling', 'pi', 'layout', 'dtype']);
     const preset = presetOf(check, opts, FOURIER_PRESETS, 'nerf-pytorch');
-    const p = points(check, pointsArg);
     const levels = check.size('levels', opts.levels ?? 10, C.PE_MAX_FOURIER_LEVELS);
     const log2 = C.PE_MAX_FOURIER_LOG2;
     if (opts.maxFreqLog2 === undefined && levels - 1 > log2) {
@@ -197,6 +202,11 @@ export function createFields(wasm) {
     const pi = check.boolean('pi', opts.pi ?? preset.pi);
     const layout = check.oneOf('layout', opts.layout ?? preset.layout, Object.keys(FOURIER_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    let cols;
+    const p = points(check, pointsArg, (rows, d) => {
+      cols = check.size('the output width (input + 2 × levels × coordinates)', (includeInput ? d : 0) + 2 * levels * d);
+      return rows * cols * bytesPer(dtype);
+    });
     // The highest band: either end of the spacing, whichever is larger. The core's own bands (its pow,
     // linspace's rounding) can come out a few ulps above 2^maxFreqLog2: checked with 2^-40 to spare, so a
     // point it would refuse after allocating is refused here, naming it.
@@ -210,10 +220,7 @@ export function createFields(wasm) {
         throw check.fail(RangeError, `points.data[${i}] must lie within ±65504: includeInput copies it into a float16 result`, p.data[i]);
       }
     }
-    const cols = (includeInput ? p.cols : 0) + 2 * levels * p.cols;
-    check.size('the output width (input + 2 × levels × coordinates)', cols);
     const count = p.rows * cols;
-    check.bytes(count * bytesPer(dtype) + p.data.length * 8);
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols,
@@ -222,27 +229,28 @@ export function createFields(wasm) {
     });
   }
 
-  /** B as given (features × coordinates), or null to draw it. */
-  function givenB(check, value, d) {
-    if (value === undefined || value === null) return null;
-    const b = readMatrix(check, 'B', value);
-    if (b.cols !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.cols);
-    return b;
-  }
-
   function randomFourierFeatures(pointsArg, options) {
     const check = new Checker('randomFourierFeatures');
     const opts = check.options(options, ['features', 'sigma', 'seed', 'B', 'dtype']);
-    const p = points(check, pointsArg);
-    const given = givenB(check, opts.B, p.cols);
-    if (given && (opts.features !== undefined || opts.sigma !== undefined || opts.seed !== undefined)) {
+    const drawn = opts.B === undefined || opts.B === null;
+    if (!drawn && (opts.features !== undefined || opts.sigma !== undefined || opts.seed !== undefined)) {
       throw check.fail(TypeError, 'give B, or features / sigma / seed to draw it, not both');
     }
-    const m = given ? given.rows : check.size('features', opts.features ?? DEFAULT_FEATURES, C.PE_MAX_FEATURES);
+    let m = drawn ? check.size('features', opts.features ?? DEFAULT_FEATURES, C.PE_MAX_FEATURES) : 0;
     // B is drawn by the learned table's code (c/learned.c), within its scale limit.
-    const sigma = given ? 0 : check.finite('sigma', opts.sigma ?? 10, { min: 0, max: C.PE_LEARNED_MAX_SCALE });
-    const seed = given ? 0 : check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER);
+    const sigma = drawn ? check.finite('sigma', opts.sigma ?? 10, { min: 0, max: C.PE_LEARNED_MAX_SCALE }) : 0;
+    const seed = drawn ? check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER) : 0;
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    // A given B's shape (features × coordinates) first, its elements once the points are copied; the result and
+    // B beside the points' copy are refused before any element of either is read. (B read inside the points'
+    // reader let B's getters detach or resize the points between their length and their copy.)
+    const b = drawn ? null : readNested(check, 'B', opts.B, [2], undefined, undefined, true);
+    const p = points(check, pointsArg, (rows, d) => {
+      if (b && b.shape[1] !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.shape[1]);
+      m = b ? b.shape[0] : m;
+      return m * d * 8 + rows * 2 * m * bytesPer(dtype);
+    });
+    const given = b && { rows: m, data: b.data() };
     const far = () => check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
     if (given) {
       // The core's bound, computed as it does: for a given B, before anything is allocated.
@@ -255,7 +263,6 @@ export function createFields(wasm) {
       if (p.data.some((x) => Math.abs(x) * (2 * Math.PI * sum) > MAX_ANGLE)) throw far();
     }
     const count = p.rows * 2 * m;
-    check.bytes(count * bytesPer(dtype) + (m + p.rows) * p.cols * 8);
     return withFrame(wasm, check, (f) => {
       const b = given ? f.float64(given.data, m * p.cols) : f.output('float64', m * p.cols);
       // B_kj ~ N(0, sigma^2): the learned table's seeded Gaussian stream (c/learned.c), m rows of d.

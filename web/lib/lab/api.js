@@ -149,19 +149,25 @@ export function createLab(wasm) {
     check.bytes(bytes + extra, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
   }
 
+  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits). */
+  function modelConfig(check, frame, config, params, extra) {
+    const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
+    const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
+    const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
+    i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
+      config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
+      enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed, config.randomizedPositions]);
+    const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
+    f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
+      config.weightDecay, config.clip]);
+    checkFits(check, frame, cfg, fcfg, config, params, extra);
+    return [cfg, fcfg];
+  }
+
   /** Runs body(model pointer) on a C model made from config (and params), freed after; `extra`: bytes the call adds. */
   function withModel(check, config, params, body, extra = 0) {
     return withFrame(wasm, check, (frame) => {
-      const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
-      const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
-      const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
-      i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
-        config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
-        enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed, config.randomizedPositions]);
-      const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
-      f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
-        config.weightDecay, config.clip]);
-      checkFits(check, frame, cfg, fcfg, config, params, extra);
+      const [cfg, fcfg] = modelConfig(check, frame, config, params, extra);
       const out = frame.alloc(4);
       call(check, wasm.pe_lab_create(out, cfg, fcfg));
       const model = i32(out, 1)[0];
@@ -315,13 +321,14 @@ export function createLab(wasm) {
   }
 
   /** batch = { shape: [count, n], tokens, targets } checked against a model's sizes and words. */
-  function checkBatch(check, batch, config, vocab, classes) {
+  function checkBatch(check, batch, config, vocab, classes, fits) {
     if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
     const shape = check.read('batch.shape', () => batch.shape);
     if (!isArray(shape) || check.read('batch.shape.length', () => shape.length) !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
     const [c0, n0] = check.read('batch.shape', () => [shape[0], shape[1]]);
     const count = check.integer('batch.shape[0]', c0, 1, config.batch);
     const n = check.integer('batch.shape[1]', n0, 1, config.maxLength);
+    fits(count, n);
     const read = (name, lo, hi) => {
       const v = check.read(`batch.${name}`, () => batch[name]);
       if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
@@ -346,7 +353,10 @@ export function createLab(wasm) {
     const o = check.options(options, ['gradient']);
     const gradient = check.boolean('gradient', o.gradient ?? false);
     const { vocab, classes } = shapeOf(check, config.task, config.bos);
-    const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes);
+    // the model (and params) checked against the batch's shape before its 2 × 2^20 ids are read (0.3 s through a
+    // proxy, for a model config or params refused after them)
+    const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes,
+      (count, n) => withFrame(wasm, check, (frame) => modelConfig(check, frame, config, params, 8 * count * n)));
     return withModel(check, config, params, (ptr, frame, size) => {
       const tok = frame.alloc(4 * count * n);
       const tgt = frame.alloc(4 * count * n);
