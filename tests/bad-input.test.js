@@ -365,8 +365,11 @@ function vectorArg(fn, i, name, { length = 3, finiteOnly = true, nullable = fals
   for (const [v, type, n] of bad) add(fn, name, v, withArg(fn, i, v), type, n);
 }
 
-/** A { rows, cols, data } argument. */
-function matrixArg(fn, i, name) {
+/**
+ * A { rows, cols, data } argument. `fit`: the other arguments made to fit a 2 × 2 matrix, where the function
+ * checks them before reading the matrix's elements.
+ */
+function matrixArg(fn, i, name, fit = (args) => args) {
   const bad = [
     [null, TypeError, name], [undefined, TypeError, name], [5, TypeError, name], ['m', TypeError, name],
     [{ rows: 0, cols: 2, data: [] }, RangeError, `${name}.rows`],
@@ -386,7 +389,7 @@ function matrixArg(fn, i, name) {
     [{ rows: 2, cols: 2, data: [1, 2, '3', 4] }, TypeError, `${name}.data[2]`],
     [{ rows: 2 ** 24, cols: 2 ** 24, data: [] }, RangeError, '1024 MiB'], // refused before data is read
   ];
-  for (const [v, type, n] of bad) add(fn, name, v, withArg(fn, i, v), type, n);
+  for (const [v, type, n] of bad) add(fn, name, v, fit(withArg(fn, i, v)), type, n);
 }
 
 // ---- the matrix, function by function ------------------------------------------------
@@ -476,7 +479,7 @@ add('mropePositions', 'spatialMergeSize', 'odd width', [[{ image: [1, 2, 3] }]],
 option('mropePositions', 'spatialMergeSize', [[0, RangeError], [1.5, RangeError], ['2', TypeError]]);
 numberOption('mropePositions', 'tokensPerSecond', [0, -1]);
 option('mropePositions', 'leftPadding', [[-1, RangeError], [0.5, RangeError], ['1', TypeError]]);
-matrixArg('mropeCache', 0, 'positions');
+matrixArg('mropeCache', 0, 'positions', ([p]) => [p, 4, { section: [1, 1] }]); // 2 rows: a section of 2 entries
 sizeArg('mropeCache', 1, 'headDim');
 optionsArg('mropeCache');
 option('mropeCache', 'section', [[[2, 3, 2], RangeError], [[8], RangeError], [[2, 3, NaN], RangeError], ['233', TypeError]]);
@@ -588,7 +591,7 @@ optionsArg('ropePermutation');
 sizeOption('ropePermutation', 'heads');
 option('ropePermutation', 'inverse', BAD_BOOL);
 
-matrixArg('ropePermute', 0, 'weights');
+matrixArg('ropePermute', 0, 'weights', ([w]) => [w]); // 2 rows: one head of 2
 optionsArg('ropePermute');
 option('ropePermute', 'headDim', [[0, RangeError], [3, RangeError], [NaN, RangeError], ['8', TypeError]]);
 add('ropePermute', 'weights.rows', 'not a multiple of headDim', withOption('ropePermute', 'headDim', 6), RangeError);

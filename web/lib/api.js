@@ -154,9 +154,9 @@ export function createApi(wasm) {
   function norms(matrixArg, options) {
     const check = new Checker('norms');
     const opts = check.options(options, ['dtype']);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // the norms too, before the input is read: 1 GiB of input alone would pass
     const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * 8);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
@@ -167,9 +167,9 @@ export function createApi(wasm) {
   function gram(matrixArg, options) {
     const check = new Checker('gram');
     const opts = check.options(options, ['cosine', 'dtype', 'out']);
-    // the float64 Gram too, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
-    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * rows * 8);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
+    // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
+    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => outputArgs(check, opts, rows * rows) && rows * rows * 8);
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
@@ -209,11 +209,11 @@ export function createApi(wasm) {
   function toyAttention(codes, positionCodes, options) {
     const check = new Checker('toyAttention');
     const opts = check.options(options, ['threshold', 'weights']);
+    const threshold = check.finite('threshold', opts.threshold ?? 30);
     const vcodes = check.vector('codes', codes);
     const n = vcodes.length;
     const hasPos = positionCodes !== undefined && positionCodes !== null;
     const vpos = hasPos ? check.vector('positionCodes', positionCodes, n) : null;
-    const threshold = check.finite('threshold', opts.threshold ?? 30);
     const vweights = opts.weights !== undefined ? check.vector('weights', opts.weights, n) : null;
     check.bytes(n * 8 * 5);
     return withFrame(wasm, check, (f) => {
@@ -244,6 +244,8 @@ export function createApi(wasm) {
     const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype', 'weights']);
     const wantWeights = check.boolean('weights', opts.weights ?? true);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const causal = check.boolean('causal', opts.causal ?? false);
+    check.finite('scale', opts.scale ?? 1, { above: 0 }); // before q, k and v are read, as every option
     const flash = !wantWeights && dtype === 'float32' && opts.mask == null && opts.bias == null;
     const read = (name, value, ranks, also) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined, also);
     const q = read('q', qArg, [2, 3, 4]);
@@ -257,8 +259,7 @@ export function createApi(wasm) {
     const nOut = s.b * s.heads * s.n * s.dv;
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
-    const causal = check.boolean('causal', opts.causal ?? false);
-    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(s.dk), { above: 0 });
+    const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
     const dims = DIMS;
     dims.set([s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
     const lead = q.shape.slice(0, -1);

@@ -265,7 +265,8 @@ function mropeOf(check, d) {
 
 /** FLUX's axial RoPE (diffusers' axes_dims_rope): one set of frequencies per axis, adjacent pairs. */
 function axialOf(check, get, warnings) {
-  const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
+  // each axis at least 2 wide, their sum at most MAX_WIDTH: counted before any is read (2^24 were, 1.2 s, to be refused by their sum)
+  const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'), (n) => check.integer('config.axes_dims_rope (their count)', n, 1, MAX_WIDTH / 2));
   axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
   const width = check.integer('config.axes_dims_rope (their sum, the head width)', sum(axes), 2, MAX_WIDTH);
