@@ -38,6 +38,21 @@ test('per-layer lists are bounded by length before they are walked, and holes ar
   assert.equal(pv.ropeFromConfig({ ...base, layer_types: ['full_attention', 'full_attention'] }).layerTypes.length, 2);
 });
 
+test('the eighteenth adversarial pass: a layerType given with a layerIndex it does not fit is refused by name, whatever it is', () => {
+  // JSON.stringify named it: a BigInt and a cyclic object escaped as raw TypeErrors, a throwing toJSON as the
+  // caller's own error, and a Symbol or a function read as 'layerType undefined'
+  const cfg = { head_dim: 8, layer_types: ['full_attention', 'sliding_attention'] };
+  const cyclic = {};
+  cyclic.self = cyclic;
+  for (const [value, got] of [[1n, '1n'], [cyclic, 'Object'], [{ toJSON() { throw new Error('boom'); } }, 'Object'], [Symbol('s'), 'Symbol(s)'], [() => 1, 'Function'], [3, '3']]) {
+    assert.throws(() => pv.ropeFromConfig(cfg, { layerIndex: 0, layerType: value }), (e) => e instanceof TypeError
+      && e.message === `posenc.ropeFromConfig: layerType is not the type of layer 0 (full_attention) (got ${got})`, String(got));
+  }
+  assert.throws(() => pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'full_attention' }), (e) => e instanceof RangeError
+    && e.message === 'posenc.ropeFromConfig: layerType is not the type of layer 1 (sliding_attention) (got "full_attention")');
+  assert.equal(pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'sliding_attention' }).layerType, 'sliding_attention');
+});
+
 test('FLUX axes are bounded by their sum (the head width), not only one by one', () => {
   assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: Array(64).fill(2 ** 20) }), (e) => e instanceof RangeError && /axes_dims_rope \(their sum, the head width\)/.test(e.message));
   assert.deepEqual(pv.ropeFromConfig({ axes_dims_rope: [16, 56, 56] }).axesDim, [16, 56, 56]);

@@ -240,7 +240,8 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
     if (n === undefined) throw check.fail(RangeError, 'layerIndex needs a config with per-layer RoPE (layer_types or no_rope_layers)', index);
     check.integer('layerIndex', index, 0, n - 1);
     if (layerType !== undefined && layerTypes && layerTypes[index] !== layerType) {
-      throw check.fail(RangeError, `layerType ${JSON.stringify(layerType)} is not the type of layer ${index} (${layerTypes[index]})`, layerType);
+      // shown as any value is (a BigInt, a cyclic object or a throwing toJSON escaped JSON.stringify raw)
+      throw check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType is not the type of layer ${index} (${layerTypes[index]})`, layerType);
     }
     layerType = layerTypes?.[index];
   }
