@@ -53,6 +53,30 @@ test('the eighteenth adversarial pass: a layerType given with a layerIndex it do
   assert.equal(pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'sliding_attention' }).layerType, 'sliding_attention');
 });
 
+test('the eighteenth adversarial pass: an axial config\'s theta and a reported original_max_position_embeddings are typed', () => {
+  // FLUX's theta went to the core unchecked: a BigInt or a Symbol escaped as the engine's raw "Cannot convert …
+  // to a number", a string, an array or an object with a valueOf was made a number there and came back as
+  // theta ("100"); original_max_position_embeddings of a type that takes none was reported as it was given
+  // (posenc inspect: "trained [object Object]")
+  const flux = (theta) => ({ axes_dims_rope: [4, 4], theta });
+  for (const [theta, got] of [[10n, '10n'], [Symbol('s'), 'Symbol(s)'], ['100', '"100"'], [[100], 'an array'], [{ valueOf: () => 100 }, 'Object'], [true, 'true']]) {
+    assert.throws(() => pv.ropeFromConfig(flux(theta)), (e) => e instanceof TypeError && e.message === `posenc.ropeFromConfig: config.theta must be a number (got ${got})`, got);
+  }
+  for (const theta of [1, 0.5, NaN, Infinity]) {
+    assert.throws(() => pv.ropeFromConfig(flux(theta)), (e) => e instanceof RangeError && /^posenc\.ropeFromConfig: config\.theta must be a finite number greater than 1/.test(e.message));
+  }
+  assert.equal(pv.ropeFromConfig(flux(100)).theta, 100);
+  assert.equal(pv.ropeFromConfig(flux(null)).theta, 10000);
+  for (const type of ['default', 'linear']) {
+    const cfg = (v) => ({ head_dim: 8, rope_scaling: { rope_type: type, factor: 2, original_max_position_embeddings: v } });
+    for (const [v, got] of [[{ a: 1 }, 'Object'], ['abc', '"abc"'], [2.5, '2.5'], [[1, 2], 'an array'], [NaN, 'NaN']]) {
+      assert.throws(() => pv.ropeFromConfig(cfg(v)), (e) => e instanceof TypeError
+        && e.message === `posenc.ropeFromConfig: config.rope_parameters.original_max_position_embeddings must be a whole number (got ${got})`, `${type} ${got}`);
+    }
+    assert.equal(pv.ropeFromConfig(cfg(4096)).originalMaxPosition, 4096);
+  }
+});
+
 test('FLUX axes are bounded by their sum (the head width), not only one by one', () => {
   assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: Array(64).fill(2 ** 20) }), (e) => e instanceof RangeError && /axes_dims_rope \(their sum, the head width\)/.test(e.message));
   assert.deepEqual(pv.ropeFromConfig({ axes_dims_rope: [16, 56, 56] }).axesDim, [16, 56, 56]);

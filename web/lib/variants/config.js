@@ -271,7 +271,9 @@ function axialOf(check, get, warnings) {
   axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
   const width = check.integer('config.axes_dims_rope (their sum, the head width)', sum(axes), 2, MAX_WIDTH);
-  const theta = get('theta') ?? DEFAULT_THETA;
+  // checked as every config's θ: a BigInt or a Symbol escaped raw from the core's call, a string or an object was
+  // made a number there (its valueOf run) and came back as theta
+  const theta = check.finite('config.theta', get('theta') ?? DEFAULT_THETA, { above: 1 });
   const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
   return { axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
 }
@@ -319,7 +321,8 @@ export function resolveConfig(check, config, opts) {
   return {
     ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
     scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
-    originalMaxPosition: d.original_max_position_embeddings,
+    // typed as max_position_embeddings also where the type takes none (an object was reported as the trained length)
+    originalMaxPosition: typed(check, 'rope_parameters.original_max_position_embeddings', d.original_max_position_embeddings, Number.isInteger, 'a whole number'),
     ropeLayers: ropeLayers ?? undefined,
     ...mropeOf(check, d),
   };
