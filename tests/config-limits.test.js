@@ -53,7 +53,7 @@ test('the eighteenth adversarial pass: a layerType given with a layerIndex it do
   assert.equal(pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'sliding_attention' }).layerType, 'sliding_attention');
 });
 
-test('the eighteenth adversarial pass: an axial config\'s theta and a reported original_max_position_embeddings are typed', () => {
+test('the eighteenth adversarial pass: an axial config\'s theta and a reported original_max_position_embeddings are typed, its axes even', () => {
   // FLUX's theta went to the core unchecked: a BigInt or a Symbol escaped as the engine's raw "Cannot convert …
   // to a number", a string, an array or an object with a valueOf was made a number there and came back as
   // theta ("100"); original_max_position_embeddings of a type that takes none was reported as it was given
@@ -67,6 +67,9 @@ test('the eighteenth adversarial pass: an axial config\'s theta and a reported o
   }
   assert.equal(pv.ropeFromConfig(flux(100)).theta, 100);
   assert.equal(pv.ropeFromConfig(flux(null)).theta, 10000);
+  // an odd axis was refused by the core as "this operation needs an even d_model (status 5)", naming neither
+  assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: [4, 3] }), (e) => e instanceof RangeError
+    && e.message === 'posenc.ropeFromConfig: config.axes_dims_rope[1] must be even (RoPE rotates pairs) (got 3)');
   for (const type of ['default', 'linear']) {
     const cfg = (v) => ({ head_dim: 8, rope_scaling: { rope_type: type, factor: 2, original_max_position_embeddings: v } });
     for (const [v, got] of [[{ a: 1 }, 'Object'], ['abc', '"abc"'], [2.5, '2.5'], [[1, 2], 'an array'], [NaN, 'NaN']]) {

@@ -268,7 +268,10 @@ function mropeOf(check, d) {
 function axialOf(check, get, warnings) {
   // each axis at least 2 wide, their sum at most MAX_WIDTH: counted before any is read (2^24 were, 1.2 s, to be refused by their sum)
   const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'), (n) => check.integer('config.axes_dims_rope (their count)', n, 1, MAX_WIDTH / 2));
-  axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
+  axes.forEach((d, i, _, name = `config.axes_dims_rope[${i}]`) => {
+    // an odd axis was refused by the core as "this operation needs an even d_model (status 5)"
+    if (check.integer(name, d, 2, MAX_WIDTH) % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, d);
+  });
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
   const width = check.integer('config.axes_dims_rope (their sum, the head width)', sum(axes), 2, MAX_WIDTH);
   // checked as every config's θ: a BigInt or a Symbol escaped raw from the core's call, a string or an object was
