@@ -417,3 +417,23 @@ test('a call refused by an option, or by a list\'s count, reads no element first
   assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pv.memoryStats().liveAllocations, 0);
 });
+
+test('a long string is shown by its first 99 characters, and an unknown key of any length is named (issue 22, eighteenth pass)', () => {
+  // The message quoted the whole value: a string of the engine's largest length (2^29 - 24) made every refusal
+  // naming it a raw "RangeError: Invalid string length", and a long one made a message as long
+  const long = 'x'.repeat(2 ** 20);
+  const shown = `(got "${'x'.repeat(99)}")`;
+  for (const [call, start] of [
+    [() => pe.table(2, 4, { preset: long }), 'posenc.table: preset must be one of'],
+    [() => pv.roundTo([1], long), 'posenc.roundTo: format must be one of'],
+    [() => pe.gram({ type: long, dims: [1, 1], data: [1] }), 'posenc.gram: matrix must have element type'],
+    [() => pv.ropeFromConfig({ head_dim: 8, rope_scaling: { rope_type: long } }), 'posenc.ropeFromConfig: rope_type must be one of'],
+  ]) {
+    assert.throws(call, (e) => (e instanceof TypeError || e instanceof RangeError) && e.message.startsWith(start) && e.message.endsWith(shown) && e.message.length < 300, start);
+  }
+  for (const [call, start] of [[() => pe.table(2, 4, { [long]: 1 }), 'posenc.table: unknown option "'],
+    [() => pv.ropeCache(2, 8, { scaling: { type: 'linear', factor: 2, [long]: 1 } }), 'posenc.ropeCache: unknown scaling option "']]) {
+    assert.throws(call, (e) => e instanceof TypeError && e.message.startsWith(`${start}${'x'.repeat(99)}"; known`) && e.message.length < 400, start);
+  }
+  assert.throws(() => pe.table(2, 4, { preset: 'nope' }), /\(got "nope"\)$/); // a short one as it is
+});
