@@ -132,11 +132,13 @@ export function createAxes(wasm, call, frequencies) {
     // doubles of scratch), then passed in again with their axes (n doubles, n int32).
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
-    // before the frame reserves the call's memory, and before any position is read: a base the scaling overflows is refused first
+    // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option), and
+    // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
+    t.data = t.data();
+    const positions = axisMajor(t, idsRows);
+    // before the frame reserves the call's memory: a base the scaling overflows is refused first
     const p = planFrequencies(check, plan);
     asDtype(check, [p.attention], dtype); // as in ropeCache: an attention factor past the dtype's range is refused before the work
-    t.data = t.data(); // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option)
-    const positions = axisMajor(t, idsRows);
     return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);
@@ -248,9 +250,9 @@ export function createAxes(wasm, call, frequencies) {
     const count = s * cols * t.shape.slice(0, -2).reduce((a, b) => a * b, 1);
     const o = outputArgs(check, opts, count);
     check.bytes(count * 16 + pRows * s * 8);
-    const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut
     for (const u of [t, p]) u.data = u.data();
     const positions = axisMajor(p, !bySection);
+    const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut
     return withFrame(wasm, check, (f) => {
       const n = plan.dim / 2;
       const out = f.output('float64', count);
