@@ -42,6 +42,8 @@ const REFUSED = [
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
   ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
   ['variants', 'ropeFromConfig', [{ head_dim: 2 ** 21 }]], ['variants', 'ropeFromConfig', [{ head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 1e7 } }]],
+  // an odd FLUX axis was refused by the core after the axes before it had formed their frequencies (4 MiB kept; eighteenth pass)
+  ['variants', 'ropeFromConfig', [{ axes_dims_rope: [2 ** 19, 3] }]],
   ['variants', 'ropePermutation', [2 ** 24, { heads: 2 ** 24 }]], ['variants', 'ropePermute', [big(2 ** 20, 2 ** 10)]],
   ['variants', 'alibiSlopes', [65537]], ['variants', 'alibiBias', [65536, 4096]],
   ['variants', 't5Bucket', [{ length: 2 ** 24 + 1 }]], ['variants', 't5BucketMatrix', [2 ** 16, { kLen: 2 ** 16 }]],
