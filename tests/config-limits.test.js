@@ -53,7 +53,7 @@ test('the eighteenth adversarial pass: a layerType given with a layerIndex it do
   assert.equal(pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'sliding_attention' }).layerType, 'sliding_attention');
 });
 
-test('the eighteenth adversarial pass: an axial config\'s theta and a reported original_max_position_embeddings are typed, its axes even', () => {
+test('the eighteenth adversarial pass: an axial config\'s theta and a reported original_max_position_embeddings are typed, its axes even, its invFreq of the dtype asked for', () => {
   // FLUX's theta went to the core unchecked: a BigInt or a Symbol escaped as the engine's raw "Cannot convert …
   // to a number", a string, an array or an object with a valueOf was made a number there and came back as
   // theta ("100"); original_max_position_embeddings of a type that takes none was reported as it was given
@@ -67,6 +67,14 @@ test('the eighteenth adversarial pass: an axial config\'s theta and a reported o
   }
   assert.equal(pv.ropeFromConfig(flux(100)).theta, 100);
   assert.equal(pv.ropeFromConfig(flux(null)).theta, 10000);
+  // dtype float16 or bfloat16 gave a Float64Array of values, not the bit patterns every other result has
+  const exact = pv.ropeFromConfig(flux(100), { dtype: 'float64' }).invFreq;
+  for (const dtype of ['float16', 'bfloat16']) {
+    const { invFreq } = pv.ropeFromConfig(flux(100), { dtype });
+    assert.ok(invFreq instanceof Uint16Array, dtype);
+    assert.deepEqual(Array.from(invFreq), Array.from(pv.formatBits(exact, dtype)), dtype);
+  }
+  assert.deepEqual(pv.ropeFromConfig(flux(100), { dtype: 'float32' }).invFreq, Float32Array.from(exact));
   // an odd axis was refused by the core as "this operation needs an even d_model (status 5)", naming neither
   assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: [4, 3] }), (e) => e instanceof RangeError
     && e.message === 'posenc.ropeFromConfig: config.axes_dims_rope[1] must be even (RoPE rotates pairs) (got 3)');

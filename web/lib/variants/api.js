@@ -70,9 +70,10 @@ export function createVariants(wasm) {
   function axialFrequencies(check, r, dtype) {
     const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
     const rotaryDim = sum(r.axial);
-    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(rotaryDim / 2);
+    const invFreq = new Float64Array(rotaryDim / 2);
     parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
-    return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq, attentionFactor: 1, warnings: r.warnings };
+    // in the dtype asked for, as every other result: float16 and bfloat16 came as a Float64Array of values, not bit patterns
+    return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq: asDtype(check, invFreq, dtype), attentionFactor: 1, warnings: r.warnings };
   }
 
   function ropeFromConfig(config, options) {
