@@ -88,6 +88,17 @@ test('the eighteenth adversarial pass: an axial config\'s theta and a reported o
   }
 });
 
+test('the eighteenth adversarial pass: per-layer lists of different lengths are refused, not read past the shorter', () => {
+  // layer 5 of 8 layer types and 4 no_rope_layers was reported as a layer without RoPE (HF fails there)
+  const cfg = { head_dim: 8, layer_types: Array(8).fill('full_attention'), no_rope_layers: [1, 1, 1, 0] };
+  for (const options of [{ layerIndex: 5 }, { layerIndex: 0 }, {}]) {
+    assert.throws(() => pv.ropeFromConfig(cfg, options), (e) => e instanceof RangeError
+      && e.message === 'posenc.ropeFromConfig: config.no_rope_layers must have 8 elements to match layer_types (got 4)');
+  }
+  assert.equal(pv.ropeFromConfig({ ...cfg, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] }, { layerIndex: 7 }).type, 'none');
+  assert.equal(pv.ropeFromConfig({ ...cfg, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] }, { layerIndex: 5 }).type, 'default');
+});
+
 test('FLUX axes are bounded by their sum (the head width), not only one by one', () => {
   assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: Array(64).fill(2 ** 20) }), (e) => e instanceof RangeError && /axes_dims_rope \(their sum, the head width\)/.test(e.message));
   assert.deepEqual(pv.ropeFromConfig({ axes_dims_rope: [16, 56, 56] }).axesDim, [16, 56, 56]);

@@ -234,6 +234,8 @@ function scalingOf(type, d, { maxPosition, seqLen }) {
 /** The layer a call asks about: { key (a dict key), layerType, ropeless }. */
 function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
   const n = layerTypes?.length ?? ropeLayers?.length;
+  // one entry a layer in each: layer 5 of 8 layer types and 4 no_rope_layers was reported as a layer without RoPE
+  if (ropeLayers && ropeLayers.length !== n) throw check.fail(RangeError, `config.no_rope_layers must have ${n} elements to match layer_types`, ropeLayers.length);
   let layerType = opts.layerType;
   const index = opts.layerIndex;
   if (index !== undefined) {
