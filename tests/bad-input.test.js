@@ -456,8 +456,10 @@ numberOption('toyAttention', 'threshold');
 option('toyAttention', 'weights', [[[1, 2], RangeError], [[1, NaN, 3], RangeError], ['123', TypeError], [5, TypeError]]);
 
 matrixArg('attention', 0, 'q');
-matrixArg('attention', 1, 'k');
-matrixArg('attention', 2, 'v');
+// 2 keys: k and v of 2 rows each (their shapes are checked against each other before any element is read)
+const twoKeys = { rows: 2, cols: gAtt.k[0].length, data: gAtt.k.slice(0, 2).flat() };
+matrixArg('attention', 1, 'k', ([q, k, , o]) => [q, k, { ...twoKeys, cols: gAtt.v[0].length, data: gAtt.v.slice(0, 2).flat() }, o]);
+matrixArg('attention', 2, 'v', ([q, , v, o]) => [q, twoKeys, v, o]);
 {
   const q = matrixOf(gAtt.q);
   const k3 = { rows: 3, cols: 3, data: new Array(9).fill(1) };

@@ -372,8 +372,9 @@ test('a call refused by a size its shapes decide reads no element first (issue 2
 test('a call refused by an option, or by a list\'s count, reads no element first (issue 22, eighteenth pass)', () => {
   // Each was refused only after every element of its tensor or list was read: 2 to 6 s for 2^22 to 2^24
   // nested values (ropePermute by axis, headDim or dtype; mropeCache by dtype, section count or a config
-  // without mrope_section; norms by dtype; gram by cosine or out; attention by causal or
-  // scale; toyAttention by threshold), 1.2 s for a config's 2^24 axes_dims_rope refused by their sum.
+  // without mrope_section; norms by dtype; gram by cosine or out; attention by k's, v's, a mask's or a bias's
+  // shape, causal or scale; toyAttention by threshold), 1.2 s for a config's 2^24 axes_dims_rope refused by
+  // their sum.
   let reads = 0;
   const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
   const refused = (call, message) => {
@@ -400,6 +401,11 @@ test('a call refused by an option, or by a list\'s count, reads no element first
   const q = () => ({ shape: [2 ** 20, 2], data: counted(2 ** 21) });
   refused(() => pe.attention(q(), q(), q(), { causal: 1, weights: false }), /causal must be true or false/);
   refused(() => pe.attention(q(), q(), q(), { scale: NaN, weights: false }), /scale must be a finite number greater than 0/);
+  // and by another argument's shape: k's, v's, the mask's or the bias's (q of 2^21 × 2 nested rows took 4.5 s)
+  refused(() => pe.attention(q(), { shape: [4, 3], data: counted(12) }, { shape: [4, 3], data: counted(12) }, { weights: false }), /k's last dimension must equal 2/);
+  refused(() => pe.attention(q(), q(), { shape: [5, 2], data: counted(10) }, { weights: false }), /v's keys must equal/);
+  refused(() => pe.attention(q(), q(), q(), { mask: [[1, 1, 1]], weights: false }), /mask of shape \[1,3\] does not broadcast/);
+  refused(() => pe.attention(q(), q(), q(), { bias: [[0, 0, 0]], weights: false }), /bias of shape \[1,3\] does not broadcast/);
   refused(() => pe.toyAttention(counted(2 ** 24), counted(2 ** 24), { threshold: NaN }), /threshold must be a finite number/);
   // accepted calls still read each element once, and give what they gave
   reads = 0;
