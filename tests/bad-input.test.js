@@ -365,8 +365,11 @@ function vectorArg(fn, i, name, { length = 3, finiteOnly = true, nullable = fals
   for (const [v, type, n] of bad) add(fn, name, v, withArg(fn, i, v), type, n);
 }
 
-/** A { rows, cols, data } argument. */
-function matrixArg(fn, i, name) {
+/**
+ * A { rows, cols, data } argument. `fit`: the other arguments made to fit a 2 × 2 matrix, where the function
+ * checks them before reading the matrix's elements.
+ */
+function matrixArg(fn, i, name, fit = (args) => args) {
   const bad = [
     [null, TypeError, name], [undefined, TypeError, name], [5, TypeError, name], ['m', TypeError, name],
     [{ rows: 0, cols: 2, data: [] }, RangeError, `${name}.rows`],
@@ -386,7 +389,7 @@ function matrixArg(fn, i, name) {
     [{ rows: 2, cols: 2, data: [1, 2, '3', 4] }, TypeError, `${name}.data[2]`],
     [{ rows: 2 ** 24, cols: 2 ** 24, data: [] }, RangeError, '1024 MiB'], // refused before data is read
   ];
-  for (const [v, type, n] of bad) add(fn, name, v, withArg(fn, i, v), type, n);
+  for (const [v, type, n] of bad) add(fn, name, v, fit(withArg(fn, i, v)), type, n);
 }
 
 // ---- the matrix, function by function ------------------------------------------------
@@ -453,8 +456,10 @@ numberOption('toyAttention', 'threshold');
 option('toyAttention', 'weights', [[[1, 2], RangeError], [[1, NaN, 3], RangeError], ['123', TypeError], [5, TypeError]]);
 
 matrixArg('attention', 0, 'q');
-matrixArg('attention', 1, 'k');
-matrixArg('attention', 2, 'v');
+// 2 keys: k and v of 2 rows each (their shapes are checked against each other before any element is read)
+const twoKeys = { rows: 2, cols: gAtt.k[0].length, data: gAtt.k.slice(0, 2).flat() };
+matrixArg('attention', 1, 'k', ([q, k, , o]) => [q, k, { ...twoKeys, cols: gAtt.v[0].length, data: gAtt.v.slice(0, 2).flat() }, o]);
+matrixArg('attention', 2, 'v', ([q, , v, o]) => [q, twoKeys, v, o]);
 {
   const q = matrixOf(gAtt.q);
   const k3 = { rows: 3, cols: 3, data: new Array(9).fill(1) };
@@ -476,7 +481,7 @@ add('mropePositions', 'spatialMergeSize', 'odd width', [[{ image: [1, 2, 3] }]],
 option('mropePositions', 'spatialMergeSize', [[0, RangeError], [1.5, RangeError], ['2', TypeError]]);
 numberOption('mropePositions', 'tokensPerSecond', [0, -1]);
 option('mropePositions', 'leftPadding', [[-1, RangeError], [0.5, RangeError], ['1', TypeError]]);
-matrixArg('mropeCache', 0, 'positions');
+matrixArg('mropeCache', 0, 'positions', ([p]) => [p, 4, { section: [1, 1] }]); // 2 rows: a section of 2 entries
 sizeArg('mropeCache', 1, 'headDim');
 optionsArg('mropeCache');
 option('mropeCache', 'section', [[[2, 3, 2], RangeError], [[8], RangeError], [[2, 3, NaN], RangeError], ['233', TypeError]]);
@@ -588,7 +593,7 @@ optionsArg('ropePermutation');
 sizeOption('ropePermutation', 'heads');
 option('ropePermutation', 'inverse', BAD_BOOL);
 
-matrixArg('ropePermute', 0, 'weights');
+matrixArg('ropePermute', 0, 'weights', ([w]) => [w]); // 2 rows: one head of 2
 optionsArg('ropePermute');
 option('ropePermute', 'headDim', [[0, RangeError], [3, RangeError], [NaN, RangeError], ['8', TypeError]]);
 add('ropePermute', 'weights.rows', 'not a multiple of headDim', withOption('ropePermute', 'headDim', 6), RangeError);

@@ -38,6 +38,67 @@ test('per-layer lists are bounded by length before they are walked, and holes ar
   assert.equal(pv.ropeFromConfig({ ...base, layer_types: ['full_attention', 'full_attention'] }).layerTypes.length, 2);
 });
 
+test('the eighteenth adversarial pass: a layerType given with a layerIndex it does not fit is refused by name, whatever it is', () => {
+  // JSON.stringify named it: a BigInt and a cyclic object escaped as raw TypeErrors, a throwing toJSON as the
+  // caller's own error, and a Symbol or a function read as 'layerType undefined'
+  const cfg = { head_dim: 8, layer_types: ['full_attention', 'sliding_attention'] };
+  const cyclic = {};
+  cyclic.self = cyclic;
+  for (const [value, got] of [[1n, '1n'], [cyclic, 'Object'], [{ toJSON() { throw new Error('boom'); } }, 'Object'], [Symbol('s'), 'Symbol(s)'], [() => 1, 'Function'], [3, '3']]) {
+    assert.throws(() => pv.ropeFromConfig(cfg, { layerIndex: 0, layerType: value }), (e) => e instanceof TypeError
+      && e.message === `posenc.ropeFromConfig: layerType is not the type of layer 0 (full_attention) (got ${got})`, String(got));
+  }
+  assert.throws(() => pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'full_attention' }), (e) => e instanceof RangeError
+    && e.message === 'posenc.ropeFromConfig: layerType is not the type of layer 1 (sliding_attention) (got "full_attention")');
+  assert.equal(pv.ropeFromConfig(cfg, { layerIndex: 1, layerType: 'sliding_attention' }).layerType, 'sliding_attention');
+});
+
+test('the eighteenth adversarial pass: an axial config\'s theta and a reported original_max_position_embeddings are typed, its axes even, its invFreq of the dtype asked for', () => {
+  // FLUX's theta went to the core unchecked: a BigInt or a Symbol escaped as the engine's raw "Cannot convert …
+  // to a number", a string, an array or an object with a valueOf was made a number there and came back as
+  // theta ("100"); original_max_position_embeddings of a type that takes none was reported as it was given
+  // (posenc inspect: "trained [object Object]")
+  const flux = (theta) => ({ axes_dims_rope: [4, 4], theta });
+  for (const [theta, got] of [[10n, '10n'], [Symbol('s'), 'Symbol(s)'], ['100', '"100"'], [[100], 'an array'], [{ valueOf: () => 100 }, 'Object'], [true, 'true']]) {
+    assert.throws(() => pv.ropeFromConfig(flux(theta)), (e) => e instanceof TypeError && e.message === `posenc.ropeFromConfig: config.theta must be a number (got ${got})`, got);
+  }
+  for (const theta of [1, 0.5, NaN, Infinity]) {
+    assert.throws(() => pv.ropeFromConfig(flux(theta)), (e) => e instanceof RangeError && /^posenc\.ropeFromConfig: config\.theta must be a finite number greater than 1/.test(e.message));
+  }
+  assert.equal(pv.ropeFromConfig(flux(100)).theta, 100);
+  assert.equal(pv.ropeFromConfig(flux(null)).theta, 10000);
+  // dtype float16 or bfloat16 gave a Float64Array of values, not the bit patterns every other result has
+  const exact = pv.ropeFromConfig(flux(100), { dtype: 'float64' }).invFreq;
+  for (const dtype of ['float16', 'bfloat16']) {
+    const { invFreq } = pv.ropeFromConfig(flux(100), { dtype });
+    assert.ok(invFreq instanceof Uint16Array, dtype);
+    assert.deepEqual(Array.from(invFreq), Array.from(pv.formatBits(exact, dtype)), dtype);
+  }
+  assert.deepEqual(pv.ropeFromConfig(flux(100), { dtype: 'float32' }).invFreq, Float32Array.from(exact));
+  // an odd axis was refused by the core as "this operation needs an even d_model (status 5)", naming neither
+  assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: [4, 3] }), (e) => e instanceof RangeError
+    && e.message === 'posenc.ropeFromConfig: config.axes_dims_rope[1] must be even (RoPE rotates pairs) (got 3)');
+  for (const type of ['default', 'linear']) {
+    const cfg = (v) => ({ head_dim: 8, rope_scaling: { rope_type: type, factor: 2, original_max_position_embeddings: v } });
+    for (const [v, got] of [[{ a: 1 }, 'Object'], ['abc', '"abc"'], [2.5, '2.5'], [[1, 2], 'an array'], [NaN, 'NaN']]) {
+      assert.throws(() => pv.ropeFromConfig(cfg(v)), (e) => e instanceof TypeError
+        && e.message === `posenc.ropeFromConfig: config.rope_parameters.original_max_position_embeddings must be a whole number (got ${got})`, `${type} ${got}`);
+    }
+    assert.equal(pv.ropeFromConfig(cfg(4096)).originalMaxPosition, 4096);
+  }
+});
+
+test('the eighteenth adversarial pass: per-layer lists of different lengths are refused, not read past the shorter', () => {
+  // layer 5 of 8 layer types and 4 no_rope_layers was reported as a layer without RoPE (HF fails there)
+  const cfg = { head_dim: 8, layer_types: Array(8).fill('full_attention'), no_rope_layers: [1, 1, 1, 0] };
+  for (const options of [{ layerIndex: 5 }, { layerIndex: 0 }, {}]) {
+    assert.throws(() => pv.ropeFromConfig(cfg, options), (e) => e instanceof RangeError
+      && e.message === 'posenc.ropeFromConfig: config.no_rope_layers must have 8 elements to match layer_types (got 4)');
+  }
+  assert.equal(pv.ropeFromConfig({ ...cfg, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] }, { layerIndex: 7 }).type, 'none');
+  assert.equal(pv.ropeFromConfig({ ...cfg, no_rope_layers: [1, 1, 1, 0, 1, 1, 1, 0] }, { layerIndex: 5 }).type, 'default');
+});
+
 test('FLUX axes are bounded by their sum (the head width), not only one by one', () => {
   assert.throws(() => pv.ropeFromConfig({ axes_dims_rope: Array(64).fill(2 ** 20) }), (e) => e instanceof RangeError && /axes_dims_rope \(their sum, the head width\)/.test(e.message));
   assert.deepEqual(pv.ropeFromConfig({ axes_dims_rope: [16, 56, 56] }).axesDim, [16, 56, 56]);

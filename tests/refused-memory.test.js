@@ -42,6 +42,8 @@ const REFUSED = [
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
   ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
   ['variants', 'ropeFromConfig', [{ head_dim: 2 ** 21 }]], ['variants', 'ropeFromConfig', [{ head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 1e7 } }]],
+  // an odd FLUX axis was refused by the core after the axes before it had formed their frequencies (4 MiB kept; eighteenth pass)
+  ['variants', 'ropeFromConfig', [{ axes_dims_rope: [2 ** 19, 3] }]],
   ['variants', 'ropePermutation', [2 ** 24, { heads: 2 ** 24 }]], ['variants', 'ropePermute', [big(2 ** 20, 2 ** 10)]],
   ['variants', 'alibiSlopes', [65537]], ['variants', 'alibiBias', [65536, 4096]],
   ['variants', 't5Bucket', [{ length: 2 ** 24 + 1 }]], ['variants', 't5BucketMatrix', [2 ** 16, { kLen: 2 ** 16 }]],
@@ -87,6 +89,11 @@ const REFUSED = [
   ['variants', 'ropeAxialCache', [{ shape: [2 ** 16, 3], data: far(3 * 2 ** 16) }, { axesDim: [16, 56, 56] }]],
   ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { section: [16, 24, 24], positions: { shape: [3, 2 ** 14], data: far(3 * 2 ** 14) } }]],
   ['variants', 'ropeApply', [{ shape: [2 ** 14, 128], data: new Float64Array(2 ** 21) }, { axesDim: [16, 56, 56], positions: { shape: [2 ** 14, 3], data: far(3 * 2 ** 14) } }]],
+  // ... and before the frequencies are formed: a head of 2^18 has 1 MiB of them (the eighteenth pass formed them
+  // first, for a scaling's refusal, and a refused position then kept the memory they grew).
+  ['variants', 'mropeCache', [{ shape: [3, 2], data: far(6) }, 2 ** 18, { section: [2 ** 16, 2 ** 15, 2 ** 15] }]],
+  ['variants', 'ropeAxialCache', [{ shape: [2, 2], data: far(4) }, { axesDim: [2 ** 17, 2 ** 17] }]],
+  ['variants', 'ropeApply', [{ shape: [2, 2 ** 18], data: new Float32Array(2 ** 19) }, { section: [2 ** 16, 2 ** 15, 2 ** 15], positions: { shape: [3, 2], data: far(6) } }]],
   // ropePermute's result holds its input's values: one past the dtype's range was refused after the work (4 MiB).
   ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(1e39) }]],
   ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(65520) }, { dtype: 'float16' }]],

@@ -216,6 +216,12 @@ test('rope(): bad options and bad calls give posenc errors; the handle stays usa
   ]) assert.throws(() => r.apply(...args), re);
   const c = pv.ropeCache(4, 8);
   assert.deepEqual(r.apply(x, 1).data, pv.ropeApply(x, { cos: c.cos, sin: c.sin, offset: 1 }).data);
+  // a value past float32's range is named on every call, not only while the handle's scratch grows (issue 22's
+  // eighteenth pass: a grown handle called 1e39 in a Float64Array "a rotated value overflows float32")
+  for (let i = 0; i < 2; i++) {
+    assert.throws(() => r.apply({ shape: [2, 8], data: Float64Array.from(random(16), (v, j) => (j === 5 ? 1e39 : v)) }),
+      /^RangeError: posenc\.rope\.apply: x\.data\[5\] must be a finite number \(in float32\) \(got 1e\+39\)$/);
+  }
   r.free();
   r.free();
   assert.throws(() => r.apply(x), /posenc\.rope\.apply: this RoPE handle was freed/);

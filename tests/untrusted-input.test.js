@@ -345,7 +345,7 @@ test('a call refused by a size its shapes decide reads no element first (issue 2
   refused(() => cache.append(rows, rows), /the cache has room for 16/);
   refused(() => cache.attend(rows), /the cache holds 0 positions/);
   cache.free();
-  refused(() => pv.mropeCache({ shape: [3, 2 ** 22], data: counted(3 * 2 ** 22) }, 2 ** 10, { section: [2 ** 7, 2 ** 8, 2 ** 8] }), MiB);
+  refused(() => pv.mropeCache({ shape: [3, 2 ** 22], data: counted(3 * 2 ** 22) }, 2 ** 10, { section: [2 ** 7, 3 * 2 ** 6, 3 * 2 ** 6] }), MiB);
   refused(() => pv.ropeAxialCache({ shape: [2 ** 22, 3], data: counted(3 * 2 ** 22) }, { axesDim: [2 ** 8, 2 ** 8, 2 ** 8] }), MiB);
   refused(() => pv.ropePermute({ shape: [2 ** 13, 2 ** 13 + 2], data: counted(2 ** 26 + 2 ** 14) }), MiB);
   refused(() => pv.ropeApply({ shape: [2 ** 20, 64], data: counted(2 ** 26) }, { section: [16, 16], positions: { shape: [2, 2 ** 20], data: counted(2 ** 21) } }), MiB);
@@ -367,4 +367,76 @@ test('a call refused by a size its shapes decide reads no element first (issue 2
   pe.gram({ shape: [4, 2], data: counted(8) });
   assert.equal(reads, 8);
   assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('a call refused by an option, or by a list\'s count, reads no element first (issue 22, eighteenth pass)', () => {
+  // Each was refused only after every element of its tensor or list was read: 2 to 6 s for 2^22 to 2^24
+  // nested values (ropePermute by axis, headDim or dtype; mropeCache by dtype, section count or a config
+  // without mrope_section; norms by dtype; gram by cosine or out; attention by k's, v's, a mask's or a bias's
+  // shape, causal or scale; toyAttention by threshold), 1.2 s for a config's 2^24 axes_dims_rope refused by
+  // their sum.
+  let reads = 0;
+  const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const refused = (call, message) => {
+    reads = 0;
+    assert.throws(call, message);
+    assert.equal(reads, 0, `${message}: ${reads} elements read`);
+  };
+  const n = 2 ** 22;
+  const w = () => ({ shape: [n, 2], data: counted(2 * n) });
+  refused(() => pv.ropePermute(w(), { axis: 'x' }), /axis must be one of rows, cols/);
+  refused(() => pv.ropePermute(w(), { headDim: 3 }), /headDim must be even/);
+  refused(() => pv.ropePermute(w(), { axis: 'cols', headDim: 4 }), /weights.cols must be a multiple of headDim/);
+  refused(() => pv.ropePermute(w(), { dtype: 'x' }), /dtype must be one of/);
+  const p3 = () => ({ shape: [3, n], data: counted(3 * n) });
+  refused(() => pv.mropeCache(p3(), 8, { section: [2, 2, 0], dtype: 'x' }), /dtype must be one of/);
+  refused(() => pv.mropeCache(p3(), 8, { section: [2, 2] }), /section has 2 entries but positions has 3 rows/);
+  refused(() => pv.mropeCache(p3(), 8, { config: { head_dim: 8 } }), /config has no mrope_section/);
+  refused(() => pv.ropeFromConfig({ axes_dims_rope: counted(2 ** 24) }), /config\.axes_dims_rope \(their count\) must be an integer from 1 to 524288 \(got 16777216\)/);
+  refused(() => pv.ropeAxialCache([[0, 0]], { config: { axes_dims_rope: counted(2 ** 19 + 1) } }), /axes_dims_rope \(their count\)/);
+  refused(() => pe.norms(w(), { dtype: 'x' }), /dtype must be one of/);
+  refused(() => pe.gram(w(), { cosine: 1 }), /cosine must be true or false/);
+  refused(() => pe.gram({ shape: [2 ** 12, 2], data: counted(2 ** 13) }, { out: new Float32Array(3) }), /out must be a Float32Array of 16777216 elements/);
+  refused(() => pe.gram({ shape: [2 ** 12, 2], data: counted(2 ** 13) }, { dtype: 'x' }), /dtype must be one of/);
+  const q = () => ({ shape: [2 ** 20, 2], data: counted(2 ** 21) });
+  refused(() => pe.attention(q(), q(), q(), { causal: 1, weights: false }), /causal must be true or false/);
+  refused(() => pe.attention(q(), q(), q(), { scale: NaN, weights: false }), /scale must be a finite number greater than 0/);
+  // and by another argument's shape: k's, v's, the mask's or the bias's (q of 2^21 × 2 nested rows took 4.5 s)
+  refused(() => pe.attention(q(), { shape: [4, 3], data: counted(12) }, { shape: [4, 3], data: counted(12) }, { weights: false }), /k's last dimension must equal 2/);
+  refused(() => pe.attention(q(), q(), { shape: [5, 2], data: counted(10) }, { weights: false }), /v's keys must equal/);
+  refused(() => pe.attention(q(), q(), q(), { mask: [[1, 1, 1]], weights: false }), /mask of shape \[1,3\] does not broadcast/);
+  refused(() => pe.attention(q(), q(), q(), { bias: [[0, 0, 0]], weights: false }), /bias of shape \[1,3\] does not broadcast/);
+  refused(() => pe.toyAttention(counted(2 ** 24), counted(2 ** 24), { threshold: NaN }), /threshold must be a finite number/);
+  // accepted calls still read each element once, and give what they gave
+  reads = 0;
+  const perm = pv.ropePermute({ shape: [4, 2], data: counted(8) }, { headDim: 4 });
+  assert.equal(reads, 8);
+  assert.deepEqual(perm, pv.ropePermute({ shape: [4, 2], data: new Array(8).fill(0.5) }, { headDim: 4 }));
+  reads = 0;
+  const cache = pv.mropeCache({ shape: [3, 2], data: counted(6) }, 8, { section: [2, 1, 1] });
+  assert.equal(reads, 6);
+  assert.deepEqual(cache, pv.mropeCache([[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]], 8, { section: [2, 1, 1] }));
+  assert.deepEqual(pe.gram({ shape: [2, 2], data: counted(4) }, { cosine: true, dtype: 'float64' }), pe.gram([[0.5, 0.5], [0.5, 0.5]], { cosine: true, dtype: 'float64' }));
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+});
+
+test('a long string is shown by its first 99 characters, and an unknown key of any length is named (issue 22, eighteenth pass)', () => {
+  // The message quoted the whole value: a string of the engine's largest length (2^29 - 24) made every refusal
+  // naming it a raw "RangeError: Invalid string length", and a long one made a message as long
+  const long = 'x'.repeat(2 ** 20);
+  const shown = `(got "${'x'.repeat(99)}")`;
+  for (const [call, start] of [
+    [() => pe.table(2, 4, { preset: long }), 'posenc.table: preset must be one of'],
+    [() => pv.roundTo([1], long), 'posenc.roundTo: format must be one of'],
+    [() => pe.gram({ type: long, dims: [1, 1], data: [1] }), 'posenc.gram: matrix must have element type'],
+    [() => pv.ropeFromConfig({ head_dim: 8, rope_scaling: { rope_type: long } }), 'posenc.ropeFromConfig: rope_type must be one of'],
+  ]) {
+    assert.throws(call, (e) => (e instanceof TypeError || e instanceof RangeError) && e.message.startsWith(start) && e.message.endsWith(shown) && e.message.length < 300, start);
+  }
+  for (const [call, start] of [[() => pe.table(2, 4, { [long]: 1 }), 'posenc.table: unknown option "'],
+    [() => pv.ropeCache(2, 8, { scaling: { type: 'linear', factor: 2, [long]: 1 } }), 'posenc.ropeCache: unknown scaling option "']]) {
+    assert.throws(call, (e) => e instanceof TypeError && e.message.startsWith(`${start}${'x'.repeat(99)}"; known`) && e.message.length < 400, start);
+  }
+  assert.throws(() => pe.table(2, 4, { preset: 'nope' }), /\(got "nope"\)$/); // a short one as it is
 });

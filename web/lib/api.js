@@ -154,9 +154,9 @@ export function createApi(wasm) {
   function norms(matrixArg, options) {
     const check = new Checker('norms');
     const opts = check.options(options, ['dtype']);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // the norms too, before the input is read: 1 GiB of input alone would pass
     const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * 8);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
@@ -167,9 +167,9 @@ export function createApi(wasm) {
   function gram(matrixArg, options) {
     const check = new Checker('gram');
     const opts = check.options(options, ['cosine', 'dtype', 'out']);
-    // the float64 Gram too, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
-    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * rows * 8);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
+    // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
+    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => outputArgs(check, opts, rows * rows) && rows * rows * 8);
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
@@ -209,11 +209,11 @@ export function createApi(wasm) {
   function toyAttention(codes, positionCodes, options) {
     const check = new Checker('toyAttention');
     const opts = check.options(options, ['threshold', 'weights']);
+    const threshold = check.finite('threshold', opts.threshold ?? 30);
     const vcodes = check.vector('codes', codes);
     const n = vcodes.length;
     const hasPos = positionCodes !== undefined && positionCodes !== null;
     const vpos = hasPos ? check.vector('positionCodes', positionCodes, n) : null;
-    const threshold = check.finite('threshold', opts.threshold ?? 30);
     const vweights = opts.weights !== undefined ? check.vector('weights', opts.weights, n) : null;
     check.bytes(n * 8 * 5);
     return withFrame(wasm, check, (f) => {
@@ -244,28 +244,31 @@ export function createApi(wasm) {
     const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype', 'weights']);
     const wantWeights = check.boolean('weights', opts.weights ?? true);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const causal = check.boolean('causal', opts.causal ?? false);
+    check.finite('scale', opts.scale ?? 1, { above: 0 }); // before q, k and v are read, as every option
     const flash = !wantWeights && dtype === 'float32' && opts.mask == null && opts.bias == null;
-    const read = (name, value, ranks, also) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined, also);
+    // q, k and v are read once every shape is checked, theirs and the mask's and the bias's (q of 2^24 nested rows
+    // was read, 10 s, before k's shape refused it)
+    const read = (name, value, ranks, also) => readNested(check, name, value, ranks, flash ? numbersOnly : undefined, also, 1);
     const q = read('q', qArg, [2, 3, 4]);
     const rank = q.shape.length;
-    // the weights (and their float64 copy) too, before k is read (q is a snapshot then): q, k and v of 2^24 nested
-    // rows were read (29 s) to be refused for 2^48 weights; q's rows times k's keys
-    const k = read('k', kArg, [rank], (ks) => (wantWeights ? (q.data.length / q.shape[rank - 1]) * ks[rank - 2] * 16 : 0));
+    // the weights (and their float64 copy) too: q, k and v of 2^24 nested rows were read (29 s) to be refused for
+    // 2^48 weights; q's rows times k's keys
+    const k = read('k', kArg, [rank], (ks) => (wantWeights ? q.shape.slice(0, -1).reduce((a, b) => a * b) * ks[rank - 2] * 16 : 0));
     const v = read('v', vArg, [rank]);
     const s = attentionShape(check, q, k, v);
     const target = [s.b, s.heads, s.n, s.m];
     const nOut = s.b * s.heads * s.n * s.dv;
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
-    const causal = check.boolean('causal', opts.causal ?? false);
-    const scale = check.finite('scale', opts.scale ?? 1 / Math.sqrt(s.dk), { above: 0 });
-    const dims = DIMS;
-    dims.set([s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
+    for (const t of [q, k, v]) t.data = t.data();
+    const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
+    DIMS.set([s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
     const lead = q.shape.slice(0, -1);
     if (flash) {
       // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
       const finite = () => [q, k, v].forEach((t, i) => check.vector(`${'qkv'[i]}.data`, t.data, t.shape.reduce((a, b) => a * b)));
-      const out = s.dv % 8 ? null : attentionF32(check, q, k, v, dims, nOut, causal, scale, finite);
+      const out = s.dv % 8 ? null : attentionF32(check, q, k, v, DIMS, nOut, causal, scale, finite);
       if (out) return { output: tensor([...lead, s.dv], out) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
@@ -277,7 +280,7 @@ export function createApi(wasm) {
       const weights = wantWeights ? f.output('float64', nw) : 0;
       const out = f.output('float64', nOut);
       call(check, wasm.pe_attention_heads(weights, out, f.float64(q.data, nq), f.float64(k.data, nk), f.float64(v.data, nv),
-        f.int32(dims, dims.length), causal ? 1 : 0, scale,
+        f.int32(DIMS, 7), causal ? 1 : 0, scale,
         mask ? f.copy(Uint8Array, mask.data, mask.data.length) : 0, mask ? f.int32(mask.strides, 4) : 0,
         bias ? f.float64(bias.data, bias.data.length) : 0, bias ? f.int32(bias.strides, 4) : 0));
       const result = (ptr, count, last) => tensor([...lead, last], f.read('float64', ptr, count, dtype));

@@ -86,7 +86,9 @@ const notOptions = (value) => Array.isArray(value) || ArrayBuffer.isView(value) 
 
 /** The describing word of an error message; never throws, whatever `value` is. */
 export function show(value) {
-  if (typeof value === 'string') return JSON.stringify(value);
+  // its first 99 characters: one of the engine's longest strings (2^29 - 24) made every message naming it a raw
+  // "Invalid string length" (after a second), and a long one as long a message
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 99));
   if (typeof value === 'bigint') return `${value}n`;
   if (Object.is(value, -0)) return '-0';
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
@@ -193,7 +195,7 @@ export class Checker {
     if (!keys.length) return NO_OPTIONS;
     const what = name === 'options' ? 'option' : `${name} option`;
     const unknown = keys.find((key) => !known.includes(key));
-    if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${JSON.stringify(unknown)}; known ${what}s are ${known.join(', ')}`);
+    if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${show(unknown)}; known ${what}s are ${known.join(', ')}`);
     const snapshot = Object.create(null);
     for (const key of keys) snapshot[key] = this.read(`${name}.${key}`, () => value[key]);
     return snapshot;

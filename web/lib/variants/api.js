@@ -70,9 +70,10 @@ export function createVariants(wasm) {
   function axialFrequencies(check, r, dtype) {
     const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
     const rotaryDim = sum(r.axial);
-    const invFreq = new (dtype === 'float32' ? Float32Array : Float64Array)(rotaryDim / 2);
+    const invFreq = new Float64Array(rotaryDim / 2);
     parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
-    return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq, attentionFactor: 1, warnings: r.warnings };
+    // in the dtype asked for, as every other result: float16 and bfloat16 came as a Float64Array of values, not bit patterns
+    return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq: asDtype(check, invFreq, dtype), attentionFactor: 1, warnings: r.warnings };
   }
 
   function ropeFromConfig(config, options) {
@@ -234,20 +235,20 @@ export function createVariants(wasm) {
   function ropePermute(w, options) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
-    // the result too, before the weights are read (2^23 nested values were, 4 s, to be refused by its size)
-    const { shape: [rows, cols], data } = readNested(check, 'weights', w, undefined, undefined, ([r, c]) => r * c * 8);
-    const m = { rows, cols, data };
+    // read once the options are checked too (2^23 nested values were, 3 s, to be refused by one)
+    const { shape: [rows, cols], data } = readNested(check, 'weights', w, undefined, undefined, undefined, 1);
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
-    const along = axis === 'rows' ? m.rows : m.cols;
+    const along = axis === 'rows' ? rows : cols;
     const headDim = opts.headDim ?? along;
     evenSize(check, 'headDim', headDim);
     if (along % headDim) throw check.fail(RangeError, `weights.${axis} must be a multiple of headDim (${headDim})`, along);
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    const count = m.rows * m.cols;
+    const count = rows * cols;
     check.bytes(count * 16);
-    asDtype(check, m.data, dtype); // the result holds the same values: one past the dtype's range is refused before the work
-    return matrix(m.rows, m.cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(m.data, count), m.rows, m.cols,
+    const values = data();
+    asDtype(check, values, dtype); // the result holds the same values: one past the dtype's range is refused before the work
+    return matrix(rows, cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(values, count), rows, cols,
       headDim, inverse ? 1 : 0, axis === 'rows' ? 0 : 1), dtype));
   }
 

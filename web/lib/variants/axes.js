@@ -132,7 +132,9 @@ export function createAxes(wasm, call, frequencies) {
     // doubles of scratch), then passed in again with their axes (n doubles, n int32).
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
-    if (idsRows) t.data = t.data(); // ids are read once it is checked (mropeCache's positions once a lower bound of it is: its hook)
+    // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option), and
+    // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
+    t.data = t.data();
     const positions = axisMajor(t, idsRows);
     // before the frame reserves the call's memory: a base the scaling overflows is refused first
     const p = planFrequencies(check, plan);
@@ -164,8 +166,7 @@ export function createAxes(wasm, call, frequencies) {
     const check = new Checker('mropeCache');
     const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
     evenSize(check, 'headDim', headDim);
-    // the cos and sin of at least pairs of float32 too, before the positions are read
-    const t = readNested(check, 'positions', positions, [2], positionElements, ([, s]) => 4 * s * headDim);
+    const t = readNested(check, 'positions', positions, [2], positionElements, undefined, 1);
     const [rows, s] = t.shape;
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');

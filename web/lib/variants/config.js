@@ -234,13 +234,16 @@ function scalingOf(type, d, { maxPosition, seqLen }) {
 /** The layer a call asks about: { key (a dict key), layerType, ropeless }. */
 function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
   const n = layerTypes?.length ?? ropeLayers?.length;
+  // one entry a layer in each: layer 5 of 8 layer types and 4 no_rope_layers was reported as a layer without RoPE
+  if (ropeLayers && ropeLayers.length !== n) throw check.fail(RangeError, `config.no_rope_layers must have ${n} elements to match layer_types`, ropeLayers.length);
   let layerType = opts.layerType;
   const index = opts.layerIndex;
   if (index !== undefined) {
     if (n === undefined) throw check.fail(RangeError, 'layerIndex needs a config with per-layer RoPE (layer_types or no_rope_layers)', index);
     check.integer('layerIndex', index, 0, n - 1);
     if (layerType !== undefined && layerTypes && layerTypes[index] !== layerType) {
-      throw check.fail(RangeError, `layerType ${JSON.stringify(layerType)} is not the type of layer ${index} (${layerTypes[index]})`, layerType);
+      // shown as any value is (a BigInt, a cyclic object or a throwing toJSON escaped JSON.stringify raw)
+      throw check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType is not the type of layer ${index} (${layerTypes[index]})`, layerType);
     }
     layerType = layerTypes?.[index];
   }
@@ -265,11 +268,17 @@ function mropeOf(check, d) {
 
 /** FLUX's axial RoPE (diffusers' axes_dims_rope): one set of frequencies per axis, adjacent pairs. */
 function axialOf(check, get, warnings) {
-  const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'));
-  axes.forEach((d, i) => check.integer(`config.axes_dims_rope[${i}]`, d, 2, MAX_WIDTH));
+  // each axis at least 2 wide, their sum at most MAX_WIDTH: counted before any is read (2^24 were, 1.2 s, to be refused by their sum)
+  const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'), (n) => check.integer('config.axes_dims_rope (their count)', n, 1, MAX_WIDTH / 2));
+  axes.forEach((d, i, _, name = `config.axes_dims_rope[${i}]`) => {
+    // an odd axis was refused by the core as "this operation needs an even d_model (status 5)"
+    if (check.integer(name, d, 2, MAX_WIDTH) % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, d);
+  });
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
   const width = check.integer('config.axes_dims_rope (their sum, the head width)', sum(axes), 2, MAX_WIDTH);
-  const theta = get('theta') ?? DEFAULT_THETA;
+  // checked as every config's θ: a BigInt or a Symbol escaped raw from the core's call, a string or an object was
+  // made a number there (its valueOf run) and came back as theta
+  const theta = check.finite('config.theta', get('theta') ?? DEFAULT_THETA, { above: 1 });
   const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
   return { axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
 }
@@ -317,7 +326,8 @@ export function resolveConfig(check, config, opts) {
   return {
     ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
     scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
-    originalMaxPosition: d.original_max_position_embeddings,
+    // typed as max_position_embeddings also where the type takes none (an object was reported as the trained length)
+    originalMaxPosition: typed(check, 'rope_parameters.original_max_position_embeddings', d.original_max_position_embeddings, Number.isInteger, 'a whole number'),
     ropeLayers: ropeLayers ?? undefined,
     ...mropeOf(check, d),
   };

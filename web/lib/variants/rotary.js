@@ -242,9 +242,10 @@ export function createRotary(wasm, paramsPtr) {
 
   /** The error for a rotation that met a non-finite value: which input held it, or the overflow. */
   function nonFinite(check, x, rows) {
-    const find = (values) => findIndex.call(values, (v) => !Number.isFinite(v)); // x.data may be the caller's
-    const i = find(x.data);
-    if (i >= 0) return check.fail(RangeError, `x.data[${i}] must be a finite number`, x.data[i]);
+    // x.data may be the caller's: refused as the scan before the work refuses it, a value past float32's range
+    // named too (a rope() handle whose scratch had grown called 1e39 in a Float64Array "a rotated value")
+    finite(check, 'x.data', x.data, 0, x.count, undefined, x.dtype === 'float32');
+    const find = (values) => findIndex.call(values, (v) => !Number.isFinite(v));
     const Type = TYPES[x.dtype];
     const n = x.rows * x.rd;
     for (const [name, ptr] of [['cos', rows.cp], ['sin', rows.sp]]) {
