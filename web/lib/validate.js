@@ -168,7 +168,9 @@ export class Checker {
       // message getter, a toString, a revoked proxy), which must not escape.
       let why = 'an object'; // one whose message or string cannot be read
       try {
-        why = String(error?.message ?? error);
+        // its first 99 characters, as show() gives a string: a getter throwing one of 2^29 - 24 escaped as the
+        // engine's raw "Invalid string length" (issue 22, nineteenth pass)
+        why = String(error?.message ?? error).slice(0, 99);
       } catch {
         // left as 'an object'
       }
