@@ -84,11 +84,15 @@ const NO_OPTIONS = Object.freeze(Object.create(null));
 /** Whether a value that is not a plain object is an array, typed array or buffer (may throw for a revoked proxy). */
 const notOptions = (value) => Array.isArray(value) || ArrayBuffer.isView(value) || isResizable(value) !== undefined;
 
+/**
+ * A string a caller gave, in a message: its first 99 characters. One of the engine's longest (2^29 - 24) made
+ * every message naming it a raw "Invalid string length" (after a second), and a long one as long a message.
+ */
+export const cut = (text) => String(text).slice(0, 99);
+
 /** The describing word of an error message; never throws, whatever `value` is. */
 export function show(value) {
-  // its first 99 characters: one of the engine's longest strings (2^29 - 24) made every message naming it a raw
-  // "Invalid string length" (after a second), and a long one as long a message
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 99));
+  if (typeof value === 'string') return JSON.stringify(cut(value));
   if (typeof value === 'bigint') return `${value}n`;
   if (Object.is(value, -0)) return '-0';
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
@@ -168,9 +172,7 @@ export class Checker {
       // message getter, a toString, a revoked proxy), which must not escape.
       let why = 'an object'; // one whose message or string cannot be read
       try {
-        // its first 99 characters, as show() gives a string: a getter throwing one of 2^29 - 24 escaped as the
-        // engine's raw "Invalid string length" (issue 22, nineteenth pass)
-        why = String(error?.message ?? error).slice(0, 99);
+        why = cut(error?.message ?? error); // a getter throwing a string of 2^29 - 24 escaped raw (nineteenth pass)
       } catch {
         // left as 'an object'
       }

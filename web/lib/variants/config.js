@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, show, sum, byIndex } from '../validate.js';
+import { isArray, show, sum, byIndex, cut } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -35,11 +35,10 @@ const isObject = (v) => typeof v === 'object' && v !== null && !isArray(v) && !A
 /** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
 const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
 /**
- * A config's own string (a layer type, a dict key) in a message or warning: its first 99 characters, as show()
- * gives a value; a list of them by its first 9. One of 2^29 - 24 characters failed as the engine's raw
- * "Invalid string length" (issue 22, nineteenth pass).
+ * A list of a config's own strings (layer types, dict keys) in a message or warning: its first 9, each cut() as
+ * a single one is. One of 2^29 - 24 characters failed as the engine's raw "Invalid string length", and 2^16
+ * names of 2^13 (issue 22, nineteenth pass).
  */
-const cut = (s) => s.slice(0, 99);
 const names = (list) => list.slice(0, 9).map(cut).join(', ') + (list.length > 9 ? ', …' : '');
 /** A plain dict with no prototype: a key planted on Object.prototype is not one of its keys. */
 const bare = (entries = []) => Object.assign(Object.create(null), Object.fromEntries(entries));
@@ -179,12 +178,12 @@ function standardize(check, get, layerTypes) {
 function validate(check, d, where, { prfTop, maxPosition }) {
   const type = typeof d.rope_type === 'string' ? typeOfHf(d.rope_type) : undefined;
   const known = Object.values(TYPES).flatMap((t) => (t.hf ? [t.hf, ...t.aliases] : []));
-  if (!type) throw check.fail(RangeError, `${where}rope_type must be one of ${known.join(', ')}`, d.rope_type);
+  if (!type) throw check.fail(RangeError, `${where}rope_type must be one of ${names(known)}`, d.rope_type);
   const [required, optional] = hfKeys(type);
   const ignored = new Set([...IGNORED_KEYS, ...(prfTop ? ['partial_rotary_factor'] : []), 'type']);
   const received = Object.keys(d).filter((k) => !ignored.has(k));
   const missing = required.filter((k) => !received.includes(k) || d[k] === undefined);
-  if (missing.length) throw check.fail(TypeError, `${where}missing required keys for rope_type "${d.rope_type}": ${missing.join(', ')}`);
+  if (missing.length) throw check.fail(TypeError, `${where}missing required keys for rope_type "${d.rope_type}": ${names(missing)}`);
   const warnings = [];
   const unknown = received.filter((k) => !COMMON_KEYS.includes(k) && !required.includes(k) && !optional.includes(k));
   if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${names(unknown)}`);
