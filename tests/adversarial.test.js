@@ -250,6 +250,11 @@ test('holes the pass found: revoked Proxies and throwing lengths give posenc err
   assert.throws(() => fields.fourierFeatures(revoked(), { levels: 2 }), named('fourierFeatures'));
   assert.throws(() => variants.ropeFromConfig(revoked()), named('ropeFromConfig'));
   assert.throws(() => variants.ropeFromConfig({ hidden_size: 64, num_attention_heads: 4, text_config: revoked() }), named('ropeFromConfig'));
+  // a per-layer list that is a revoked proxy: Array.isArray threw the engine's raw TypeError (issue 22, nineteenth pass)
+  for (const key of ['layer_types', 'no_rope_layers']) {
+    assert.throws(() => variants.ropeFromConfig({ head_dim: 8, [key]: revoked() }), { name: 'TypeError', message: `posenc.ropeFromConfig: config.${key} must be a list, one entry per layer (got an object)` });
+    assert.throws(() => variants.ropeCache(2, undefined, { config: { head_dim: 8, [key]: revoked() } }), named('ropeCache'));
+  }
   assert.throws(() => l.train({ steps: 1, trainLengths: revoked() }), named('lab\\.train'));
   assert.throws(() => l.attentionMaps(model, revoked()), named('lab\\.attentionMaps'));
   assert.throws(() => l.loss(model, { shape: revoked(), tokens: [], targets: [] }), named('lab\\.loss'));

@@ -94,7 +94,7 @@ function headDimOf(check, get) {
  */
 function layerList(check, key, value, ok, what) {
   const name = `config.${key}`;
-  if (typed(check, key, value, Array.isArray, 'a list, one entry per layer') == null) return null;
+  if (typed(check, key, value, isArray, 'a list, one entry per layer') == null) return null; // isArray: a revoked proxy's threw raw
   const n = check.read(name, () => +value.length); // a number once: a proxy's length object could say 2, then 2^31
   if (!(n >= 0 && n <= MAX_LAYERS)) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
   const list = check.read(name, () => byIndex(value, n));
