@@ -39,7 +39,7 @@ const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key
  * a single one is. One of 2^29 - 24 characters failed as the engine's raw "Invalid string length", and 2^16
  * names of 2^13 (issue 22, nineteenth pass).
  */
-const names = (list) => list.slice(0, 9).map(cut).join(', ') + (list.length > 9 ? ', …' : '');
+const names = (list) => list.slice(0, 9).map(cut).join(', ') + ', …'.repeat(list.length > 9);
 /** A plain dict with no prototype: a key planted on Object.prototype is not one of its keys. */
 const bare = (entries = []) => Object.assign(Object.create(null), Object.fromEntries(entries));
 
@@ -178,12 +178,12 @@ function standardize(check, get, layerTypes) {
 function validate(check, d, where, { prfTop, maxPosition }) {
   const type = typeof d.rope_type === 'string' ? typeOfHf(d.rope_type) : undefined;
   const known = Object.values(TYPES).flatMap((t) => (t.hf ? [t.hf, ...t.aliases] : []));
-  if (!type) throw check.fail(RangeError, `${where}rope_type must be one of ${names(known)}`, d.rope_type);
+  if (!type) throw check.fail(RangeError, `${where}rope_type must be one of ${known.join(', ')}`, d.rope_type);
   const [required, optional] = hfKeys(type);
   const ignored = new Set([...IGNORED_KEYS, ...(prfTop ? ['partial_rotary_factor'] : []), 'type']);
   const received = Object.keys(d).filter((k) => !ignored.has(k));
   const missing = required.filter((k) => !received.includes(k) || d[k] === undefined);
-  if (missing.length) throw check.fail(TypeError, `${where}missing required keys for rope_type "${d.rope_type}": ${names(missing)}`);
+  if (missing.length) throw check.fail(TypeError, `${where}missing required keys for rope_type "${d.rope_type}": ${missing.join(', ')}`);
   const warnings = [];
   const unknown = received.filter((k) => !COMMON_KEYS.includes(k) && !required.includes(k) && !optional.includes(k));
   if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${names(unknown)}`);
