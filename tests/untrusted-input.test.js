@@ -441,10 +441,15 @@ test('a long string is shown by its first 99 characters, and an unknown key of a
   assert.throws(() => pe.table(2, 4, { preset: 'nope' }), /\(got "nope"\)$/); // a short one as it is
 });
 
-test("a config's own strings and a getter's thrown message are shown by their first 99 characters (issue 22, nineteenth pass)", () => {
+test("a config's own strings, a getter's thrown message and a class's name are shown by their first 99 characters (issue 22, nineteenth pass)", () => {
   // Each was joined whole into a message or a warning: one of the engine's longest strings (2^29 - 24) made it
   // the raw "RangeError: Invalid string length", and a long one made a message as long
   const long = 'x'.repeat(2 ** 20), cut = 'x'.repeat(99);
+  const named = (Base = Object) => {
+    const C = class extends Base {};
+    Object.defineProperty(C, 'name', { value: long });
+    return Base === Object ? new C() : C;
+  };
   const short = (e, Type, start) => e instanceof Type && e.message.startsWith(start) && e.message.includes(cut) && e.message.length < 400;
   for (const [call, Type, start] of [
     [() => pe.table(2, 4, { get offset() { throw new Error(long); } }), TypeError, `posenc.table: could not read options.offset: ${cut}`],
@@ -457,6 +462,11 @@ test("a config's own strings and a getter's thrown message are shown by their fi
     [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: { rope_theta: 'a' } } }), TypeError, `posenc.ropeFromConfig: config rope_theta (${cut}) must be a number`],
     [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: { rope_type: 'zz' } } }), RangeError, `posenc.ropeFromConfig: rope_parameters.${cut}: rope_type must be one of`],
     [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: 1 } }), TypeError, `posenc.ropeFromConfig: config.rope_parameters.${cut} must be an object`],
+    // a value shown by its class's name: a class named by a long string
+    [() => pe.table(named(), 4), TypeError, `posenc.table: maxLen must be a number (got ${cut})`],
+    [() => pe.table(2, 4, { preset: { constructor: { name: long } } }), TypeError, 'posenc.table: preset must be a string, one of'],
+    [() => pe.table(2, 4, { out: new (named(Float32Array))(3) }), TypeError, 'posenc.table: out must be a Float32Array of 8 elements'],
+    [() => pv.ropeFromConfig({ head_dim: named() }), TypeError, `posenc.ropeFromConfig: config.head_dim must be a number (got ${cut})`],
   ]) {
     assert.throws(call, (e) => short(e, Type, start), start);
   }

@@ -98,9 +98,10 @@ export function show(value) {
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
   try {
     if (Array.isArray(value)) return 'an array';
-    // a typed array with its length: `out` of the wrong length said "(got Float32Array)" only
+    // a typed array with its length: `out` of the wrong length said "(got Float32Array)" only; the name cut (a
+    // class named by a string of 2^29 - 24 escaped as the raw "Invalid string length", nineteenth pass)
     const name = value.constructor?.name, n = typedLength(value);
-    return typeof name === 'string' && name ? (n < 0 ? name : `${name}(${n})`) : 'an object';
+    return typeof name === 'string' && name ? cut(name) + (n < 0 ? '' : `(${n})`) : 'an object';
   } catch {
     return 'an object'; // a revoked proxy, a constructor getter that throws
   }
