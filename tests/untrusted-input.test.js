@@ -467,9 +467,18 @@ test("a config's own strings, a getter's thrown message and a class's name are s
     [() => pe.table(2, 4, { preset: { constructor: { name: long } } }), TypeError, 'posenc.table: preset must be a string, one of'],
     [() => pe.table(2, 4, { out: new (named(Float32Array))(3) }), TypeError, 'posenc.table: out must be a Float32Array of 8 elements'],
     [() => pv.ropeFromConfig({ head_dim: named() }), TypeError, `posenc.ropeFromConfig: config.head_dim must be a number (got ${cut})`],
+    // a Symbol by its description (String() of one of 2^29 - 24 characters threw raw)
+    [() => pe.table(Symbol(long), 4), TypeError, `posenc.table: maxLen must be a number (got Symbol(${cut}))`],
+    [() => pv.ropeFromConfig({ head_dim: 8, model_type: Symbol(long) }), TypeError, `posenc.ropeFromConfig: config.model_type must be a string (got Symbol(${cut}))`],
   ]) {
     assert.throws(call, (e) => short(e, Type, start), start);
   }
+  // a BigInt past 2^319 is not written out: 1n << 2n ** 24n took 1.6 s to be named in 5 MB of digits, and V8's largest
+  // (2^30 - 1 bits) minutes; a smaller one is shown whole
+  assert.throws(() => pe.table(1n << 2n ** 24n, 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got a BigInt)' });
+  assert.throws(() => pe.table(-(2n ** 319n), 4), { name: 'TypeError', message: `posenc.table: maxLen must be a number (got ${-(2n ** 319n)}n)` });
+  assert.throws(() => pe.table(2n ** 319n, 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got a BigInt)' });
+  assert.throws(() => pe.table(Symbol(), 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got Symbol())' });
   const warned = (config) => pv.ropeFromConfig(config).warnings;
   const [unknown] = warned({ head_dim: 8, rope_parameters: { rope_type: 'default', [long]: 1 } });
   assert.equal(unknown, `unrecognized keys for rope_type "default": ${cut}`);
