@@ -479,6 +479,7 @@ test("a config's own strings, a getter's thrown message and a class's name are s
   assert.throws(() => pe.table(-(2n ** 319n), 4), { name: 'TypeError', message: `posenc.table: maxLen must be a number (got ${-(2n ** 319n)}n)` });
   assert.throws(() => pe.table(2n ** 319n, 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got a BigInt)' });
   assert.throws(() => pe.table(Symbol(), 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got Symbol())' });
+  assert.throws(() => pe.table(2, 4, { get dtype() { throw 1n << 2n ** 24n; } }), { name: 'TypeError', message: 'posenc.table: could not read options.dtype: a BigInt' });
   const warned = (config) => pv.ropeFromConfig(config).warnings;
   const [unknown] = warned({ head_dim: 8, rope_parameters: { rope_type: 'default', [long]: 1 } });
   assert.equal(unknown, `unrecognized keys for rope_type "default": ${cut}`);
