@@ -250,6 +250,23 @@ test('holes the pass found: revoked Proxies and throwing lengths give posenc err
   assert.throws(() => fields.fourierFeatures(revoked(), { levels: 2 }), named('fourierFeatures'));
   assert.throws(() => variants.ropeFromConfig(revoked()), named('ropeFromConfig'));
   assert.throws(() => variants.ropeFromConfig({ hidden_size: 64, num_attention_heads: 4, text_config: revoked() }), named('ropeFromConfig'));
+  // an attention mask's or bias's element read by a getter that throws, or answers once and throws when read again
+  // to be named: each escaped raw (issue 22, nineteenth pass)
+  for (const key of ['mask', 'bias']) {
+    const data = [1];
+    Object.defineProperty(data, 0, { get() { throw new Error('element getter'); } });
+    assert.throws(() => pe.attention([[1, 0]], [[1, 0]], [[1, 2]], { [key]: { shape: [1, 1], data } }),
+      { name: 'TypeError', message: `posenc.attention: could not read ${key}.data[0]: element getter` });
+    let reads = 0;
+    const once = new Proxy([1], { get: (t, k) => (k === '0' ? (reads++ ? assert.fail('read twice') : 'x') : t[k]) });
+    assert.throws(() => pe.attention([[1, 0]], [[1, 0]], [[1, 2]], { [key]: { shape: [1, 1], data: once } }), { name: 'TypeError', message: /data\[0\] must be .* \(got "x"\)$/ });
+    assert.equal(reads, 1);
+  }
+  // a per-layer list that is a revoked proxy: Array.isArray threw the engine's raw TypeError (issue 22, nineteenth pass)
+  for (const key of ['layer_types', 'no_rope_layers']) {
+    assert.throws(() => variants.ropeFromConfig({ head_dim: 8, [key]: revoked() }), { name: 'TypeError', message: `posenc.ropeFromConfig: config.${key} must be a list, one entry per layer (got an object)` });
+    assert.throws(() => variants.ropeCache(2, undefined, { config: { head_dim: 8, [key]: revoked() } }), named('ropeCache'));
+  }
   assert.throws(() => l.train({ steps: 1, trainLengths: revoked() }), named('lab\\.train'));
   assert.throws(() => l.attentionMaps(model, revoked()), named('lab\\.attentionMaps'));
   assert.throws(() => l.loss(model, { shape: revoked(), tokens: [], targets: [] }), named('lab\\.loss'));

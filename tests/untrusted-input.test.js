@@ -440,3 +440,59 @@ test('a long string is shown by its first 99 characters, and an unknown key of a
   }
   assert.throws(() => pe.table(2, 4, { preset: 'nope' }), /\(got "nope"\)$/); // a short one as it is
 });
+
+test("a config's own strings, a getter's thrown message and a class's name are shown by their first 99 characters (issue 22, nineteenth pass)", () => {
+  // Each was joined whole into a message or a warning: one of the engine's longest strings (2^29 - 24) made it
+  // the raw "RangeError: Invalid string length", and a long one made a message as long
+  const long = 'x'.repeat(2 ** 20), cut = 'x'.repeat(99);
+  const named = (Base = Object) => {
+    const C = class extends Base {};
+    Object.defineProperty(C, 'name', { value: long });
+    return Base === Object ? new C() : C;
+  };
+  const short = (e, Type, start) => e instanceof Type && e.message.startsWith(start) && e.message.includes(cut) && e.message.length < 400;
+  for (const [call, Type, start] of [
+    [() => pe.table(2, 4, { get offset() { throw new Error(long); } }), TypeError, `posenc.table: could not read options.offset: ${cut}`],
+    [() => pe.norms({ get shape() { throw long; }, data: [1] }), TypeError, `posenc.norms: could not read matrix: ${cut}`],
+    [() => pv.ropeFromConfig({ get head_dim() { throw new RangeError(long); } }), TypeError, `posenc.ropeFromConfig: could not read config.head_dim: ${cut}`],
+    [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long, 'full_attention'] }, { layerIndex: 0, layerType: 'full_attention' }), RangeError,
+      `posenc.ropeFromConfig: layerType is not the type of layer 0 (${cut}) (got "full_attention")`],
+    [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long] }, { layerType: 'y' }), RangeError, `posenc.ropeFromConfig: layerType must be one of ${cut} (got "y")`],
+    [() => pv.ropeCache(4, 8, { config: { head_dim: 8, layer_types: [long] }, layerType: 2 }), TypeError, `posenc.ropeCache: layerType must be one of ${cut} (got 2)`],
+    [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: { rope_theta: 'a' } } }), TypeError, `posenc.ropeFromConfig: config rope_theta (${cut}) must be a number`],
+    [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: { rope_type: 'zz' } } }), RangeError, `posenc.ropeFromConfig: rope_parameters.${cut}: rope_type must be one of`],
+    [() => pv.ropeFromConfig({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: 1 } }), TypeError, `posenc.ropeFromConfig: config.rope_parameters.${cut} must be an object`],
+    // a value shown by its class's name: a class named by a long string
+    [() => pe.table(named(), 4), TypeError, `posenc.table: maxLen must be a number (got ${cut})`],
+    [() => pe.table(2, 4, { preset: { constructor: { name: long } } }), TypeError, 'posenc.table: preset must be a string, one of'],
+    [() => pe.table(2, 4, { out: new (named(Float32Array))(3) }), TypeError, 'posenc.table: out must be a Float32Array of 8 elements'],
+    [() => pv.ropeFromConfig({ head_dim: named() }), TypeError, `posenc.ropeFromConfig: config.head_dim must be a number (got ${cut})`],
+    // a Symbol by its description (String() of one of 2^29 - 24 characters threw raw)
+    [() => pe.table(Symbol(long), 4), TypeError, `posenc.table: maxLen must be a number (got Symbol(${cut}))`],
+    [() => pv.ropeFromConfig({ head_dim: 8, model_type: Symbol(long) }), TypeError, `posenc.ropeFromConfig: config.model_type must be a string (got Symbol(${cut}))`],
+  ]) {
+    assert.throws(call, (e) => short(e, Type, start), start);
+  }
+  // a BigInt past 2^319 is not written out: 1n << 2n ** 24n took 1.6 s to be named in 5 MB of digits, and V8's largest
+  // (2^30 - 1 bits) minutes; a smaller one is shown whole
+  assert.throws(() => pe.table(1n << 2n ** 24n, 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got a BigInt)' });
+  assert.throws(() => pe.table(-(2n ** 319n), 4), { name: 'TypeError', message: `posenc.table: maxLen must be a number (got ${-(2n ** 319n)}n)` });
+  assert.throws(() => pe.table(2n ** 319n, 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got a BigInt)' });
+  assert.throws(() => pe.table(Symbol(), 4), { name: 'TypeError', message: 'posenc.table: maxLen must be a number (got Symbol())' });
+  assert.throws(() => pe.table(2, 4, { get dtype() { throw 1n << 2n ** 24n; } }), { name: 'TypeError', message: 'posenc.table: could not read options.dtype: a BigInt' });
+  const warned = (config) => pv.ropeFromConfig(config).warnings;
+  const [unknown] = warned({ head_dim: 8, rope_parameters: { rope_type: 'default', [long]: 1 } });
+  assert.equal(unknown, `unrecognized keys for rope_type "default": ${cut}`);
+  const nested = warned({ head_dim: 8, layer_types: [long], rope_parameters: { [long]: { rope_type: 'default', [long]: 1, truncate: false } } });
+  assert.deepEqual(nested, [`rope_parameters.${cut}: unrecognized keys for rope_type "default": ${cut}, truncate`,
+    `rope_parameters.${cut}: truncate is read by HF 5 only from a flat rope_parameters; ignored`]);
+  // a list of them by its first 9: 2^16 layer types of 2^13 characters listed whole passed the engine's longest string
+  const types = Array.from({ length: 12 }, (_, i) => `t${i}`);
+  assert.throws(() => pv.ropeFromConfig({ head_dim: 8, layer_types: types }, { layerType: 'y' }),
+    { name: 'RangeError', message: `posenc.ropeFromConfig: layerType must be one of ${types.slice(0, 9).join(', ')}, … (got "y")` });
+  const keys = Object.fromEntries(types.map((k) => [k, 1]));
+  assert.equal(warned({ head_dim: 8, rope_parameters: { rope_type: 'default', ...keys } })[0],
+    `unrecognized keys for rope_type "default": ${types.slice(0, 9).join(', ')}, …`);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+});

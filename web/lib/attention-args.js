@@ -68,8 +68,9 @@ function elementsAs(Type, what, convert) {
     if (n !== count) throw check.fail(RangeError, `${name} must have ${count} elements to match the shape`, n);
     const out = new Type(n);
     for (let i = 0; i < n; i++) {
-      const x = convert(data[i]);
-      if (x === undefined) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, data[i]);
+      // read once, inside the guard: a getter's throw escaped raw, and a refused element was read again to be named
+      const v = check.read(`${name}[${i}]`, () => data[i]), x = convert(v);
+      if (x === undefined) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
       out[i] = x;
     }
     return out;

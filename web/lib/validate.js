@@ -84,19 +84,27 @@ const NO_OPTIONS = Object.freeze(Object.create(null));
 /** Whether a value that is not a plain object is an array, typed array or buffer (may throw for a revoked proxy). */
 const notOptions = (value) => Array.isArray(value) || ArrayBuffer.isView(value) || isResizable(value) !== undefined;
 
+/**
+ * A string a caller gave, in a message: its first 99 characters. One of the engine's longest (2^29 - 24) made
+ * every message naming it a raw "Invalid string length" (after a second), and a long one as long a message.
+ */
+export const cut = (text) => String(text).slice(0, 99);
+
 /** The describing word of an error message; never throws, whatever `value` is. */
 export function show(value) {
-  // its first 99 characters: one of the engine's longest strings (2^29 - 24) made every message naming it a raw
-  // "Invalid string length" (after a second), and a long one as long a message
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 99));
-  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'string') return JSON.stringify(cut(value));
+  // a BigInt by its digits only up to 2^319 (97 digits), a Symbol by its description's first 99 characters: 1n << 2n ** 24n
+  // took 1.6 s to be named in 5 MB of digits (2^30 - 1 bits, V8's largest, minutes), Symbol(s) of 2^29 - 24 failed raw
+  if (typeof value === 'bigint') return BigInt.asIntN(320, value) === value ? `${value}n` : 'a BigInt';
+  if (typeof value === 'symbol') return `Symbol(${cut(value.description ?? '')})`;
   if (Object.is(value, -0)) return '-0';
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
   try {
     if (Array.isArray(value)) return 'an array';
-    // a typed array with its length: `out` of the wrong length said "(got Float32Array)" only
+    // a typed array with its length: `out` of the wrong length said "(got Float32Array)" only; the name cut (a
+    // class named by a string of 2^29 - 24 escaped as the raw "Invalid string length", nineteenth pass)
     const name = value.constructor?.name, n = typedLength(value);
-    return typeof name === 'string' && name ? (n < 0 ? name : `${name}(${n})`) : 'an object';
+    return typeof name === 'string' && name ? cut(name) + (n < 0 ? '' : `(${n})`) : 'an object';
   } catch {
     return 'an object'; // a revoked proxy, a constructor getter that throws
   }
@@ -168,7 +176,9 @@ export class Checker {
       // message getter, a toString, a revoked proxy), which must not escape.
       let why = 'an object'; // one whose message or string cannot be read
       try {
-        why = String(error?.message ?? error);
+        // a getter throwing a string of 2^29 - 24 escaped raw, 1n << 2n ** 24n took 1.6 s (nineteenth pass)
+        const what = error?.message ?? error;
+        why = typeof what === 'bigint' ? show(what) : cut(what);
       } catch {
         // left as 'an object'
       }

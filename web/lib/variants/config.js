@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, show, sum, byIndex } from '../validate.js';
+import { isArray, show, sum, byIndex, cut } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -34,6 +34,12 @@ const isObject = (v) => typeof v === 'object' && v !== null && !isArray(v) && !A
 
 /** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
 const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
+/**
+ * A list of a config's own strings (layer types, dict keys) in a message or warning: its first 9, each cut() as
+ * a single one is. One of 2^29 - 24 characters failed as the engine's raw "Invalid string length", and 2^16
+ * names of 2^13 (issue 22, nineteenth pass).
+ */
+const names = (list) => list.slice(0, 9).map(cut).join(', ') + ', …'.repeat(list.length > 9);
 /** A plain dict with no prototype: a key planted on Object.prototype is not one of its keys. */
 const bare = (entries = []) => Object.assign(Object.create(null), Object.fromEntries(entries));
 
@@ -88,7 +94,7 @@ function headDimOf(check, get) {
  */
 function layerList(check, key, value, ok, what) {
   const name = `config.${key}`;
-  if (typed(check, key, value, Array.isArray, 'a list, one entry per layer') == null) return null;
+  if (typed(check, key, value, isArray, 'a list, one entry per layer') == null) return null; // isArray: a revoked proxy's threw raw
   const n = check.read(name, () => +value.length); // a number once: a proxy's length object could say 2, then 2^31
   if (!(n >= 0 && n <= MAX_LAYERS)) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
   const list = check.read(name, () => byIndex(value, n));
@@ -149,7 +155,7 @@ function standardize(check, get, layerTypes) {
     nested = true;
   }
   const dicts = nested
-    ? bare(Object.entries(rp).map(([k, d]) => [k, copyDict(check, `config.rope_parameters.${k}`, d)]))
+    ? bare(Object.entries(rp).map(([k, d]) => [k, copyDict(check, `config.rope_parameters.${cut(k)}`, d)]))
     : bare([['', rp]]);
   const prf = get('partial_rotary_factor');
   const renames = own(MODEL_RENAMES, get('model_type')) ?? bare();
@@ -180,7 +186,7 @@ function validate(check, d, where, { prfTop, maxPosition }) {
   if (missing.length) throw check.fail(TypeError, `${where}missing required keys for rope_type "${d.rope_type}": ${missing.join(', ')}`);
   const warnings = [];
   const unknown = received.filter((k) => !COMMON_KEYS.includes(k) && !required.includes(k) && !optional.includes(k));
-  if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${unknown.join(', ')}`);
+  if (unknown.length) warnings.push(`${where}unrecognized keys for rope_type "${d.rope_type}": ${names(unknown)}`);
   const f = d.factor;
   const checked = ['linear', 'dynamic', 'yarn', 'llama3'].includes(type) || (type === 'longrope' && f != null);
   if (checked && !(typeof f === 'number' && f >= 1)) warnings.push(`${where}factor must be a number >= 1, got ${show(f)}`);
@@ -243,14 +249,14 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
     check.integer('layerIndex', index, 0, n - 1);
     if (layerType !== undefined && layerTypes && layerTypes[index] !== layerType) {
       // shown as any value is (a BigInt, a cyclic object or a throwing toJSON escaped JSON.stringify raw)
-      throw check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType is not the type of layer ${index} (${layerTypes[index]})`, layerType);
+      throw check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType is not the type of layer ${index} (${cut(layerTypes[index])})`, layerType);
     }
     layerType = layerTypes?.[index];
   }
   if (layerType !== undefined) {
-    const types = nested ? Object.keys(dicts) : layerTypes ?? [];
+    const types = [...new Set(nested ? Object.keys(dicts) : layerTypes)];
     if (!types.length) throw check.fail(RangeError, 'layerType needs a config with layer types (layer_types or rope_parameters keyed by layer type); this one has none', layerType);
-    check.oneOf('layerType', layerType, [...new Set(types)]);
+    if (!types.includes(layerType)) throw check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType must be one of ${names(types)}`, layerType);
   }
   const ropeless = index !== undefined && ropeLayers !== null && !ropeLayers[index];
   if (!nested) return { key: '', layerType, ropeless };
@@ -304,9 +310,10 @@ export function resolveConfig(check, config, opts) {
   // (a max_position_embeddings of "abc" came back as maxPosition; a sliding θ of "abc" passed for a full layer).
   const maxPosition = typed(check, 'max_position_embeddings', get('max_position_embeddings'), Number.isInteger, 'a whole number');
   for (const [k, d] of Object.entries(std.dicts)) {
-    check.finite(`config rope_theta${k ? ` (${k})` : ''}`, d.rope_theta, { above: 1 });
-    warnings.push(...validate(check, d, k ? `rope_parameters.${k}: ` : '', { prfTop: std.prfTop, maxPosition }).warnings);
-    if (std.nested && d.truncate !== undefined) warnings.push(`rope_parameters.${k}: truncate is read by HF 5 only from a flat rope_parameters; ignored`);
+    const where = k && `rope_parameters.${cut(k)}: `;
+    check.finite(`config rope_theta${k && ` (${cut(k)})`}`, d.rope_theta, { above: 1 });
+    warnings.push(...validate(check, d, where, { prfTop: std.prfTop, maxPosition }).warnings);
+    if (std.nested && d.truncate !== undefined) warnings.push(`${where}truncate is read by HF 5 only from a flat rope_parameters; ignored`);
   }
   const layer = pickLayer(check, std, layerTypes, ropeLayers, opts);
   const common = { layerTypes: layerTypes ?? undefined, layerType: layer.layerType, warnings: [...new Set(warnings)], maxPosition, headDim };
