@@ -182,3 +182,27 @@ test('a lang note quotes the attribute by its first 99 characters (nineteenth pa
     assert.ok(text.length < 2000, `${text.length} characters`);
   });
 });
+
+test('<pe-toy-attention> codes are JSON numbers and position-codes decimal numbers (nineteenth pass)', async () => {
+  // codes read each value with Number(): the strings "0x10" and "" were 16 and 0, true 1, null 0 and [7] 7;
+  // position-codes read "0x10" as 16 and "0b1" as 1. Each is the attribute's error now.
+  await withPage(h, 'examples/blog.html', async (page) => {
+    const seen = await page.evaluate(async () => {
+      const out = [];
+      const cases = [['codes', '{"我":"0x10"}'], ['codes', '{"我":""}'], ['codes', '{"我":true}'], ['codes', '{"我":null}'], ['codes', '{"我":[7]}'],
+        ['position-codes', '0x10,1'], ['position-codes', '1,0b1'], ['position-codes', '0o7'], ['codes', '{"我":1.5,"打":-2e0}'], ['position-codes', '+1, .5 ,2e1']];
+      for (const [name, value] of cases) {
+        const w = document.createElement('pe-toy-attention');
+        w.setAttribute('pe', 'custom');
+        w.setAttribute(name, value);
+        document.querySelector('article').prepend(w);
+        w.scrollIntoView();
+        await new Promise((resolve) => w.addEventListener('pe-render', resolve, { once: true }));
+        out.push(w.dataset.state);
+        w.remove();
+      }
+      return out;
+    });
+    assert.deepEqual(seen, [...Array(8).fill('error'), 'ready', 'ready']);
+  });
+});
