@@ -165,7 +165,7 @@ export function parse(argv) {
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return { help: true };
   if (cmd === '--version' || cmd === '-v') return { version: true };
   // Own keys only: "constructor" or "__proto__" must not find Object.prototype's.
-  if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${Object.keys(COMMANDS).join(', ')})`);
+  if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${[...Object.keys(COMMANDS), 'inspect'].join(', ')})`); // inspect: rope-config.js
   const spec = { ...COMMANDS[cmd].flags, ...COMMON };
   const { values, raw } = parseFlags(rest, spec, cmd);
   if (values.help) return { cmd, help: true };

@@ -455,6 +455,13 @@ test('holes the fourth pass found: the lab trainer answers every malformed messa
   const errors = messages.slice(1).map((m) => m.message).sort();
   assert.deepEqual(errors.slice(0, 2).map((e) => e.replace(/\(got .*\)$/, '')), Array(2).fill('TypeError: posenc.lab.attentionMaps: model must be the model that train() returned '));
   assert.deepEqual(errors.slice(2), ['TypeError: unknown message type stop', ...Array(5).fill('TypeError: unknown message type undefined')]);
+  // the nineteenth pass: a train message without run ended in a raw "Cannot destructure property 'encoding' of 'run'",
+  // and an unknown type was echoed whole (a 10^6-character type made a message as long)
+  messages.length = 1;
+  for (const m of [{ type: 'train', id: 5 }, { type: 'train', id: 6, run: null }, { type: 'x'.repeat(10 ** 6) }, { type: { a: 1 } }]) jobs.handle(m);
+  await until(5);
+  assert.deepEqual(messages.slice(1).map((m) => m.message).sort(), [...Array(2).fill('TypeError: a train message needs run, the options of lab.train'),
+    'TypeError: unknown message type object', `TypeError: unknown message type ${'x'.repeat(99)}`]);
   // a run without trainLengths trains with its task's default, and is evaluated at it (it failed reading run.trainLengths[1])
   jobs.handle({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [3, 20], samples: 4 });
   await new Promise((resolve) => {

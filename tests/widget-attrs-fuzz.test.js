@@ -96,3 +96,26 @@ test('a number attribute of 10^6 digits and an x is refused at once, not after a
   assert.equal(r.status, 0, r.signal ?? r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), [['notNum'], ['notNum']]);
 });
+
+test('a message quotes an attribute by its first 99 characters (issue 22, nineteenth pass)', () => {
+  // Every error and note quoted the attribute whole: an invalid or clamped number attribute, an unknown word or a
+  // lang of 10^7 characters made a 10 MB message that froze the tab for 1 to 3.6 s to lay out (0.1 s when valid).
+  const big = (s) => [s.kind === 'int' ? '9'.repeat(10 ** 6) : `${'1'.repeat(10 ** 6)}x`, 'x'.repeat(10 ** 6), `𝔸${'1'.repeat(97)}𝔸${'2'.repeat(10 ** 6)}`];
+  let quoted = 0;
+  for (const [tag, cls] of Object.entries(WIDGETS)) {
+    for (const [name, s] of Object.entries(cls.spec)) {
+      for (const raw of big(s)) {
+        const { errors, notes } = parseAll({ [name]: s }, () => raw);
+        for (const [, vars] of [...errors, ...notes]) {
+          if (!('raw' in vars)) continue;
+          quoted++;
+          assert.ok(vars.raw.length <= 100, `<${tag} ${name}> quoted ${vars.raw.length} characters`);
+          assert.ok(!/[\ud800-\udbff]…$/.test(vars.raw), `<${tag} ${name}> cut a surrogate pair`);
+        }
+      }
+    }
+  }
+  assert.ok(quoted > 50, `${quoted} messages`);
+  assert.deepEqual(parseAll({ t: { kind: 'oneOf', values: ['a'], def: 'a' } }, () => 'b'.repeat(99)).errors[0][1].raw, 'b'.repeat(99));
+  assert.equal(parseAll({ t: { kind: 'oneOf', values: ['a'], def: 'a' } }, () => 'b'.repeat(100)).errors[0][1].raw, `${'b'.repeat(99)}…`);
+});

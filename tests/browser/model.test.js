@@ -101,6 +101,24 @@ for (const [path, lang] of [['en/index.html', 'en'], ['index.html', 'zh']]) {
   });
 }
 
+test('the gallery draws the model chosen last, whatever order the files arrive in (nineteenth pass)', async () => {
+  // Two picks in quick succession whose files arrived out of order drew the first model under a select naming the second.
+  await withPage('en/index.html', async (page) => {
+    await page.locator('#m-model-gallery').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.getElementById('w-model').getAttribute('config')?.includes('mrope_section'));
+    await page.route('**/models/gemma-3-4b.json', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    await page.locator('#m-model-gallery select').selectOption('gemma-3-4b');
+    await page.locator('#m-model-gallery select').selectOption('llama-3.1-8b');
+    await page.waitForFunction(() => document.getElementById('w-model').getAttribute('config')?.includes('"llama3"'));
+    await page.waitForTimeout(2500); // past the delayed gemma file
+    const config = await page.evaluate(() => document.getElementById('w-model').getAttribute('config'));
+    assert.equal(JSON.parse(config).model_type, 'llama');
+  });
+});
+
 test('<pe-model> standalone: FLUX ids, a layer without RoPE, a pasted config, bad JSON in place', async () => {
   await withPage('examples/blog.html', async (page) => {
     const flux = await addWidget(page, 'pe-model', { config: await config('flux.1-dev'), grid: '4' });

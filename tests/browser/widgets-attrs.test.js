@@ -139,3 +139,70 @@ test('embed.html: attr-<name> works for every attribute, lang included', async (
     assert.match(msg, /attr-lang must be one of: en, zh; got "fr"/);
   });
 });
+
+test('<pe-circles> Play moves on from the position drawn, and leaves an invalid pos and its error alone (nineteenth pass)', async () => {
+  // Play read the attribute with Number(): pos="0x10" became 17 and "1e2" 103 on the next tick, and "abc" was written
+  // back as "NaN", which the error then quoted instead of what was written.
+  await withPage(h, 'examples/blog.html', async (page) => {
+    const seen = await page.evaluate(async () => {
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      const w = document.createElement('pe-circles');
+      w.setAttribute('pos', '5');
+      document.querySelector('article').prepend(w);
+      w.scrollIntoView();
+      await new Promise((resolve) => w.addEventListener('pe-render', resolve, { once: true }));
+      w.play.click();
+      await sleep(450);
+      const moved = Number(w.getAttribute('pos'));
+      const out = [moved > 5 && moved < 9];
+      for (const bad of ['abc', '0x10', '1e2']) {
+        w.setAttribute('pos', bad);
+        await sleep(800);
+        out.push([w.getAttribute('pos'), w.dataset.state]);
+      }
+      w.play.click();
+      return out;
+    });
+    assert.deepEqual(seen, [true, ['abc', 'error'], ['0x10', 'error'], ['1e2', 'error']]);
+  });
+});
+
+test('a lang note quotes the attribute by its first 99 characters (nineteenth pass)', async () => {
+  // A lang of 10^7 characters was quoted whole: a 10 MB note took 1.3 s to lay out.
+  await withPage(h, 'examples/blog.html', async (page) => {
+    const text = await page.evaluate(async () => {
+      const w = document.createElement('pe-heatmap');
+      w.setAttribute('lang', 'x'.repeat(10 ** 6));
+      document.querySelector('article').prepend(w);
+      w.scrollIntoView();
+      await new Promise((resolve) => w.addEventListener('pe-render', resolve, { once: true }));
+      return w.shadowRoot.textContent;
+    });
+    assert.match(text, new RegExp(`lang must be one of: en, zh; got "${'x'.repeat(99)}…"`));
+    assert.ok(text.length < 2000, `${text.length} characters`);
+  });
+});
+
+test('<pe-toy-attention> codes are JSON numbers and position-codes decimal numbers (nineteenth pass)', async () => {
+  // codes read each value with Number(): the strings "0x10" and "" were 16 and 0, true 1, null 0 and [7] 7;
+  // position-codes read "0x10" as 16 and "0b1" as 1. Each is the attribute's error now.
+  await withPage(h, 'examples/blog.html', async (page) => {
+    const seen = await page.evaluate(async () => {
+      const out = [];
+      const cases = [['codes', '{"我":"0x10"}'], ['codes', '{"我":""}'], ['codes', '{"我":true}'], ['codes', '{"我":null}'], ['codes', '{"我":[7]}'],
+        ['position-codes', '0x10,1'], ['position-codes', '1,0b1'], ['position-codes', '0o7'], ['codes', '{"我":1.5,"打":-2e0}'], ['position-codes', '+1, .5 ,2e1']];
+      for (const [name, value] of cases) {
+        const w = document.createElement('pe-toy-attention');
+        w.setAttribute('pe', 'custom');
+        w.setAttribute(name, value);
+        document.querySelector('article').prepend(w);
+        w.scrollIntoView();
+        await new Promise((resolve) => w.addEventListener('pe-render', resolve, { once: true }));
+        out.push(w.dataset.state);
+        w.remove();
+      }
+      return out;
+    });
+    assert.deepEqual(seen, [...Array(8).fill('error'), 'ready', 'ready']);
+  });
+});

@@ -7,7 +7,7 @@
 // The page posts its height to the parent window, so a host can size the iframe
 // to its content (docs/widgets.md has the two-line listener).
 import { WIDGETS } from '../widgets/index.js';
-import { parseAll, oneOf, LANGS } from '../widgets/attrs.js';
+import { parseAll, oneOf, LANGS, shown } from '../widgets/attrs.js';
 import { el } from '../widgets/dom.js';
 import { tr, initialLanguage, applyLanguage } from './i18n.js';
 
@@ -34,7 +34,7 @@ function show(lang, params) {
   const view = params.get('view') ?? '';
   const tag = Object.hasOwn(VIEWS, view) ? VIEWS[view] : null;
   const messages = [];
-  if (!tag) return [el('p', { class: 'err', role: 'alert' }, tr(lang, 'badView', { raw: view, list: Object.keys(VIEWS).join(', ') }))];
+  if (!tag) return [el('p', { class: 'err', role: 'alert' }, tr(lang, 'badView', { raw: shown(view), list: Object.keys(VIEWS).join(', ') }))];
   // lang is every element's attribute too, reached as attr-lang (plain lang is the page's).
   const spec = { ...WIDGETS[tag].spec, lang: oneOf(LANGS, undefined) };
   const given = {};
@@ -51,9 +51,9 @@ function show(lang, params) {
     } else if (!PAGE.includes(key)) unknown.add(key);
   }
   // A link may carry any number of parameters: a few are named, the rest counted (one note each froze the tab).
-  messages.push(...[...repeated].map((raw) => el('p', { class: 'note' }, tr(lang, 'repeated', { raw }))));
+  messages.push(...[...repeated].map((raw) => el('p', { class: 'note' }, tr(lang, 'repeated', { raw: shown(raw) }))));
   const named = [...unknown].slice(0, MAX_NAMED);
-  messages.push(...named.map((raw) => el('p', { class: 'note' }, tr(lang, 'ignored', { raw }))));
+  messages.push(...named.map((raw) => el('p', { class: 'note' }, tr(lang, 'ignored', { raw: shown(raw) }))));
   if (unknown.size > MAX_NAMED) messages.push(el('p', { class: 'note' }, tr(lang, 'ignoredMore', { count: unknown.size - MAX_NAMED })));
   const { values, notes, errors } = parseAll(spec, (n) => given[n] ?? null);
   // Messages name the parameter as it was written in the URL (d, len, attr-view...).
@@ -83,6 +83,6 @@ const lang = initialLanguage();
 applyLanguage(lang);
 const params = new URLSearchParams(location.search);
 document.title = tr(lang, 'embedTitle');
-const heading = el('h1', { class: 'visually-hidden' }, tr(lang, 'embedHeading', { view: params.get('view') ?? '' }));
+const heading = el('h1', { class: 'visually-hidden' }, tr(lang, 'embedHeading', { view: shown(params.get('view') ?? '') }));
 document.getElementById('embed').replaceChildren(heading, ...show(lang, params));
 postHeight();

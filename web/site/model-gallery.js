@@ -15,10 +15,16 @@ function modelsUrl(file) {
   return new URL(`models/${file}`, script ? script.src : document.baseURI);
 }
 
+let latest = 0;
+
 async function load(target, id) {
+  const ask = ++latest;
   const response = await fetch(modelsUrl(`${id}.json`));
   if (!response.ok) throw new Error(`models/${id}.json: HTTP ${response.status}`);
   const text = await response.text();
+  // Only the model chosen last: picks made in quick succession (arrow keys on the select) whose files
+  // arrived out of order drew the earlier model under a select naming the later one.
+  if (ask !== latest) return;
   for (const attr of ['layer-type', 'layer']) target.removeAttribute(attr); // the previous model's layer
   target.setAttribute('config', text);
 }

@@ -34,7 +34,7 @@ export const MAX_LIST = 1024;
 
 // \d+(\.\d*)?, not \d+\.?\d*: the two quantifiers of the latter share every digit, so a long run of them that fails
 // at its end backtracked quadratically (40 000 digits and an x: 1.7 s; a 10^6-digit base attribute froze the tab for minutes)
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+export const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
 // Each parser returns { value } or { error } or { value, note }. Messages are
 // message keys plus variables, so they can be shown in either language.
@@ -90,9 +90,22 @@ const PARSERS = {
   },
 };
 
+/** The most characters of a value a message quotes (the API's show() quotes as many). */
+const SHOWN = 99;
+
+/**
+ * A value as a message quotes it: its first SHOWN characters, and … when there are more (an invalid or clamped
+ * attribute of 10^7 characters was quoted whole: a message of 10 MB froze the tab for 1 to 3.6 s to lay it out).
+ */
+export function shown(raw) {
+  const text = String(raw);
+  if (text.length <= SHOWN) return text;
+  return `${text.slice(0, /[\ud800-\udbff]/.test(text[SHOWN - 1]) ? SHOWN - 1 : SHOWN)}…`; // no half of a pair
+}
+
 /**
  * Reads every attribute of a spec from a getter (element attribute or URL param).
- * Returns { values, notes: [[key, vars, name]], errors: [[key, vars, name]] }.
+ * Returns { values, notes: [[key, vars, name]], errors: [[key, vars, name]] }; a message's raw value is shown().
  */
 export function parseAll(spec, get) {
   const values = {};
@@ -105,6 +118,7 @@ export function parseAll(spec, get) {
       continue;
     }
     const r = PARSERS[s.kind](String(raw), s);
+    for (const m of [r.error, r.note]) if (m && 'raw' in m[1]) m[1].raw = shown(m[1].raw);
     if (r.error) errors.push([...r.error, name]);
     else values[name] = r.value;
     if (r.note) notes.push([...r.note, name]);

@@ -4,7 +4,7 @@
 // (an impossible attribute never breaks the rest of the page), offers the export
 // buttons, and re-renders when an attribute changes.
 import { init } from '../lib/index.js';
-import { parseAll, LANGS } from './attrs.js';
+import { parseAll, LANGS, shown } from './attrs.js';
 import { translate } from './strings.js';
 import { adoptStyles } from './styles.js';
 import { el } from './dom.js';
@@ -267,7 +267,7 @@ export class PeWidget extends Element {
     const raw = this.getAttribute('lang');
     const want = raw?.trim().toLowerCase();
     if (LANGS.includes(want)) return want;
-    if (raw !== null) this.note('notOneOf', { raw, list: LANGS.join(', ') }, 'lang');
+    if (raw !== null) this.note('notOneOf', { raw: shown(raw), list: LANGS.join(', ') }, 'lang');
     const inherited = this.parentElement?.closest('[lang]')?.getAttribute('lang') ?? '';
     return inherited.toLowerCase().startsWith('zh') ? 'zh' : 'en';
   }

@@ -71,8 +71,10 @@ export class PeCircles extends PeWidget {
       this.timer = null;
     } else {
       this.timer = setInterval(() => {
-        const next = (Number(this.getAttribute('pos') ?? 0) + 1) % (this.last + 1);
-        this.setAttribute('pos', String(next));
+        // From the position drawn, as parsed: Number() of the attribute read pos="0x10" as 16 and "1e2" as 100,
+        // and wrote "abc" back as "NaN", quoted by the error. An error stays, with what was written, until fixed.
+        if (this.dataset.state !== 'ready') return;
+        this.setAttribute('pos', String((this.values.pos + 1) % (this.last + 1)));
       }, 300);
     }
     this.schedule();

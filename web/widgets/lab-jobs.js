@@ -21,6 +21,8 @@ export function trainer(post) {
   let stopped = false;
 
   async function train({ id, run, seedIndex, seeds, lengths, samples }) {
+    // a message without run failed here as a raw "Cannot destructure property 'encoding' of 'run'"
+    if (!run || typeof run !== 'object') throw new TypeError('a train message needs run, the options of lab.train');
     const lab = await ready;
     await breathe();
     if (stopped) return;
@@ -46,7 +48,8 @@ export function trainer(post) {
       // Any message gets an answer: null threw here (and in the catch), an unknown type was taken as attention.
       const type = data?.type;
       const job = type === 'train' ? train(data) : type === 'attention' ? attention(data)
-        : Promise.reject(new TypeError(`unknown message type ${String(type)}`));
+        // a type named by its first 99 characters (one of 2^29 characters failed the message's making: a throw)
+        : Promise.reject(new TypeError(`unknown message type ${typeof type === 'string' ? type.slice(0, 99) : typeof type}`));
       job.catch((e) => post({ type: 'error', id: data?.id, message: `${e.name}: ${e.message}` }));
     },
     stop() {

@@ -4,7 +4,7 @@
 // positions (Σ i·y_i) can. Token text is user input: it is only ever textContent.
 import { tokenize } from './tokens.js';
 import { PeWidget } from './base.js';
-import { text, oneOf } from './attrs.js';
+import { text, oneOf, DECIMAL } from './attrs.js';
 import { barChart, barSet, setSeries } from './charts.js';
 import { el, fillTable, fmt } from './dom.js';
 
@@ -81,13 +81,14 @@ export class PeToyAttention extends PeWidget {
     const codes = Object.create(null);
     let next = 0;
     for (const w of Object.keys(given)) {
-      const c = Number(given[w]);
-      if (!Number.isFinite(c)) throw new TypeError(this.t('badCodes'));
+      // JSON numbers only: Number() took the strings "0x10" as 16 and "" as 0, true as 1, null as 0 and [7] as 7
+      const c = given[w];
+      if (typeof c !== 'number' || !Number.isFinite(c)) throw new TypeError(this.t('badCodes'));
       next = Math.max(next, Math.floor(c));
     }
     // Object.hasOwn, not `in`: a token named toString or __proto__ is an ordinary word, not a key of Object.prototype.
     for (const w of tokens) {
-      if (!Object.hasOwn(codes, w)) codes[w] = Object.hasOwn(given, w) ? Number(given[w]) : ++next;
+      if (!Object.hasOwn(codes, w)) codes[w] = Object.hasOwn(given, w) ? given[w] : ++next;
     }
     return codes;
   }
@@ -102,7 +103,9 @@ export class PeToyAttention extends PeWidget {
       const meanCode = vals.reduce((s, c) => s + Math.abs(c), 0) / vals.length;
       return absolute.map((p) => p * (meanCode / (5 * (n + 1))));
     }
-    const list = v['position-codes'].split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+    // decimal or exponent notation, as every number attribute: Number() read "0x10" as 16 and "0b1" as 1
+    const words = v['position-codes'].split(',').map((s) => s.trim()).filter(Boolean);
+    const list = words.map((s) => (DECIMAL.test(s) ? Number(s) : NaN));
     if (list.some((x) => !Number.isFinite(x))) throw new TypeError(this.t('badPositionCodes'));
     if (list.length < n) this.note('positionCodesMissing', { from: list.length + 1, to: n });
     return Array.from({ length: n }, (_, i) => list[i] ?? 0);
