@@ -34,9 +34,14 @@ export const SIZE_TARGET_BYTES = 15000;
  * rope() handle with HF-style { cos, sin } inputs (C about +2.2 kB, JS +2.2 kB
  * gzipped, with a reused snapshot buffer for x). Issues 23 and 24 together:
  * 25,981 bytes. With the multi-axis RoPE and the fast kernels merged, one
- * entry holds both: 29,746 bytes, and the line moved to 30 kB.
+ * entry holds both: 29,746 bytes, and the line moved to 30 kB. Issue 22's
+ * adversarial passes 17 to 19 (every refusal the shapes, counts or options
+ * decide before any element is read; the config reader's typing; messages that
+ * show a caller's strings, names and BigInts by their first 99 characters):
+ * +106 beyond the savings found (the short internal names, -201): 30,087
+ * bytes, and the line moved to 30.1 kB.
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 30000;
+export const VARIANTS_SIZE_TARGET_BYTES = 30100;
 /**
  * posenc's 15 kB target is NOT met: issue 22's 16-bit tensors and option
  * reader took it to 15,886 bytes, issue 24's float32 flash-attention kernel
@@ -81,8 +86,13 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30000;
  * bundles now give short names to the properties used only inside the library
  * (scripts/internal-names.mjs, about -100) and the embedded text's alphabet was
  * recounted from the renamed code (-10): 18,763 bytes, and the line moved to 18,800.
+ * The eighteenth and nineteenth passes (shapes and options before elements in
+ * attention, norms, gram and toyAttention; a caller's strings, names, thrown
+ * messages and BigInts shown by their first 99 characters; mask and bias
+ * elements read inside the reader's guard): +120, 18,883 bytes, and the line
+ * moved to 18,900.
  */
-export const CORE_CEILING_BYTES = 18800;
+export const CORE_CEILING_BYTES = 18900;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [
