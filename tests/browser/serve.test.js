@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, CSP, HEADERS_TIMEOUT_MS } from '../../scripts/serve.js';
+import { startServer, CSP, HEADERS_TIMEOUT_MS, MAX_QUEUED } from '../../scripts/serve.js';
 
 let server;
 before(async () => {
@@ -165,5 +165,44 @@ test('cors: true answers as a CDN does, so a page of another origin may load the
     assert.equal((await get('/posenc-widgets.js')).headers['access-control-allow-origin'], undefined, 'off by default');
   } finally {
     await local.close();
+  }
+});
+
+test('a client that never reads its answers holds a stream\'s buffer a socket, and pipelining more than MAX_QUEUED closes the socket', { timeout: 60000 }, async () => {
+  // (the twentieth adversarial pass: each file was read whole and every body held until the client read it, so 3000
+  // pipelined GETs of the 500 kB bundle on one socket, 100 kB sent, held 1.5 GB; 1000 sockets of 20, 4.8 GB)
+  const root = mkdtempSync(join(tmpdir(), 'posenc-serve-'));
+  writeFileSync(join(root, 'big.bin'), Buffer.alloc(4 * 2 ** 20, 7));
+  const local = await startServer({ root });
+  const sockets = [];
+  try {
+    const { port } = new URL(local.url);
+    const held = () => process.memoryUsage().arrayBuffers;
+    const before = held();
+    // 20 sockets, one GET each, paused after the first bytes of the answer: the server has opened the file by then
+    await Promise.all(Array.from({ length: 20 }, () => new Promise((started) => {
+      const s = connect(port, '127.0.0.1');
+      sockets.push(s);
+      s.on('error', () => {});
+      s.once('data', () => { s.pause(); started(); });
+      s.write('GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n');
+    })));
+    for (let i = 0; i < 20; i++) await new Promise(setImmediate);
+    assert.ok(held() - before < 32 * 2 ** 20, `${((held() - before) / 2 ** 20).toFixed(1)} MiB held for 20 unread answers of 4 MiB`);
+    // one socket pipelining 100 requests without reading: closed by the server, which then holds nothing for it
+    const s = connect(port, '127.0.0.1');
+    sockets.push(s);
+    s.on('error', () => {});
+    s.pause();
+    s.write('GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(100));
+    const open = () => new Promise((ok) => local.server.getConnections((e, n) => ok(n)));
+    for (let i = 0; i < 100 && (await open()) > 20; i++) await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(await open(), 20, 'the pipelining socket is closed');
+    assert.ok(MAX_QUEUED >= 1 && MAX_QUEUED <= 16, `MAX_QUEUED ${MAX_QUEUED}`);
+    assert.ok(held() - before < 32 * 2 ** 20, `${((held() - before) / 2 ** 20).toFixed(1)} MiB held`);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await local.close();
+    rmSync(root, { recursive: true, force: true });
   }
 });
