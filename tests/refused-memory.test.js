@@ -94,6 +94,10 @@ const REFUSED = [
   ['variants', 'mropeCache', [{ shape: [3, 2], data: far(6) }, 2 ** 18, { section: [2 ** 16, 2 ** 15, 2 ** 15] }]],
   ['variants', 'ropeAxialCache', [{ shape: [2, 2], data: far(4) }, { axesDim: [2 ** 17, 2 ** 17] }]],
   ['variants', 'ropeApply', [{ shape: [2, 2 ** 18], data: new Float32Array(2 ** 19) }, { section: [2 ** 16, 2 ** 15, 2 ** 15], positions: { shape: [3, 2], data: far(6) } }]],
+  // ... and a float16 cache's attention factor past 65504 before them too (the twentieth pass: refused after
+  // they were formed, 1 MiB to 2.2 MiB).
+  ['variants', 'mropeCache', [[[0], [0], [0]], 2 ** 18,
+    { section: [2 ** 17 - 2, 1, 1], dtype: 'float16', scaling: { type: 'yarn', factor: 2, originalMaxPosition: 16, attentionFactor: 1e5 } }]],
   // ropePermute's result holds its input's values: one past the dtype's range was refused after the work (4 MiB).
   ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(1e39) }]],
   ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(65520) }, { dtype: 'float16' }]],

@@ -48,8 +48,10 @@ export function createVariants(wasm) {
    * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
    * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
-  const frequencies = (check, dim, a, dtype) => withFrame(wasm, check.fn, (f) => {
+  const frequencies = (check, dim, a, dtype, cache) => withFrame(wasm, check.fn, (f) => {
     const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
+    // a cache's factor in its dtype, before the frequencies grow memory (a float16 mropeCache at a head of 2^18 kept 1 MiB)
+    cache && asDtype(check, [attentionFactor], cache);
     const out = f.output('float64', dim / 2);
     call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
     return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
