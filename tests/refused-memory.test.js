@@ -7,7 +7,9 @@
 // "nothing moved" is measured from the module's first megabyte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshModules, loadLab } from './helpers/load.js';
+import { freshModules, loadLab, build } from './helpers/load.js';
+import { instantiateForTests } from './helpers/wasi.js';
+import { createVariants } from '../web/lib/variants/api.js';
 import { CALLS } from './helpers/calls.js';
 
 const { pe, pv, pf } = await freshModules();
@@ -170,6 +172,35 @@ test('attention(weights: false): q or k detached or shrunk by a later argument\'
       assert.throws(() => pe.attention(args.q, args.k, v, { weights: false }),
         { name: 'RangeError', message: `posenc.attention: ${name}.data must have ${n} elements to match (got ${left})` });
       assert.deepEqual(pe.memoryStats(), before);
+    }
+  }
+});
+
+test('alibiBias refuses a float16 bias past 65519 before any head\'s slope is made, on a heap with no room to spare', async () => {
+  // A fresh instance holds little, so a small allocation fits in its first megabyte unseen: here its free heap is
+  // filled but for 96 KiB (the sweep's bench/adversarial-sweep.mjs does the same). The heads' slopes (8 bytes a head)
+  // were made to find the largest before this refusal: 65536 heads grew memory by 448 KiB for a refused call
+  // (issue 22, twentieth pass). The largest slope is the one slope of one head of maxBias / P now.
+  const { WASM_BASE64 } = await import(`../dist/${build === 'debug' ? 'debug/' : ''}variants-wasm.js`);
+  const raw = await instantiateForTests(WASM_BASE64);
+  let room = 0;
+  for (let step = 2 ** 24; step >= 64; step /= 2) if (raw.pe_reserve(-(room + step))) room += step;
+  raw.pe_malloc(room - 96 * 1024);
+  const api = createVariants(raw);
+  for (const [heads, options] of [[65536, { queryOffset: 2 ** 30 }], [20000, { queryOffset: 2 ** 20, variant: 'mpt' }]]) {
+    const before = api.memoryStats();
+    assert.throws(() => api.alibiBias(heads, 1, { ...options, dtype: 'float16' }), /^RangeError: posenc\.alibiBias: queryOffset, qLen and kLen must keep \|bias\|/);
+    assert.deepEqual(api.memoryStats(), before, `${heads} heads`);
+  }
+  // the same largest slope as every head's slopes give, whatever the count and the variant
+  for (const variant of ['press', 'mpt']) {
+    for (const heads of [1, 2, 3, 5, 8, 12, 100, 1000, 4097, 65535, 65536]) {
+      for (const maxBias of [8, 1e-3, 7.3, 5e-324, 14]) {
+        const largest = pv.alibiSlopes(heads, { variant, maxBias, dtype: 'float64' }).reduce((a, b) => Math.max(a, b));
+        const far = Math.ceil(65520 / largest) + 1; // past 65519 by one distance's slope or more
+        assert.throws(() => pv.alibiBias(heads, 1, { variant, maxBias, dtype: 'float16', queryOffset: far }),
+          (e) => e.message.includes(`: ${largest} × ${far} `), `${variant}, ${heads} heads, maxBias ${maxBias}`);
+      }
     }
   }
 });
