@@ -204,3 +204,21 @@ test('alibiBias refuses a float16 bias past 65519 before any head\'s slope is ma
     }
   }
 });
+
+test('rope().apply refuses a non-finite x before its row scratch grows, as before its x scratch does', () => {
+  // The handle keeps a scratch for x and one for the rows positions gather, each grown to the largest call. x was
+  // checked before the work only when x's grew: a first call with positions, after one that had grown x's, made
+  // the rows' (8 MiB here) and then refused the NaN, the handle keeping it (issue 22, twentieth pass).
+  const dim = 2 ** 12, s = 256, at = Float64Array.from({ length: s }, (_, i) => i);
+  for (const [dtype, value] of [['float32', NaN], ['float32', 1e39], ['float64', Infinity]]) {
+    const h = pv.rope({ dim, maxLen: s, dtype });
+    h.apply({ shape: [s, dim], data: new Float64Array(s * dim) }, 0);
+    const x = new Float64Array(s * dim);
+    x[5] = value;
+    const before = pv.memoryStats();
+    assert.throws(() => h.apply({ shape: [s, dim], data: x }, at), { name: 'RangeError', message: new RegExp(`^posenc\\.rope\\.apply: x\\.data\\[5\\] must be a finite number`) });
+    assert.deepEqual(pv.memoryStats(), before, `${dtype} ${value}`);
+    assert.equal(h.apply({ shape: [s, dim], data: new Float64Array(s * dim) }, at).data.length, s * dim); // then accepted
+    h.free();
+  }
+});

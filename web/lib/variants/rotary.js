@@ -300,7 +300,9 @@ export function createRotary(wasm, paramsPtr) {
     /** Rotates x (checked by the caller: blocks × s × cols of data) at offset or positions into out or a fresh array. */
     function rotateAt(ac, x, positions, offset, out) {
       if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
-      if (own.xCount < x.count) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32'); // the scratch grows only for an accepted x
+      // the scratch grows only for an accepted x: x's, and the gathered rows' (a non-finite x given with positions grew
+      // theirs, and the handle kept it: 8 MiB at 256 rows of 4096, twentieth pass)
+      if (own.xCount < x.count || (positions && own.rowsCount < 2 * x.rows * g.dim)) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
       grow('x', 'xCount', x.count);
       let cp = own.cos + offset * g.dim * eb;
       let sp = own.sin + offset * g.dim * eb;
