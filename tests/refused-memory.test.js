@@ -7,7 +7,9 @@
 // "nothing moved" is measured from the module's first megabyte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshModules, loadLab } from './helpers/load.js';
+import { freshModules, loadLab, build } from './helpers/load.js';
+import { instantiateForTests } from './helpers/wasi.js';
+import { createVariants } from '../web/lib/variants/api.js';
 import { CALLS } from './helpers/calls.js';
 
 const { pe, pv, pf } = await freshModules();
@@ -94,6 +96,10 @@ const REFUSED = [
   ['variants', 'mropeCache', [{ shape: [3, 2], data: far(6) }, 2 ** 18, { section: [2 ** 16, 2 ** 15, 2 ** 15] }]],
   ['variants', 'ropeAxialCache', [{ shape: [2, 2], data: far(4) }, { axesDim: [2 ** 17, 2 ** 17] }]],
   ['variants', 'ropeApply', [{ shape: [2, 2 ** 18], data: new Float32Array(2 ** 19) }, { section: [2 ** 16, 2 ** 15, 2 ** 15], positions: { shape: [3, 2], data: far(6) } }]],
+  // ... and a float16 cache's attention factor past 65504 before them too (the twentieth pass: refused after
+  // they were formed, 1 MiB to 2.2 MiB).
+  ['variants', 'mropeCache', [[[0], [0], [0]], 2 ** 18,
+    { section: [2 ** 17 - 2, 1, 1], dtype: 'float16', scaling: { type: 'yarn', factor: 2, originalMaxPosition: 16, attentionFactor: 1e5 } }]],
   // ropePermute's result holds its input's values: one past the dtype's range was refused after the work (4 MiB).
   ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(1e39) }]],
   ['variants', 'ropePermute', [{ shape: [2 ** 11, 128], data: edge(65520) }, { dtype: 'float16' }]],
@@ -167,5 +173,52 @@ test('attention(weights: false): q or k detached or shrunk by a later argument\'
         { name: 'RangeError', message: `posenc.attention: ${name}.data must have ${n} elements to match (got ${left})` });
       assert.deepEqual(pe.memoryStats(), before);
     }
+  }
+});
+
+test('alibiBias refuses a float16 bias past 65519 before any head\'s slope is made, on a heap with no room to spare', async () => {
+  // A fresh instance holds little, so a small allocation fits in its first megabyte unseen: here its free heap is
+  // filled but for 96 KiB (the sweep's bench/adversarial-sweep.mjs does the same). The heads' slopes (8 bytes a head)
+  // were made to find the largest before this refusal: 65536 heads grew memory by 448 KiB for a refused call
+  // (issue 22, twentieth pass). The largest slope is the one slope of one head of maxBias / P now.
+  const { WASM_BASE64 } = await import(`../dist/${build === 'debug' ? 'debug/' : ''}variants-wasm.js`);
+  const raw = await instantiateForTests(WASM_BASE64);
+  let room = 0;
+  for (let step = 2 ** 24; step >= 64; step /= 2) if (raw.pe_reserve(-(room + step))) room += step;
+  raw.pe_malloc(room - 96 * 1024);
+  const api = createVariants(raw);
+  for (const [heads, options] of [[65536, { queryOffset: 2 ** 30 }], [20000, { queryOffset: 2 ** 20, variant: 'mpt' }]]) {
+    const before = api.memoryStats();
+    assert.throws(() => api.alibiBias(heads, 1, { ...options, dtype: 'float16' }), /^RangeError: posenc\.alibiBias: queryOffset, qLen and kLen must keep \|bias\|/);
+    assert.deepEqual(api.memoryStats(), before, `${heads} heads`);
+  }
+  // the same largest slope as every head's slopes give, whatever the count and the variant
+  for (const variant of ['press', 'mpt']) {
+    for (const heads of [1, 2, 3, 5, 8, 12, 100, 1000, 4097, 65535, 65536]) {
+      for (const maxBias of [8, 1e-3, 7.3, 5e-324, 14]) {
+        const largest = pv.alibiSlopes(heads, { variant, maxBias, dtype: 'float64' }).reduce((a, b) => Math.max(a, b));
+        const far = Math.ceil(65520 / largest) + 1; // past 65519 by one distance's slope or more
+        assert.throws(() => pv.alibiBias(heads, 1, { variant, maxBias, dtype: 'float16', queryOffset: far }),
+          (e) => e.message.includes(`: ${largest} × ${far} `), `${variant}, ${heads} heads, maxBias ${maxBias}`);
+      }
+    }
+  }
+});
+
+test('rope().apply refuses a non-finite x before its row scratch grows, as before its x scratch does', () => {
+  // The handle keeps a scratch for x and one for the rows positions gather, each grown to the largest call. x was
+  // checked before the work only when x's grew: a first call with positions, after one that had grown x's, made
+  // the rows' (8 MiB here) and then refused the NaN, the handle keeping it (issue 22, twentieth pass).
+  const dim = 2 ** 12, s = 256, at = Float64Array.from({ length: s }, (_, i) => i);
+  for (const [dtype, value] of [['float32', NaN], ['float32', 1e39], ['float64', Infinity]]) {
+    const h = pv.rope({ dim, maxLen: s, dtype });
+    h.apply({ shape: [s, dim], data: new Float64Array(s * dim) }, 0);
+    const x = new Float64Array(s * dim);
+    x[5] = value;
+    const before = pv.memoryStats();
+    assert.throws(() => h.apply({ shape: [s, dim], data: x }, at), { name: 'RangeError', message: new RegExp(`^posenc\\.rope\\.apply: x\\.data\\[5\\] must be a finite number`) });
+    assert.deepEqual(pv.memoryStats(), before, `${dtype} ${value}`);
+    assert.equal(h.apply({ shape: [s, dim], data: new Float64Array(s * dim) }, at).data.length, s * dim); // then accepted
+    h.free();
   }
 });

@@ -7,7 +7,7 @@
 import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
@@ -48,8 +48,10 @@ export function createVariants(wasm) {
    * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
    * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
-  const frequencies = (check, dim, a, dtype) => withFrame(wasm, check.fn, (f) => {
+  const frequencies = (check, dim, a, dtype, cache) => withFrame(wasm, check.fn, (f) => {
     const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
+    // a cache's factor in its dtype, before the frequencies grow memory (a float16 mropeCache at a head of 2^18 kept 1 MiB)
+    cache && asDtype(check, [attentionFactor], cache);
     const out = f.output('float64', dim / 2);
     call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
     return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
@@ -294,13 +296,15 @@ export function createVariants(wasm) {
     // first key from the last query, or in symmetric mode the last key from the first), the very product the
     // core forms. float16 rounds it to Infinity from 65520: refused here, before memory grows, not as an
     // overflowing result after the work (511 MiB kept). Slopes are at most 1 and distances below 2^32, so
-    // bfloat16 and float32 hold every bias.
-    const slopes = slopesOf(check, heads, a);
-    const s = largest(slopes);
+    // bfloat16 and float32 hold every bias. The largest slope, 2^(-maxBias / P) for P the next power of two from
+    // heads (either variant), is the one slope of one head of maxBias / P (exact): the heads' slopes, made before
+    // this refusal, grew memory for it where the heap was full (512 KiB at 65536 heads, twentieth pass).
+    const s = slopesOf(check, 1, { maxBias: a.maxBias / 2 ** Math.ceil(Math.log2(heads)) || a.maxBias })[0]; // (one head: either variant)
     const far = Math.max(queryOffset + qLen - 1, mode === 'causal' ? 0 : kLen - 1 - queryOffset);
     if (dtype === 'float16' && s * far >= 65520) {
       throw check.fail(RangeError, `queryOffset, qLen and kLen must keep |bias| = slope × distance below 65520 for float16: ${s} × ${far} (got queryOffset ${queryOffset}, qLen ${qLen}, kLen ${kLen})`);
     }
+    const slopes = slopesOf(check, heads, a);
     const data = run(check, dtype, count, (out) => wasm.pe_alibi_bias(out, dtypeCode(dtype), heads, qLen, kLen, a.variant, a.maxBias,
       ALIBI_MODES[mode], maskValue, queryOffset));
     return { heads, rows: qLen, cols: kLen, shape: [heads, qLen, kLen], slopes: asDtype(check, slopes, dtype), data };

@@ -4,7 +4,7 @@
 // a section or [S, A] ids and axesDim. Each model is a choice of frequencies
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
-import { withFrame, matrix, dtypeCode, asDtype } from '../heap.js';
+import { withFrame, matrix, dtypeCode } from '../heap.js';
 import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest } from '../validate.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
@@ -87,9 +87,9 @@ export function createAxes(wasm, call, frequencies) {
    * the frequencies of one head of sum(axesDim), axis a taking every A-th
    * from the a-th, Pixtral).
    */
-  function planFrequencies(check, plan) {
+  function planFrequencies(check, plan, dtype) {
     if (plan.section) {
-      const { invFreq, attentionFactor } = frequencies(check, plan.dim, plan.common);
+      const { invFreq, attentionFactor } = frequencies(check, plan.dim, plan.common, 'float64', dtype);
       return { freq: invFreq, axis: sectionAxes(plan.section, plan.interleaved), attention: attentionFactor };
     }
     const dims = plan.axesDim;
@@ -136,9 +136,9 @@ export function createAxes(wasm, call, frequencies) {
     // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
     t.data = t.data();
     const positions = axisMajor(t, idsRows);
-    // before the frame reserves the call's memory: a base the scaling overflows is refused first
-    const p = planFrequencies(check, plan);
-    asDtype(check, [p.attention], dtype); // as in ropeCache: an attention factor past the dtype's range is refused before the work
+    // before the frame reserves the call's memory: a base the scaling overflows, and (as in ropeCache) an attention
+    // factor past the dtype's range, are refused first
+    const p = planFrequencies(check, plan, dtype);
     return withFrame(wasm, check, (f) => {
       const cos = f.output(dtype, count);
       const sin = f.output(dtype, count);

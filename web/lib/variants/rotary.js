@@ -300,12 +300,15 @@ export function createRotary(wasm, paramsPtr) {
     /** Rotates x (checked by the caller: blocks × s × cols of data) at offset or positions into out or a fresh array. */
     function rotateAt(ac, x, positions, offset, out) {
       if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
-      if (own.xCount < x.count) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32'); // the scratch grows only for an accepted x
+      // the scratch grows only for an accepted x: x's, and the gathered rows' (a non-finite x given with positions grew
+      // theirs, and the handle kept it: 8 MiB at 256 rows of 4096, twentieth pass)
+      const gather = positions ? 2 * x.rows * g.dim : 0;
+      if (own.xCount < x.count || own.rowsCount < gather) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
       grow('x', 'xCount', x.count);
       let cp = own.cos + offset * g.dim * eb;
       let sp = own.sin + offset * g.dim * eb;
       if (positions) { // gather the rows, in wasm memory
-        grow('rows', 'rowsCount', 2 * x.rows * g.dim);
+        grow('rows', 'rowsCount', gather);
         const h = view();
         const at = own.rows / eb;
         for (let r = 0; r < x.rows; r++) {
