@@ -39,9 +39,12 @@ export const SIZE_TARGET_BYTES = 15000;
  * decide before any element is read; the config reader's typing; messages that
  * show a caller's strings, names and BigInts by their first 99 characters):
  * +106 beyond the savings found (the short internal names, -201): 30,087
- * bytes, and the line moved to 30.1 kB.
+ * bytes, and the line moved to 30.1 kB. The twentieth pass's refusals before
+ * memory grows (mropeCache's float16 attention factor, alibiBias's float16
+ * bias from one slope, rope().apply's row scratch): 30,137 bytes, and the
+ * line moved to 30.15 kB.
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 30100;
+export const VARIANTS_SIZE_TARGET_BYTES = 30150;
 /**
  * posenc's 15 kB target is NOT met: issue 22's 16-bit tensors and option
  * reader took it to 15,886 bytes, issue 24's float32 flash-attention kernel
