@@ -196,7 +196,9 @@ test('a client that never reads its answers holds a stream\'s buffer a socket, a
     s.pause();
     s.write('GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(100));
     const open = () => new Promise((ok) => local.server.getConnections((e, n) => ok(n)));
-    for (let i = 0; i < 100 && (await open()) > 20; i++) await new Promise((ok) => setTimeout(ok, 50));
+    // polled up to 20 s, far past what the close takes (the server closes it as it parses the 9th request) and short
+    // of STALL_MS (30 s), after which the 20 paused sockets would be closed too
+    for (let i = 0; i < 400 && (await open()) > 20; i++) await new Promise((ok) => setTimeout(ok, 50));
     assert.equal(await open(), 20, 'the pipelining socket is closed');
     assert.ok(MAX_QUEUED >= 1 && MAX_QUEUED <= 16, `MAX_QUEUED ${MAX_QUEUED}`);
     assert.ok(held() - before < 32 * 2 ** 20, `${((held() - before) / 2 ** 20).toFixed(1)} MiB held`);
