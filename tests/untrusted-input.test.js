@@ -322,18 +322,20 @@ test('an int64 tensor is refused by its own length before it is converted, and c
   }
 });
 
+// Data as a proxy that counts the reads of its elements; refused() checks that a refused call read none.
+let reads = 0;
+const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+const refused = (call, message) => {
+  reads = 0;
+  assert.throws(call, message);
+  assert.equal(reads, 0, `${message}: ${reads} elements read`);
+};
+
 test('a call refused by a size its shapes decide reads no element first (issue 22, seventeenth pass)', () => {
   // Each tensor's data is a proxy that counts the reads of its elements: a gram, an attention, a KV cache,
   // a table at positions, an M-RoPE or axial cache, a permutation or a multi-axis apply refused by its size
   // (or a cache by its room), and learnedRows and precisionError refused by their positions' count, read every
   // element first: 10 s for a gram of 2^24 nested rows, 29 s for an attention, 2.5 s for 2^24 positions.
-  let reads = 0;
-  const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
-  const refused = (call, message) => {
-    reads = 0;
-    assert.throws(call, message);
-    assert.equal(reads, 0, `${message}: ${reads} elements read`);
-  };
   const big = 2 ** 24;
   const MiB = /this call would need \d+\.\d MiB/;
   refused(() => pe.gram({ shape: [big, 1], data: counted(big) }), MiB);
@@ -375,13 +377,6 @@ test('a call refused by an option, or by a list\'s count, reads no element first
   // without mrope_section; norms by dtype; gram by cosine or out; attention by k's, v's, a mask's or a bias's
   // shape, causal or scale; toyAttention by threshold), 1.2 s for a config's 2^24 axes_dims_rope refused by
   // their sum.
-  let reads = 0;
-  const counted = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
-  const refused = (call, message) => {
-    reads = 0;
-    assert.throws(call, message);
-    assert.equal(reads, 0, `${message}: ${reads} elements read`);
-  };
   const n = 2 ** 22;
   const w = () => ({ shape: [n, 2], data: counted(2 * n) });
   refused(() => pv.ropePermute(w(), { axis: 'x' }), /axis must be one of rows, cols/);
