@@ -36,6 +36,16 @@ export const MAX_LIST = 1024;
 // at its end backtracked quadratically (40 000 digits and an x: 1.7 s; a 10^6-digit base attribute froze the tab for minutes)
 export const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
+/**
+ * The first MAX_LIST comma-separated entries of raw, trimmed, empty ones dropped, and the note when there were
+ * more: a million entries froze the tab for 1.2 s (a widget draws 8).
+ */
+function entries(raw) {
+  const all = raw.split(',', MAX_LIST + 1);
+  const parts = all.slice(0, MAX_LIST).map((p) => p.trim()).filter(Boolean);
+  return { parts, cut: all.length > MAX_LIST ? { note: ['cut', { max: MAX_LIST }] } : {} };
+}
+
 // Each parser returns { value } or { error } or { value, note }. Messages are
 // message keys plus variables, so they can be shown in either language.
 const PARSERS = {
@@ -71,22 +81,20 @@ const PARSERS = {
     return { value: raw };
   },
   words(raw, s) {
-    const all = raw.split(',', MAX_LIST + 1); // as intList: the first MAX_LIST entries
-    const parts = all.slice(0, MAX_LIST).map((p) => p.trim().toLowerCase()).filter(Boolean);
+    const { parts: given, cut } = entries(raw);
+    const parts = given.map((p) => p.toLowerCase());
     const bad = parts.find((p) => !s.values.includes(p));
     if (bad !== undefined || !parts.length) return { error: ['notWords', { raw: bad ?? raw.trim(), list: s.values.join(', ') }] };
-    return { value: s.values.filter((v) => parts.includes(v)), ...(all.length > MAX_LIST ? { note: ['cut', { max: MAX_LIST }] } : {}) };
+    return { value: s.values.filter((v) => parts.includes(v)), ...cut };
   },
   bool(raw) {
     return { value: !['false', '0', 'off', 'no'].includes(raw.trim().toLowerCase()) };
   },
   intList(raw) {
-    // at most MAX_LIST entries: a million froze the tab for 1.2 s (a widget draws 8)
-    const all = raw.split(',', MAX_LIST + 1);
-    const parts = all.slice(0, MAX_LIST).map((p) => p.trim()).filter(Boolean);
+    const { parts, cut } = entries(raw);
     // safe integers only: 400 nines read as Infinity, a column past any table
     if (!parts.every((p) => /^\d+$/.test(p) && Number.isSafeInteger(Number(p)))) return { error: ['notList', { raw: raw.trim() }] };
-    return { value: parts.map(Number), ...(all.length > MAX_LIST ? { note: ['cut', { max: MAX_LIST }] } : {}) };
+    return { value: parts.map(Number), ...cut };
   },
 };
 
