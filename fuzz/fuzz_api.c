@@ -1384,11 +1384,18 @@ static void fuzz_lab_use(src *s, void *model, const lab_config *k) {
     int32_t lo = byte(s) % 8 ? 1 + byte(s) % 6 : size_arg(s);
     int32_t hi = byte(s) % 8 ? (lo <= INT32_MAX - 3 ? lo + byte(s) % 4 : lo) : size_arg(s); /* lo + 0..3 */
     int32_t steps = byte(s) % 8 ? 1 + byte(s) % 3 : size_arg(s);
-    double out[3];
-    /* a step costs about one pass over the model's buffers */
+    double out[3], acc[3] = {0, 0, 0};
+    /* a step costs about one pass over the model's buffers; even step counts
+     * train through the summing entry, with no byte more read from the input */
     int st = in_range(steps, 1, PE_LAB_MAX_STEPS) && too_big(steps * lab_work(k->c)) ? PE_ERR_SIZE
-             : pe_lab_train(out, model, task, lo, hi, steps);
+             : steps % 2 ? pe_lab_train(out, model, task, lo, hi, steps)
+                         : pe_lab_train_sum(acc, model, task, lo, hi, steps);
     REQUIRE(st >= 0 && st < PE_ERR_COUNT_ && st != PE_ERR_NOMEM);
+    if (st == PE_OK && steps % 2 == 0) {
+        REQUIRE(acc[1] >= 0 && acc[1] <= acc[2]);
+        out[0] = acc[0] / steps;
+        out[1] = acc[2] ? acc[1] / acc[2] : 0;
+    }
     if (st == PE_OK) {
         REQUIRE(lab_length_ok(task, lo) && lab_length_ok(task, hi) && lo <= hi && lab_tokens(task, hi) <= k->c[6]);
         REQUIRE(isfinite(out[0]) && out[0] >= 0 && out[1] >= 0 && out[1] <= 1);

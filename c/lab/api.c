@@ -82,8 +82,11 @@ static int model_task(const lab_model *m, int task) {
 
 /* steps Adam steps on fresh batches of lengths drawn from [min_len, max_len];
  * out = [mean loss, accuracy] over those steps' batches. */
-int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps) {
-    if (!out || !model) return PE_ERR_NULL;
+/* Adds to acc = [loss sum, answers right, answers counted]: a run cut into
+ * calls of any sizes sums exactly what one call would (the model holds the
+ * random state), so a page can train between turns of its event loop. */
+int pe_lab_train_sum(double *acc, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps) {
+    if (!acc || !model) return PE_ERR_NULL;
     lab_model *m = model;
     int32_t T;
     PE_TRY(model_task(m, task));
@@ -92,7 +95,6 @@ int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t ma
     PE_TRY(lab_task_seq_len(task, max_len, &T));
     /* refused before any step: the longest draw must fit, not only the ones drawn */
     if (T > m->max_len) return PE_ERR_POSITION;
-    double loss_sum = 0, right = 0, total = 0;
     for (int32_t s = 0; s < steps; s++) {
         int32_t len = min_len + (int32_t)(lab_uniform(&m->rng) * (max_len - min_len + 1)), correct, counted;
         double loss;
@@ -100,12 +102,19 @@ int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t ma
         lab_task_batch(task, len, m->batch, &m->rng, m->tokens, m->targets);
         PE_TRY(lab_forward(m, m->tokens, m->targets, m->batch, T, &loss, &correct, &counted, 1, &m->rng));
         lab_adam_step(m);
-        loss_sum += loss;
-        right += correct;
-        total += counted;
+        acc[0] += loss;
+        acc[1] += correct;
+        acc[2] += counted;
     }
-    out[0] = loss_sum / steps;
-    out[1] = total ? right / total : 0;
+    return PE_OK;
+}
+
+int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps) {
+    double acc[3] = {0, 0, 0};
+    if (!out) return PE_ERR_NULL;
+    PE_TRY(pe_lab_train_sum(acc, model, task, min_len, max_len, steps));
+    out[0] = acc[0] / steps;
+    out[1] = acc[2] ? acc[1] / acc[2] : 0;
     return PE_OK;
 }
 

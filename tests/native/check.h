@@ -55,6 +55,7 @@ void inject_failure(long at);
 void test_lab_tasks(void);
 void test_lab_modes(void);
 void test_lab_learns(void);
+void test_lab_train_slices(void);
 void test_lab_matrix_order(void);
 void test_lab_create_errors(void);
 void test_lab_call_errors(void);

@@ -1838,6 +1838,7 @@ int main(void) {
         {"lab: tasks, shapes, lengths, generated examples, seeds", test_lab_tasks},
         {"lab: every encoding, bidirectional and causal: train, evaluate, loss, attention maps", test_lab_modes},
         {"lab: training lowers the loss (shift, causal, RoPE)", test_lab_learns},
+        {"lab: training in slices sums what one call does, to the bit", test_lab_train_slices},
         {"lab: the matrix kernels give the plain loop's bits", test_lab_matrix_order},
         {"lab: pe_lab_create refuses each bad field with its status", test_lab_create_errors},
         {"lab: train / evaluate / loss / attention refuse bad arguments", test_lab_call_errors},

@@ -209,6 +209,34 @@ void test_lab_learns(void) {
     pe_lab_free(model);
 }
 
+/* Training cut into pe_lab_train_sum calls of 1, 4 and 7 steps sums what one
+ * pe_lab_train call of 12 steps averages, to the bit, and leaves the same
+ * parameters: the page trains between turns of its event loop this way. */
+void test_lab_train_slices(void) {
+    lab_cfg k = small_cfg(PE_LAB_ROPE, 1);
+    void *whole = NULL, *sliced = NULL;
+    EXPECT(create(&whole, &k) == PE_OK && create(&sliced, &k) == PE_OK);
+    if (whole && sliced) {
+        double out[2], acc[3] = {0, 0, 0};
+        const int32_t cuts[] = {1, 4, 7};
+        EXPECT(pe_lab_train(out, whole, PE_LAB_WHO, 3, 6, 12) == PE_OK);
+        for (int i = 0; i < 3; i++) EXPECT(pe_lab_train_sum(acc, sliced, PE_LAB_WHO, 3, 6, cuts[i]) == PE_OK);
+        EXPECT(acc[0] / 12 == out[0] && acc[2] > 0 && acc[1] / acc[2] == out[1]);
+        int32_t count = pe_lab_param_count(whole);
+        EXPECT(memcmp(pe_lab_params(whole), pe_lab_params(sliced), (size_t)count * sizeof(pe_lab_real)) == 0);
+        /* a refusal adds nothing */
+        double before[3];
+        memcpy(before, acc, sizeof acc);
+        EXPECT(pe_lab_train_sum(acc, sliced, PE_LAB_WHO, 6, 3, 1) == PE_ERR_SIZE);
+        EXPECT(memcmp(before, acc, sizeof acc) == 0);
+        EXPECT(pe_lab_train_sum(NULL, sliced, PE_LAB_WHO, 3, 6, 1) == PE_ERR_NULL);
+        EXPECT(pe_lab_train_sum(acc, NULL, PE_LAB_WHO, 3, 6, 1) == PE_ERR_NULL);
+    }
+    pe_lab_free(whole);
+    pe_lab_free(sliced);
+    EXPECT(pe_live_allocations() == 0);
+}
+
 /* Reference sums of scaled rows, one term at a time in order of p (zero
  * scales skipped where asked), as matrix.c's kernels must give them. */
 static void ref_rows(pe_lab_real *o, const pe_lab_real *s, size_t sr, size_t sc, const pe_lab_real *r,
