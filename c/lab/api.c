@@ -110,7 +110,7 @@ int pe_lab_train_sum(double *acc, void *model, int task, int32_t min_len, int32_
 }
 
 int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps) {
-    double acc[3] = {0, 0, 0};
+    double acc[3] = { 0, 0, 0 };
     if (!out) return PE_ERR_NULL;
     PE_TRY(pe_lab_train_sum(acc, model, task, min_len, max_len, steps));
     out[0] = acc[0] / steps;

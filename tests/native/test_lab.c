@@ -217,8 +217,8 @@ void test_lab_train_slices(void) {
     void *whole = NULL, *sliced = NULL;
     EXPECT(create(&whole, &k) == PE_OK && create(&sliced, &k) == PE_OK);
     if (whole && sliced) {
-        double out[2], acc[3] = {0, 0, 0};
-        const int32_t cuts[] = {1, 4, 7};
+        double out[2], acc[3] = { 0, 0, 0 };
+        const int32_t cuts[] = { 1, 4, 7 };
         EXPECT(pe_lab_train(out, whole, PE_LAB_WHO, 3, 6, 12) == PE_OK);
         for (int i = 0; i < 3; i++) EXPECT(pe_lab_train_sum(acc, sliced, PE_LAB_WHO, 3, 6, cuts[i]) == PE_OK);
         EXPECT(acc[0] / 12 == out[0] && acc[2] > 0 && acc[1] / acc[2] == out[1]);
