@@ -58,6 +58,62 @@ test('onProgress sees every report and can stop training', () => {
   assert.equal(history.length, 2);
 });
 
+/** How many turns the event loop took (check phases) while `promise` was pending. */
+async function turnsDuring(promise) {
+  let turns = 0, pending = true;
+  const tick = () => pending && (turns++, setImmediate(tick));
+  setImmediate(tick);
+  try {
+    return { value: await promise, turns };
+  } finally {
+    pending = false;
+  }
+}
+
+test('trainAsync trains in slices between turns of the event loop, to the bit what train does', async () => {
+  for (const opts of [
+    { task: 'shift', encoding: 'rope', attention: 'causal', steps: 60, seed: 7, dModel: 16, progressEvery: 10 },
+    { task: 'who-did-what', encoding: 't5', steps: 37, seed: 2, dModel: 8, heads: 2, progressEvery: 5, bos: true },
+    { task: 'recency', encoding: 'alibi', steps: 3, dModel: 8, heads: 2, randomizedPositions: true },
+  ]) {
+    const seen = { sync: [], async: [] };
+    const a = lab.train({ ...opts, onProgress: (p) => void seen.sync.push(p) });
+    const { value: b, turns } = await turnsDuring(lab.trainAsync({ ...opts, onProgress: (p) => void seen.async.push(p) }));
+    assert.deepEqual(b.history, a.history);
+    assert.deepEqual(seen.async, seen.sync);
+    assert.deepEqual(b.model.config, a.model.config);
+    assert.deepEqual(new Uint8Array(b.model.params.buffer), new Uint8Array(a.model.params.buffer));
+    // a slice never spans two reports, and each slice waits for a turn: train() takes none
+    assert.ok(turns >= a.history.length, `${turns} turns for ${a.history.length} reports`);
+  }
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test('trainAsync: a signal or onProgress ends the run, refusals reject by name, and nothing stays allocated', async () => {
+  const opts = { task: 'shift', steps: 400, progressEvery: 10, dModel: 8, heads: 2 };
+  const before = lab.memoryStats();
+  const controller = new AbortController();
+  const reports = [];
+  await assert.rejects(lab.trainAsync({ ...opts, signal: controller.signal, onProgress: (p) => {
+    reports.push(p.step);
+    if (p.step === 30) controller.abort();
+  } }), { name: 'AbortError' });
+  assert.deepEqual(reports, [10, 20, 30], 'stopped at the slice after the abort');
+  const reason = new Error('user pressed Stop');
+  await assert.rejects(lab.trainAsync({ ...opts, signal: AbortSignal.abort(reason) }), (e) => e === reason);
+  await assert.rejects(lab.trainAsync({ ...opts, onProgress: () => { throw new RangeError('from the callback'); } }), /from the callback/);
+  const stopped = await lab.trainAsync({ ...opts, onProgress: (p) => p.step < 20 });
+  assert.deepEqual(stopped.history.map((h) => h.step), [10, 20]);
+  for (const [signal, type] of [[5, TypeError], [{}, TypeError], [null, TypeError]]) {
+    await assert.rejects(lab.trainAsync({ ...opts, signal }), (e) => e instanceof type && /lab\.trainAsync: signal must be an AbortSignal/.test(e.message), String(signal));
+  }
+  const throwing = { get aborted() { throw new Error('planted'); } };
+  await assert.rejects(lab.trainAsync({ ...opts, signal: throwing }), /lab\.trainAsync: .*signal\.aborted/);
+  await assert.rejects(lab.trainAsync({ ...opts, steps: 0 }), (e) => e instanceof RangeError && /lab\.trainAsync: steps/.test(e.message));
+  await assert.rejects(lab.trainAsync({ ...opts, batch: 1024, maxLength: 1024, layers: 4 }), (e) => e instanceof RangeError && /lower batch or maxLength/.test(e.message));
+  assert.deepEqual(lab.memoryStats(), before);
+});
+
 test('bad options: clear errors naming the option, nothing leaked, module still usable', () => {
   const cases = [
     [() => lab.train({ task: 'sort' }), RangeError, /task must be one of/],

@@ -108,7 +108,8 @@ PE_API int pe_lab_loss(double *out, void *model, const int32_t *tokens, const in
 PE_API int pe_lab_train(double *out, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps);
 /* As pe_lab_train, adding to acc = [loss sum, answers right, answers counted] instead:
  * calls of any sizes in a row sum exactly what one call of all their steps would. */
-PE_API int pe_lab_train_sum(double *acc, void *model, int task, int32_t min_len, int32_t max_len, int32_t steps);
+PE_API int pe_lab_train_sum(double *acc, void *model, int task, int32_t min_len, int32_t max_len,
+                            int32_t steps);
 /* out = [loss, accuracy, answers scored] on samples fresh examples of one length drawn
  * from seed, scoring the answers `which` (PE_LAB_SCORE_*) picks for a model trained on
  * lengths up to `trained`; no answer scored: out = [0, 0, 0]. */

@@ -22,6 +22,8 @@ let dir;
 
 // A short run: two encodings, 50 steps.
 const LAB = '<pe-lab id="lab" task="shift" encodings="none,rope" steps="50" d-model="16" layers="1"></pe-lab>';
+// One model of 20 000 steps: many seconds of training, more than the test waits for.
+const LONG_LAB = '<pe-lab id="lab" task="shift" encodings="none" steps="20000" d-model="16" layers="1"></pe-lab>';
 const page = (script) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lab</title>
 <link rel="icon" href="favicon.svg" type="image/svg+xml"><script type="module" src="${script}"></script></head><body><article>${LAB}</article></body></html>`;
 
@@ -31,6 +33,7 @@ before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'posenc-origins-'));
   const bundle = new URL('posenc-widgets.js', cdn.url).href;
   writeFileSync(join(dir, 'lab.html'), page(bundle));
+  writeFileSync(join(dir, 'long.html'), page(bundle).replace(LAB, LONG_LAB));
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>');
   writeFileSync(join(dir, 'framed.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>frame</title>'
     + '<link rel="icon" href="favicon.svg" type="image/svg+xml"></head>'
@@ -98,6 +101,28 @@ test('where the CSP allows no blob: worker, the page trains the models itself an
     const run = await train(p);
     assert.deepEqual({ state: run.state, where: run.where, sets: run.sets }, { state: 'trained', where: 'page', sets: 2 }, run.status);
     assert.match(run.status, /No background thread could start here/);
+  }, { expected: /Content Security Policy|worker/i });
+});
+
+test('where the page trains, it answers while a model trains: Stop ends the run in the middle of the model', { timeout: 240000 }, async () => {
+  // Before lab.trainAsync, the page trained a whole model in one task: the
+  // reports could not be seen and Stop could not be pressed until its 20 000
+  // steps were done, and the run then ended 'trained'.
+  await visit(strict, 'long.html', async (p) => {
+    await p.waitForFunction(() => document.getElementById('lab')?.dataset.state === 'idle');
+    await p.evaluate(() => document.getElementById('lab').trainBtn.click());
+    await p.waitForFunction(() => document.getElementById('lab').lossChart.data.datasets[0]?.data.length >= 2, null, { timeout: 180000 });
+    const run = await p.evaluate(() => {
+      const w = document.getElementById('lab');
+      w.stopBtn.click();
+      return { state: w.dataset.state, where: w.where, reports: w.lossChart.data.datasets[0].data.length };
+    });
+    assert.equal(run.where, 'page');
+    assert.equal(run.state, 'stopped');
+    assert.ok(run.reports < 20000 / 25, `${run.reports} reports of 800`);
+    // the stopped trainer posts nothing more: the curves stay as they were
+    await p.waitForTimeout(500);
+    assert.equal(await p.evaluate(() => document.getElementById('lab').lossChart.data.datasets[0].data.length), run.reports);
   }, { expected: /Content Security Policy|worker/i });
 });
 

@@ -105,15 +105,19 @@ const RESERVE_SLACK = 4096;
 /** Whether wasm memory holds the footprint `check.bytes()` recorded without growing. */
 export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESERVE_SLACK));
 
+/** A frame for a call that outlives one turn of the event loop (lab.trainAsync): its owner frees it. */
+export function openFrame(wasm, check) {
+  if (check.footprint > 0) wasm.pe_reserve(check.footprint + RESERVE_SLACK);
+  return new Frame(wasm, typeof check === 'string' ? check : check.fn);
+}
+
 /**
  * Runs `body(frame)` and frees everything it allocated, whatever happens.
  * `check` is the call's Checker (or its name): memory grows once for the
  * footprint its bytes() check recorded, not in steps as buffers are made.
  */
 export function withFrame(wasm, check, body) {
-  const fn = typeof check === 'string' ? check : check.fn;
-  if (check.footprint > 0) wasm.pe_reserve(check.footprint + RESERVE_SLACK);
-  const frame = new Frame(wasm, fn);
+  const frame = openFrame(wasm, check);
   try {
     return body(frame);
   } finally {

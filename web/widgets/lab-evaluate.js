@@ -15,23 +15,33 @@ const spread = (v) => ({ mean: v.reduce((a, b) => a + b, 0) / v.length, min: Mat
  * the encoding does past them. Lengths the model cannot take (maxLength) are
  * left out. probe: who-did-what's reversed sentences, the share answering
  * with the name before the verb (the rest, the farther name); null otherwise.
+ * A generator, yielding before each evaluation, so the page's trainer can
+ * give the event loop a turn between them (evaluateModel runs them at once).
  */
-export function evaluateModel(lab, model, run, lengths, samples) {
+export function* evaluating(lab, model, lengths, samples) {
   // the model's own config, defaults filled in: a run may leave trainLengths or task out
   const { trainLengths: [, hi], task } = model.config;
   const points = [];
   for (const length of lengths) {
     const positions = length > hi ? 'new' : 'trained';
+    yield;
     try {
       points.push({ length, positions, accuracy: lab.evaluate(model, { length, samples, seed: EVAL_SEED, positions }).accuracy });
     } catch {
       // longer than the model accepts
     }
   }
-  const probe = task === 'who-did-what'
-    ? lab.evaluate(model, { length: hi, samples, seed: EVAL_SEED, probe: 'reversed' }).accuracy
-    : null;
-  return { points, probe };
+  if (task !== 'who-did-what') return { points, probe: null };
+  yield;
+  return { points, probe: lab.evaluate(model, { length: hi, samples, seed: EVAL_SEED, probe: 'reversed' }).accuracy };
+}
+
+/** evaluating()'s result, in one go. */
+export function evaluateModel(lab, model, lengths, samples) {
+  const evaluation = evaluating(lab, model, lengths, samples);
+  let r = evaluation.next();
+  while (!r.done) r = evaluation.next();
+  return r.value;
 }
 
 /**
@@ -50,4 +60,4 @@ export function combineSeeds(results, run) {
 
 /** Both, for models trained in one place (bench/lab.mjs). */
 export const evaluateRun = (lab, seedModels, run, lengths, samples) =>
-  combineSeeds(seedModels.map((m) => evaluateModel(lab, m, run, lengths, samples)), run);
+  combineSeeds(seedModels.map((m) => evaluateModel(lab, m, lengths, samples)), run);

@@ -7,17 +7,24 @@
 // seedIndex, seeds, lengths, samples } (one model: run.seed + seedIndex) and
 // { type: 'attention', id, model, tokens }. Messages out: ready, progress
 // (with the model's seed and the milliseconds since its training began),
-// done (the model, its history and lab-evaluate.js's evaluateModel result),
+// done (the model, its history and lab-evaluate.js's evaluating() result),
 // attention, error.
 import { init } from '../lib/lab/index.js';
-import { evaluateModel } from './lab-evaluate.js';
+import { evaluating } from './lab-evaluate.js';
 
 /** Gives the event loop a turn: on the page, between two models, so clicks and paints get through. */
 const breathe = () => new Promise((resolve) => setTimeout(resolve, 0));
 
-/** A trainer posting its messages through `post`; stop() ends a job at its next progress report. */
-export function trainer(post) {
+/**
+ * A trainer posting its messages through `post`. In a worker it trains with
+ * lab.train and is stopped by terminating the worker; on the page (inPage) it
+ * trains with lab.trainAsync, between turns of the event loop, and evaluates
+ * one length per turn, so the tab still answers; stop() ends the job there at
+ * its next slice.
+ */
+export function trainer(post, inPage = false) {
   const ready = init();
+  const abort = new AbortController();
   let stopped = false;
 
   async function train({ id, run, seedIndex, seeds, lengths, samples }) {
@@ -28,12 +35,19 @@ export function trainer(post) {
     if (stopped) return;
     const started = performance.now();
     const { encoding } = run;
-    const { model, history } = lab.train({
+    const options = {
       ...run, seed: run.seed + seedIndex,
       onProgress: (p) => (post({ type: 'progress', id, encoding, seedIndex, seeds, elapsedMs: performance.now() - started, ...p }), !stopped),
-    });
+    };
+    const { model, history } = inPage ? await lab.trainAsync({ ...options, signal: abort.signal }) : lab.train(options);
+    const evaluation = evaluating(lab, model, lengths, samples);
+    let r = evaluation.next();
+    while (!r.done && !stopped) {
+      if (inPage) await breathe();
+      r = evaluation.next();
+    }
     if (stopped) return;
-    const result = evaluateModel(lab, model, run, lengths, samples);
+    const result = r.value;
     post({ type: 'done', id, encoding, seedIndex, history, result, seconds: (performance.now() - started) / 1000, model });
   }
 
@@ -50,10 +64,11 @@ export function trainer(post) {
       const job = type === 'train' ? train(data) : type === 'attention' ? attention(data)
         // a type named by its first 99 characters (one of 2^29 characters failed the message's making: a throw)
         : Promise.reject(new TypeError(`unknown message type ${typeof type === 'string' ? type.slice(0, 99) : typeof type}`));
-      job.catch((e) => post({ type: 'error', id: data?.id, message: `${e.name}: ${e.message}` }));
+      job.catch((e) => stopped || post({ type: 'error', id: data?.id, message: `${e.name}: ${e.message}` }));
     },
     stop() {
       stopped = true;
+      abort.abort();
     },
   };
 }

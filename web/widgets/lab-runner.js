@@ -5,7 +5,7 @@
 // a same-origin Blob URL holding one `import` of that file starts it instead
 // (the CDN's CORS header lets the worker import it). Where neither starts (no
 // module workers, a CSP without blob: in worker-src), the page trains the
-// models itself, one at a time between turns of the event loop (a pool of one).
+// models itself, one at a time, in slices between turns of its event loop (a pool of one).
 import { trainer } from './lab-jobs.js';
 
 const WORKER_FILE = 'lab-worker.js';
@@ -27,7 +27,7 @@ function moduleWorker(url) {
 
 /** The page's own trainer, with the worker's interface. */
 function inPage(onMessage) {
-  const jobs = trainer((m) => onMessage(m));
+  const jobs = trainer((m) => onMessage(m), true);
   return { where: 'page', post: (data) => jobs.handle(data), terminate: () => jobs.stop() };
 }
 

@@ -2,7 +2,7 @@
 // trained model is a plain object (its options and a copy of its parameters),
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
-import { withFrame, statusCall } from '../heap.js';
+import { withFrame, openFrame, statusCall } from '../heap.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
@@ -35,6 +35,24 @@ const MODEL_KEYS = ['task', 'encoding', 'attention', 'seed', 'dModel', 'heads', 
   'learningRate', 'weightDecay', 'clip', 'trainLengths', 'maxLength', 'preset', 'ropeBase', 'alibiMaxBias',
   't5Buckets', 't5MaxDistance', 'bos', 'randomizedPositions'];
 const TRAIN_KEYS = [...MODEL_KEYS, 'steps', 'onProgress', 'progressEvery'];
+/** trainAsync's slice of work between two turns of the event loop: a page stays under the 50 ms of a long task. */
+const SLICE_MS = 40;
+/**
+ * One turn of the event loop: setImmediate where there is one (Node), else a
+ * message task. A timer is clamped to 4 ms in a chain; scheduler.yield()'s
+ * continuations go ahead of a page's other tasks (a run of them starved
+ * Playwright's); Node delivers a message posted from a message's handler in
+ * the same turn.
+ */
+const turn = typeof setImmediate === 'function' ? () => new Promise((resolve) => setImmediate(resolve))
+  : () => new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(0);
+  });
 const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8], recency: [2, 12] };
 export const POSITIONS = ['all', 'trained', 'new'];
 const SCORE = { all: PE_LAB_SCORE_ALL, trained: PE_LAB_SCORE_TRAINED, new: PE_LAB_SCORE_NEW };
@@ -164,21 +182,39 @@ export function createLab(wasm) {
     return [cfg, fcfg];
   }
 
-  /** Runs body(model pointer) on a C model made from config (and params), freed after; `extra`: bytes the call adds. */
-  function withModel(check, config, params, body, extra = 0) {
-    return withFrame(wasm, check, (frame) => {
+  /**
+   * A C model made from config (and params) in a frame of its own: { ptr, frame, count, close() }, close()
+   * freeing both; `extra`: bytes the call adds. Whatever fails on the way is freed before the error leaves.
+   */
+  function openModel(check, config, params, extra = 0) {
+    const frame = openFrame(wasm, check);
+    let ptr = 0;
+    const close = () => {
+      wasm.pe_lab_free(ptr);
+      frame.free();
+    };
+    try {
       const [cfg, fcfg] = modelConfig(check, frame, config, params, extra);
       const out = frame.alloc(4);
       call(check, wasm.pe_lab_create(out, cfg, fcfg));
-      const model = i32(out, 1)[0];
-      try {
-        const count = wasm.pe_lab_param_count(model);
-        if (params) copyTyped(new Real(wasm.memory.buffer, wasm.pe_lab_params(model), count), params);
-        return body(model, frame, count);
-      } finally {
-        wasm.pe_lab_free(model);
-      }
-    });
+      ptr = i32(out, 1)[0];
+      const count = wasm.pe_lab_param_count(ptr);
+      if (params) copyTyped(new Real(wasm.memory.buffer, wasm.pe_lab_params(ptr), count), params);
+      return { ptr, frame, count, close };
+    } catch (e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Runs body(model pointer, frame, parameter count) on openModel's model, freed after. */
+  function withModel(check, config, params, body, extra) {
+    const m = openModel(check, config, params, extra);
+    try {
+      return body(m.ptr, m.frame, m.count);
+    } finally {
+      m.close();
+    }
   }
 
   const readParams = (model, count) => new Real(wasm.memory.buffer, wasm.pe_lab_params(model), count).slice();
@@ -192,6 +228,50 @@ export function createLab(wasm) {
     return { config: resolve(check, check.options(config, MODEL_KEYS, 'model.config')), params };
   }
 
+  /** lab.train's (and trainAsync's) options, checked: [config, steps, progressEvery, onProgress, rest]. */
+  function trainOptions(check, options, keys) {
+    const o = check.options(options, keys);
+    const config = resolve(check, o);
+    const steps = check.integer('steps', o.steps ?? 600, 1, PE_LAB_MAX_STEPS);
+    const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, PE_LAB_MAX_STEPS);
+    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+      throw check.fail(TypeError, 'onProgress must be a function', o.onProgress);
+    }
+    return [config, steps, every, o.onProgress, o];
+  }
+
+  /**
+   * The training loop as a generator: each `yield` gives the caller a turn
+   * and takes how many steps the next slice may run. A report's sums add up
+   * in C across its slices (pe_lab_train_sum), so how a run is cut changes
+   * no bit of its model or history.
+   */
+  function* training(check, config, steps, every, onProgress) {
+    const m = openModel(check, config, null);
+    try {
+      const acc = m.frame.alloc(24);
+      const history = [];
+      for (let step = 0; step < steps;) {
+        const chunk = Math.min(every, steps - step);
+        f64(acc, 3).fill(0);
+        for (let done = 0; done < chunk;) {
+          const n = Math.min(yield, chunk - done);
+          call(check, wasm.pe_lab_train_sum(acc, m.ptr, taskId(config.task, config.bos), config.trainLengths[0],
+            config.trainLengths[1], n));
+          done += n;
+        }
+        step += chunk;
+        const [sum, right, total] = f64(acc, 3);
+        const entry = { step, loss: sum / chunk, accuracy: total ? right / total : 0 };
+        history.push(entry);
+        if (onProgress && onProgress({ ...entry, steps }) === false) break;
+      }
+      return { model: { config, params: readParams(m.ptr, m.count) }, history };
+    } finally {
+      m.close();
+    }
+  }
+
   /**
    * Trains a fresh model. Progress is reported (and history recorded) every
    * progressEvery steps as the mean loss and accuracy of those steps' batches;
@@ -199,28 +279,41 @@ export function createLab(wasm) {
    */
   function train(options) {
     const check = new Checker('lab.train');
-    const o = check.options(options, TRAIN_KEYS);
-    const config = resolve(check, o);
-    const steps = check.integer('steps', o.steps ?? 600, 1, PE_LAB_MAX_STEPS);
-    const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, PE_LAB_MAX_STEPS);
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
-      throw check.fail(TypeError, 'onProgress must be a function', o.onProgress);
+    const run = training(check, ...trainOptions(check, options, TRAIN_KEYS));
+    let r = run.next();
+    while (!r.done) r = run.next(Infinity);
+    return r.value;
+  }
+
+  /**
+   * train() in slices of about SLICE_MS, each in a turn of the event loop of
+   * its own, so a page that trains without a worker still answers clicks and
+   * paints; the same model and history as train(), to the bit. signal: an
+   * AbortSignal whose abort rejects with its reason at the next slice.
+   */
+  async function trainAsync(options) {
+    const check = new Checker('lab.trainAsync');
+    const [config, steps, every, onProgress, o] = trainOptions(check, options, [...TRAIN_KEYS, 'signal']);
+    const signal = o.signal;
+    const aborted = () => check.read('signal.aborted', () => signal.aborted);
+    if (signal !== undefined && (!signal || typeof signal !== 'object' || typeof aborted() !== 'boolean')) {
+      throw check.fail(TypeError, 'signal must be an AbortSignal', signal);
     }
-    return withModel(check, config, null, (model, frame, count) => {
-      const out = frame.alloc(16);
-      const history = [];
-      for (let step = 0; step < steps;) {
-        const chunk = Math.min(every, steps - step);
-        call(check, wasm.pe_lab_train(out, model, taskId(config.task, config.bos), config.trainLengths[0],
-          config.trainLengths[1], chunk));
-        step += chunk;
-        const [loss, accuracy] = f64(out, 2);
-        const entry = { step, loss, accuracy };
-        history.push(entry);
-        if (o.onProgress && o.onProgress({ ...entry, steps }) === false) break;
+    const run = training(check, config, steps, every, onProgress);
+    try {
+      let r = run.next();
+      for (let n = 1; !r.done;) {
+        await turn();
+        if (signal && aborted()) throw check.read('signal.reason', () => signal.reason) ?? new DOMException('lab.trainAsync was aborted', 'AbortError');
+        const t = performance.now();
+        r = run.next(n);
+        // the next slice from this one's pace, at most twice as many steps: a slow step stays one slice
+        n = Math.max(1, Math.min(2 * n, Math.floor(n * SLICE_MS / Math.max(performance.now() - t, 0.01))));
       }
-      return { model: { config, params: readParams(model, count) }, history };
-    });
+      return r.value;
+    } finally {
+      run.return(); // frees the model when the signal or onProgress ended the run
+    }
   }
 
   /**
@@ -390,7 +483,7 @@ export function createLab(wasm) {
 
   const memoryStats = () => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });
 
-  return Object.freeze({ train, evaluate, attentionMaps, examples, loss, tensors, memoryStats,
+  return Object.freeze({ train, trainAsync, evaluate, attentionMaps, examples, loss, tensors, memoryStats,
     encodings: ENCODINGS, tasks: TASKS, positions: POSITIONS, probes: PROBES,
     precision: Real === Float64Array ? 'float64' : 'float32' });
 }

@@ -63,6 +63,12 @@ export interface LabExamples { shape: [number, number]; tokens: Int32Array; targ
 export interface Lab {
   train(options?: LabTrainOptions): { model: LabModel; history: LabProgress[] };
   /**
+   * train() in slices of about 40 ms, each in a turn of the event loop of its own, so a
+   * page training without a worker stays responsive: the same model and history, to the bit.
+   * Aborting `signal` rejects with its reason at the next slice; everything is freed.
+   */
+  trainAsync(options?: LabTrainOptions & { signal?: AbortSignal }): Promise<{ model: LabModel; history: LabProgress[] }>;
+  /**
    * positions: which answers count (default 'all'); probe 'reversed' (who-did-what):
    * the example backwards, query first, scored by the name before the verb.
    * scored: answers counted; 0 gives NaN accuracy and loss.
