@@ -156,6 +156,8 @@ export function createLab(wasm) {
       throw check.fail(TypeError, `model.params must be a ${Real.name} of ${count} numbers`, params);
     }
     check.bytes(bytes + extra, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
+    // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
+    for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
   }
 
   /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits). */
