@@ -11,8 +11,8 @@
 //
 // Everything is computed by the public API, the package's own entries:
 // `table` by posenc, `rope` and `alibi` by posenc/variants, `timestep` and
-// `sincos2d` by posenc/fields; a command loads
-// only its own. Exit status: 0 written, 2 bad command line (unknown flag, bad
+// `sincos2d` by posenc/fields (`alibi --head`: that head alone, from the API's
+// slope, as its alibiBias forms each value); a command loads only its own. Exit status: 0 written, 2 bad command line (unknown flag, bad
 // value, an existing file without --force), 1 anything else (a failed write).
 //
 // A file is never left half-written: the data goes to a temporary file in
@@ -372,15 +372,47 @@ async function runAlibi(pe, { values: v, raw, format, dtype }, out, tick) {
   // (--heads below 1 is the API's to refuse, by name)
   if (v.head !== undefined && heads >= 1) checkRange('head', raw.head, v.head, 0, heads - 1);
   if (v.head === undefined && format === 'csv' && heads > 1) throw new UsageError('a CSV file holds one matrix: add --head h (0-based) or use --heads 1');
+  if (v.head !== undefined) return alibiHead(pe, v, opts, out, format, dtype, tick);
   const b = pe.alibiBias(heads, v['q-len'], opts);
-  const per = b.rows * b.cols;
-  const data = v.head === undefined ? b.data : b.data.subarray(v.head * per, (v.head + 1) * per);
-  const shape = v.head === undefined && format !== 'csv' ? [heads, b.rows, b.cols] : [b.rows, b.cols];
+  const shape = format !== 'csv' ? [heads, b.rows, b.cols] : [b.rows, b.cols];
   const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / b.cols)) * b.cols;
   await writeArray(out, format, dtype, shape, function* () {
-    for (let i = 0; i < data.length; i += chunk) yield data.subarray(i, i + chunk);
+    for (let i = 0; i < b.data.length; i += chunk) yield b.data.subarray(i, i + chunk);
   }, tick);
   return shape;
+}
+
+/**
+ * One head of the ALiBi biases (--head), as the API's alibiBias forms each (c/alibi.c: 0 on the diagonal, the
+ * mask above it in causal mode, else −slope × |i + queryOffset − j|, rounded to the dtype), from the head's slope
+ * alone: every head was computed to keep one, so --heads 8000 --q-len 128 --head 0 took 3 s and 1 GB to write
+ * 64 KiB, and 16 384 heads were refused for 1 GiB of memory the output does not need.
+ */
+async function alibiHead(pe, v, opts, out, format, dtype, tick) {
+  const { kLen = v['q-len'], mode = 'causal', maskValue = -Infinity, queryOffset = 0 } = opts;
+  // Every value checked by the API, by calls as small as the flags allow: one bias a head (their slopes, in
+  // float64), one column of the rows (qLen, mode, mask, offset, dtype), one row of the columns (kLen).
+  const slope = pe.alibiBias(v.heads, 1, { ...opts, kLen: 1, queryOffset: 0, dtype: 'float64' }).slopes[v.head];
+  pe.alibiBias(1, v['q-len'], { ...opts, kLen: 1 });
+  pe.alibiBias(1, 1, { ...opts, kLen, queryOffset: 0 });
+  const rows = v['q-len'];
+  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / kLen));
+  const Typed = dtype === 'float32' ? Float32Array : Float64Array;
+  await writeArray(out, format, dtype, [rows, kLen], function* () {
+    for (let r0 = 0; r0 < rows; r0 += chunk) {
+      const n = Math.min(chunk, rows - r0);
+      const data = new Typed(n * kLen);
+      for (let r = 0; r < n; r++) {
+        const qi = r0 + r + queryOffset;
+        for (let j = 0; j < kLen; j++) {
+          const dist = qi - j;
+          data[r * kLen + j] = mode === 'causal' && dist < 0 ? maskValue : dist === 0 ? 0 : -slope * Math.abs(dist);
+        }
+      }
+      yield data;
+    }
+  }, tick);
+  return [rows, kLen];
 }
 
 /** Writes a matrix the API returned, in chunks of whole rows. */

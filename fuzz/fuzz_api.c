@@ -1331,7 +1331,11 @@ static lab_config lab_decode(src *s) {
     k.c[13] = lab_int(s, v);
     v = byte(s);
     k.c[14] = lab_int(s, v);
-    v = byte(s) % 4 ? 0 : k.c[6] + byte(s) % 8; /* randomized positions, sometimes */
+    if (byte(s) % 4) v = 0;
+    else { /* randomized positions, sometimes; in int64: k.c[6] may be INT32_MAX (signed overflow, UBSan) */
+        int64_t r = (int64_t)k.c[6] + byte(s) % 8;
+        v = r > INT32_MAX ? INT32_MAX : (int32_t)r;
+    }
     k.c[15] = lab_int(s, v);
     static const double plain[PE_LAB_CFG_REALS] = {10000, 10000, 8, 3e-3, 0.9, 0.98, 1e-8, 0.01, 1};
     for (int i = 0; i < PE_LAB_CFG_REALS; i++) k.f[i] = lab_real_arg(s, plain[i]);

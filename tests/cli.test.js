@@ -238,6 +238,46 @@ test('alibi → .npy (heads, q, k) with -inf masks; --head → .csv; .json with 
   assert.deepEqual(readNpy(sym).data, pv.alibiBias(2, 3, { mode: 'symmetric', dtype: 'float64' }).data);
 });
 
+test('alibi --head computes that head alone, byte for byte the API\'s (twenty-first pass)', () => {
+  // Every head was computed to keep one: --heads 8000 --q-len 128 --head 0 took 3 s and 1 GB of memory to write
+  // 64 KiB, and --heads 16384 was refused for 1 GiB of WebAssembly memory that its one head does not need.
+  const big = out('alibi-head-big.npy');
+  const r = run('alibi', '--heads', '16384', '--q-len', '128', '--head', '5', '--max-bytes', '1000000', '--out', big);
+  assert.equal(r.status, 0, r.stderr);
+  const slope = pv.alibiSlopes(16384, { dtype: 'float64' })[5];
+  const got = readNpy(big);
+  assert.deepEqual(got.shape, [128, 128]);
+  assert.deepEqual([got.data[0], got.data[1], got.data[128], got.data[128 * 128 - 1], got.data[127 * 128]], [0, -Infinity, Math.fround(-slope), 0, Math.fround(-slope * 127)]);
+  const cases = [
+    ['--heads', '5', '--q-len', '7', '--k-len', '9', '--head', '3'],
+    ['--heads', '7', '--q-len', '6', '--head', '6', '--variant', 'mpt', '--query-offset', '3'],
+    ['--heads', '12', '--q-len', '6', '--k-len', '11', '--head', '11', '--mode', 'symmetric', '--mask-value', '0', '--dtype', 'float64'],
+    ['--heads', '3', '--q-len', '4', '--head', '1', '--mask-value', '-7.5', '--max-bias', '3.3'],
+    ['--heads', '33', '--q-len', '5', '--head', '32', '--query-offset', '-4', '--k-len', '3', '--variant', 'mpt', '--dtype', 'float64'],
+    ['--heads', '600', '--q-len', '3', '--head', '599', '--query-offset', '2147483000', '--mode', 'symmetric'],
+  ];
+  for (const args of cases) {
+    const flag = (k, d) => (args.includes(k) ? args[args.indexOf(k) + 1] : d);
+    const [heads, q, head] = [+flag('--heads'), +flag('--q-len'), +flag('--head')];
+    const k = +flag('--k-len', q);
+    const full = pv.alibiBias(heads, q, { kLen: k, variant: flag('--variant', 'press'), mode: flag('--mode', 'causal'), queryOffset: +flag('--query-offset', 0),
+      dtype: flag('--dtype', 'float32'), maskValue: +flag('--mask-value', -Infinity), maxBias: +flag('--max-bias', 8) });
+    const file = out(`alibi-head-${cases.indexOf(args)}.npy`);
+    assert.equal(run('alibi', ...args, '--out', file).status, 0, args.join(' '));
+    const npy = readNpy(file);
+    assert.deepEqual(npy.shape, [q, k]);
+    assert.deepEqual(npy.data, full.data.subarray(head * q * k, (head + 1) * q * k), args.join(' '));
+  }
+  // and a refused value is the API's message, exit 2
+  for (const [args, message] of [[['--heads', '0', '--q-len', '3', '--head', '0'], /heads must be an integer from 1 to 65536/],
+    [['--heads', '2', '--q-len', '3', '--k-len', '0', '--head', '1'], /kLen must be an integer from 1/],
+    [['--heads', '2', '--q-len', '3', '--head', '1', '--query-offset', '2147483646'], /queryOffset must be an integer/]]) {
+    const bad = run('alibi', ...args, '--out', '-');
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, message);
+  }
+});
+
 test('large outputs report progress on stderr (and --quiet silences it); the data is still exact', () => {
   const file = out('big.npy');
   const r = run('table', '--d-model', '512', '--max-len', '4096', '--out', file);

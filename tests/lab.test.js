@@ -369,3 +369,26 @@ test('loss checks the model against the batch\'s shape before reading its ids (i
   lab.loss(model, { shape: ex.shape, tokens: counted(n, 1), targets: counted(n, -1) });
   assert.equal(reads, 2 * n);
 });
+
+test('a model whose params hold a NaN or an infinity is refused by name, after its sizes and before it is made (twenty-first pass)', () => {
+  // A forged model's non-finite params gave NaN losses and attention maps and an accuracy of chance, without a word.
+  const { model } = lab.train({ task: 'copy', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 32 });
+  const ex = lab.examples({ task: 'copy', length: 3, count: 2 });
+  for (const [i, bad] of [[0, NaN], [model.params.length - 1, Infinity], [7, -Infinity]]) {
+    const params = model.params.slice();
+    params[i] = bad;
+    const forged = { config: model.config, params };
+    for (const call of [() => lab.evaluate(forged, { samples: 4 }), () => lab.attentionMaps(forged, [1, 2, 3]), () => lab.loss(forged, ex),
+      () => lab.tensors(forged)]) {
+      const before = lab.memoryStats();
+      assert.throws(call, (e) => e instanceof RangeError && e.message.endsWith(`model.params[${i}] must be finite (got ${bad})`), String(call));
+      assert.deepEqual(lab.memoryStats(), before);
+    }
+  }
+  // a size refusal still comes first, before any element is read
+  const Real = model.params.constructor;
+  const config = { task: 'copy', batch: 1024, maxLength: 1024, heads: 64, dModel: 512, layers: 4, mlp: 4096, trainLengths: [2, 8] };
+  const count = Number(/of (\d+) numbers/.exec((() => { try { lab.tensors({ config, params: new Real(1) }); } catch (e) { return e.message; } })())[1]);
+  assert.throws(() => lab.tensors({ config, params: new Real(count).fill(NaN) }), /this call would need \d+\.\d MiB/);
+  assert.ok(lab.evaluate(model, { samples: 4 }).scored > 0);
+});

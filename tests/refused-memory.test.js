@@ -157,6 +157,32 @@ test('lab: refused evaluate and attentionMaps of a model keep no memory either',
   }
 });
 
+test('lab: a T5 model whose buckets the core refuses is refused by name before its block is made (twenty-first pass)', () => {
+  // t5Buckets 2 (bidirectional) or a t5MaxDistance within the exact distances passed the lab's checks and were
+  // refused by the core's bucketing after the model's block was allocated: "status 2" or "status 7", and memory
+  // grown from 1 MiB to 788 MiB at batch 64, maxLength 256, kept.
+  const big = { task: 'copy', steps: 1, encoding: 't5', dModel: 64, heads: 8, layers: 4, batch: 64, maxLength: 256, trainLengths: [2, 8] };
+  const { model } = lab.train({ task: 'copy', steps: 1, encoding: 't5', dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 1, maxLength: 32 });
+  const forged = { config: { ...model.config, t5MaxDistance: 1, batch: 64, maxLength: 256 }, params: model.params };
+  for (const [call, name] of [
+    [() => lab.train({ ...big, t5Buckets: 2 }), /t5Buckets \(bidirectional\) must be an integer from 4 to 1024 \(got 2\)/],
+    [() => lab.train({ ...big, t5Buckets: 3 }), /t5Buckets \(bidirectional\) must be an integer from 4 /],
+    [() => lab.train({ ...big, t5MaxDistance: 8 }), /t5MaxDistance \(past the exact distances of 32 buckets\) must be an integer from 9 to 1048576 \(got 8\)/],
+    [() => lab.train({ ...big, t5Buckets: 5, t5MaxDistance: 1 }), /t5MaxDistance .* from 2 to/],
+    [() => lab.evaluate(forged, { length: 2 }), /posenc\.lab\.evaluate: t5MaxDistance .* from 9 to/],
+    [() => lab.tensors(forged), /posenc\.lab\.tensors: t5MaxDistance/],
+  ]) {
+    const before = lab.memoryStats();
+    assert.throws(call, (e) => e instanceof RangeError && name.test(e.message), String(call));
+    assert.deepEqual(lab.memoryStats(), before, String(call));
+  }
+  // the least each way is accepted: causal needs 2 buckets and a distance of 2
+  assert.ok(lab.train({ task: 'copy', steps: 1, encoding: 't5', attention: 'causal', t5Buckets: 2, t5MaxDistance: 2, dModel: 8, heads: 2, layers: 1, batch: 1, maxLength: 32 }).model);
+  assert.ok(lab.train({ task: 'copy', steps: 1, encoding: 't5', t5Buckets: 4, t5MaxDistance: 2, dModel: 8, heads: 2, layers: 1, batch: 1, maxLength: 32 }).model);
+  // and the T5 options mean nothing to another encoding, as in the core
+  assert.ok(lab.train({ task: 'copy', steps: 1, t5Buckets: 2, t5MaxDistance: 1, dModel: 8, heads: 2, layers: 1, batch: 1, maxLength: 32 }).model);
+});
+
 test('attention(weights: false): q or k detached or shrunk by a later argument\'s getter is refused by name, keeping no memory', () => {
   // Where the kernel's buffers would grow memory (this instance's first megabyte cannot hold them), q, k and v
   // are scanned in JS first; the scan took their live lengths. A getter of v that had detached q's buffer made

@@ -186,6 +186,13 @@ static int check_config(const int32_t *c, const double *f) {
         || c[LAB_C_SEED] < 0)
         return PE_ERR_OPTION;
     if (c[LAB_C_ENCODING] == PE_LAB_ROPE && (c[LAB_C_DMODEL] / c[LAB_C_HEADS]) % 2) return PE_ERR_ODD;
+    /* T5: pe_t5_bucket's rules (an exact and a logarithmic bucket each way, a distance past the exact ones),
+     * here: found by position_data, they were refused after the block had grown wasm memory (788 MiB kept) */
+    if (c[LAB_C_ENCODING] == PE_LAB_T5) {
+        int32_t exact = (c[LAB_C_CAUSAL] ? c[LAB_C_BUCKETS] : c[LAB_C_BUCKETS] / 2) / 2;
+        if (exact < 1) return PE_ERR_SIZE;
+        if (c[LAB_C_MAXDIST] <= exact) return PE_ERR_VALUE;
+    }
     /* the betas are tested as stored: one that rounds to 1 in float32 would stop the moments */
     if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && (lab_real)f[LAB_F_BETA1] < 1)
         || !(f[LAB_F_BETA2] >= 0 && (lab_real)f[LAB_F_BETA2] < 1)

@@ -362,6 +362,19 @@ void test_lab_create_errors(void) {
     EXPECT_STATUS(create(&model, &k), PE_ERR_SIZE);
     k.c[CFG_MAXDIST] = 2; /* not past the exact buckets: pe_t5_bucket's own check */
     EXPECT_STATUS(create(&model, &k), PE_ERR_VALUE);
+    /* pe_t5_bucket's rules are the config's: refused before anything is allocated, by the count too (found by
+     * position_data, they were refused after the block had grown wasm memory) */
+    double t5bytes[2];
+    EXPECT_STATUS(pe_lab_model_bytes(t5bytes, k.c, k.f), PE_ERR_VALUE);
+    k.c[CFG_BUCKETS] = 3; /* bidirectional: one bucket each way, none exact */
+    k.c[CFG_MAXDIST] = 128;
+    EXPECT_STATUS(pe_lab_model_bytes(t5bytes, k.c, k.f), PE_ERR_SIZE);
+    EXPECT_STATUS(create(&model, &k), PE_ERR_SIZE);
+    k.c[CFG_CAUSAL] = 1; /* causal: 3 buckets, one exact */
+    EXPECT(create(&model, &k) == PE_OK);
+    pe_lab_free(model);
+    k.c[CFG_MAXDIST] = 1;
+    EXPECT_STATUS(pe_lab_model_bytes(t5bytes, k.c, k.f), PE_ERR_VALUE);
     k = small_cfg(PE_LAB_ROPE, 0);
     k.c[CFG_HEADS] = 8; /* width 1 per head */
     EXPECT_STATUS(create(&model, &k), PE_ERR_ODD);

@@ -6,6 +6,7 @@ import { withFrame, openFrame, statusCall } from '../heap.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
+import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import {
   PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL, PE_LAB_MAX_HEADS, PE_LAB_MAX_LAYERS, PE_LAB_MAX_MLP,
   PE_LAB_MAX_TOKENS, PE_LAB_MAX_BATCH, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS, PE_LAB_MAX_DISTANCE,
@@ -127,6 +128,14 @@ export function createLab(wasm) {
       t5Buckets: check.integer('t5Buckets', o.t5Buckets ?? 32, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
       t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, PE_LAB_MAX_DISTANCE),
     };
+    if (encoding === 't5') {
+      // the core's buckets need an exact and a logarithmic one each way, and a distance past the exact ones: the
+      // model refused them as "status 2" or "status 7" once its block was allocated (788 MiB kept)
+      const two = attention === 'bidirectional';
+      check.integer(`t5Buckets (${attention})`, config.t5Buckets, two ? MIN_T5_BUCKETS : 2, PE_LAB_MAX_BUCKETS);
+      check.integer(`t5MaxDistance (past the exact distances of ${config.t5Buckets} buckets)`, config.t5MaxDistance,
+        t5LeastDistance(config.t5Buckets, two), PE_LAB_MAX_DISTANCE);
+    }
     config.randomizedPositions = randomRange(check, o.randomizedPositions ?? 0, config.maxLength);
     withFrame(wasm, check, (frame) => {
       const longest = seqLen(check, frame, task, hi, bos);
@@ -165,6 +174,8 @@ export function createLab(wasm) {
       throw check.fail(TypeError, `model.params must be a ${Real.name} of ${count} numbers`, params);
     }
     check.bytes(bytes + extra, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
+    // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
+    for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
   }
 
   /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits). */

@@ -31,7 +31,9 @@ export interface LabModelOptions {
   preset?: string;
   ropeBase?: number;
   alibiMaxBias?: number;
+  /** T5's relative-position buckets, 2 to 1024 (at least 4 with bidirectional attention: an exact and a logarithmic one each way). Default 32. */
   t5Buckets?: number;
+  /** T5's max_distance, past the exact distances (t5Buckets / 4 + 1 bidirectional, t5Buckets / 2 + 1 causal, rounded down) up to 2^20. Default 128. */
   t5MaxDistance?: number;
   /** Every example starts with a start token (one more word and token). Default false. */
   bos?: boolean;
