@@ -20,6 +20,8 @@ import { rng } from './helpers/rng.js';
 import { instantiateForTests } from './helpers/wasi.js';
 import { createApi } from '../web/lib/api.js';
 import { WASM_BASE64 as DEBUG_CORE } from '../dist/debug/posenc-wasm.js';
+import { ROPE_PARAMS } from '../web/lib/variants/index.js';
+import { readFileSync } from 'node:fs';
 
 const apis = await loadAll();
 const CASES = 6000;
@@ -489,6 +491,50 @@ test('holes the fourth pass found: keys on Object.prototype change no result (a 
     assert.deepEqual(calls(), clean);
   } finally {
     for (const key of Object.keys(keys)) delete Object.prototype[key];
+  }
+});
+
+test('holes the twenty-first pass found: keys on Object.prototype, by their source or bundle names, change no result (an int8 x or bias taken as values, a Llama config read as axial or M-RoPE, a handle frozen, a text segment read as an image, a scaling bound or a config\'s required keys moved)', async () => {
+  const { pe: freshPe, pv: freshPv } = await freshModules();
+  const renamed = JSON.parse(readFileSync(new URL('../dist/lib/exports.json', import.meta.url), 'utf8')); // the bundles' short names
+  const int8 = (dims) => ({ dims, type: 'int8', data: new Int8Array(dims.reduce((a, b) => a * b)).fill(1) });
+  const llama = { model_type: 'llama', head_dim: 16, max_position_embeddings: 256, rope_theta: 5e5, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 } };
+  const phi3 = { model_type: 'phi3', head_dim: 16, max_position_embeddings: 256, rope_scaling: { type: 'longrope', short_factor: Array(8).fill(1), long_factor: Array(8).fill(2), original_max_position_embeddings: 64 } };
+  const gemma4 = { model_type: 'x', head_dim: 16, rope_parameters: { rope_type: 'proportional', factor: 2, partial_rotary_factor: 0.5, rope_theta: 1e4 } };
+  const outcome = (f) => {
+    try {
+      const r = f();
+      return JSON.parse(JSON.stringify(r, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const calls = (pe, pv) => [
+    () => pv.ropeApply(int8([1, 2, 4]), { headDim: 4 }),
+    () => pe.attention(rows([2, 2]), rows([2, 2]), rows([2, 2]), { bias: int8([2, 2]) }),
+    () => pe.kvCache({ heads: 1, headDim: 2, maxLength: 4 }).append(int8([1, 1, 2]), rows([1, 1, 2])),
+    () => pv.ropeFromConfig(llama),
+    () => pv.ropeCache(2, 16, { config: llama }),
+    () => pv.mropeCache([[0, 1], [0, 1], [0, 1]], 16, { config: llama }),
+    () => pv.rope({ dim: 4, maxLen: 4 }).apply(rows([2, 4])),
+    () => pv.mropePositions([{ text: 3 }, { image: [1, 4, 4] }]),
+    () => pv.ropeFrequencies(8, { scaling: { type: 'linear', factor: 1.5 } }),
+    () => pv.ropeFrequencies(8, { scaling: { type: 'linear', factor: ROPE_PARAMS.factor.min } }),
+    () => pv.ropeFromConfig(phi3),
+    () => pv.ropeFromConfig(gemma4),
+  ].map(outcome);
+  const clean = [calls(freshPe, freshPv), calls(apis.posenc, apis.variants)];
+  assert.match(clean[0][0], /x must have element type float32/);
+  assert.match(clean[0][5], /config has no mrope_section/);
+  const keys = { integers: true, axial: [4, 4], mropeSection: [4, 2, 2], freed: true, grid: [1, 2, 2], min: 2, above: true, required: true, unlisted: true };
+  for (const [key, value] of Object.entries(keys)) {
+    const names = [key, renamed[key]].filter(Boolean);
+    try {
+      for (const name of names) Object.defineProperty(Object.prototype, name, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual([calls(freshPe, freshPv), calls(apis.posenc, apis.variants)], clean, `Object.prototype.${names.join(' and ')}`);
+    } finally {
+      for (const name of names) delete Object.prototype[name];
+    }
   }
 });
 
