@@ -538,6 +538,30 @@ test('holes the twenty-first pass found: keys on Object.prototype, by their sour
   }
 });
 
+test('hole the twenty-first pass found: a `spare` key on Object.prototype let a ropeApply called from a getter free the spare buffer another call held, whose x a third call then overwrote', async () => {
+  const { pv: fresh } = await freshModules();
+  for (const pv of [fresh, apis.variants]) {
+    const x = (v) => ({ shape: [1, 2, 4], data: new Float32Array(8).fill(v) });
+    const expected = pv.ropeApply(x(1), { headDim: 4, positions: [3, 4] });
+    // read after x's snapshot is taken
+    const positions = {
+      length: 2,
+      get 0() {
+        pv.ropeApply([[[1, 1, 1, 1], [1, 1, 1, 1]]], { headDim: 4 }); // not the spare path: the buffer is held
+        pv.ropeApply(x(7), { headDim: 4 }); // the spare path again only if the first call's buffer was let go
+        return 3;
+      },
+      1: 4,
+    };
+    try {
+      Object.defineProperty(Object.prototype, 'spare', { value: true, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual(pv.ropeApply(x(1), { headDim: 4, positions }), expected);
+    } finally {
+      delete Object.prototype.spare;
+    }
+  }
+});
+
 test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
   const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
     { message: Object.create(null) }];
