@@ -264,7 +264,7 @@ export function createRotary(wasm, paramsPtr) {
   function handle(check, a, g) {
     const Type = TYPES[g.dtype];
     const eb = bytesPer(g.dtype);
-    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0, freed: false }; // freed own: one on Object.prototype froze every handle
+    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0, freed: 0 }; // freed own: one on Object.prototype froze every handle
     const release = () => {
       for (const key of ['cos', 'sin', 'x', 'rows']) if (own[key]) wasm.pe_free(own[key]);
       own.cos = own.sin = own.x = own.rows = own.xCount = own.rowsCount = 0;
