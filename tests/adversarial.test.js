@@ -562,6 +562,32 @@ test('hole the twenty-first pass found: a `spare` key on Object.prototype let a 
   }
 });
 
+test('hole the twenty-first pass found: an index "-1" planted on Array.prototype made attention read a shape past its rank (q of [2, 2] as 3 heads of it, a bias of [2] as [2, 2]), and the core read past the buffers', () => {
+  const q = [[1, 0], [0, 1]];
+  const row = [[[1, 0, 0, 0, 0, 0, 0, 0]]];
+  const calls = () => [
+    apis.posenc.attention(q, q, q),
+    apis.posenc.attention(q, q, q, { bias: { shape: [2], data: new Float32Array([0, -1000]) } }),
+    apis.posenc.attention(q, q, q, { mask: { shape: [2], data: [1, 0] } }),
+    (() => {
+      const cache = apis.posenc.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      cache.append(row, row);
+      const out = cache.attend(row);
+      cache.free();
+      return out;
+    })(),
+  ];
+  const clean = calls();
+  for (const [key, value] of [['-1', 3], ['-2', 2], ['-3', 2], ['-4', 2]]) {
+    try {
+      Object.defineProperty(Array.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual(calls(), clean, `Array.prototype[${key}]`);
+    } finally {
+      delete Array.prototype[key];
+    }
+  }
+});
+
 test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
   const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
     { message: Object.create(null) }];
