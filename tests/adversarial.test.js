@@ -512,7 +512,15 @@ test('holes the twenty-first pass found: keys on Object.prototype, by their sour
   const calls = (pe, pv) => [
     () => pv.ropeApply(int8([1, 2, 4]), { headDim: 4 }),
     () => pe.attention(rows([2, 2]), rows([2, 2]), rows([2, 2]), { bias: int8([2, 2]) }),
-    () => pe.kvCache({ heads: 1, headDim: 2, maxLength: 4 }).append(int8([1, 1, 2]), rows([1, 1, 2])),
+    () => {
+      const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      try {
+        cache.append(int8([1, 1, 8]), int8([1, 1, 8]));
+        return cache.attend(int8([1, 1, 8]));
+      } finally {
+        cache.free();
+      }
+    },
     () => pv.ropeFromConfig(llama),
     () => pv.ropeCache(2, 16, { config: llama }),
     () => pv.mropeCache([[0, 1], [0, 1], [0, 1]], 16, { config: llama }),
@@ -526,6 +534,7 @@ test('holes the twenty-first pass found: keys on Object.prototype, by their sour
   const clean = [calls(freshPe, freshPv), calls(apis.posenc, apis.variants)];
   assert.match(clean[0][0], /x must have element type float32/);
   assert.match(clean[0][5], /config has no mrope_section/);
+  assert.match(clean[0][2], /k must have element type float32/);
   const keys = { integers: true, axial: [4, 4], mropeSection: [4, 2, 2], freed: true, grid: [1, 2, 2], min: 2, above: true, required: true, unlisted: true };
   for (const [key, value] of Object.entries(keys)) {
     const names = [key, renamed[key]].filter(Boolean);
