@@ -5,5 +5,5 @@
 // the seventeenth adversarial pass: posenc -99 bytes, variants -182, fields -75, lab -82.
 export const INTERNAL = ['fail', 'integer', 'finite', 'boolean', 'oneOf', 'numbers', 'vector', 'readInto', 'alloc', 'size', 'read', 'options', 'number',
   'footprint', 'pointers', 'zeroRow', 'int32Output', 'readInt32', 'strides', 'kvHeads', 'prfTop', 'resolved', 'cacheTables', 'formedRows',
-  'finiteRows', 'givenRows', 'axesApply', 'multiAxis', 'rotateAt', 'spare', 'xArg', 'integers', 'ropeless', 'fn', 'wasm', 'freq', 'target', 'into',
+  'finiteRows', 'givenRows', 'axesApply', 'multiAxis', 'rotateAt', 'xArg', 'integers', 'ropeless', 'fn', 'wasm', 'freq', 'target', 'into',
   'common', 'blocks', 'dicts', 'dist', 'release'];

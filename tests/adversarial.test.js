@@ -20,6 +20,8 @@ import { rng } from './helpers/rng.js';
 import { instantiateForTests } from './helpers/wasi.js';
 import { createApi } from '../web/lib/api.js';
 import { WASM_BASE64 as DEBUG_CORE } from '../dist/debug/posenc-wasm.js';
+import { ROPE_PARAMS } from '../web/lib/variants/index.js';
+import { readFileSync } from 'node:fs';
 
 const apis = await loadAll();
 const CASES = 6000;
@@ -489,6 +491,109 @@ test('holes the fourth pass found: keys on Object.prototype change no result (a 
     assert.deepEqual(calls(), clean);
   } finally {
     for (const key of Object.keys(keys)) delete Object.prototype[key];
+  }
+});
+
+test('holes the twenty-first pass found: keys on Object.prototype, by their source or bundle names, change no result (an int8 x or bias taken as values, a Llama config read as axial or M-RoPE, a handle frozen, a text segment read as an image, a scaling bound or a config\'s required keys moved)', async () => {
+  const { pe: freshPe, pv: freshPv } = await freshModules();
+  const renamed = JSON.parse(readFileSync(new URL('../dist/lib/exports.json', import.meta.url), 'utf8')); // the bundles' short names
+  const int8 = (dims) => ({ dims, type: 'int8', data: new Int8Array(dims.reduce((a, b) => a * b)).fill(1) });
+  const llama = { model_type: 'llama', head_dim: 16, max_position_embeddings: 256, rope_theta: 5e5, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 } };
+  const phi3 = { model_type: 'phi3', head_dim: 16, max_position_embeddings: 256, rope_scaling: { type: 'longrope', short_factor: Array(8).fill(1), long_factor: Array(8).fill(2), original_max_position_embeddings: 64 } };
+  const gemma4 = { model_type: 'x', head_dim: 16, rope_parameters: { rope_type: 'proportional', factor: 2, partial_rotary_factor: 0.5, rope_theta: 1e4 } };
+  const outcome = (f) => {
+    try {
+      const r = f();
+      return JSON.parse(JSON.stringify(r, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const calls = (pe, pv) => [
+    () => pv.ropeApply(int8([1, 2, 4]), { headDim: 4 }),
+    () => pe.attention(rows([2, 2]), rows([2, 2]), rows([2, 2]), { bias: int8([2, 2]) }),
+    () => {
+      const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      try {
+        cache.append(int8([1, 1, 8]), int8([1, 1, 8]));
+        return cache.attend(int8([1, 1, 8]));
+      } finally {
+        cache.free();
+      }
+    },
+    () => pv.ropeFromConfig(llama),
+    () => pv.ropeCache(2, 16, { config: llama }),
+    () => pv.mropeCache([[0, 1], [0, 1], [0, 1]], 16, { config: llama }),
+    () => pv.rope({ dim: 4, maxLen: 4 }).apply(rows([2, 4])),
+    () => pv.mropePositions([{ text: 3 }, { image: [1, 4, 4] }]),
+    () => pv.ropeFrequencies(8, { scaling: { type: 'linear', factor: 1.5 } }),
+    () => pv.ropeFrequencies(8, { scaling: { type: 'linear', factor: ROPE_PARAMS.factor.min } }),
+    () => pv.ropeFromConfig(phi3),
+    () => pv.ropeFromConfig(gemma4),
+  ].map(outcome);
+  const clean = [calls(freshPe, freshPv), calls(apis.posenc, apis.variants)];
+  assert.match(clean[0][0], /x must have element type float32/);
+  assert.match(clean[0][5], /config has no mrope_section/);
+  assert.match(clean[0][2], /k must have element type float32/);
+  const keys = { integers: true, axial: [4, 4], mropeSection: [4, 2, 2], freed: true, grid: [1, 2, 2], min: 2, above: true, required: true, unlisted: true };
+  for (const [key, value] of Object.entries(keys)) {
+    const names = [key, renamed[key]].filter(Boolean);
+    try {
+      for (const name of names) Object.defineProperty(Object.prototype, name, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual([calls(freshPe, freshPv), calls(apis.posenc, apis.variants)], clean, `Object.prototype.${names.join(' and ')}`);
+    } finally {
+      for (const name of names) delete Object.prototype[name];
+    }
+  }
+});
+
+test('hole the twenty-first pass found: a `spare` key on Object.prototype let a ropeApply called from a getter free the spare buffer another call held, whose x a third call then overwrote', async () => {
+  const { pv: fresh } = await freshModules();
+  for (const pv of [fresh, apis.variants]) {
+    const x = (v) => ({ shape: [1, 2, 4], data: new Float32Array(8).fill(v) });
+    const expected = pv.ropeApply(x(1), { headDim: 4, positions: [3, 4] });
+    // read after x's snapshot is taken
+    const positions = {
+      length: 2,
+      get 0() {
+        pv.ropeApply([[[1, 1, 1, 1], [1, 1, 1, 1]]], { headDim: 4 }); // not the spare path: the buffer is held
+        pv.ropeApply(x(7), { headDim: 4 }); // the spare path again only if the first call's buffer was let go
+        return 3;
+      },
+      1: 4,
+    };
+    try {
+      Object.defineProperty(Object.prototype, 'spare', { value: true, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual(pv.ropeApply(x(1), { headDim: 4, positions }), expected);
+    } finally {
+      delete Object.prototype.spare;
+    }
+  }
+});
+
+test('hole the twenty-first pass found: an index "-1" planted on Array.prototype made attention read a shape past its rank (q of [2, 2] as 3 heads of it, a bias of [2] as [2, 2]), and the core read past the buffers', () => {
+  const q = [[1, 0], [0, 1]];
+  const row = [[[1, 0, 0, 0, 0, 0, 0, 0]]];
+  const calls = () => [
+    apis.posenc.attention(q, q, q),
+    apis.posenc.attention(q, q, q, { bias: { shape: [2], data: new Float32Array([0, -1000]) } }),
+    apis.posenc.attention(q, q, q, { mask: { shape: [2], data: [1, 0] } }),
+    (() => {
+      const cache = apis.posenc.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      cache.append(row, row);
+      const out = cache.attend(row);
+      cache.free();
+      return out;
+    })(),
+  ];
+  const clean = calls();
+  for (const [key, value] of [['-1', 3], ['-2', 2], ['-3', 2], ['-4', 2]]) {
+    try {
+      Object.defineProperty(Array.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual(calls(), clean, `Array.prototype[${key}]`);
+    } finally {
+      delete Array.prototype[key];
+    }
   }
 });
 

@@ -49,6 +49,34 @@ test('a getter that throws, on any option of any function of any entry, gives a 
   }
 });
 
+test('options that are a Map, Set, Date, Number, String, Error or Promise are refused, not taken as no options (twenty-first pass)', () => {
+  const kinds = () => [new Map([['dtype', 'float64']]), new Set(['dtype']), new Date(0), new Number(3), new String(''), new Error('dtype'), Promise.resolve()];
+  for (const [entry, calls] of Object.entries(CALLS)) {
+    const api = apis[entry];
+    for (const [fn, args] of calls) {
+      for (const bad of kinds()) {
+        assert.throws(() => api[fn](...args, bad), posencError(fn, TypeError, 'options must be an object of named options', `got ${bad.constructor.name}`), `${entry}.${fn}`);
+      }
+    }
+  }
+  // a handle's methods and nested option objects read the same way
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 2 });
+  const row = [[[1, 0, 0, 0, 0, 0, 0, 0]]];
+  cache.append(row, row);
+  assert.throws(() => cache.attend(row, new Map([['causal', true]])), posencError('attend', TypeError, 'options must be an object'));
+  cache.free();
+  assert.throws(() => pv.mropePositions([{ text: 2 }, new Map([['text', 3]])]), posencError('mropePositions', TypeError, 'segments[1] must be an object of named options'));
+  // what is still an options object: a plain one, one without a prototype, a class instance, a Proxy of a plain one
+  class Options {
+    constructor() {
+      this.dtype = 'float64';
+    }
+  }
+  for (const good of [{ dtype: 'float64' }, Object.assign(Object.create(null), { dtype: 'float64' }), new Options(), new Proxy({ dtype: 'float64' }, {})]) {
+    assert.ok(pe.table(2, 4, good).data instanceof Float64Array);
+  }
+});
+
 test('scaling: a typed array, an array and a getter that throws are refused naming scaling', () => {
   for (const scaling of [new Float32Array(2), new Uint8Array(0)]) {
     assert.throws(() => pv.ropeFrequencies(8, { scaling }), posencError('ropeFrequencies', TypeError, 'scaling must be an object'));

@@ -5,7 +5,7 @@ import { typedLength, typedArrayName, isArray } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
-export const as4 = (shape) => [0, 1, 2, 3].map((i) => shape[shape.length - 4 + i] ?? 1);
+export const as4 = (shape) => [-4, -3, -2, -1].map((i) => shape.at(i) ?? 1); // at(): no "-1" looked up on Array.prototype past the rank
 
 /**
  * The sizes of attention over q, k, v (tensors of one rank, 2 to 4): checks
@@ -20,7 +20,7 @@ export function attentionShape(check, q, k, v) {
   };
   same('k\'s batch', kb, b);
   same('v\'s batch', vb, b);
-  same('k\'s last dimension', k.shape[k.shape.length - 1], dk);
+  same('k\'s last dimension', k.shape.at(-1), dk);
   same('v\'s heads', vHeads, kvHeads);
   same('v\'s keys', vm, m);
   if (heads % kvHeads) throw check.fail(RangeError, `k's heads must divide q's heads (${heads})`, kvHeads);
@@ -42,8 +42,10 @@ function broadcastStrides(check, name, shape, target) {
   const strides = [];
   let step = 1;
   for (let d = 1; d <= target.length; d++) {
-    const size = shape[shape.length - d] ?? 1;
-    if (size !== 1 && size !== target[target.length - d]) {
+    // at(): past the shape's rank, no index "-1" is looked up on Array.prototype (one planted there made a bias of
+    // shape [2] read as [2, 2], and the core read past it into other memory)
+    const size = shape.at(-d) ?? 1;
+    if (size !== 1 && size !== target.at(-d)) {
       throw check.fail(RangeError, `${name} of shape [${shape}] does not broadcast to [${target}]`);
     }
     strides.unshift(size === 1 ? 0 : step);

@@ -112,7 +112,8 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   const count = shape.reduce((a, b) => a * b, 1);
   check.bytes(count * 8 + alsoBytes(shape));
   const data = () => {
-    const data = typedData(check, name, type, given(), elements?.integers, count);
+    // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values
+    const data = typedData(check, name, type, given(), { __proto__: null, ...elements }.integers, count);
     return elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   };
   return { shape, data: later ? data : data() };

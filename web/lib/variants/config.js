@@ -286,7 +286,7 @@ function axialOf(check, get, warnings) {
   // made a number there (its valueOf run) and came back as theta
   const theta = check.finite('config.theta', get('theta') ?? DEFAULT_THETA, { above: 1 });
   const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
-  return { axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
+  return { __proto__: null, axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
 }
 
 /**
@@ -317,7 +317,8 @@ export function resolveConfig(check, config, opts) {
   }
   const layer = pickLayer(check, std, layerTypes, ropeLayers, opts);
   const common = { layerTypes: layerTypes ?? undefined, layerType: layer.layerType, warnings: [...new Set(warnings)], maxPosition, headDim };
-  if (layer.ropeless) return { type: 'none', ...common };
+  // no prototype: an `axial` or `mropeSection` on Object.prototype made a Llama config axial (a raw TypeError) or M-RoPE
+  if (layer.ropeless) return { __proto__: null, type: 'none', ...common };
   const d = std.dicts[layer.key];
   const type = typeOfHf(d.rope_type);
   if (std.nested) delete d.truncate;
@@ -331,7 +332,7 @@ export function resolveConfig(check, config, opts) {
   const flag = typed(check, 'rope_interleave', get('rope_interleave'), isBoolean, 'true or false');
   const interleaved = flag ?? INTERLEAVED_MODELS.includes(get('model_type'));
   return {
-    ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
+    __proto__: null, ...common, type, theta, rotaryDim, pairing: interleaved ? 'interleaved' : 'half',
     scaling: scalingOf(type, d, { maxPosition, seqLen: opts.seqLen }),
     // typed as max_position_embeddings also where the type takes none (an object was reported as the trained length)
     originalMaxPosition: typed(check, 'rope_parameters.original_max_position_embeddings', d.original_max_position_embeddings, Number.isInteger, 'a whole number'),

@@ -17,7 +17,7 @@ function readSegment(check, seg, i) {
   if (kinds.length !== 1) throw check.fail(TypeError, `${name} must have exactly one of text, image, video`, seg);
   const kind = kinds[0];
   if (o.secondsPerGrid !== undefined && kind !== 'video') throw check.fail(TypeError, `${name}.secondsPerGrid belongs to a video segment`);
-  if (kind === 'text') return { kind, count: check.integer(`${name}.text`, o.text, 0, MAX_DIM) };
+  if (kind === 'text') return { kind, grid: 0, count: check.integer(`${name}.text`, o.text, 0, MAX_DIM) }; // grid own: Object.prototype's emptied the prompt
   const g = check.vector(`${name}.${kind}`, o[kind], 3);
   const grid = Array.from(g, (n, k) => check.size(`${name}.${kind}[${k}]`, n));
   const secondsPerGrid = kind === 'video' ? check.finite(`${name}.secondsPerGrid`, o.secondsPerGrid ?? 1, { above: 0, max: MAX_POSITION }) : 0;

@@ -113,9 +113,9 @@ export function typeOfHf(name) {
 
 /** The rope_parameters keys HF knows for a type: [required, optional]. */
 export function hfKeys(type) {
-  const entries = Object.entries(TYPES[type].params).filter(([k, p]) => PARAMS[k].hf && !p.unlisted);
-  return [entries.filter(([, p]) => p.required).map(([k]) => PARAMS[k].hf),
-    entries.filter(([, p]) => !p.required).map(([k]) => PARAMS[k].hf)];
+  // own flags only: a `required` or `unlisted` on Object.prototype changed which keys a config must hold
+  const entries = Object.entries(TYPES[type].params).map(([k, p]) => [PARAMS[k].hf, { __proto__: null, ...p }]).filter(([hf, p]) => hf && !p.unlisted);
+  return [true, false].map((r) => entries.filter(([, p]) => !p.required !== r).map(([hf]) => hf));
 }
 
 /**

@@ -264,7 +264,7 @@ export function createRotary(wasm, paramsPtr) {
   function handle(check, a, g) {
     const Type = TYPES[g.dtype];
     const eb = bytesPer(g.dtype);
-    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0 };
+    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0, freed: 0 }; // freed own: one on Object.prototype froze every handle
     const release = () => {
       for (const key of ['cos', 'sin', 'x', 'rows']) if (own[key]) wasm.pe_free(own[key]);
       own.cos = own.sin = own.x = own.rows = own.xCount = own.rowsCount = 0;
@@ -339,9 +339,9 @@ export function createRotary(wasm, paramsPtr) {
   // cost more than the rotation. A call made while it is held (from a
   // caller's getter) takes a fresh snapshot instead.
   const spare = { Float32Array: new Float32Array(0), Float64Array: new Float64Array(0) };
-  let held = false;
+  let held = null; // the snapshot that holds the spare buffer
 
-  /** ropeApply's x as { shape, data, spare }: data a snapshot taken now; release(x) when the call ends. */
+  /** ropeApply's x as { shape, data }: data a snapshot taken now; release(x) when the call ends. */
   function xArg(check, x) {
     const quick = quickTensor(x);
     const n = quick ? typedLength(quick.data) : 0;
@@ -349,12 +349,12 @@ export function createRotary(wasm, paramsPtr) {
     if (!quick || held || n > 2 ** 20) return tensorArg(check, 'x', x);
     const Type = quick.type === 'Float32Array' ? Float32Array : Float64Array;
     if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
-    held = true;
-    return { shape: quick.shape, data: copyTyped(spare[Type.name].subarray(0, n), quick.data), spare: true };
+    return (held = { shape: quick.shape, data: copyTyped(spare[Type.name].subarray(0, n), quick.data) });
   }
 
+  // by identity: a `spare` key on Object.prototype let a call (from a getter) that had not taken the buffer free it
   const release = (x) => {
-    if (x.spare) held = false;
+    if (x === held) held = null;
   };
 
   return { scaled, cacheTables, formedRows, givenRows, rotate, handle, xArg, release, finite, finiteRows, register: (target, release) => dropped.register(target, release, target), unregister: (target) => dropped.unregister(target) };

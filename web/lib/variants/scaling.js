@@ -26,7 +26,7 @@ function writeParam(check, params, key, value, { dim, min, name }) {
     f.forEach((x, i) => x >= p.min && x <= p.max || check.finite(`${name}[${i}]`, x, { min: p.min, max: p.max }));
     params.set(f, FIXED + (key === 'longFactor' ? dim / 2 : 0));
   } else {
-    const bounds = p.above ? { above: p.min, max: p.max } : { min: min ?? p.min, max: p.max };
+    const bounds = Object.hasOwn(p, 'above') ? { above: p.min, max: p.max } : { min: min ?? p.min, max: p.max };
     params[FIELDS.indexOf(p.c)] = check.finite(name, value, bounds);
   }
 }
@@ -54,7 +54,9 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
   if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)} for scaling type ${JSON.stringify(type)}; known options are ${known.join(', ')}`);
   if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
   const params = new Float64Array(FIXED + (type === 'longrope' ? dim : 0));
-  for (const [key, { default: fallback, min }] of Object.entries(declared)) {
+  for (const [key, spec] of Object.entries(declared)) {
+    // own keys: a min (or above, required, unlisted) on Object.prototype moved a bound or a config's required keys
+    const { default: fallback, min } = { __proto__: null, ...spec };
     const v = all[key] ?? fallback;
     if (v === null) throw check.fail(TypeError, `${label(key)} is required for scaling type ${JSON.stringify(type)}`);
     if (v === 0 && fallback === 0) continue; // absent: the C core derives it
