@@ -42,9 +42,11 @@ export const SIZE_TARGET_BYTES = 15000;
  * bytes, and the line moved to 30.1 kB. The twentieth pass's refusals before
  * memory grows (mropeCache's float16 attention factor, alibiBias's float16
  * bias from one slope, rope().apply's row scratch): 30,137 bytes, and the
- * line moved to 30.15 kB.
+ * line moved to 30.15 kB. The twenty-first pass: 30,188. Two C entry points no
+ * JS calls (pe_rope_cache, pe_rope_apply) left the module for
+ * c/exports/native.txt: 29,893 bytes, and the line is back at 30 kB.
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 30150;
+export const VARIANTS_SIZE_TARGET_BYTES = 30000;
 /**
  * posenc's 15 kB target is NOT met: issue 22's 16-bit tensors and option
  * reader took it to 15,886 bytes, issue 24's float32 flash-attention kernel
