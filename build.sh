@@ -78,8 +78,9 @@ rebuilt=0
 # sources_of MODULE and keeps only what its export list reaches.
 # native.txt: C entry points of the public headers that no JS calls (pe_rope_cache,
 # the begin/next/end three in one; pe_rope_apply, the float64 rotation by
-# positions), tested natively and left out of every wasm module: 295 bytes
-# gzipped of posenc/variants.
+# positions; pe_attention, one head of pe_attention_heads; pe_lab_train, the
+# average of pe_lab_train_sum), tested natively and fuzzed, and left out of
+# every wasm module (295 bytes gzipped of posenc/variants).
 modules=$(ls c/exports/*.txt | sed 's|.*/||; s|\.txt$||' | grep -vx 'common\|debug\|native')
 # c/lab/ (the PE lab's model, posenc/lab) is linked into the lab module only.
 sources_of() {

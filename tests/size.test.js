@@ -65,12 +65,12 @@ test('the core bundle holds no variants code, the variants bundle no core API', 
   }
   assert.ok(!coreWasm.includes('pe_rope_cache_begin') && variantsWasm.includes('pe_rope_cache_begin'), 'pe_rope_cache_begin is in the variants module alone');
   // c/exports/native.txt: C entry points no JS calls stay out of every module
-  for (const name of ['pe_rope_cache', 'pe_rope_apply']) assert.ok(!coreWasm.includes(name) && !variantsWasm.includes(name), name);
+  for (const name of ['pe_rope_cache', 'pe_rope_apply', 'pe_attention']) assert.ok(!coreWasm.includes(name) && !variantsWasm.includes(name), name);
   for (const name of ['toyAttention', 'tableGram']) {
     assert.ok(!variants.includes(name), `dist/lib/variants.js contains ${name}`);
     assert.ok(core.includes(name), `dist/lib/posenc.js lacks ${name}`);
   }
-  assert.ok(coreWasm.includes('pe_attention') && !variantsWasm.includes('pe_attention'), 'pe_attention is in the core module alone');
+  assert.ok(coreWasm.includes('pe_attention_heads') && !variantsWasm.includes('pe_attention_heads'), 'pe_attention_heads is in the core module alone');
 });
 
 test('the fields bundle alone holds the timestep, patch-grid and Fourier code', () => {
