@@ -318,8 +318,9 @@ export function createLab(wasm) {
         const t = performance.now();
         const r = run.next(n);
         if (r.done) return r.value;
-        // the next slice from this one's pace, at most twice as many steps: a slow step stays one slice
-        n = Math.max(1, Math.min(2 * n, Math.floor(n * SLICE_MS / Math.max(performance.now() - t, 0.01))));
+        // the next slice from this one's pace, at most twice as many steps: a slow step stays one slice (and a
+        // clock giving NaN or Infinity one step: Math.max(1, NaN) ran slices of 0 steps, "status 2")
+        n = Math.min(2 * n, Math.floor(n * SLICE_MS / Math.max(performance.now() - t, 0.01))) || 1;
       }
     } finally {
       run.return(); // frees the model when the signal or onProgress ended the run
