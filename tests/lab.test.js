@@ -89,6 +89,27 @@ test('trainAsync trains in slices between turns of the event loop, to the bit wh
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
 
+test('trainAsync paces its slices by any clock: one answering NaN or Infinity gives the same model (twenty-first pass)', async () => {
+  // performance.now() stubbed (a fake timer, a page's own clock): NaN made the next slice NaN steps, which reached
+  // C as 0 and rejected the run with "status 2" after its model was made.
+  const opts = { task: 'shift', steps: 12, progressEvery: 5, dModel: 8, heads: 2 };
+  const a = lab.train(opts);
+  const now = Object.getOwnPropertyDescriptor(performance, 'now');
+  for (const clock of [() => NaN, () => Infinity, () => -Infinity, () => 0]) {
+    Object.defineProperty(performance, 'now', { value: clock, configurable: true, writable: true });
+    try {
+      const b = await lab.trainAsync(opts);
+      assert.deepEqual(b.history, a.history, String(clock));
+      assert.deepEqual(new Uint8Array(b.model.params.buffer), new Uint8Array(a.model.params.buffer));
+    } finally {
+      if (now) Object.defineProperty(performance, 'now', now);
+      else delete performance.now;
+    }
+  }
+  assert.equal(performance.now() > 0, true);
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
 test('trainAsync: a signal or onProgress ends the run, refusals reject by name, and nothing stays allocated', async () => {
   const opts = { task: 'shift', steps: 400, progressEvery: 10, dModel: 8, heads: 2 };
   const before = lab.memoryStats();

@@ -183,6 +183,18 @@ test('lab: a T5 model whose buckets the core refuses is refused by name before i
   assert.ok(lab.train({ task: 'copy', steps: 1, t5Buckets: 2, t5MaxDistance: 1, dModel: 8, heads: 2, layers: 1, batch: 1, maxLength: 32 }).model);
 });
 
+test('lab: trainAsync with a signal aborted already rejects before its model is made (twenty-first pass)', async () => {
+  // The signal was read first after one turn of the event loop, the model already made: an AbortSignal.abort()
+  // grew memory from 1 MiB to 788 MiB for a run that trained nothing, and kept it.
+  const big = { task: 'copy', steps: 1, dModel: 64, heads: 8, layers: 4, batch: 64, maxLength: 256, trainLengths: [2, 8] };
+  const reason = new Error('aborted before the call');
+  for (const signal of [AbortSignal.abort(reason), { aborted: true, reason }]) {
+    const before = lab.memoryStats();
+    await assert.rejects(lab.trainAsync({ ...big, signal }), (e) => e === reason);
+    assert.deepEqual(lab.memoryStats(), before);
+  }
+});
+
 test('attention(weights: false): q or k detached or shrunk by a later argument\'s getter is refused by name, keeping no memory', () => {
   // Where the kernel's buffers would grow memory (this instance's first megabyte cannot hold them), q, k and v
   // are scanned in JS first; the scan took their live lengths. A getter of v that had detached q's buffer made

@@ -312,16 +312,16 @@ export function createLab(wasm) {
     }
     const run = training(check, config, steps, every, onProgress);
     try {
-      let r = run.next();
-      for (let n = 1; !r.done;) {
-        await turn();
+      // the signal is read before the model is made too: one aborted already grew memory for it (788 MiB kept)
+      for (let n = 0; ; await turn()) {
         if (signal && aborted()) throw check.read('signal.reason', () => signal.reason) ?? new DOMException('lab.trainAsync was aborted', 'AbortError');
         const t = performance.now();
-        r = run.next(n);
-        // the next slice from this one's pace, at most twice as many steps: a slow step stays one slice
-        n = Math.max(1, Math.min(2 * n, Math.floor(n * SLICE_MS / Math.max(performance.now() - t, 0.01))));
+        const r = run.next(n);
+        if (r.done) return r.value;
+        // the next slice from this one's pace, at most twice as many steps: a slow step stays one slice (and a
+        // clock giving NaN or Infinity one step: Math.max(1, NaN) ran slices of 0 steps, "status 2")
+        n = Math.min(2 * n, Math.floor(n * SLICE_MS / Math.max(performance.now() - t, 0.01))) || 1;
       }
-      return r.value;
     } finally {
       run.return(); // frees the model when the signal or onProgress ended the run
     }
