@@ -77,6 +77,17 @@ test('options that are a Map, Set, Date, Number, String, Error or Promise are re
   }
 });
 
+test('a bound with a lower limit excluded and an upper one names both ends (twenty-first pass, part C)', () => {
+  // "must be a finite number greater than 0 (got 2)" gave no reason for refusing 2
+  const { lab } = apis;
+  const cases = [
+    [() => lab.train({ learningRate: 2, steps: 1 }), /learningRate must be a finite number greater than 0 and at most 1 \(got 2\)/],
+    [() => lab.train({ alibiMaxBias: 65, steps: 1 }), /alibiMaxBias must be a finite number greater than 0 and at most 64 \(got 65\)/],
+    [() => pe.attention([[1]], [[1]], [[1]], { scale: NaN }), /scale must be a finite number greater than 0 \(got NaN\)/],
+  ];
+  for (const [call, message] of cases) assert.throws(call, (e) => e instanceof RangeError && message.test(e.message), String(call));
+});
+
 test('scaling: a typed array, an array and a getter that throws are refused naming scaling', () => {
   for (const scaling of [new Float32Array(2), new Uint8Array(0)]) {
     assert.throws(() => pv.ropeFrequencies(8, { scaling }), posencError('ropeFrequencies', TypeError, 'scaling must be an object'));

@@ -142,7 +142,9 @@ export class Checker {
     this.number(name, value);
     const ok = Number.isFinite(value) && value >= min && value <= max && !(value <= above); // (false for no above)
     if (!ok) {
-      const range = above !== undefined ? ` greater than ${above}` : Number.isFinite(min) || Number.isFinite(max) ? ` from ${min} to ${max}` : '';
+      // both ends named: with above and max, "greater than 0" alone hid why 2 was refused
+      const range = above !== undefined ? ` greater than ${above}${max < Infinity ? ` and at most ${max}` : ''}`
+        : Number.isFinite(min) || Number.isFinite(max) ? ` from ${min} to ${max}` : '';
       throw this.fail(RangeError, `${name} must be a finite number${range}`, value);
     }
     return value;
