@@ -597,6 +597,44 @@ test('hole the twenty-first pass found: an index "-1" planted on Array.prototype
   }
 });
 
+test('hole the twenty-second pass found: a hole in an array was read as an index planted on Array.prototype or Object.prototype (a sparse matrix, shape, positions, mask or segment list taken with the planted value)', () => {
+  const { posenc: pe, variants } = apis;
+  const q = [[1, 0], [0, 1]];
+  /* eslint-disable no-sparse-arrays */
+  const calls = [
+    () => pe.gram([[, 1], [1, 1]]),
+    () => pe.gram({ shape: [2, 2], data: [1, , 1, 1] }),
+    () => pe.gram({ shape: [2, 2], data: { length: 4, 0: 1, 2: 1, 3: 1 } }),
+    () => pe.gram({ shape: [2, ,], data: [1, 1, 1, 1] }),
+    () => pe.table(4, 2, { positions: [0, , 2, 3] }),
+    () => pe.attention(q, q, q, { mask: { shape: [2, 2], data: [1, , 1, 1] } }),
+    () => variants.ropeApply({ shape: [2, ,], data: new Float32Array(4) }, { positions: [0, 1] }),
+    () => variants.ropeApply({ shape: [2, 2], data: [1, , 1, 1] }),
+    () => variants.mropePositions([{ text: 2 }, , { text: 1 }]),
+    () => variants.ropeFromConfig({ rope_theta: 10000, head_dim: 8, layer_types: ['full_attention', , 'full_attention'] }),
+  ];
+  /* eslint-enable no-sparse-arrays */
+  const outcome = (call) => {
+    try {
+      return `returned ${JSON.stringify(call())}`;
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = calls.map(outcome);
+  for (const c of clean) assert.match(c, /^TypeError: posenc\.\w+: /);
+  for (const target of [Array.prototype, Object.prototype]) {
+    for (const [key, value] of [['0', 1], ['1', 2], ['2', { text: 3 }]]) {
+      try {
+        Object.defineProperty(target, key, { value, configurable: true, writable: true });
+        assert.deepEqual(calls.map(outcome), clean, `${target === Array.prototype ? 'Array' : 'Object'}.prototype[${key}]`);
+      } finally {
+        delete target[key];
+      }
+    }
+  }
+});
+
 test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
   const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
     { message: Object.create(null) }];

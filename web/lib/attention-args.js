@@ -1,7 +1,7 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength, typedArrayName, isArray } from './validate.js';
+import { typedLength, typedArrayName, isArray, item } from './validate.js';
 import { readNested } from './tensor.js';
 
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
@@ -71,7 +71,7 @@ function elementsAs(Type, what, convert) {
     const out = new Type(n);
     for (let i = 0; i < n; i++) {
       // read once, inside the guard: a getter's throw escaped raw, and a refused element was read again to be named
-      const v = check.read(`${name}[${i}]`, () => data[i]), x = convert(v);
+      const v = check.read(`${name}[${i}]`, () => item(data, i)), x = convert(v);
       if (x === undefined) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
       out[i] = x;
     }

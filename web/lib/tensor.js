@@ -3,7 +3,7 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item } from './validate.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
@@ -26,7 +26,7 @@ function shapeOf(check, name, shape) {
 function flatten(check, name, value) {
   const dims = [];
   check.read(name, () => {
-    for (let v = value; Array.isArray(v) && dims.length <= MAX_RANK; v = v[0]) dims.push(v.length);
+    for (let v = value; Array.isArray(v) && dims.length <= MAX_RANK; v = item(v, 0)) dims.push(v.length);
   });
   // Bounded before it is walked: an array of length 2^32 - 1 hung every function taking a tensor.
   const shape = shapeOf(check, `${name} shape`, dims);

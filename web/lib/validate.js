@@ -72,8 +72,15 @@ export function typedLength(value) {
   }
 }
 
+/**
+ * `value[i]`, but a hole (an index `value` does not own) is undefined where an index is planted on Array.prototype or
+ * Object.prototype: [[, 1], [1, 1]] was read as [[7, 1], [1, 1]] with Array.prototype[0] = 7, a shape [2, ,] as [2, 7].
+ * (Own is asked only then: a proxy whose get trap makes its elements is read as before.)
+ */
+export const item = (value, i) => (i in Array.prototype && !Object.hasOwn(value, i) ? undefined : value[i]);
+
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
-export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => value[i]);
+export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => item(value, i));
 
 /** Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots. */
 export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
@@ -244,7 +251,7 @@ export class Checker {
     if (type) return copyTyped(type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n), value);
     const copy = new Float64Array(n);
     for (let i = 0; i < n; i++) {
-      const x = this.read(`${name}[${i}]`, () => value[i]);
+      const x = this.read(`${name}[${i}]`, () => item(value, i));
       if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
       if (typeof x !== 'number') throw this.fail(TypeError, `${name}[${i}] must be a finite number`, x);
       copy[i] = x;

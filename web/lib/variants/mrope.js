@@ -3,7 +3,7 @@
 // images and videos) and the patch-grid ids of FLUX and Pixtral. Integer
 // bookkeeping only, no floating-point math beyond Qwen2.5-VL's float32 time
 // step, so it lives here rather than in C; the caches are in axes.js.
-import { Checker, MAX_DIM, MAX_POSITION } from '../validate.js';
+import { Checker, MAX_DIM, MAX_POSITION, item } from '../validate.js';
 
 const KINDS = ['text', 'image', 'video'];
 // HF 5's mm_token_type_ids: what each token of the prompt is.
@@ -59,7 +59,7 @@ export function mropePositions(segments, options) {
   const segs = [];
   let tokens = pad;
   for (let i = 0; i < n; i++) {
-    const seg = readSegment(check, check.read(`segments[${i}]`, () => segments[i]), i);
+    const seg = readSegment(check, check.read(`segments[${i}]`, () => item(segments, i)), i);
     if (seg.grid) {
       if (seg.grid[1] % merge || seg.grid[2] % merge) {
         throw check.fail(RangeError, `segments[${i}].${seg.kind}: height and width must be multiples of spatialMergeSize (${merge})`, `[${seg.grid}]`);

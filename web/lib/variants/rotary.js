@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, bytesPer, largest, MAX_DIM } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
 import { FIXED } from './scaling.js';
 
@@ -62,9 +62,9 @@ function quickTensor(x) {
     const d = Object.getOwnPropertyDescriptor(x, 'data');
     if (!('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null; // an absent key throws
     const data = d.value, v = s.value, type = typedArrayName(data), shape = [];
-    // by index, not an own Symbol.iterator (endless: a hang), holes read as holes; at most 5 (a proxy's length
+    // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
     // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
-    for (let i = 0, n = Math.min(v.length, 5); i < n; i++) shape.push(v[i]);
+    for (let i = 0, n = Math.min(v.length, 5); i < n; i++) shape.push(item(v, i));
     if (shape.length < 2 || shape.length > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null;
     let count = 1;
     for (const n of shape) {
