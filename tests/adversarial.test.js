@@ -635,6 +635,24 @@ test('hole the twenty-second pass found: a hole in an array was read as an index
   }
 });
 
+test('hole the twenty-second pass found: ropeApply read a Qwen-VL config\'s 1-D positions as M-RoPE\'s [A, S] through a `length` on Number.prototype or a `shape` or `dims` on Object.prototype (a valid call refused)', () => {
+  const config = { model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } };
+  const x = { shape: [3, 16], data: Float32Array.from({ length: 48 }, (_, i) => (i % 5) / 4) };
+  const mrope = [[0, 1, 2], [0, 1, 1], [0, 0, 1]];
+  const calls = () => [[0, 1, 2], new Float64Array([0, 1, 2]), mrope, { shape: [3, 3], data: mrope.flat() }]
+    .map((positions) => Array.from(apis.variants.ropeApply(x, { config, positions }).data));
+  const clean = calls();
+  for (const [target, key, value] of [[Number.prototype, 'length', 1], [Object.prototype, 'length', 1], [Object.prototype, 'shape', [3, 3]],
+    [Object.prototype, 'dims', [3, 3]], [Float64Array.prototype, 'shape', [3, 3]]]) {
+    try {
+      Object.defineProperty(target, key, { value, configurable: true, writable: true });
+      assert.deepEqual(calls(), clean, `${target.constructor.name}.prototype.${key}`);
+    } finally {
+      delete target[key];
+    }
+  }
+});
+
 test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
   const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
     { message: Object.create(null) }];

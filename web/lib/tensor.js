@@ -44,6 +44,14 @@ function flatten(check, name, value) {
   return { shape, data, type: undefined }; // own: readNested's `type` must not come from Object.prototype
 }
 
+/**
+ * `value[key]` where the object or one of its classes holds the key, not Object.prototype (pollution); at most 64
+ * levels of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
+ */
+export function field(value, key) {
+  for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
+}
+
 /** { shape, data() } of a supported tensor-like value, each field read once; data unchecked. */
 function parts(check, name, value) {
   // (not an array: readNested has read nested arrays)
@@ -51,12 +59,9 @@ function parts(check, name, value) {
     throw check.fail(TypeError, `${name} must be a tensor: { data, shape }, { rows, cols, data } or a tfjs / ONNX tensor`, value);
   }
   // Each field read once, in one place; a getter that throws is reported as such.
-  // Only fields of the object and its classes count, not Object.prototype's (pollution); at most 64 levels
-  // of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
+  // Only fields of the object and its classes count (field()).
   const f = check.read(name, () => {
-    const get = (key) => {
-      for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
-    };
+    const get = (key) => field(value, key);
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
     // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),

@@ -5,8 +5,8 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest } from '../validate.js';
-import { readNested, tensor, outputArgs } from '../tensor.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest, item } from '../validate.js';
+import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
 import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
@@ -215,9 +215,15 @@ export function createAxes(wasm, call, frequencies) {
     const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
     const headDim = opts.headDim ?? r.headDim;
     if (r.axial) return { __proto__: null, ...axialOfConfig(check, opts, r), headDim, pairing: opts.pairing ?? 'interleaved' };
-    // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list is text
+    // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list or a typed array is text. By
+    // own fields: a `length` on Number.prototype made a list [0, 1, 2] M-RoPE's, a `shape` on Object.prototype a Float64Array
     const p = opts.positions;
-    if (!r.mropeSection || !check.read('positions', () => (Array.isArray(p) ? p[0]?.length >= 0 : (p?.shape ?? p?.dims)?.length === 2))) return null;
+    const twoD = () => {
+      if (Array.isArray(p)) return Array.isArray(item(p, 0));
+      const shape = ArrayBuffer.isView(p) ? undefined : field(p, 'shape') ?? field(p, 'dims');
+      return Array.isArray(shape) && shape.length === 2;
+    };
+    if (!r.mropeSection || !check.read('positions', twoD)) return null;
     return { __proto__: null, ...opts, headDim, ...sectionOfConfig(check, opts, r) };
   }
 
