@@ -206,6 +206,10 @@ test('rope(): bad options and bad calls give posenc errors; the handle stays usa
   const x = { shape: [2, 8], data: random(16) };
   for (const [args, re] of [
     [[x, 3], /posenc\.rope\.apply: positions must be an integer from 0 to 2/],
+    // more rows than the cache from one position: x's rows, not "positions must be an integer from 0 to -4" whatever it was
+    // (twenty-second adversarial pass)
+    [[{ shape: [8, 8], data: random(64) }], /^RangeError: posenc\.rope\.apply: x's rows \(at most maxLen\) must be an integer from 1 to 4 \(got 8\)$/],
+    [[{ shape: [2, 8, 8], data: random(128) }, 0], /x's rows \(at most maxLen\) must be an integer from 1 to 4 \(got 8\)/],
     [[x, [0, 4]], /positions\[1\] must be a row of cos and sin, a whole number from 0 to 3/],
     [[x, [0]], /positions must have 2 elements/],
     [[{ shape: [2, 6], data: random(12) }], /x's last dimension must be a multiple of headDim \(8\)/],

@@ -202,7 +202,8 @@ export function createVariants(wasm) {
       headDimArg(ac, headDim, cols);
       const count = typedLength(tx.data);
       let offset = 0;
-      if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - s);
+      // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
+      if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
       else {
         if (rows.length !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, rows.length);
         cacheRowsCheck(ac, cache, rows, 0, s);
