@@ -653,6 +653,52 @@ test('hole the twenty-second pass found: ropeApply read a Qwen-VL config\'s 1-D 
   }
 });
 
+test('hole the twenty-second pass found: a `subarray` or `set` planted on a typed array prototype was called on posenc\'s own views of wasm memory (a kvCache wrote its rows over the allocator\'s: a wasm trap, three blocks kept; the kernels read the sizes and rows of an earlier call)', () => {
+  const { posenc: pe, variants } = apis;
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const calls = () => [
+    (() => {
+      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 2 });
+      try {
+        c.append({ shape: [2, 2, 8], data: r(32, 1) }, { shape: [2, 2, 8], data: r(32, 2) });
+        return c.attend({ shape: [2, 1, 8], data: r(16, 3) });
+      } finally {
+        c.free();
+      }
+    })(),
+    pe.attention({ shape: [2, 3, 8], data: r(48, 4) }, { shape: [2, 3, 8], data: r(48, 5) }, { shape: [2, 3, 8], data: r(48, 6) }),
+    pe.table(4, 8, { positions: [0, 3, 5, 9] }),
+    (() => {
+      const h = variants.rope({ dim: 8, maxLen: 4 });
+      try {
+        return h.apply({ shape: [2, 8], data: r(16, 7) }, 1);
+      } finally {
+        h.free();
+      }
+    })(),
+  ];
+  const outcome = () => {
+    try {
+      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = outcome();
+  // an earlier, larger attention leaves its sizes and rows where a call that does not write its own would read them
+  pe.attention({ shape: [4, 6, 16], data: r(384, 8) }, { shape: [4, 6, 16], data: r(384, 9) }, { shape: [4, 6, 16], data: r(384, 1) });
+  for (const [Type, key, value] of [[Float32Array, 'subarray', function () { return this; }], [Float32Array, 'set', () => {}],
+    [Float64Array, 'subarray', function () { return this; }], [Float64Array, 'set', () => {}], [Int32Array, 'set', () => {}]]) {
+    try {
+      Object.defineProperty(Type.prototype, key, { value, configurable: true, writable: true });
+      assert.equal(outcome(), clean, `${Type.name}.prototype.${key}`);
+    } finally {
+      delete Type.prototype[key];
+    }
+    assert.equal(pe.memoryStats().liveAllocations, 0, `${Type.name}.prototype.${key}: blocks kept`);
+  }
+});
+
 test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
   const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
     { message: Object.create(null) }];

@@ -3,7 +3,7 @@
 // whole cache (which is O(length · d), the same order as the attention's own
 // arithmetic). attend() runs the float32 blocked kernel (c/flash.c) once per
 // kv head, on the rows in use, in place.
-import { Checker } from './validate.js';
+import { Checker, copyTyped, subTyped } from './validate.js';
 import { Frame } from './heap.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
@@ -75,8 +75,8 @@ export function createKvCache(wasm, call) {
       room();
       const h = heap();
       for (let s = 0; s < slots; s++) {
-        h.set(tk.data.subarray(s * t * dk, (s + 1) * t * dk), kp / 4 + (s * maxLength + length) * dk);
-        h.set(tv.data.subarray(s * t * dv, (s + 1) * t * dv), vp / 4 + (s * maxLength + length) * dv);
+        copyTyped(h, subTyped(tk.data, s * t * dk, (s + 1) * t * dk), kp / 4 + (s * maxLength + length) * dk);
+        copyTyped(h, subTyped(tv.data, s * t * dv, (s + 1) * t * dv), vp / 4 + (s * maxLength + length) * dv);
       }
       return (length += t);
     }
@@ -117,15 +117,15 @@ export function createKvCache(wasm, call) {
         ioBytes = need;
       }
       const qp = io.pointers[0], op = qp + nq * 4;
-      heap().set(tq.data, qp / 4);
-      new Int32Array(wasm.memory.buffer, dims, 7).set([1, group, 1, s.n, length, dk, dv]);
+      copyTyped(heap(), tq.data, qp / 4);
+      copyTyped(new Int32Array(wasm.memory.buffer, dims, 7), [1, group, 1, s.n, length, dk, dv]);
       for (let h = 0; h < slots; h++) {
         const status = wasm.pe_attention_f32(op + h * group * s.n * dv * 4, qp + h * group * s.n * dk * 4, kp + h * maxLength * dk * 4,
           vp + h * maxLength * dv * 4, dims, causal ? 1 + length - s.n : 0, scale);
         if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
-      const result = heap().subarray(op / 4, op / 4 + count);
+      const result = new Float32Array(wasm.memory.buffer, op, count);
       return tensor([...tq.shape.slice(0, -1), dv], out.out !== null ? out.into(result) : result.slice());
     }
 

@@ -29,7 +29,7 @@ const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
 const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
 const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
-const typedArraySet = TypedArrayPrototype.set;
+const { set: typedArraySet, subarray: typedArraySubarray } = TypedArrayPrototype;
 // Whether an ArrayBuffer / SharedArrayBuffer can change its length (each throws
 // for anything else; absent where no buffer can).
 const BUFFER_FLAGS = [[ArrayBuffer, 'resizable'], [globalThis.SharedArrayBuffer, 'growable']]
@@ -84,6 +84,10 @@ export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => item(va
 
 /** Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots. */
 export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
+// The typed arrays' own subarray, for posenc's arrays and views of wasm memory (with copyTyped for their set): a
+// `subarray` or `set` planted on Float32Array.prototype (or Int32Array's) was called instead, a kvCache's rows were
+// written over the allocator's (a wasm trap, its blocks kept) and the kernels read sizes and rows of an earlier call.
+export const subTyped = (a, from, to) => typedArraySubarray.call(a, from, to);
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));

@@ -5,7 +5,7 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest, item } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest, item, copyTyped } from '../validate.js';
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
@@ -105,7 +105,7 @@ export function createAxes(wasm, call, frequencies) {
     } else {
       let at = 0;
       dims.forEach((d, a) => {
-        freq.set(frequencies(check, d, plan.common).invFreq, at);
+        copyTyped(freq, frequencies(check, d, plan.common).invFreq, at);
         axis.fill(a, at, (at += d / 2));
       });
     }

@@ -320,7 +320,7 @@ export function createRotary(wasm, paramsPtr) {
         sp = own.rows + x.rows * g.dim * eb;
       }
       const xa = own.x / eb;
-      view().set(x.data, xa);
+      copyTyped(view(), x.data, xa);
       const status = wasm.pe_rope_rotate(own.x, own.x, dtypeCode(g.dtype), x.blocks, x.rows, x.cols, g.headDim, g.dim,
         PAIRINGS[g.pairing], cp, sp);
       if (status === C.PE_ERR_VALUE) throw nonFinite(ac, { ...x, dtype: g.dtype, rd: g.dim }, { cp, sp });
