@@ -635,6 +635,24 @@ test('hole the twenty-second pass found: a hole in an array was read as an index
   }
 });
 
+test('hole the twenty-second pass found: a tensor or array made in another realm (node:vm, an iframe) read its fields and holes through that realm\'s Object.prototype and Array.prototype (a float32 tensor refused as int8, a hole taken as 9)', async () => {
+  const vm = await import('node:vm');
+  const { posenc: pe } = apis;
+  const context = vm.createContext({});
+  const make = () => vm.runInContext('[({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) }), [[1, , ], [3, 4]], [1, , 3, 4]]', context);
+  const calls = ([tensor, nested, flat]) => [() => pe.gram(tensor), () => pe.gram(nested), () => pe.gram({ shape: [2, 2], data: flat })].map((call) => {
+    try {
+      return Array.from(call().data);
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  });
+  const clean = calls(make());
+  assert.deepEqual(clean.slice(1), ['TypeError: posenc.gram: matrix.data[1] must be a finite number (got undefined)', 'TypeError: posenc.gram: matrix.data[1] must be a finite number (got undefined)']);
+  vm.runInContext('Object.prototype.type = "int8"; Object.prototype.dims = [1, 1]; Array.prototype[1] = 9; Object.prototype[1] = 9', context);
+  assert.deepEqual(calls(make()), clean);
+});
+
 test('hole the twenty-second pass found: ropeApply read a Qwen-VL config\'s 1-D positions as M-RoPE\'s [A, S] through a `length` on Number.prototype or a `shape` or `dims` on Object.prototype (a valid call refused)', () => {
   const config = { model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } };
   const x = { shape: [3, 16], data: Float32Array.from({ length: 48 }, (_, i) => (i % 5) / 4) };

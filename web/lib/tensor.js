@@ -45,11 +45,12 @@ function flatten(check, name, value) {
 }
 
 /**
- * `value[key]` where the object or one of its classes holds the key, not Object.prototype (pollution); at most 64
+ * `value[key]` where the object or one of its classes holds the key, not Object.prototype (pollution), of this realm or
+ * another's (a tensor made in a vm context or an iframe: the root of its chain, whose prototype is null); at most 64
  * levels of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
  */
 export function field(value, key) {
-  for (let o = value, d = 64; o && o !== Object.prototype && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
+  for (let o = value, d = 64; o && (o === value || Object.getPrototypeOf(o)) && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
 }
 
 /** { shape, data() } of a supported tensor-like value, each field read once; data unchecked. */
