@@ -85,6 +85,20 @@ test('the fields bundle alone holds the timestep, patch-grid and Fourier code', 
   for (const name of ['ropeCache', 'tableGram']) assert.ok(!fields.includes(name), `dist/lib/fields.js contains ${name}`);
 });
 
+// Every module, release and debug, lab's among them: the list's pe_lab_train too (it was checked in posenc's and
+// variants' release modules only, three names by hand)
+test('no entry point of c/exports/native.txt is exported by any WebAssembly module, release or debug', () => {
+  const native = read('c/exports/native.txt').toString().split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  assert.ok(native.includes('pe_lab_train') && native.includes('pe_attention'), 'native.txt as read');
+  for (const dir of ['dist', 'dist/debug']) {
+    for (const module of ['posenc', 'variants', 'fields', 'lab']) {
+      const names = WebAssembly.Module.exports(new WebAssembly.Module(read(`${dir}/${module}.wasm`))).map((e) => e.name);
+      assert.ok(names.length > 5, `${dir}/${module}.wasm exports ${names.length} names`);
+      for (const name of native) assert.ok(!names.includes(name), `${dir}/${module}.wasm exports ${name}`);
+    }
+  }
+});
+
 test('the sizes are gzip -9 of each bundle; "both" is their sum', () => {
   const s = measureSize();
   for (const [i, e] of s.entries.entries()) {
