@@ -290,3 +290,27 @@ test('the seventeenth adversarial pass: inspect --json is bounded by --max-bytes
   assert.deepEqual(report.rope.map((l) => [l.layerType, l.invFreq.length]), [['t0', 2 ** 19], ['t1', 2 ** 19]]);
   assert.equal(run('inspect', file, '--json', '--max-bytes', '0').status, 2);
 });
+
+test('the twenty-second adversarial pass: a config, or a dict of it, that is a Map, Date or other built-in kind is refused, not read as an empty dict', () => {
+  const base = { rope_theta: 10000, head_dim: 8 };
+  const linear = () => new Map([['rope_type', 'linear'], ['factor', 2]]);
+  for (const [config, re] of [
+    [{ ...base, rope_scaling: linear() }, /config\.rope_parameters must be an object \(got Map\)/],
+    [{ ...base, rope_parameters: linear() }, /config\.rope_parameters must be an object \(got Map\)/],
+    [{ text_config: new Map(Object.entries(base)) }, /config\.text_config must be an object \(got Map\)/],
+    [new Map(Object.entries(base)), /config must be a parsed config\.json object \(got Map\)/],
+    [new Date(), /config must be a parsed config\.json object \(got Date\)/],
+  ]) {
+    assert.throws(() => pv.ropeFromConfig(config), (e) => e instanceof TypeError && re.test(e.message), re.source);
+  }
+  // an object of a class, its fields own, is a dict as before
+  class Scaling {
+    constructor() {
+      this.rope_type = 'linear';
+      this.factor = 2;
+    }
+  }
+  assert.equal(pv.ropeFromConfig({ ...base, rope_scaling: new Scaling() }).scaling.factor, 2);
+  // a Map under a layer type's key is not a nested dict: the flat dict's unknown key, warned of as HF does
+  assert.deepEqual(pv.ropeFromConfig({ ...base, rope_parameters: { full_attention: linear() } }).warnings, ['unrecognized keys for rope_type "default": full_attention']);
+});

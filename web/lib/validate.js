@@ -98,7 +98,7 @@ const NO_OPTIONS = Object.freeze(Object.create(null));
  * proxy): not an array, typed array or buffer, nor a Map, Date, Error, Number or any other built-in kind, whose keys are
  * not its options (new Map([['dtype', 'float64']]) had none, and was taken as no options).
  */
-const isOptions = (value) => ({}).toString.call(value) === '[object Object]';
+export const isOptions = (value) => ({}).toString.call(value) === '[object Object]';
 
 /**
  * A string a caller gave, in a message: its first 99 characters. One of the engine's longest (2^29 - 24) made

@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, show, sum, byIndex, cut } from '../validate.js';
+import { isArray, isOptions, show, sum, byIndex, cut } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -30,7 +30,15 @@ const MAX_LAYERS = 65536; // (not a C limit)
 /** A head or axis width read from a config (the C core then applies its own size limit). */
 const MAX_WIDTH = 2 ** 20; // (not a C limit)
 
-const isObject = (v) => typeof v === 'object' && v !== null && !isArray(v) && !ArrayBuffer.isView(v);
+// by its tag, as an options object (not an array, typed array, Map, Date or other built-in kind: a Map as rope_scaling had
+// no own keys and was read as no scaling); false for a revoked proxy, or one whose tag cannot be read
+const isObject = (v) => {
+  try {
+    return typeof v === 'object' && v !== null && isOptions(v);
+  } catch {
+    return false;
+  }
+};
 
 /** tables[key] for an own key only (a model_type such as "__proto__" or "toString" finds nothing). */
 const own = (table, key) => (typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined);
