@@ -635,12 +635,12 @@ test('hole the twenty-second pass found: a hole in an array was read as an index
   }
 });
 
-test('hole the twenty-second pass found: a tensor or array made in another realm (node:vm, an iframe) read its fields and holes through that realm\'s Object.prototype and Array.prototype (a float32 tensor refused as int8, a hole taken as 9)', async () => {
+test('hole the twenty-second pass found: a tensor made in another realm (node:vm, an iframe) read its fields through that realm\'s Object.prototype (a float32 tensor refused as int8)', async () => {
   const vm = await import('node:vm');
   const { posenc: pe } = apis;
   const context = vm.createContext({});
-  const make = () => vm.runInContext('[({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) }), [[1, , ], [3, 4]], [1, , 3, 4]]', context);
-  const calls = ([tensor, nested, flat]) => [() => pe.gram(tensor), () => pe.gram(nested), () => pe.gram({ shape: [2, 2], data: flat })].map((call) => {
+  const make = () => vm.runInContext('[({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) }), ({ dims: [2, 2], data: new Float32Array([1, 2, 3, 4]), type: "float32" })]', context);
+  const calls = (tensors) => [...tensors].map((tensor) => () => pe.gram(tensor)).map((call) => {
     try {
       return Array.from(call().data);
     } catch (error) {
@@ -648,8 +648,8 @@ test('hole the twenty-second pass found: a tensor or array made in another realm
     }
   });
   const clean = calls(make());
-  assert.deepEqual(clean.slice(1), ['TypeError: posenc.gram: matrix.data[1] must be a finite number (got undefined)', 'TypeError: posenc.gram: matrix.data[1] must be a finite number (got undefined)']);
-  vm.runInContext('Object.prototype.type = "int8"; Object.prototype.dims = [1, 1]; Array.prototype[1] = 9; Object.prototype[1] = 9', context);
+  assert.deepEqual(clean, [[5, 11, 11, 25], [5, 11, 11, 25]]);
+  vm.runInContext('Object.prototype.type = "int8"; Object.prototype.dims = [1, 1]; Object.prototype.dataSync = () => [9]', context);
   assert.deepEqual(calls(make()), clean);
 });
 

@@ -50,7 +50,7 @@ function flatten(check, name, value) {
  * levels of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
  */
 export function field(value, key) {
-  for (let o = value, d = 64; o && (o === value || Object.getPrototypeOf(o)) && d--; o = Object.getPrototypeOf(o)) if (Object.hasOwn(o, key)) return value[key];
+  for (let o = value, p, d = 64; o && d--; o = p) if (((p = Object.getPrototypeOf(o)) || o === value) && Object.hasOwn(o, key)) return value[key];
 }
 
 /** { shape, data() } of a supported tensor-like value, each field read once; data unchecked. */

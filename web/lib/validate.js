@@ -73,12 +73,12 @@ export function typedLength(value) {
 }
 
 /**
- * `value[i]`, but a hole (an index `value` does not own) is undefined where a prototype of it holds the index (one
- * planted on Array.prototype or Object.prototype, of this realm or another's): [[, 1], [1, 1]] was read as [[7, 1],
- * [1, 1]] with Array.prototype[0] = 7, a shape [2, ,] as [2, 7]. (A proxy whose get trap makes its elements, owning
- * none, is read as before.)
+ * `value[i]`, but a hole (an index `value` does not own) is undefined where an index is planted on Array.prototype or
+ * Object.prototype: [[, 1], [1, 1]] was read as [[7, 1], [1, 1]] with Array.prototype[0] = 7, a shape [2, ,] as [2, 7].
+ * (Own is asked only then: a proxy whose get trap makes its elements is read as before, and a row's holes with one
+ * read each. Another realm's prototypes are not looked at: docs/limits.md.)
  */
-export const item = (value, i) => (Object.hasOwn(value, i) || !(i in value) ? value[i] : undefined);
+export const item = (value, i) => (i in Array.prototype && !Object.hasOwn(value, i) ? undefined : value[i]);
 
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
 export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => item(value, i));
