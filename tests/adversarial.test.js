@@ -717,6 +717,27 @@ test('hole the twenty-second pass found: a `subarray` or `set` planted on a type
   }
 });
 
+test('hole the twenty-second pass found: a `slice` planted on Int32Array.prototype lost the RoPE cache generator ropeCache, ropeApply and rope() had begun in the core, and its blocks were kept', () => {
+  const { variants } = apis;
+  const calls = [() => variants.ropeCache(4, 8), () => variants.ropeApply({ shape: [2, 8], data: new Float32Array(16).fill(0.5) }), () => variants.rope({ dim: 8, maxLen: 4 }).free()];
+  const before = variants.memoryStats().liveAllocations;
+  for (const value of [function () { throw new Error('planted'); }, 5]) {
+    try {
+      Object.defineProperty(Int32Array.prototype, 'slice', { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      for (const call of calls) {
+        try {
+          call();
+        } catch {
+          // the planted method's own throw, or a posenc error: what is checked is the memory
+        }
+      }
+    } finally {
+      delete Int32Array.prototype.slice;
+    }
+    assert.equal(variants.memoryStats().liveAllocations, before, typeof value);
+  }
+});
+
 test('holes the ninth pass found: a getter that throws a value whose message or string cannot be read (a null-prototype object, a revoked proxy, a message getter or toString that throws) gives a posenc error, not that second throw', () => {
   const thrown = [Object.create(null), revoked(), { get message() { throw new Error('message getter'); } }, { toString() { throw new Error('toString'); } },
     { message: Object.create(null) }];

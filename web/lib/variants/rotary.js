@@ -113,7 +113,7 @@ export function createRotary(wasm, paramsPtr) {
     const af = f.output('float64', 1);
     scalingCall(check, a, wasm.pe_rope_cache_begin(slot, af, dtypeCode(g.dtype), g.maxLen, g.dim, a.base, a.code, paramsPtr(f, a.params),
       g.offset, CACHE_LAYOUTS[g.layout]));
-    const state = f.readInt32(slot, 1)[0];
+    const state = new Int32Array(wasm.memory.buffer, slot, 1)[0]; // by index: a slice planted on Int32Array.prototype threw here, and the generator was never ended (kept)
     try {
       return body(state, f.read('float64', af, 1)[0]);
     } finally {
