@@ -156,6 +156,8 @@ export class PeWidget extends Element {
     this.data = PeWidget.noData;
     /** Counts releases: a render that started before one draws nothing. */
     this.generation = 0;
+    /** The other window whose document holds the element, while it does (connectedCallback). */
+    this.host = null;
     // What render() adds to the element (charts, tables, closures over arrays)
     // is everything else: release() drops it, and the next render rebuilds it.
     this.kept = new Set([...Object.keys(this), 'kept']);
@@ -168,10 +170,23 @@ export class PeWidget extends Element {
     near.observe(this);
     far.observe(this);
     if (this.constructor.followsWidth) resized.observe(this);
+    // In another window's document (moved into a same-origin iframe): that window going away (the frame removed
+    // or navigated) disconnects nothing, so a <pe-lab> trained on behind it for minutes and its redraws threw
+    // (no getComputedStyle of a closed window), and every element stayed drawn, holding the frame's document.
+    const view = this.ownerDocument.defaultView;
+    if (view && view !== globalThis) {
+      this.host = view;
+      view.addEventListener('pagehide', this.gone, { once: true });
+    }
   }
+
+  /** The other window's document this element lives in went away: as if removed. */
+  gone = () => this.disconnectedCallback();
 
   /** A removed element keeps nothing alive: no chart in Chart.js's registry, no observer, no array. */
   disconnectedCallback() {
+    this.host?.removeEventListener('pagehide', this.gone);
+    this.host = null;
     const { near, far, resized } = watch();
     near.unobserve(this);
     far.unobserve(this);
