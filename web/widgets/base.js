@@ -110,6 +110,21 @@ function enqueue(widget) {
   drain();
 }
 
+/**
+ * Every property widget code makes on an element (`this.<name> = ...` in web/widgets; tests/widgets-ssr.test.js
+ * holds the list to the sources): release() drops those its constructor did not make, and only those. It dropped
+ * every property but the constructor's, a page's or a framework's too (React's __reactProps$…, Vue's _vei,
+ * jQuery's expando, Preact's l), and called their destroy(): removed and added back, or scrolled far away, an
+ * element lost its framework's event handlers.
+ */
+export const OWNED = new Set(('accChart answer barOf bars bitmap box canvas captionEl categories chart chartsEl codesBox cols '
+  + 'columnsNote controlsEl cosChart ctl curves curvesShown data describe dirty drawnAt errEl exportEl extraEl fg focus frame '
+  + 'frameEl freqChart generation heat heats host idsEl image kept kind label language last leftOut lenChart line lines live '
+  + 'lossChart main mapLabels mapModel mapTokens mapsData mapsEl mapsNote newCaption normChart notesEl pairChart pending '
+  + 'pendingNotes placeholder play posBox profile progress range renders resetBtn rotChart rows runId runState runner sentence '
+  + 'sentenceTask shares showBtn status statusEl stopBtn summaryEl table tables timer tip titleEl trainBtn trainQueued trained '
+  + 'values verdicts visible waveChart where width').split(' '));
+
 /** In Node (no DOM) the elements are plain classes that are never defined. */
 const Element = globalThis.HTMLElement ?? class {};
 
@@ -216,7 +231,7 @@ export class PeWidget extends Element {
     queue.delete(this);
     drawn.delete(this);
     for (const key of Object.keys(this)) {
-      if (this.kept.has(key)) continue;
+      if (this.kept.has(key) || !OWNED.has(key)) continue;
       for (const part of [this[key]].flat()) part?.destroy?.();
       delete this[key];
     }
