@@ -168,3 +168,25 @@ test('an element in a removed iframe is released: its run ends and its charts go
     assert.deepEqual({ running: result.running, state: result.state, canvases: result.canvases }, { running: false, state: null, canvases: 0 });
   });
 });
+
+// Twenty-second pass: a constructed stylesheet serves only the document it was made in, and the browser drops
+// another document's from a shadow root that moves: an element moved into a same-origin iframe (or made by the page
+// and appended there) drew unstyled, its hidden error box shown. It takes its new document's sheet when connected.
+test('an element moved into a same-origin iframe keeps its styles', async () => {
+  await withBlog(async (page) => {
+    const result = await page.evaluate(async () => {
+      const frame = document.createElement('iframe');
+      document.querySelector('article').prepend(frame);
+      await new Promise((resolve) => (frame.contentDocument.readyState === 'complete' ? resolve() : frame.addEventListener('load', resolve)));
+      const styled = (w) => w.ownerDocument.defaultView.getComputedStyle(w.shadowRoot.querySelector('.err')).display === 'none';
+      const moved = document.getElementById('blog-curves');
+      const made = document.createElement('pe-heatmap');
+      const before = styled(moved);
+      frame.contentDocument.body.append(moved, made);
+      const inFrame = [styled(moved), styled(made)];
+      document.querySelector('article').append(moved);
+      return { before, inFrame, back: styled(moved) };
+    });
+    assert.deepEqual(result, { before: true, inFrame: [true, true], back: true });
+  });
+});

@@ -181,6 +181,7 @@ export class PeWidget extends Element {
   static noData = () => ({ header: [], rows: [] });
 
   connectedCallback() {
+    adoptStyles(this.shadowRoot); // its document's sheet: moved into another, the old one is dropped
     const { near, far, resized } = watch();
     near.observe(this);
     far.observe(this);
