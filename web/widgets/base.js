@@ -192,12 +192,12 @@ export class PeWidget extends Element {
     const view = this.ownerDocument.defaultView;
     if (view && view !== globalThis) {
       this.host = view;
-      view.addEventListener('pagehide', this.gone, { once: true });
+      view.addEventListener('pagehide', this.gone);
     }
   }
 
-  /** The other window's document this element lives in went away: as if removed. */
-  gone = () => this.disconnectedCallback();
+  /** The other window's document this element lives in went away: as if removed (not into the back-forward cache). */
+  gone = (e) => e.persisted || this.disconnectedCallback();
 
   /** A removed element keeps nothing alive: no chart in Chart.js's registry, no observer, no array. */
   disconnectedCallback() {
