@@ -332,7 +332,7 @@ const DOCUMENTED = [
   [/^(norms|gram|dot|toyAttention|attention)$/, /overflows|NaN or infinite/], // results of every value together
   [/^ropeApply$/, /overflows/], // a rotated value, from x and the attention factor together
   [/^(learnedTable|learnedRows)$/, /overflows float16/], // seeded draws × scale
-  [/^randomFourierFeatures$/, /angle 2π B x lies past/], // a drawn B's bound
+  // (randomFourierFeatures' drawn B: its bound is checked before the result is allocated since the twenty-second pass)
   [/^train$/, /^(Error: )?progress$/], // onProgress's own exception, passed on as thrown once the model exists
 ];
 const documented = [];

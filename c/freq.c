@@ -13,7 +13,7 @@ int32_t pe_pair_count(int32_t d_model, int layout) {
     return layout == PE_LAYOUT_CONCAT ? d_model / 2 : (d_model + 1) / 2;
 }
 
-static int check_spec_args(int32_t d_model, int layout, int freq, double base) {
+int pe_check_spec(int32_t d_model, int layout, int freq, double base) {
     PE_TRY(pe_check_dim(d_model));
     if (layout < PE_LAYOUT_INTERLEAVED || layout > PE_LAYOUT_SPLIT) return PE_ERR_OPTION;
     if (freq != PE_FREQ_PAPER && freq != PE_FREQ_GEOM) return PE_ERR_OPTION;
@@ -35,13 +35,13 @@ static void fill_frequencies(double *w, int32_t nf, int32_t d_model, int freq, d
 
 int pe_frequencies(double *out, int32_t d_model, int layout, int freq, double base) {
     if (!out) return PE_ERR_NULL;
-    PE_TRY(check_spec_args(d_model, layout, freq, base));
+    PE_TRY(pe_check_spec(d_model, layout, freq, base));
     fill_frequencies(out, pe_pair_count(d_model, layout), d_model, freq, base);
     return PE_OK;
 }
 
 int pe_spec_init(pe_spec *s, int32_t d_model, int layout, int freq, double base) {
-    PE_TRY(check_spec_args(d_model, layout, freq, base));
+    PE_TRY(pe_check_spec(d_model, layout, freq, base));
     s->d = d_model;
     s->layout = layout;
     s->nf = pe_pair_count(d_model, layout);

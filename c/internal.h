@@ -50,6 +50,8 @@ typedef struct {
     double *w;  /* nf angular frequencies, owned */
 } pe_spec;
 
+/* pe_spec_init's checks alone (width, layout, rule, base), nothing allocated. */
+int pe_check_spec(int32_t d_model, int layout, int freq, double base);
 int pe_spec_init(pe_spec *s, int32_t d_model, int layout, int freq, double base);
 void pe_spec_free(pe_spec *s);
 /* Column of the sin (and of the cos, -1 when the frequency has none) of frequency i. */

@@ -1478,6 +1478,8 @@ static int fuzz_lab_model(src *s, long fail_at) {
     if (c.refused) REQUIRE(st != PE_OK);
     if (!c.inject) REQUIRE(st != PE_ERR_NOMEM);
     if (st_bytes != PE_OK) REQUIRE(st == st_bytes);
+    /* and a config it counts fails only for its size or an allocation: nothing found once the block is made */
+    if (st_bytes == PE_OK && st != PE_OK) REQUIRE(st == PE_ERR_NOMEM || (st == PE_ERR_SIZE && bytes[0] > PE_MAX_BYTES));
     if (st == PE_OK) REQUIRE(st_bytes == PE_OK && bytes[0] > 0 && bytes[0] <= PE_MAX_BYTES + 65536);
     if (st != PE_OK) {
         REQUIRE(model == NULL && pe_live_allocations() == 0);

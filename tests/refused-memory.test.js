@@ -114,6 +114,9 @@ const REFUSED = [
   ['fields', 'fourierFeatures', [edge(1e5), { dtype: 'float16' }]],
   // A given B's angle bound is known before anything is drawn: it was checked only by the core, after allocating.
   ['fields', 'randomFourierFeatures', [edge(2 ** 42 / (6 * Math.PI) * 1.5), { B: { rows: 2, cols: 1, data: [3, -1] } }]],
+  // ... and a drawn one's once drawn, alone, before the result is allocated: drawn beside it, B was refused by the
+  // core, the result's memory kept (514 MiB here; twenty-second pass). What B takes, m × d doubles, may stay.
+  ['fields', 'randomFourierFeatures', [edge(1e10), { features: 256, sigma: 1000 }]],
   ['lab', 'train', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'train', [{ ...ISSUE, batch: 1024, maxLength: 1024, heads: 64, dModel: 512 }]],
   // trainAsync rejects (the test awaits every call), before its model or its frame is made
   ['lab', 'trainAsync', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'trainAsync', [{ ...ISSUE, signal: 'stop' }]],

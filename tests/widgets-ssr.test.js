@@ -63,3 +63,20 @@ test('Eleventy builds a page whose config imports posenc/widgets', () => {
   assert.match(html, /<pe-heatmap d-model="32" max-len="24"><\/pe-heatmap>/);
   assert.match(html, /<pe-lab task="shift"><\/pe-lab>/);
 });
+
+// Twenty-second pass: release() drops only the properties widget code makes (OWNED in web/widgets/base.js), so a
+// framework's or a page's own (React's __reactProps$…, Vue's _vei, jQuery's expando) survive a removal or a release
+// far off screen. The list must name every property the sources make, or a chart would outlive its release.
+test('OWNED lists exactly the properties web/widgets makes on an element', async () => {
+  const { OWNED } = await import('../web/widgets/base.js');
+  const { readdirSync } = await import('node:fs');
+  const dir = join(ROOT, 'web/widgets');
+  const made = new Set();
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+    const src = readFileSync(join(dir, file), 'utf8');
+    for (const m of src.matchAll(/\bthis\.([A-Za-z_$][\w$]*)\s*(?:\?\?|\|\||&&)?=(?!=)/g)) made.add(m[1]);
+    // other ways of making one, which the list would not see
+    assert.doesNotMatch(src, /Object\.assign\(this\s*,|this\[[^\]]+\]\s*(?:\?\?|\|\||&&)?=(?!=)|defineProperty\(this\b/, file);
+  }
+  assert.deepEqual([...made].sort(), [...OWNED].sort());
+});

@@ -193,6 +193,11 @@ static int check_config(const int32_t *c, const double *f) {
         if (exact < 1) return PE_ERR_SIZE;
         if (c[LAB_C_MAXDIST] <= exact) return PE_ERR_VALUE;
     }
+    /* the rest of position_data's checks, here too: a sinusoidal layout, rule or base and a RoPE base
+     * were refused by pe_table and pe_rope_cache once the block was made (pe_lab_model_bytes counted them) */
+    if (c[LAB_C_ENCODING] == PE_LAB_SINUSOIDAL)
+        PE_TRY(pe_check_spec(c[LAB_C_DMODEL], c[LAB_C_LAYOUT], c[LAB_C_FREQ], f[LAB_F_SINBASE]));
+    if (c[LAB_C_ENCODING] == PE_LAB_ROPE) PE_TRY(pe_check_base(f[LAB_F_ROPEBASE]));
     /* the betas are tested as stored: one that rounds to 1 in float32 would stop the moments */
     if (!(f[LAB_F_LR] > 0 && f[LAB_F_LR] <= 1) || !(f[LAB_F_BETA1] >= 0 && (lab_real)f[LAB_F_BETA1] < 1)
         || !(f[LAB_F_BETA2] >= 0 && (lab_real)f[LAB_F_BETA2] < 1)

@@ -127,3 +127,66 @@ test('data-state across training, a language switch mid-run, removal and re-addi
     assert.equal(stopped, 'stopped');
   });
 });
+
+// Twenty-second pass: an element moved into a same-origin iframe's document is not disconnected when that frame
+// goes away (removed or navigated). A lab training there trained on in its worker, for minutes (17 reports grew to
+// 161 in four seconds), and each of its redraws threw "Cannot read properties of null (reading 'getComputedStyle')"
+// (Chart.js, in a window that has closed); every element there stayed drawn, holding the frame's document.
+test('an element in a removed iframe is released: its run ends and its charts go', { timeout: 120000 }, async () => {
+  await withBlog(async (page) => {
+    const result = await page.evaluate(async () => {
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      const frame = document.createElement('iframe');
+      Object.assign(frame.style, { width: '900px', height: '1200px' });
+      document.querySelector('article').prepend(frame);
+      await new Promise((resolve) => (frame.contentDocument.readyState === 'complete' ? resolve() : frame.addEventListener('load', resolve)));
+      const lab = document.createElement('pe-lab');
+      lab.setAttribute('steps', '20000');
+      lab.setAttribute('encodings', 'rope');
+      const curves = document.createElement('pe-curves');
+      frame.contentDocument.body.append(curves, lab);
+      for (let i = 0; i < 300 && !(lab.dataset.state === 'idle' && curves.dataset.state === 'ready'); i++) await sleep(100);
+      const drawn = curves.shadowRoot.querySelectorAll('canvas').length;
+      lab.shadowRoot.querySelector('button').click();
+      for (let i = 0; i < 600 && !lab.curves?.get('rope')?.loss.length; i++) await sleep(100);
+      // every message its trainers send from now on is counted
+      let after = 0;
+      const onMessage = lab.onMessage;
+      lab.onMessage = (...args) => {
+        after++;
+        return onMessage.apply(lab, args);
+      };
+      const before = lab.curves.get('rope').loss.length;
+      frame.remove();
+      await sleep(3000);
+      return { drawn, before, after, running: Boolean(lab.runner), state: lab.dataset.state ?? null,
+        canvases: curves.shadowRoot.querySelectorAll('canvas').length + lab.shadowRoot.querySelectorAll('canvas').length };
+    });
+    assert.ok(result.drawn > 0 && result.before > 0, JSON.stringify(result));
+    // a report already on its way may arrive; a run going on sends about forty a second
+    assert.ok(result.after <= 1, `${result.after} messages after the frame went`);
+    assert.deepEqual({ running: result.running, state: result.state, canvases: result.canvases }, { running: false, state: null, canvases: 0 });
+  });
+});
+
+// Twenty-second pass: a constructed stylesheet serves only the document it was made in, and the browser drops
+// another document's from a shadow root that moves: an element moved into a same-origin iframe (or made by the page
+// and appended there) drew unstyled, its hidden error box shown. It takes its new document's sheet when connected.
+test('an element moved into a same-origin iframe keeps its styles', async () => {
+  await withBlog(async (page) => {
+    const result = await page.evaluate(async () => {
+      const frame = document.createElement('iframe');
+      document.querySelector('article').prepend(frame);
+      await new Promise((resolve) => (frame.contentDocument.readyState === 'complete' ? resolve() : frame.addEventListener('load', resolve)));
+      const styled = (w) => w.ownerDocument.defaultView.getComputedStyle(w.shadowRoot.querySelector('.err')).display === 'none';
+      const moved = document.getElementById('blog-curves');
+      const made = document.createElement('pe-heatmap');
+      const before = styled(moved);
+      frame.contentDocument.body.append(moved, made);
+      const inFrame = [styled(moved), styled(made)];
+      document.querySelector('article').append(moved);
+      return { before, inFrame, back: styled(moved) };
+    });
+    assert.deepEqual(result, { before: true, inFrame: [true, true], back: true });
+  });
+});

@@ -337,9 +337,9 @@ void test_lab_create_errors(void) {
         EXPECT(model == NULL);
         double bytes[2] = {
             -1, -1
-        }; /* the count checks the config as create does (the layout and rule: pe_table's) */
-        if (ints[i].field != CFG_LAYOUT && ints[i].field != CFG_FREQ)
-            EXPECT_STATUS(pe_lab_model_bytes(bytes, k.c, k.f), ints[i].status);
+        }; /* the count checks the config as create does (the layout and rule too: they were pe_table's, found
+              after the block was allocated, and counted) */
+        EXPECT_STATUS(pe_lab_model_bytes(bytes, k.c, k.f), ints[i].status);
     }
     /* T5's buckets and distance are bounded before the parameters are counted:
      * 2^30 buckets x 2 heads overflowed the int32 count (UBSan) before. */
@@ -381,6 +381,24 @@ void test_lab_create_errors(void) {
     k = small_cfg(PE_LAB_SINUSOIDAL, 0);
     k.f[F_SINBASE] = 1;
     EXPECT_STATUS(create(&model, &k), PE_ERR_BASE);
+    /* the sinusoidal base and RoPE's are refused before the block is allocated, and not counted: pe_table and
+     * pe_rope_cache found them once it was (a 1 GiB block made to be refused); the other encodings ignore them */
+    double bases[] = { 1, 0.5, -2, NAN, INFINITY, -INFINITY };
+    for (size_t i = 0; i < LEN(bases); i++) {
+        double bytes[2];
+        for (int enc = PE_LAB_SINUSOIDAL; enc <= PE_LAB_ROPE; enc += PE_LAB_ROPE - PE_LAB_SINUSOIDAL) {
+            k = small_cfg(enc, 0);
+            k.f[enc == PE_LAB_ROPE ? F_ROPEBASE : F_SINBASE] = bases[i];
+            EXPECT_STATUS(pe_lab_model_bytes(bytes, k.c, k.f), PE_ERR_BASE);
+            inject_failure(-1);
+            EXPECT_STATUS(create(&model, &k), PE_ERR_BASE);
+            EXPECT(malloc_calls == 0); /* nothing allocated, the model's struct neither */
+        }
+        k = small_cfg(PE_LAB_ALIBI, 0);
+        k.f[F_SINBASE] = k.f[F_ROPEBASE] = bases[i];
+        EXPECT(create(&model, &k) == PE_OK);
+        pe_lab_free(model);
+    }
 
     struct {
         int field;

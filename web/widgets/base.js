@@ -110,6 +110,21 @@ function enqueue(widget) {
   drain();
 }
 
+/**
+ * Every property widget code makes on an element (`this.<name> = ...` in web/widgets; tests/widgets-ssr.test.js
+ * holds the list to the sources): release() drops those its constructor did not make, and only those. It dropped
+ * every property but the constructor's, a page's or a framework's too (React's __reactProps$…, Vue's _vei,
+ * jQuery's expando, Preact's l), and called their destroy(): removed and added back, or scrolled far away, an
+ * element lost its framework's event handlers.
+ */
+export const OWNED = new Set(('accChart answer barOf bars bitmap box canvas captionEl categories chart chartsEl codesBox cols '
+  + 'columnsNote controlsEl cosChart ctl curves curvesShown data describe dirty drawnAt errEl exportEl extraEl fg focus frame '
+  + 'frameEl freqChart generation heat heats host idsEl image kept kind label language last leftOut lenChart line lines live '
+  + 'lossChart main mapLabels mapModel mapTokens mapsData mapsEl mapsNote newCaption normChart notesEl pairChart pending '
+  + 'pendingNotes placeholder play posBox profile progress range renders resetBtn rotChart rows runId runState runner sentence '
+  + 'sentenceTask shares showBtn status statusEl stopBtn summaryEl table tables timer tip titleEl trainBtn trainQueued trained '
+  + 'values verdicts visible waveChart where width').split(' '));
+
 /** In Node (no DOM) the elements are plain classes that are never defined. */
 const Element = globalThis.HTMLElement ?? class {};
 
@@ -156,6 +171,8 @@ export class PeWidget extends Element {
     this.data = PeWidget.noData;
     /** Counts releases: a render that started before one draws nothing. */
     this.generation = 0;
+    /** The other window whose document holds the element, while it does (connectedCallback). */
+    this.host = null;
     // What render() adds to the element (charts, tables, closures over arrays)
     // is everything else: release() drops it, and the next render rebuilds it.
     this.kept = new Set([...Object.keys(this), 'kept']);
@@ -164,14 +181,28 @@ export class PeWidget extends Element {
   static noData = () => ({ header: [], rows: [] });
 
   connectedCallback() {
+    adoptStyles(this.shadowRoot); // its document's sheet: moved into another, the old one is dropped
     const { near, far, resized } = watch();
     near.observe(this);
     far.observe(this);
     if (this.constructor.followsWidth) resized.observe(this);
+    // In another window's document (moved into a same-origin iframe): that window going away (the frame removed
+    // or navigated) disconnects nothing, so a <pe-lab> trained on behind it for minutes and its redraws threw
+    // (no getComputedStyle of a closed window), and every element stayed drawn, holding the frame's document.
+    const view = this.ownerDocument.defaultView;
+    if (view && view !== globalThis) {
+      this.host = view;
+      view.addEventListener('pagehide', this.gone);
+    }
   }
+
+  /** The other window's document this element lives in went away: as if removed (not into the back-forward cache). */
+  gone = (e) => e.persisted || this.disconnectedCallback();
 
   /** A removed element keeps nothing alive: no chart in Chart.js's registry, no observer, no array. */
   disconnectedCallback() {
+    this.host?.removeEventListener('pagehide', this.gone);
+    this.host = null;
     const { near, far, resized } = watch();
     near.unobserve(this);
     far.unobserve(this);
@@ -201,7 +232,7 @@ export class PeWidget extends Element {
     queue.delete(this);
     drawn.delete(this);
     for (const key of Object.keys(this)) {
-      if (this.kept.has(key)) continue;
+      if (this.kept.has(key) || !OWNED.has(key)) continue;
       for (const part of [this[key]].flat()) part?.destroy?.();
       delete this[key];
     }

@@ -78,12 +78,22 @@ tbody th { text-align: left; font-weight: 600; background: var(--soft); }
   white-space: nowrap; margin: -1px; padding: 0; border: 0; }
 `;
 
-let sheet;
-/** Gives a shadow root the shared widget stylesheet (one sheet object for all widgets). */
+/** Each document's sheet: a constructed sheet serves only the document it was made in. */
+const sheets = new WeakMap();
+/**
+ * Gives a shadow root the shared widget stylesheet of its document (one sheet object for all its widgets); called
+ * again when the element is connected: moved into a same-origin iframe, it lost the page's sheet (the browser drops
+ * another document's) and drew unstyled, its hidden error box shown. A document without a window gets none.
+ */
 export function adoptStyles(root) {
+  const doc = root.ownerDocument;
+  const Sheet = doc.defaultView?.CSSStyleSheet;
+  if (!Sheet) return;
+  let sheet = sheets.get(doc);
   if (!sheet) {
-    sheet = new CSSStyleSheet();
+    sheet = new Sheet();
     sheet.replaceSync(CSS);
+    sheets.set(doc, sheet);
   }
-  root.adoptedStyleSheets = [sheet];
+  if (root.adoptedStyleSheets?.[0] !== sheet) root.adoptedStyleSheets = [sheet];
 }

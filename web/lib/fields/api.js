@@ -250,10 +250,16 @@ export function createFields(wasm) {
       m = b ? b.shape[0] : m;
       return m * d * 8 + rows * 2 * m * bytesPer(dtype);
     });
-    const given = b && { rows: m, data: b.data() };
+    // A drawn B first, alone, in a frame that reserves nothing: its bound is then checked as a given one's. It was
+    // drawn beside the result, and refused by the core once drawn, the result's memory kept (514 MiB).
+    const given = { data: b ? b.data() : withFrame(wasm, check.fn, (f) => {
+      const out = f.output('float64', m * p.cols);
+      call(check, wasm.pe_fourier_gaussian(out, m, p.cols, seed, sigma));
+      return f.read('float64', out, m * p.cols);
+    }) };
     const far = () => check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
-    if (given) {
-      // The core's bound, computed as it does: for a given B, before anything is allocated.
+    {
+      // The core's bound, computed as it does, before the result is allocated.
       let sum = 0;
       for (let k = 0; k < m; k++) {
         let s = 0;
@@ -264,13 +270,10 @@ export function createFields(wasm) {
     }
     const count = p.rows * 2 * m;
     return withFrame(wasm, check, (f) => {
-      const b = given ? f.float64(given.data, m * p.cols) : f.output('float64', m * p.cols);
-      // B_kj ~ N(0, sigma^2): the learned table's seeded Gaussian stream (c/learned.c), m rows of d.
-      if (!given) call(check, wasm.pe_fourier_gaussian(b, m, p.cols, seed, sigma));
+      // a drawn B: B_kj ~ N(0, sigma^2), the learned table's seeded Gaussian stream (c/learned.c), m rows of d
+      const b = f.float64(given.data, m * p.cols);
       const out = f.output(dtype, count);
-      const status = wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m);
-      if (status === C.PE_ERR_POSITION) throw far(); // a drawn B: known only once drawn
-      call(check, status);
+      call(check, wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m));
       return { ...matrix(p.rows, 2 * m, f.read(dtype, out, count)), B: matrix(m, p.cols, f.read('float64', b, m * p.cols)) };
     });
   }
