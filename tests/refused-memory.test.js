@@ -186,6 +186,21 @@ test('lab: a T5 model whose buckets the core refuses is refused by name before i
   assert.ok(lab.train({ task: 'copy', steps: 1, t5Buckets: 2, t5MaxDistance: 1, dModel: 8, heads: 2, layers: 1, batch: 1, maxLength: 32 }).model);
 });
 
+test('fields: a call within its scratch rounding of 1 GiB is refused by its size before its output is made (twenty-third pass)', () => {
+  // Counted exactly, a call a few bytes under 1 GiB passed: the core's scratch check allows 64 bytes for rounding
+  // and every buffer has a chunk header, so timestepEmbedding of 255 timesteps at dim 1048574 (8 bytes under)
+  // grew memory from 1 MiB to 1020 MiB for its output and was refused by the core as "status 2", the memory kept.
+  for (const [call, name] of [
+    [() => pf.timestepEmbedding(new Float64Array(255), 1048574), 'timestepEmbedding'],
+    [() => pf.timestepEmbedding(new Float64Array(259), 1032442), 'timestepEmbedding'],
+    [() => pf.sincos1d(new Float64Array(279), 958696), 'sincos1d'],
+  ]) {
+    const before = pf.memoryStats();
+    assert.throws(call, (e) => e instanceof RangeError && new RegExp(`^posenc\\.${name}: this call would need 1024\\.\\d MiB`).test(e.message), String(call));
+    assert.deepEqual(pf.memoryStats(), before, String(call));
+  }
+});
+
 test('lab: a model within its position scratch of 1 GiB is refused by its size before its block is made (twenty-third pass)', () => {
   // The sinusoidal table and RoPE's cache are made once the model's block is, with a few kB of scratch the count
   // left out: a model counted a few hundred bytes under 1 GiB passed the lab's check, grew memory from 1 MiB to
