@@ -186,6 +186,40 @@ test('lab: a T5 model whose buckets the core refuses is refused by name before i
   assert.ok(lab.train({ task: 'copy', steps: 1, t5Buckets: 2, t5MaxDistance: 1, dModel: 8, heads: 2, layers: 1, batch: 1, maxLength: 32 }).model);
 });
 
+test('fields: a call within its scratch rounding of 1 GiB is refused by its size before its output is made (twenty-third pass)', () => {
+  // Counted exactly, a call a few bytes under 1 GiB passed: the core's scratch check allows 64 bytes for rounding
+  // and every buffer has a chunk header, so timestepEmbedding of 255 timesteps at dim 1048574 (8 bytes under)
+  // grew memory from 1 MiB to 1020 MiB for its output and was refused by the core as "status 2", the memory kept.
+  for (const [call, name] of [
+    [() => pf.timestepEmbedding(new Float64Array(255), 1048574), 'timestepEmbedding'],
+    [() => pf.timestepEmbedding(new Float64Array(259), 1032442), 'timestepEmbedding'],
+    [() => pf.sincos1d(new Float64Array(279), 958696), 'sincos1d'],
+  ]) {
+    const before = pf.memoryStats();
+    assert.throws(call, (e) => e instanceof RangeError && new RegExp(`^posenc\\.${name}: this call would need 1024\\.\\d MiB`).test(e.message), String(call));
+    assert.deepEqual(pf.memoryStats(), before, String(call));
+  }
+});
+
+test('lab: a model within its position scratch of 1 GiB is refused by its size before its block is made (twenty-third pass)', () => {
+  // The sinusoidal table and RoPE's cache are made once the model's block is, with a few kB of scratch the count
+  // left out: a model counted a few hundred bytes under 1 GiB passed the lab's check, grew memory from 1 MiB to
+  // 1 GiB for its block, and was refused by pe_table's (or pe_rope_cache's) scratch check as "status 2", the
+  // gigabyte kept. The scratch is counted with the block now (c/lab/model.c, position_scratch).
+  // (the debug build's reals are float64: another model lies next to the limit there)
+  const [maxLength, batch, first] = lab.precision === 'float32' ? [1022, 192, 3733] : [1004, 99, 1882];
+  const near = { steps: 1, dModel: 16, heads: 1, layers: 1, mlp: 0, maxLength, batch };
+  for (const encoding of ['sinusoidal', 'rope']) {
+    for (let randomizedPositions = first; randomizedPositions <= first + 5; randomizedPositions++) {
+      const before = lab.memoryStats();
+      assert.throws(() => lab.train({ ...near, encoding, randomizedPositions }),
+        (e) => e instanceof RangeError && /this call would need 1024\.\d MiB of WebAssembly memory.* lower batch or maxLength/.test(e.message),
+        `${encoding} ${randomizedPositions}`);
+      assert.deepEqual(lab.memoryStats(), before, `${encoding} ${randomizedPositions}`);
+    }
+  }
+});
+
 test('lab: trainAsync with a signal aborted already rejects before its model is made (twenty-first pass)', async () => {
   // The signal was read first after one turn of the event loop, the model already made: an AbortSignal.abort()
   // grew memory from 1 MiB to 788 MiB for a run that trained nothing, and kept it.

@@ -255,12 +255,26 @@ static double model_layout(lab_model *m, const int32_t *cfg, const double *fcfg)
     return c.used;
 }
 
+/*
+ * What position_data allocates beside the block, freed before it returns: pe_table's frequencies and
+ * oscillator (its OSC_SCRATCH) or pe_rope_cache's (and its state), with room for their chunks' rounding.
+ * Counted with the block: pe_table and pe_rope_cache refused their scratch past the limit once the block was
+ * made, so a model counted within a few hundred bytes of it was refused for its size after growing memory by
+ * 1 GiB.
+ */
+static double position_scratch(const int32_t *c) {
+    int enc = c[LAB_C_ENCODING];
+    if (enc != PE_LAB_SINUSOIDAL && enc != PE_LAB_ROPE) return 0;
+    int32_t width = enc == PE_LAB_ROPE ? c[LAB_C_DMODEL] / c[LAB_C_HEADS] : c[LAB_C_DMODEL];
+    return 5.0 * 8 * (width / 2 + 2) + 1024;
+}
+
 int lab_model_bytes(double *out, const int32_t *cfg, const double *fcfg) {
     if (!out || !cfg || !fcfg) return PE_ERR_NULL;
     PE_TRY(check_config(cfg, fcfg));
     lab_model *m = pe_malloc(sizeof *m);
     if (!m) return PE_ERR_NOMEM;
-    out[0] = model_layout(m, cfg, fcfg) + sizeof *m;
+    out[0] = model_layout(m, cfg, fcfg) + sizeof *m + position_scratch(cfg);
     out[1] = m->nparams;
     pe_free(m);
     return PE_OK;
@@ -272,8 +286,10 @@ int lab_model_create(lab_model **out, const int32_t *cfg, const double *fcfg) {
     PE_TRY(check_config(cfg, fcfg));
     lab_model *m = pe_malloc(sizeof *m);
     if (!m) return PE_ERR_NOMEM;
-    double used = model_layout(m, cfg, fcfg);
-    int status = pe_check_bytes(used, 1);
+    double used = model_layout(m, cfg, fcfg), scratch = position_scratch(cfg);
+    int status = pe_check_bytes(used + sizeof *m + scratch, 1); /* what pe_lab_model_bytes counts */
+    /* and the room for the block and its scratch beside what is live now, as pe_malloc would find it */
+    if (status == PE_OK && pe_check_scratch(used + scratch) != PE_OK) status = PE_ERR_NOMEM;
     if (status == PE_OK && !(m->block = pe_malloc((size_t)used))) status = PE_ERR_NOMEM;
     if (status != PE_OK) {
         pe_free(m);

@@ -252,6 +252,26 @@ test('<pe-model> layer type: a menu of the config\'s own layer types, absent wit
   }, { width: 390, height: 844 });
 });
 
+// Twenty-third pass: a config of 30 000 layer types (180 kB, within the attribute's 200 000 characters) made a
+// menu of 30 000 options and a caption of 270 kB; the charts' theme, read through that shadow tree, froze the tab
+// 1.5 s a render. The menu and the caption name the first 64 types (the caption counts the rest); the type shown is
+// in the menu wherever it comes in the config, and the layer index reaches every layer.
+test('<pe-model> with 30 000 layer types names 64 of them, and the one shown', async () => {
+  await withPage('examples/blog.html', async (page) => {
+    const types = Array.from({ length: 30000 }, (_, i) => i.toString(36)); // 0, 1, ... n5b
+    const many = JSON.stringify({ model_type: 'llama', head_dim: 64, rope_theta: 10000, max_position_embeddings: 4096, num_hidden_layers: 30000, layer_types: types });
+    const id = await addWidget(page, 'pe-model', { config: many, layer: '29999' });
+    assert.equal(await waitRendered(page, id, 60000), 'ready');
+    const m = await menu(page, id);
+    assert.deepEqual({ n: m.values.length, first: m.values.slice(0, 2), last: m.values.at(-1), value: m.value },
+      { n: 65, first: ['0', '1'], last: 'n5b', value: 'n5b' });
+    assert.equal(m.texts.at(-1), 'n5b (1 layers)');
+    const text = await widgetText(page, id);
+    assert.match(text, /1q × 1, 1r × 1, … \(\+29936\); shown: n5b\./);
+    assert.ok(text.length < 5000, `${text.length} characters`);
+  });
+});
+
 for (const [path, lang] of [['index.html', 'zh'], ['en/index.html', 'en']]) {
   test(`<pe-model> on the page (${lang}, 390 px): sentences join as the language does, max_position_embeddings is not called the trained context, and the element shrinks to a smaller model`, async () => {
     await withPage(path, async (page) => {

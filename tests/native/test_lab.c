@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lab/lab.h"
+#include "work.h" /* pe_set_byte_limit (builds without NDEBUG) */
 #include "lab/posenc_lab.h"
 #include "check.h"
 
@@ -398,6 +399,35 @@ void test_lab_create_errors(void) {
         k.f[F_SINBASE] = k.f[F_ROPEBASE] = bases[i];
         EXPECT(create(&model, &k) == PE_OK);
         pe_lab_free(model);
+    }
+    /* A model next to the limit (pe_set_byte_limit, so that it stays small): the sinusoidal table's and RoPE's
+     * scratch are counted with the block. pe_table and pe_rope_cache refused theirs past the limit once the
+     * block was made: status 2 for a model counted within the limit, after 1 GiB was allocated (wasm memory
+     * grown and kept). Every size across the limit is made, or refused with nothing but the struct allocated. */
+    for (int enc = PE_LAB_SINUSOIDAL; enc <= PE_LAB_ROPE; enc += PE_LAB_ROPE - PE_LAB_SINUSOIDAL) {
+        const double limit = 10 << 20;
+        int made = 0, refused = 0;
+        k = small_cfg(enc, 0);
+        k.c[CFG_DMODEL] = 64, k.c[CFG_HEADS] = 1, k.c[CFG_MAXLEN] = 64, k.c[CFG_BATCH] = 16;
+        EXPECT(pe_set_byte_limit(limit) == limit);
+        for (int32_t npos = 64; npos <= PE_LAB_MAX_POSITIONS; npos++) {
+            double bytes[2];
+            k.c[CFG_RANDPOS] = npos;
+            EXPECT_IS(pe_lab_model_bytes(bytes, k.c, k.f), PE_OK);
+            if (bytes[0] < limit - 8192 || bytes[0] > limit + 8192) continue;
+            inject_failure(-1);
+            int st = create(&model, &k);
+            if (st == PE_OK) {
+                made++;
+                EXPECT(bytes[0] <= limit);
+                pe_lab_free(model);
+            } else {
+                refused++;
+                EXPECT(st == PE_ERR_NOMEM && model == NULL && malloc_calls <= 1 && pe_live_allocations() == 0);
+            }
+        }
+        EXPECT(pe_set_byte_limit(PE_MAX_BYTES) == PE_MAX_BYTES);
+        EXPECT(made > 8 && refused > 8);
     }
 
     struct {

@@ -30,11 +30,26 @@ function parseConfig(raw) {
   return config;
 }
 
-/** Counts of each layer type, "full_attention × 6, sliding_attention × 28". */
-function layerSummary(types) {
+/**
+ * The layer types the menu and the caption name, in the config's order (inspect reports as many at once): a config
+ * of 30 000 types (180 kB) made a menu of 30 000 options and a caption of 270 kB, and the charts' theme read
+ * through them froze the tab 1.5 s a render. Past them, the caption counts the rest; the menu adds the type shown,
+ * and the layer index reaches every layer.
+ */
+const MAX_TYPES = 64;
+
+/** How many layers have each type, in the config's order. */
+function layerCounts(types) {
   const counts = new Map();
   for (const t of types ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
-  return [...counts].map(([t, n]) => `${t} × ${n}`).join(', ');
+  return counts;
+}
+
+/** Counts of each layer type, "full_attention × 6, sliding_attention × 28" (the first MAX_TYPES, then "… (+n)"). */
+function layerSummary(types) {
+  const counts = layerCounts(types);
+  const list = [...counts].slice(0, MAX_TYPES).map(([t, n]) => `${t} × ${n}`).join(', ');
+  return counts.size > MAX_TYPES ? `${list}, … (+${counts.size - MAX_TYPES})` : list;
 }
 
 /** Pairs kept (θ unchanged), interpolated (θ / factor) and blended, from scaled / unscaled θ. */
@@ -64,7 +79,7 @@ export class PeModel extends PeWidget {
     if (!v.config.trim()) throw new TypeError(this.t('modelNoConfig'));
     const config = parseConfig(v.config);
     const model = variants.ropeFromConfig(config); // the layer types and layers the menus offer
-    this.layerControls(v, model, (model.layerTypes ?? model.ropeLayers)?.length);
+    const counts = this.layerControls(v, model, (model.layerTypes ?? model.ropeLayers)?.length);
     const n = (model.layerTypes ?? model.ropeLayers)?.length;
     // the attribute's range is the config's layers; a config without per-layer RoPE gives every layer the same one,
     // so a layer is noted, not passed on (ropeFromConfig's "layerIndex needs a config with per-layer RoPE" failed the
@@ -73,7 +88,12 @@ export class PeModel extends PeWidget {
     if (!n && v.layer >= 0) this.note('modelLayerSame', { raw: v.layer }, 'layer');
     else if (layer !== v.layer) this.note('clamped', { raw: v.layer, max: layer }, 'layer');
     const r = variants.ropeFromConfig(config, { ...(v['layer-type'] ? { layerType: v['layer-type'] } : {}), ...(layer >= 0 ? { layerIndex: layer } : {}) });
-    if (this.ctl['layer-type']) this.ctl['layer-type'].input.value = r.layerType;
+    const menu = this.ctl['layer-type']?.input;
+    if (menu) {
+      // the type shown has its entry, past the menu's first MAX_TYPES too (picked by the attribute or a layer index)
+      if (counts.has(r.layerType) && ![...menu.options].some((o) => o.value === r.layerType)) menu.append(this.typeOption(r.layerType, counts));
+      menu.value = r.layerType;
+    }
     // the grid's side only for a model with position ids on a grid (M-RoPE, axial of 2 or 3 axes: a latent's
     // (row, column) or (time, row, column), as ropeGridIds makes them; 1 or 4 axes failed the whole drawing with
     // ropeGridIds' "axes must be an integer from 2 to 3", where the wavelengths can still be drawn)
@@ -105,19 +125,24 @@ export class PeModel extends PeWidget {
    * the config has per-layer RoPE. Picking a type clears the index.
    */
   layerControls(v, model, layers) {
-    const counts = new Map();
-    for (const t of model.layerTypes ?? []) counts.set(t, (counts.get(t) ?? 0) + 1);
+    const counts = layerCounts(model.layerTypes);
     this.dropControl('layer-type', counts.size > 0);
     this.dropControl('layer', layers || v.layer >= 0);
     if (counts.size) {
       const menu = this.control('layer-type', 'modelLayerLabel', v['layer-type'], { kind: 'select' });
-      menu.replaceChildren(...[...counts].map(([type, n]) => el('option', { value: type }, this.t('modelLayerOption', { type, n }))));
+      menu.replaceChildren(...[...counts.keys()].slice(0, MAX_TYPES).map((type) => this.typeOption(type, counts)));
       menu.value = v['layer-type'];
       menu.onchange ??= () => this.removeAttribute('layer');
     }
     if (layers || v.layer >= 0) {
       this.control('layer', 'modelLayerIndexLabel', v.layer, { kind: 'number', min: -1, step: 1, ...(layers ? { max: layers - 1 } : {}) });
     }
+    return counts;
+  }
+
+  /** The menu's entry of a layer type: "sliding_attention (28 layers)". */
+  typeOption(type, counts) {
+    return el('option', { value: type }, this.t('modelLayerOption', { type, n: counts.get(type) }));
   }
 
   /** Removes a control (label and input) unless `keep`; control() makes it again when asked. */

@@ -5,7 +5,7 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { readMatrix, readNested } from '../tensor.js';
-import { Checker, DTYPES, MAX_POSITION, bytesPer, isArray } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SPACED_GRID_DIM } from '../minimums.js';
 
@@ -96,7 +96,10 @@ export function createFields(wasm) {
     const scale = check.finite('scale', opts.scale ?? 1);
     const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: MIN_MAX_PERIOD });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    const t = numbers(check, 'timesteps', timesteps, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8));
+    // + SCRATCH_SLACK, here and below: the core's scratch check allows 64 bytes for rounding and every buffer has a
+    // chunk header; counted exactly, a call within ~150 bytes of 1 GiB (dim 1048574, 255 timesteps) passed, grew
+    // memory to 1020 MiB for its output and was refused by the core as "status 2", the memory kept
+    const t = numbers(check, 'timesteps', timesteps, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8 + SCRATCH_SLACK));
     for (let i = 0; i < t.length; i++) {
       if (Math.abs(scale * t[i]) > MAX_POSITION) {
         throw check.fail(RangeError, `scale × timesteps[${i}] must lie within ±2^31`, t[i]);
@@ -130,7 +133,7 @@ export function createFields(wasm) {
     const rule = gridRule(check, opts, { frequencies: 'mae' }, dim, dim / 2, 4);
     const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    const pos = numbers(check, 'positions', positions, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4));
+    const pos = numbers(check, 'positions', positions, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + dim * 4 + SCRATCH_SLACK));
     // an element's name formed only for the one refused (2^24 names took 1.5 s)
     for (let i = 0; i < pos.length; i++) if (!(Math.abs(pos[i]) <= MAX_POSITION)) check.finite(`positions[${i}]`, pos[i], { min: -MAX_POSITION, max: MAX_POSITION });
     const n = pos.length;
@@ -176,7 +179,7 @@ export function createFields(wasm) {
       }
     }
     const rows = extra + gridH * gridW;
-    check.bytes(rows * dim * bytesPer(dtype) + (gridH + gridW) * 8 + dim * 2);
+    check.bytes(rows * dim * bytesPer(dtype) + (gridH + gridW) * 8 + dim * 2 + SCRATCH_SLACK);
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, rows * dim);
       call(check, wasm.pe_sincos_2d(out, dtypeCode(dtype), f.float64(posH, gridH), gridH, f.float64(posW, gridW), gridW,
@@ -205,7 +208,7 @@ export function createFields(wasm) {
     let cols;
     const p = points(check, pointsArg, (rows, d) => {
       cols = check.size('the output width (input + 2 × levels × coordinates)', (includeInput ? d : 0) + 2 * levels * d);
-      return rows * cols * bytesPer(dtype);
+      return rows * cols * bytesPer(dtype) + SCRATCH_SLACK;
     });
     // The highest band: either end of the spacing, whichever is larger. The core's own bands (its pow,
     // linspace's rounding) can come out a few ulps above 2^maxFreqLog2: checked with 2^-40 to spare, so a
@@ -248,7 +251,7 @@ export function createFields(wasm) {
     const p = points(check, pointsArg, (rows, d) => {
       if (b && b.shape[1] !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.shape[1]);
       m = b ? b.shape[0] : m;
-      return m * d * 8 + rows * 2 * m * bytesPer(dtype);
+      return m * d * 8 + rows * 2 * m * bytesPer(dtype) + SCRATCH_SLACK;
     });
     // A drawn B first, alone, in a frame that reserves nothing: its bound is then checked as a given one's. It was
     // drawn beside the result, and refused by the core once drawn, the result's memory kept (514 MiB).
