@@ -717,6 +717,63 @@ test('hole the twenty-second pass found: a `subarray` or `set` planted on a type
   }
 });
 
+test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `Symbol.species` or `constructor` a caller can plant (a kvCache wrote rows of any length over the allocator\'s: a wasm trap; table, ropeApply, a scaling, rope().apply and ropeGridIds read or wrote other arrays)', () => {
+  const { posenc: pe, variants } = apis;
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const calls = () => [
+    (() => {
+      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 2 });
+      try {
+        c.append({ shape: [2, 2, 8], data: r(32, 1) }, { shape: [2, 2, 8], data: r(32, 2) });
+        return c.attend({ shape: [2, 1, 8], data: r(16, 3) });
+      } finally {
+        c.free();
+      }
+    })(),
+    pe.table(4, 8, { positions: [0, 3, 5, 9] }),
+    variants.ropeApply({ shape: [2, 8], data: r(16, 4) }, { positions: [3, 1] }),
+    variants.ropeCache(3, 8, { scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 4 } }),
+    (() => {
+      const h = variants.rope({ dim: 8, maxLen: 4 });
+      try {
+        return h.apply({ shape: [2, 8], data: r(16, 7) }, 1, new Float32Array(16));
+      } finally {
+        h.free();
+      }
+    })(),
+    variants.ropeGridIds(2, 3, { axes: 3, time: 4 }),
+  ];
+  const outcome = () => {
+    try {
+      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = outcome();
+  const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+  // honest for a copy (slice: one length), an array of 4096 for a view (subarray: a buffer, an offset and a length)
+  const species = (Type) => function (...args) {
+    return args.length === 1 ? new Type(args[0]) : new Type(4096);
+  };
+  const plantings = [Float32Array, Float64Array].flatMap((Type) => [
+    [Type, Symbol.species, { get: () => species(Type), configurable: true }],
+    [Type.prototype, 'constructor', { value: { [Symbol.species]: species(Type) }, configurable: true, writable: true }],
+  ]);
+  for (const [target, key, descriptor] of plantings) {
+    const before = Object.getOwnPropertyDescriptor(target, key);
+    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
+    try {
+      Object.defineProperty(target, key, descriptor);
+      assert.equal(outcome(), clean, name);
+    } finally {
+      if (before) Object.defineProperty(target, key, before);
+      else delete target[key];
+    }
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
+  }
+});
+
 test('hole the twenty-second pass found: a `slice` planted on Int32Array.prototype lost the RoPE cache generator ropeCache, ropeApply and rope() had begun in the core, and its blocks were kept', () => {
   const { variants } = apis;
   const calls = [() => variants.ropeCache(4, 8), () => variants.ropeApply({ shape: [2, 8], data: new Float32Array(16).fill(0.5) }), () => variants.rope({ dim: 8, maxLen: 4 }).free()];

@@ -3,7 +3,7 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped, subTyped } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
@@ -73,7 +73,11 @@ export function createApi(wasm) {
       const at = p && f.output('float64', chunk);
       for (let r0 = 0; r0 < maxLen; r0 += chunk) {
         const rows = Math.min(chunk, maxLen - r0);
-        if (p) copyTyped(new Float64Array(wasm.memory.buffer, at, rows), subTyped(p, r0, r0 + rows));
+        if (p) {
+          // by index: a subarray of p is made by its `constructor[Symbol.species]`, which a caller can plant (a view of another length)
+          const v = new Float64Array(wasm.memory.buffer, at, rows);
+          for (let i = 0; i < rows; i++) v[i] = p[r0 + i];
+        }
         const zero = a.zeroRow - r0;
         call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.zeroRow)
           : wasm.pe_table(out, code, rows, dModel, a.layout, a.freq, a.base, a.offset + r0, zero >= 0 && zero < rows ? zero : -1));

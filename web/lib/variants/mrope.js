@@ -118,11 +118,11 @@ export function ropeGridIds(height, width, options) {
   if (count > MAX_DIM) throw check.fail(RangeError, `height × width must be at most ${MAX_DIM}`, count);
   check.bytes(count * axes * 8);
   const data = new Float64Array(count * axes);
-  for (let p = 0; p < count; p++) {
-    const row = data.subarray(p * axes, (p + 1) * axes);
-    if (axes === 3) row[0] = time;
-    row[axes - 2] = offset + Math.floor(p / width);
-    row[axes - 1] = offset + (p % width);
+  // by index: a row made by subarray came from a `constructor` or Symbol.species a caller can plant (the ids left 0)
+  for (let p = 0, at = 0; p < count; p++, at += axes) {
+    if (axes === 3) data[at] = time;
+    data[at + axes - 2] = offset + Math.floor(p / width);
+    data[at + axes - 1] = offset + (p % width);
   }
   return { rows: count, cols: axes, shape: [count, axes], data };
 }

@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, bytesPer, largest, MAX_DIM, item } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
 import { FIXED } from './scaling.js';
 
@@ -129,7 +129,8 @@ export function createRotary(wasm, paramsPtr) {
    */
   function scaled(f, check, a, dim, seen) {
     const af = f.output('float64', 1);
-    scalingCall(check, a, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params?.subarray(0, FIXED)), seen));
+    // (views of posenc's own arrays, at their buffer's start, made by class: a subarray is made by a plantable Symbol.species)
+    scalingCall(check, a, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params && new Float64Array(typedArrayBuffer(a.params), 0, FIXED)), seen));
     return f.read('float64', af, 1)[0];
   }
 
@@ -327,7 +328,7 @@ export function createRotary(wasm, paramsPtr) {
       call(ac, status);
       const h = view();
       if (!out) return h.slice(xa, xa + x.count);
-      return copyTyped(out, h.subarray(xa, xa + x.count)); // by slot: an own `set` on out is not called
+      return copyTyped(out, new Type(wasm.memory.buffer, own.x, x.count)); // by slot: an own `set` on out is not called
     }
 
     const state = { rotateAt, attentionFactor: own.attentionFactor, free: release };
@@ -349,7 +350,7 @@ export function createRotary(wasm, paramsPtr) {
     if (!quick || held || n > 2 ** 20) return tensorArg(check, 'x', x);
     const Type = quick.type === 'Float32Array' ? Float32Array : Float64Array;
     if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
-    return (held = { shape: quick.shape, data: copyTyped(spare[Type.name].subarray(0, n), quick.data) });
+    return (held = { shape: quick.shape, data: copyTyped(new Type(typedArrayBuffer(spare[Type.name]), 0, n), quick.data) });
   }
 
   // by identity: a `spare` key on Object.prototype let a call (from a getter) that had not taken the buffer free it
