@@ -774,6 +774,37 @@ test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `
   }
 });
 
+test('hole the twenty-third pass found: a `fill` planted on Int32Array or Uint8Array.prototype left M-RoPE\'s and the axial caches\' axes, and mropePositions\' token types, mask and padding, as they were made (cos and sin of the wrong axes, no word)', () => {
+  const { posenc: pe, variants } = apis;
+  const calls = () => [
+    variants.mropeCache({ shape: [3, 2], data: [0, 1, 2, 3, 4, 5] }, 8, { section: [1, 1, 2] }),
+    variants.ropeAxialCache({ shape: [2, 2], data: [0, 1, 1, 0] }, { axesDim: [2, 2] }),
+    variants.mropePositions([{ text: 2 }, { image: [1, 2, 2] }], { leftPadding: 2 }),
+  ];
+  const outcome = () => {
+    try {
+      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = outcome();
+  const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+  const plantings = [Int32Array, Uint8Array].map((Type) => [Type.prototype, 'fill', { value: function () { return this; }, configurable: true, writable: true }]);
+  for (const [target, key, descriptor] of plantings) {
+    const before = Object.getOwnPropertyDescriptor(target, key);
+    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
+    try {
+      Object.defineProperty(target, key, descriptor);
+      assert.equal(outcome(), clean, name);
+    } finally {
+      if (before) Object.defineProperty(target, key, before);
+      else delete target[key];
+    }
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
+  }
+});
+
 test('hole the twenty-second pass found: a `slice` planted on Int32Array.prototype lost the RoPE cache generator ropeCache, ropeApply and rope() had begun in the core, and its blocks were kept', () => {
   const { variants } = apis;
   const calls = [() => variants.ropeCache(4, 8), () => variants.ropeApply({ shape: [2, 8], data: new Float32Array(16).fill(0.5) }), () => variants.rope({ dim: 8, maxLen: 4 }).free()];

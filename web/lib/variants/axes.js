@@ -55,7 +55,10 @@ export function sectionAxes(section, interleaved) {
     for (let i = 0; i < n; i++) axis[i] = i % a && i < a * section[i % a] ? i % a : 0;
   } else {
     let i = 0;
-    section.forEach((len, row) => axis.fill(row, i, (i += len)));
+    // by index, not the prototype's fill: one planted on Int32Array.prototype left every frequency on row 0 (cos and sin wrong, no word)
+    section.forEach((len, row) => {
+      for (const end = i + len; i < end; ) axis[i++] = row;
+    });
   }
   return axis;
 }
@@ -106,7 +109,7 @@ export function createAxes(wasm, call, frequencies) {
       let at = 0;
       dims.forEach((d, a) => {
         copyTyped(freq, frequencies(check, d, plan.common).invFreq, at);
-        axis.fill(a, at, (at += d / 2));
+        for (const end = at + d / 2; at < end; ) axis[at++] = a; // by index, as sectionAxes
       });
     }
     return { freq, axis, attention: 1 };
