@@ -653,6 +653,39 @@ test('hole the twenty-second pass found: a tensor made in another realm (node:vm
   assert.deepEqual(calls(make()), clean);
 });
 
+test('hole the twenty-third pass found: a tensor whose fields sit on a prototype without one of its own (a class whose prototype was set to null, an object made from a null-prototype template) was refused since the twenty-second pass ("matrix.rows must be a number"), its fields taken for another realm\'s Object.prototype', async () => {
+  const vm = await import('node:vm');
+  const { posenc: pe, variants } = apis;
+  class Rows {
+    get shape() {
+      return [2, 2];
+    }
+    get data() {
+      return new Float32Array([1, 2, 3, 4]);
+    }
+  }
+  Object.setPrototypeOf(Rows.prototype, null);
+  const template = Object.assign(Object.create(null), { shape: [2, 2], data: [1, 2, 3, 4] });
+  for (const tensor of [new Rows(), Object.create(template), Object.assign(Object.create(null), { shape: [2, 2], data: [1, 2, 3, 4] })]) {
+    assert.deepEqual(Array.from(pe.gram(tensor).data), [5, 11, 11, 25]);
+  }
+  const config = { model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } };
+  const x = { shape: [3, 16], data: Float32Array.from({ length: 48 }, (_, i) => (i % 5) / 4) };
+  const mrope = [[0, 1, 2], [0, 1, 1], [0, 0, 1]];
+  assert.deepEqual(Array.from(variants.ropeApply(x, { config, positions: Object.create(Object.assign(Object.create(null), { shape: [3, 3], data: mrope.flat() })) }).data),
+    Array.from(variants.ropeApply(x, { config, positions: mrope }).data));
+  // another realm's Object.prototype is still not read (the twenty-second pass's test), nor this realm's
+  const context = vm.createContext({});
+  vm.runInContext('Object.prototype.type = "int8"; Object.prototype.dims = [1, 1]', context);
+  assert.deepEqual(Array.from(pe.gram(vm.runInContext('({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) })', context)).data), [5, 11, 11, 25]);
+  try {
+    Object.defineProperty(Object.prototype, 'type', { value: 'int8', configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    assert.deepEqual(Array.from(pe.gram({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) }).data), [5, 11, 11, 25]);
+  } finally {
+    delete Object.prototype.type;
+  }
+});
+
 test('hole the twenty-second pass found: ropeApply read a Qwen-VL config\'s 1-D positions as M-RoPE\'s [A, S] through a `length` on Number.prototype or a `shape` or `dims` on Object.prototype (a valid call refused)', () => {
   const config = { model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } };
   const x = { shape: [3, 16], data: Float32Array.from({ length: 48 }, (_, i) => (i % 5) / 4) };
