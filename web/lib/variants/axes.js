@@ -221,11 +221,9 @@ export function createAxes(wasm, call, frequencies) {
     // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list or a typed array is text. By
     // own fields: a `length` on Number.prototype made a list [0, 1, 2] M-RoPE's, a `shape` on Object.prototype a Float64Array
     const p = opts.positions;
-    const twoD = () => {
-      if (Array.isArray(p)) return Array.isArray(item(p, 0));
-      const shape = ArrayBuffer.isView(p) ? undefined : field(p, 'shape') ?? field(p, 'dims');
-      return Array.isArray(shape) && shape.length === 2;
-    };
+    // a tensor is M-RoPE's whatever its fields (its rank checked there): a { rows, cols, data } was read as text ("positions
+    // must be an array ... (got Object)"); a list, a typed array or an array-like (an own or class `length`) is text
+    const twoD = () => (Array.isArray(p) ? Array.isArray(item(p, 0)) : Object(p) === p && !ArrayBuffer.isView(p) && field(p, 'length') === undefined);
     if (!r.mropeSection || !check.read('positions', twoD)) return null;
     return { __proto__: null, ...opts, headDim, ...sectionOfConfig(check, opts, r) };
   }
