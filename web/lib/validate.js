@@ -96,11 +96,12 @@ export const copyTyped = (target, source, at) => (typedArraySet.call(target, sou
 const NO_OPTIONS = Object.freeze(Object.create(null));
 
 /**
- * Whether a value that is not a plain object is still an object of named options, by its tag (may throw for a revoked
- * proxy): not an array, typed array or buffer, nor a Map, Date, Error, Number or any other built-in kind, whose keys are
- * not its options (new Map([['dtype', 'float64']]) had none, and was taken as no options).
+ * Whether an object is an object of named options: a plain object, or else by its tag (may throw for a revoked proxy):
+ * not an array, typed array or buffer, nor a Map, Date, Error, Number or any other built-in kind, whose keys are not its
+ * options (new Map([['dtype', 'float64']]) had none, and was taken as no options). A plain object first: by its tag
+ * alone, a Symbol.toStringTag on Object.prototype refused every config ("config must be a parsed config.json object").
  */
-export const isOptions = (value) => ({}).toString.call(value) === '[object Object]';
+export const isOptions = (value) => Object.getPrototypeOf(value) === Object.prototype || ({}).toString.call(value) === '[object Object]';
 
 /**
  * A string a caller gave, in a message: its first 99 characters. One of the engine's longest (2^29 - 24) made
@@ -220,7 +221,7 @@ export class Checker {
     if (value === undefined || value === null) return NO_OPTIONS;
     // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
     // as what it is, not as an unknown option "0".
-    const keys = typeof value === 'object' && this.read(name, () => (Object.getPrototypeOf(value) === Object.prototype || isOptions(value)) && Object.keys(value));
+    const keys = typeof value === 'object' && this.read(name, () => isOptions(value) && Object.keys(value));
     if (!keys) throw this.fail(TypeError, `${name} must be an object of named options`, value);
     if (!keys.length) return NO_OPTIONS;
     const what = name === 'options' ? 'option' : `${name} option`;
