@@ -807,6 +807,39 @@ test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `
   }
 });
 
+test('hole the twenty-third pass found: a `push` or `Symbol.iterator` planted on Array.prototype kept every block of every call (a call\'s allocations recorded by push and freed by for...of)', () => {
+  const { posenc: pe, variants } = apis;
+  const calls = () => [
+    () => pe.table(3, 4), () => pe.gram({ shape: [2, 2], data: new Float64Array([1, 2, 3, 4]) }), () => variants.ropeCache(3, 8),
+    () => variants.alibiBias(2, 3), () => variants.t5BucketMatrix(3), () => variants.learnedRows([0, 2], 3, 4),
+  ];
+  const run = () => {
+    const out = [];
+    for (const call of calls()) {
+      try {
+        out[out.length] = JSON.stringify(call(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+      } catch (error) {
+        out[out.length] = `${error.constructor.name}: ${error.message}`;
+      }
+    }
+    return out;
+  };
+  const clean = run();
+  const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+  for (const [key, value, sameResults] of [['push', function () { return this.length + 1; }, true], [Symbol.iterator, function* () {}, false]]) {
+    const before = Object.getOwnPropertyDescriptor(Array.prototype, key);
+    let got;
+    try {
+      Object.defineProperty(Array.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      got = run();
+    } finally {
+      Object.defineProperty(Array.prototype, key, before); // eslint-disable-line no-extend-native
+    }
+    if (sameResults) assert.deepEqual(got, clean, String(key));
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `Array.prototype.${String(key)}: blocks kept`);
+  }
+});
+
 test('hole the twenty-third pass found: a `fill` planted on Int32Array or Uint8Array.prototype left M-RoPE\'s and the axial caches\' axes, and mropePositions\' token types, mask and padding, as they were made (cos and sin of the wrong axes, no word)', () => {
   const { posenc: pe, variants } = apis;
   const calls = () => [
