@@ -597,6 +597,33 @@ test('hole the twenty-first pass found: an index "-1" planted on Array.prototype
   }
 });
 
+test('hole the twenty-third pass found: an `at` planted on Array.prototype (read for attention\'s sizes since the twenty-first pass) gave attention any sizes: q of [2, 8] read as [8, 8, 8, 8], the core reading past q, k and v into other memory (4096 values returned)', () => {
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const calls = () => {
+    const [q, k, v] = [[2, 8, 1], [3, 8, 2], [3, 8, 3]].map(([rows, cols, s]) => ({ shape: [rows, cols], data: r(rows * cols, s) }));
+    const out = [apis.posenc.attention(q, k, v), apis.posenc.attention(q, k, v, { weights: false }),
+      apis.posenc.attention(q, k, v, { bias: { shape: [3], data: new Float32Array([0, -1, -2]) } })];
+    const cache = apis.posenc.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+    try {
+      cache.append(k, v);
+      out[out.length] = cache.attend(q);
+    } finally {
+      cache.free();
+    }
+    return JSON.stringify(out, (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+  };
+  const clean = calls();
+  for (const value of [1, 8]) {
+    const before = Object.getOwnPropertyDescriptor(Array.prototype, 'at');
+    try {
+      Object.defineProperty(Array.prototype, 'at', { value: () => value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.equal(calls(), clean, `Array.prototype.at () => ${value}`);
+    } finally {
+      Object.defineProperty(Array.prototype, 'at', before); // eslint-disable-line no-extend-native
+    }
+  }
+});
+
 test('hole the twenty-second pass found: a hole in an array was read as an index planted on Array.prototype or Object.prototype (a sparse matrix, shape, positions, mask or segment list taken with the planted value)', () => {
   const { posenc: pe, variants } = apis;
   const q = [[1, 0], [0, 1]];
