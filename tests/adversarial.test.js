@@ -867,6 +867,33 @@ test('hole the twenty-third pass found: a `push` or `Symbol.iterator` planted on
   }
 });
 
+test('hole the twenty-third pass found: a `forEach` planted on Float64Array.prototype skipped the check of positions against the rows of cos and sin (rope().apply and ropeApply with caches), and the kernel read rows far past them', () => {
+  const { variants } = apis;
+  const x = { shape: [2, 8], data: Float64Array.from({ length: 16 }, (_, i) => i / 10) };
+  const h = variants.rope({ dim: 8, maxLen: 4, dtype: 'float64' });
+  const cache = variants.ropeCache(4, 8, { dtype: 'float64' });
+  const calls = () => [() => h.apply(x, [1e6, 2]), () => h.apply(x, [-5, 2]), () => variants.ropeApply(x, { cos: cache.cos, sin: cache.sin, positions: [1e6, 1], dtype: 'float64' })]
+    .map((call) => {
+      try {
+        return `returned ${Array.from(call().data).slice(0, 2)}`;
+      } catch (error) {
+        return `${error.constructor.name}: ${error.message}`;
+      }
+    });
+  try {
+    const clean = calls();
+    assert.match(clean[0], /^RangeError: posenc\.rope\.apply: positions\[0\] must be a row of cos and sin/);
+    Object.defineProperty(Float64Array.prototype, 'forEach', { value() {}, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    try {
+      assert.deepEqual(calls(), clean);
+    } finally {
+      delete Float64Array.prototype.forEach;
+    }
+  } finally {
+    h.free();
+  }
+});
+
 test('hole the twenty-third pass found: a `fill` planted on Int32Array or Uint8Array.prototype left M-RoPE\'s and the axial caches\' axes, and mropePositions\' token types, mask and padding, as they were made (cos and sin of the wrong axes, no word)', () => {
   const { posenc: pe, variants } = apis;
   const calls = () => [

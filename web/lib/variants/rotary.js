@@ -83,7 +83,9 @@ export function cacheRowsCheck(check, c, positions, offset, s) {
   const within = (p, name) => {
     if (!Number.isInteger(p) || p < 0 || p >= c.rows) throw check.fail(RangeError, `${typeof name === 'number' ? `positions[${name}]` : name} must be a row of cos and sin, a whole number from 0 to ${c.rows - 1}`, p);
   };
-  if (positions) positions.forEach(within);
+  // by index, to the length in its slot (positions: a checked copy, a typed array): with a forEach or length planted on
+  // Float64Array.prototype the check was skipped, and the kernel read rows far past cos and sin (1e6 of a cache of 4)
+  if (positions) for (let i = 0, n = typedLength(positions); i < n; i++) within(positions[i], i);
   else {
     within(offset, 'offset');
     within(offset + s - 1, `offset + ${s - 1} (the last row of x)`);
