@@ -894,6 +894,31 @@ test('hole the twenty-third pass found: a `forEach` planted on Float64Array.prot
   }
 });
 
+test('hole the twenty-third pass found: a `map` or `forEach` planted on Array.prototype made attention\'s float32 kernel take the sizes of its runs for their buffers (q, k and v written at those addresses, over the core\'s own memory) or leave them unwritten', () => {
+  const { posenc: pe } = apis;
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const call = () => {
+    try {
+      return Array.from(pe.attention({ shape: [2, 8], data: r(16, 1) }, { shape: [3, 8], data: r(24, 2) }, { shape: [3, 8], data: r(24, 3) }, { weights: false }).output.data);
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = call();
+  const after = () => [call(), Array.from(pe.gram([[1, 2], [3, 4]]).data), Array.from(pe.table(2, 4).data)];
+  const cleanAfter = after();
+  for (const [key, value] of [['map', function () { return this; }], ['forEach', function () {}]]) {
+    const before = Object.getOwnPropertyDescriptor(Array.prototype, key);
+    try {
+      Object.defineProperty(Array.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual(call(), clean, key);
+    } finally {
+      Object.defineProperty(Array.prototype, key, before); // eslint-disable-line no-extend-native
+    }
+    assert.deepEqual(after(), cleanAfter, `${key}: the module afterwards`);
+  }
+});
+
 test('hole the twenty-third pass found: a `fill` planted on Int32Array or Uint8Array.prototype left M-RoPE\'s and the axial caches\' axes, and mropePositions\' token types, mask and padding, as they were made (cos and sin of the wrong axes, no word)', () => {
   const { posenc: pe, variants } = apis;
   const calls = () => [

@@ -310,17 +310,21 @@ export function createApi(wasm) {
     // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
     if (!roomFor(wasm, check)) finite();
     return withFrame(wasm, check, (f) => {
-      const at = sizes.map((size) => f.output('float32', run * size)), result = new Float32Array(nOut);
+      // by index, not by map or forEach (methods a caller can plant on Array.prototype): a map returning its array gave the
+      // sizes as the buffers, and q, k and v were written at those addresses, over the core's own memory
+      const at = [], result = new Float32Array(nOut);
+      for (let i = 4; i--; ) at[i] = f.output('float32', run * sizes[i]);
       const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);
       for (let h = 0, from, status; h < all; h += run) {
         from = Math.min(h, all - run);
-        [q, k, v].forEach(({ data }, i) => {
+        for (let i = 3; i--; ) {
+          const { data } = [q, k, v][i];
           // the run's part of a typed array, through a view of its buffer made from its internal slots
           if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
           const Type = globalThis[typedArrayName(data)];
           copyTyped(new Float32Array(wasm.memory.buffer, at[i], run * sizes[i]),
             new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
-        });
+        }
         if ((status = wasm.pe_attention_f32(at[3], at[0], at[1], at[2], dp, causal ? 1 : 0, scale)) === PE_ERR_VALUE) return null;
         call(check, status);
         f.readInto(result, from * sizes[3], 'float32', at[3], run * sizes[3]);
