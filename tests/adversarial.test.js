@@ -597,6 +597,33 @@ test('hole the twenty-first pass found: an index "-1" planted on Array.prototype
   }
 });
 
+test('hole the twenty-third pass found: an `at` planted on Array.prototype (read for attention\'s sizes since the twenty-first pass) gave attention any sizes: q of [2, 8] read as [8, 8, 8, 8], the core reading past q, k and v into other memory (4096 values returned)', () => {
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const calls = () => {
+    const [q, k, v] = [[2, 8, 1], [3, 8, 2], [3, 8, 3]].map(([rows, cols, s]) => ({ shape: [rows, cols], data: r(rows * cols, s) }));
+    const out = [apis.posenc.attention(q, k, v), apis.posenc.attention(q, k, v, { weights: false }),
+      apis.posenc.attention(q, k, v, { bias: { shape: [3], data: new Float32Array([0, -1, -2]) } })];
+    const cache = apis.posenc.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+    try {
+      cache.append(k, v);
+      out[out.length] = cache.attend(q);
+    } finally {
+      cache.free();
+    }
+    return JSON.stringify(out, (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+  };
+  const clean = calls();
+  for (const value of [1, 8]) {
+    const before = Object.getOwnPropertyDescriptor(Array.prototype, 'at');
+    try {
+      Object.defineProperty(Array.prototype, 'at', { value: () => value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.equal(calls(), clean, `Array.prototype.at () => ${value}`);
+    } finally {
+      Object.defineProperty(Array.prototype, 'at', before); // eslint-disable-line no-extend-native
+    }
+  }
+});
+
 test('hole the twenty-second pass found: a hole in an array was read as an index planted on Array.prototype or Object.prototype (a sparse matrix, shape, positions, mask or segment list taken with the planted value)', () => {
   const { posenc: pe, variants } = apis;
   const q = [[1, 0], [0, 1]];
@@ -651,6 +678,39 @@ test('hole the twenty-second pass found: a tensor made in another realm (node:vm
   assert.deepEqual(clean, [[5, 11, 11, 25], [5, 11, 11, 25]]);
   vm.runInContext('Object.prototype.type = "int8"; Object.prototype.dims = [1, 1]; Object.prototype.dataSync = () => [9]', context);
   assert.deepEqual(calls(make()), clean);
+});
+
+test('hole the twenty-third pass found: a tensor whose fields sit on a prototype without one of its own (a class whose prototype was set to null, an object made from a null-prototype template) was refused since the twenty-second pass ("matrix.rows must be a number"), its fields taken for another realm\'s Object.prototype', async () => {
+  const vm = await import('node:vm');
+  const { posenc: pe, variants } = apis;
+  class Rows {
+    get shape() {
+      return [2, 2];
+    }
+    get data() {
+      return new Float32Array([1, 2, 3, 4]);
+    }
+  }
+  Object.setPrototypeOf(Rows.prototype, null);
+  const template = Object.assign(Object.create(null), { shape: [2, 2], data: [1, 2, 3, 4] });
+  for (const tensor of [new Rows(), Object.create(template), Object.assign(Object.create(null), { shape: [2, 2], data: [1, 2, 3, 4] })]) {
+    assert.deepEqual(Array.from(pe.gram(tensor).data), [5, 11, 11, 25]);
+  }
+  const config = { model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096, rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } };
+  const x = { shape: [3, 16], data: Float32Array.from({ length: 48 }, (_, i) => (i % 5) / 4) };
+  const mrope = [[0, 1, 2], [0, 1, 1], [0, 0, 1]];
+  assert.deepEqual(Array.from(variants.ropeApply(x, { config, positions: Object.create(Object.assign(Object.create(null), { shape: [3, 3], data: mrope.flat() })) }).data),
+    Array.from(variants.ropeApply(x, { config, positions: mrope }).data));
+  // another realm's Object.prototype is still not read (the twenty-second pass's test), nor this realm's
+  const context = vm.createContext({});
+  vm.runInContext('Object.prototype.type = "int8"; Object.prototype.dims = [1, 1]', context);
+  assert.deepEqual(Array.from(pe.gram(vm.runInContext('({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) })', context)).data), [5, 11, 11, 25]);
+  try {
+    Object.defineProperty(Object.prototype, 'type', { value: 'int8', configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    assert.deepEqual(Array.from(pe.gram({ shape: [2, 2], data: new Float32Array([1, 2, 3, 4]) }).data), [5, 11, 11, 25]);
+  } finally {
+    delete Object.prototype.type;
+  }
 });
 
 test('hole the twenty-second pass found: ropeApply read a Qwen-VL config\'s 1-D positions as M-RoPE\'s [A, S] through a `length` on Number.prototype or a `shape` or `dims` on Object.prototype (a valid call refused)', () => {
@@ -714,6 +774,179 @@ test('hole the twenty-second pass found: a `subarray` or `set` planted on a type
       delete Type.prototype[key];
     }
     assert.equal(pe.memoryStats().liveAllocations, 0, `${Type.name}.prototype.${key}: blocks kept`);
+  }
+});
+
+test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `Symbol.species` or `constructor` a caller can plant (a kvCache wrote rows of any length over the allocator\'s: a wasm trap; table, ropeApply, a scaling, rope().apply and ropeGridIds read or wrote other arrays)', () => {
+  const { posenc: pe, variants } = apis;
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const calls = () => [
+    (() => {
+      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 2 });
+      try {
+        c.append({ shape: [2, 2, 8], data: r(32, 1) }, { shape: [2, 2, 8], data: r(32, 2) });
+        return c.attend({ shape: [2, 1, 8], data: r(16, 3) });
+      } finally {
+        c.free();
+      }
+    })(),
+    pe.table(4, 8, { positions: [0, 3, 5, 9] }),
+    variants.ropeApply({ shape: [2, 8], data: r(16, 4) }, { positions: [3, 1] }),
+    variants.ropeCache(3, 8, { scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 4 } }),
+    (() => {
+      const h = variants.rope({ dim: 8, maxLen: 4 });
+      try {
+        return h.apply({ shape: [2, 8], data: r(16, 7) }, 1, new Float32Array(16));
+      } finally {
+        h.free();
+      }
+    })(),
+    variants.ropeGridIds(2, 3, { axes: 3, time: 4 }),
+  ];
+  const outcome = () => {
+    try {
+      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = outcome();
+  const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+  // honest for a copy (slice: one length), an array of 4096 for a view (subarray: a buffer, an offset and a length)
+  const species = (Type) => function (...args) {
+    return args.length === 1 ? new Type(args[0]) : new Type(4096);
+  };
+  const plantings = [Float32Array, Float64Array].flatMap((Type) => [
+    [Type, Symbol.species, { get: () => species(Type), configurable: true }],
+    [Type.prototype, 'constructor', { value: { [Symbol.species]: species(Type) }, configurable: true, writable: true }],
+  ]);
+  for (const [target, key, descriptor] of plantings) {
+    const before = Object.getOwnPropertyDescriptor(target, key);
+    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
+    try {
+      Object.defineProperty(target, key, descriptor);
+      assert.equal(outcome(), clean, name);
+    } finally {
+      if (before) Object.defineProperty(target, key, before);
+      else delete target[key];
+    }
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
+  }
+});
+
+test('hole the twenty-third pass found: a `push` or `Symbol.iterator` planted on Array.prototype kept every block of every call (a call\'s allocations recorded by push and freed by for...of)', () => {
+  const { posenc: pe, variants } = apis;
+  const calls = () => [
+    () => pe.table(3, 4), () => pe.gram({ shape: [2, 2], data: new Float64Array([1, 2, 3, 4]) }), () => variants.ropeCache(3, 8),
+    () => variants.alibiBias(2, 3), () => variants.t5BucketMatrix(3), () => variants.learnedRows([0, 2], 3, 4),
+  ];
+  const run = () => {
+    const out = [];
+    for (const call of calls()) {
+      try {
+        out[out.length] = JSON.stringify(call(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+      } catch (error) {
+        out[out.length] = `${error.constructor.name}: ${error.message}`;
+      }
+    }
+    return out;
+  };
+  const clean = run();
+  const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+  for (const [key, value, sameResults] of [['push', function () { return this.length + 1; }, true], [Symbol.iterator, function* () {}, false]]) {
+    const before = Object.getOwnPropertyDescriptor(Array.prototype, key);
+    let got;
+    try {
+      Object.defineProperty(Array.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      got = run();
+    } finally {
+      Object.defineProperty(Array.prototype, key, before); // eslint-disable-line no-extend-native
+    }
+    if (sameResults) assert.deepEqual(got, clean, String(key));
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `Array.prototype.${String(key)}: blocks kept`);
+  }
+});
+
+test('hole the twenty-third pass found: a `forEach` planted on Float64Array.prototype skipped the check of positions against the rows of cos and sin (rope().apply and ropeApply with caches), and the kernel read rows far past them', () => {
+  const { variants } = apis;
+  const x = { shape: [2, 8], data: Float64Array.from({ length: 16 }, (_, i) => i / 10) };
+  const h = variants.rope({ dim: 8, maxLen: 4, dtype: 'float64' });
+  const cache = variants.ropeCache(4, 8, { dtype: 'float64' });
+  const calls = () => [() => h.apply(x, [1e6, 2]), () => h.apply(x, [-5, 2]), () => variants.ropeApply(x, { cos: cache.cos, sin: cache.sin, positions: [1e6, 1], dtype: 'float64' })]
+    .map((call) => {
+      try {
+        return `returned ${Array.from(call().data).slice(0, 2)}`;
+      } catch (error) {
+        return `${error.constructor.name}: ${error.message}`;
+      }
+    });
+  try {
+    const clean = calls();
+    assert.match(clean[0], /^RangeError: posenc\.rope\.apply: positions\[0\] must be a row of cos and sin/);
+    Object.defineProperty(Float64Array.prototype, 'forEach', { value() {}, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    try {
+      assert.deepEqual(calls(), clean);
+    } finally {
+      delete Float64Array.prototype.forEach;
+    }
+  } finally {
+    h.free();
+  }
+});
+
+test('hole the twenty-third pass found: a `map` or `forEach` planted on Array.prototype made attention\'s float32 kernel take the sizes of its runs for their buffers (q, k and v written at those addresses, over the core\'s own memory) or leave them unwritten', () => {
+  const { posenc: pe } = apis;
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const call = () => {
+    try {
+      return Array.from(pe.attention({ shape: [2, 8], data: r(16, 1) }, { shape: [3, 8], data: r(24, 2) }, { shape: [3, 8], data: r(24, 3) }, { weights: false }).output.data);
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = call();
+  const after = () => [call(), Array.from(pe.gram([[1, 2], [3, 4]]).data), Array.from(pe.table(2, 4).data)];
+  const cleanAfter = after();
+  for (const [key, value] of [['map', function () { return this; }], ['forEach', function () {}]]) {
+    const before = Object.getOwnPropertyDescriptor(Array.prototype, key);
+    try {
+      Object.defineProperty(Array.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      assert.deepEqual(call(), clean, key);
+    } finally {
+      Object.defineProperty(Array.prototype, key, before); // eslint-disable-line no-extend-native
+    }
+    assert.deepEqual(after(), cleanAfter, `${key}: the module afterwards`);
+  }
+});
+
+test('hole the twenty-third pass found: a `fill` planted on Int32Array or Uint8Array.prototype left M-RoPE\'s and the axial caches\' axes, and mropePositions\' token types, mask and padding, as they were made (cos and sin of the wrong axes, no word)', () => {
+  const { posenc: pe, variants } = apis;
+  const calls = () => [
+    variants.mropeCache({ shape: [3, 2], data: [0, 1, 2, 3, 4, 5] }, 8, { section: [1, 1, 2] }),
+    variants.ropeAxialCache({ shape: [2, 2], data: [0, 1, 1, 0] }, { axesDim: [2, 2] }),
+    variants.mropePositions([{ text: 2 }, { image: [1, 2, 2] }], { leftPadding: 2 }),
+  ];
+  const outcome = () => {
+    try {
+      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+    } catch (error) {
+      return `${error.constructor.name}: ${error.message}`;
+    }
+  };
+  const clean = outcome();
+  const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+  const plantings = [Int32Array, Uint8Array].map((Type) => [Type.prototype, 'fill', { value: function () { return this; }, configurable: true, writable: true }]);
+  for (const [target, key, descriptor] of plantings) {
+    const before = Object.getOwnPropertyDescriptor(target, key);
+    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
+    try {
+      Object.defineProperty(target, key, descriptor);
+      assert.equal(outcome(), clean, name);
+    } finally {
+      if (before) Object.defineProperty(target, key, before);
+      else delete target[key];
+    }
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
   }
 });
 

@@ -314,3 +314,15 @@ test('the twenty-second adversarial pass: a config, or a dict of it, that is a M
   // a Map under a layer type's key is not a nested dict: the flat dict's unknown key, warned of as HF does
   assert.deepEqual(pv.ropeFromConfig({ ...base, rope_parameters: { full_attention: linear() } }).warnings, ['unrecognized keys for rope_type "default": full_attention']);
 });
+
+test('the twenty-third adversarial pass: a Symbol.toStringTag planted on Object.prototype made every config refused ("config must be a parsed config.json object (got Object)"), its dicts told by their tag alone', () => {
+  const config = { model_type: 'qwen2_vl', text_config: { rope_theta: 10000, head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 2 } } };
+  const clean = pv.ropeFromConfig(config);
+  try {
+    Object.defineProperty(Object.prototype, Symbol.toStringTag, { value: 'Config', configurable: true }); // eslint-disable-line no-extend-native
+    assert.deepEqual(pv.ropeFromConfig(config), clean);
+    assert.throws(() => pv.ropeFromConfig({ head_dim: 8, rope_scaling: new Map() }), /config\.rope_parameters must be an object \(got Map\)/);
+  } finally {
+    delete Object.prototype[Symbol.toStringTag];
+  }
+});

@@ -114,6 +114,12 @@ test('ropeApply({ positions, config }) uses an M-RoPE config\'s section for [3, 
   assert.throws(() => pv.ropeApply(x, { positions: p, config: qwen, interleaved: true }), (e) => e instanceof TypeError && /config or section and interleaved/.test(e.message));
   const hostile = { get shape() { throw new Error('no'); }, data: p.data };
   assert.throws(() => pv.ropeApply(x, { positions: hostile, config: qwen }), (e) => e instanceof TypeError && /^posenc\.ropeApply: could not read positions/.test(e.message));
+  // hole the twenty-third pass found: any tensor form of [3, S] is M-RoPE's, as mropeCache's and ropeApply's with a
+  // section (a { rows, cols, data } was read as text: "positions must be an array, typed array or array-like of numbers")
+  for (const positions of [{ rows: 3, cols: s, data: p.data }, { dims: [3, s], shape: [3 * s], data: p.data }]) {
+    assert.deepEqual(pv.ropeApply(x, { positions, config: qwen, dtype: 'float64' }).data, given);
+  }
+  assert.throws(() => pv.ropeApply(x, { positions: { shape: [s], data: line }, config: qwen }), { name: 'TypeError', message: `posenc.ropeApply: positions must have 2 dimensions (got "shape [${s}]")` });
   // FLUX: ids [S, 3], axes_dim [16, 56, 56], θ 10000, adjacent pairs, heads of attention_head_dim 128
   const flux = gallery('flux.1-dev');
   const ids = pv.ropeGridIds(3, 4, { axes: 3 });

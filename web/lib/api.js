@@ -3,7 +3,7 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped, subTyped } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped } from './validate.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
@@ -73,7 +73,11 @@ export function createApi(wasm) {
       const at = p && f.output('float64', chunk);
       for (let r0 = 0; r0 < maxLen; r0 += chunk) {
         const rows = Math.min(chunk, maxLen - r0);
-        if (p) copyTyped(new Float64Array(wasm.memory.buffer, at, rows), subTyped(p, r0, r0 + rows));
+        if (p) {
+          // by index: a subarray of p is made by its `constructor[Symbol.species]`, which a caller can plant (a view of another length)
+          const v = new Float64Array(wasm.memory.buffer, at, rows);
+          for (let i = 0; i < rows; i++) v[i] = p[r0 + i];
+        }
         const zero = a.zeroRow - r0;
         call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.zeroRow)
           : wasm.pe_table(out, code, rows, dModel, a.layout, a.freq, a.base, a.offset + r0, zero >= 0 && zero < rows ? zero : -1));
@@ -306,17 +310,21 @@ export function createApi(wasm) {
     // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
     if (!roomFor(wasm, check)) finite();
     return withFrame(wasm, check, (f) => {
-      const at = sizes.map((size) => f.output('float32', run * size)), result = new Float32Array(nOut);
+      // by index, not by map or forEach (methods a caller can plant on Array.prototype): a map returning its array gave the
+      // sizes as the buffers, and q, k and v were written at those addresses, over the core's own memory
+      const at = [], result = new Float32Array(nOut);
+      for (let i = 4; i--; ) at[i] = f.output('float32', run * sizes[i]);
       const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);
       for (let h = 0, from, status; h < all; h += run) {
         from = Math.min(h, all - run);
-        [q, k, v].forEach(({ data }, i) => {
+        for (let i = 3; i--; ) {
+          const { data } = [q, k, v][i];
           // the run's part of a typed array, through a view of its buffer made from its internal slots
           if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
           const Type = globalThis[typedArrayName(data)];
           copyTyped(new Float32Array(wasm.memory.buffer, at[i], run * sizes[i]),
             new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
-        });
+        }
         if ((status = wasm.pe_attention_f32(at[3], at[0], at[1], at[2], dp, causal ? 1 : 0, scale)) === PE_ERR_VALUE) return null;
         call(check, status);
         f.readInto(result, from * sizes[3], 'float32', at[3], run * sizes[3]);

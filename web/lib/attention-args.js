@@ -4,8 +4,14 @@
 import { typedLength, typedArrayName, isArray, item } from './validate.js';
 import { readNested } from './tensor.js';
 
+/**
+ * Size d from the end of a shape (posenc's own, dense), 1 past its rank; by index within it: an index "-1" planted on
+ * Array.prototype was read past the rank (the twenty-first pass), and an `at` planted there (at() was used since) gave
+ * attention any sizes, and the core read past q, k and v into other memory.
+ */
+const dim = (shape, d) => (d > shape.length ? 1 : shape[shape.length - d]);
 /** A shape of rank 2 to 4 as [batch, heads, rows, cols], 1 where absent. */
-export const as4 = (shape) => [-4, -3, -2, -1].map((i) => shape.at(i) ?? 1); // at(): no "-1" looked up on Array.prototype past the rank
+export const as4 = (shape) => [dim(shape, 4), dim(shape, 3), dim(shape, 2), dim(shape, 1)];
 
 /**
  * The sizes of attention over q, k, v (tensors of one rank, 2 to 4): checks
@@ -20,7 +26,7 @@ export function attentionShape(check, q, k, v) {
   };
   same('k\'s batch', kb, b);
   same('v\'s batch', vb, b);
-  same('k\'s last dimension', k.shape.at(-1), dk);
+  same('k\'s last dimension', dim(k.shape, 1), dk);
   same('v\'s heads', vHeads, kvHeads);
   same('v\'s keys', vm, m);
   if (heads % kvHeads) throw check.fail(RangeError, `k's heads must divide q's heads (${heads})`, kvHeads);
@@ -42,10 +48,10 @@ function broadcastStrides(check, name, shape, target) {
   const strides = [];
   let step = 1;
   for (let d = 1; d <= target.length; d++) {
-    // at(): past the shape's rank, no index "-1" is looked up on Array.prototype (one planted there made a bias of
-    // shape [2] read as [2, 2], and the core read past it into other memory)
-    const size = shape.at(-d) ?? 1;
-    if (size !== 1 && size !== target.at(-d)) {
+    // dim(): past the shape's rank, no index "-1" is looked up on Array.prototype (one planted there made a bias of
+    // shape [2] read as [2, 2], and the core read past it into other memory), nor a planted `at` called
+    const size = dim(shape, d);
+    if (size !== 1 && size !== dim(target, d)) {
       throw check.fail(RangeError, `${name} of shape [${shape}] does not broadcast to [${target}]`);
     }
     strides.unshift(size === 1 ? 0 : step);

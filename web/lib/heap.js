@@ -35,7 +35,9 @@ export class Frame {
     if (!ptr) {
       throw new RangeError(`posenc.${this.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
     }
-    this.pointers.push(ptr);
+    // by index, not push (nor for...of in free()): methods a caller can plant on Array.prototype, and every block of
+    // every call was kept
+    this.pointers[this.pointers.length] = ptr;
     return ptr;
   }
 
@@ -93,7 +95,7 @@ export class Frame {
   }
 
   free() {
-    for (const ptr of this.pointers) this.wasm.pe_free(ptr);
+    for (let i = this.pointers.length; i; ) this.wasm.pe_free(this.pointers[--i]);
     this.pointers.length = 0;
   }
 }

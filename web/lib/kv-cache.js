@@ -3,7 +3,7 @@
 // whole cache (which is O(length · d), the same order as the attention's own
 // arithmetic). attend() runs the float32 blocked kernel (c/flash.c) once per
 // kv head, on the rows in use, in place.
-import { Checker, copyTyped, subTyped } from './validate.js';
+import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
 import { Frame } from './heap.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
@@ -12,9 +12,15 @@ import { PE_ERR_VALUE } from '../../dist/constants.js';
 // Frees the wasm memory of caches dropped without free().
 const dropped = new FinalizationRegistry((release) => release());
 // The cache is float32: a finite 1e39 would be Infinity there (and poison every later attend).
+// (a float32 copy: appended by views of it, made by class, not by its prototype's subarray: that makes a view by
+// the `constructor[Symbol.species]` a caller can plant, of any length, and wrote it over the allocator's: a wasm trap)
 const fits = (c, name, data, n) => {
-  for (let i = 0; i < n; i++) if (!isFinite(Math.fround(data[i]))) throw c.fail(RangeError, `${name}[${i}] must be a finite number (in float32)`, data[i]);
-  return data;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    out[i] = data[i]; // (an assignment's value is data[i], not the float32 kept)
+    if (!isFinite(out[i])) throw c.fail(RangeError, `${name}[${i}] must be a finite number (in float32)`, data[i]);
+  }
+  return out;
 };
 // k and v: copies (readNested's elements), each element checked as above
 const rowsOf = (c, name, data, n) => fits(c, name, c.numbers(name, data, n), n);
@@ -75,8 +81,8 @@ export function createKvCache(wasm, call) {
       room();
       const h = heap();
       for (let s = 0; s < slots; s++) {
-        copyTyped(h, subTyped(tk.data, s * t * dk, (s + 1) * t * dk), kp / 4 + (s * maxLength + length) * dk);
-        copyTyped(h, subTyped(tv.data, s * t * dv, (s + 1) * t * dv), vp / 4 + (s * maxLength + length) * dv);
+        copyTyped(h, new Float32Array(typedArrayBuffer(tk.data), s * t * dk * 4, t * dk), kp / 4 + (s * maxLength + length) * dk);
+        copyTyped(h, new Float32Array(typedArrayBuffer(tv.data), s * t * dv * 4, t * dv), vp / 4 + (s * maxLength + length) * dv);
       }
       return (length += t);
     }

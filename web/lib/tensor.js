@@ -46,11 +46,15 @@ function flatten(check, name, value) {
 
 /**
  * `value[key]` where the object or one of its classes holds the key, not Object.prototype (pollution), of this realm or
- * another's (a tensor made in a vm context or an iframe: the root of its chain, whose prototype is null); at most 64
- * levels of them: a Proxy whose getPrototypeOf answers itself made an endless chain (every tensor call hung).
+ * another's (a tensor made in a vm context or an iframe: the root of its chain, whose prototype is null, and which owns
+ * isPrototypeOf; a class's prototype made a root, Object.setPrototypeOf(T.prototype, null), is read: its tensors were
+ * refused, "matrix.rows must be a number"); at most 64 levels of them: a Proxy whose getPrototypeOf answers itself made
+ * an endless chain (every tensor call hung).
  */
 export function field(value, key) {
-  for (let o = value, p, d = 64; o && d--; o = p) if (((p = Object.getPrototypeOf(o)) || o === value) && Object.hasOwn(o, key)) return value[key];
+  for (let o = value, p, d = 64; o && d--; o = p) {
+    if (((p = Object.getPrototypeOf(o)) || !Object.hasOwn(o, 'isPrototypeOf')) && Object.hasOwn(o, key)) return value[key];
+  }
 }
 
 /** { shape, data() } of a supported tensor-like value, each field read once; data unchecked. */

@@ -29,7 +29,7 @@ const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
 const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
 const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
-const { set: typedArraySet, subarray: typedArraySubarray } = TypedArrayPrototype;
+const typedArraySet = TypedArrayPrototype.set;
 // Whether an ArrayBuffer / SharedArrayBuffer can change its length (each throws
 // for anything else; absent where no buffer can).
 const BUFFER_FLAGS = [[ArrayBuffer, 'resizable'], [globalThis.SharedArrayBuffer, 'growable']]
@@ -83,22 +83,25 @@ export const item = (value, i) => (i in Array.prototype && !Object.hasOwn(value,
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
 export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => item(value, i));
 
-/** Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots. */
+/**
+ * Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots, for
+ * posenc's arrays and views of wasm memory: a `set` planted on Float32Array.prototype (or Int32Array's) was called
+ * instead, and the kernels read sizes and rows of an earlier call. (Their subarray is not used: the prototype's, even
+ * taken at load, makes its view by `constructor[Symbol.species]`, which a caller can plant: views of any length, a
+ * kvCache's rows written over the allocator's, a wasm trap. Views are made by their class, or copied by index.)
+ */
 export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
-// The typed arrays' own subarray, for posenc's arrays and views of wasm memory (with copyTyped for their set): a
-// `subarray` or `set` planted on Float32Array.prototype (or Int32Array's) was called instead, a kvCache's rows were
-// written over the allocator's (a wasm trap, its blocks kept) and the kernels read sizes and rows of an earlier call.
-export const subTyped = (a, from, to) => typedArraySubarray.call(a, from, to);
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));
 
 /**
- * Whether a value that is not a plain object is still an object of named options, by its tag (may throw for a revoked
- * proxy): not an array, typed array or buffer, nor a Map, Date, Error, Number or any other built-in kind, whose keys are
- * not its options (new Map([['dtype', 'float64']]) had none, and was taken as no options).
+ * Whether an object is an object of named options: a plain object, or else by its tag (may throw for a revoked proxy):
+ * not an array, typed array or buffer, nor a Map, Date, Error, Number or any other built-in kind, whose keys are not its
+ * options (new Map([['dtype', 'float64']]) had none, and was taken as no options). A plain object first: by its tag
+ * alone, a Symbol.toStringTag on Object.prototype refused every config ("config must be a parsed config.json object").
  */
-export const isOptions = (value) => ({}).toString.call(value) === '[object Object]';
+export const isOptions = (value) => Object.getPrototypeOf(value) === Object.prototype || ({}).toString.call(value) === '[object Object]';
 
 /**
  * A string a caller gave, in a message: its first 99 characters. One of the engine's longest (2^29 - 24) made
@@ -218,7 +221,7 @@ export class Checker {
     if (value === undefined || value === null) return NO_OPTIONS;
     // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
     // as what it is, not as an unknown option "0".
-    const keys = typeof value === 'object' && this.read(name, () => (Object.getPrototypeOf(value) === Object.prototype || isOptions(value)) && Object.keys(value));
+    const keys = typeof value === 'object' && this.read(name, () => isOptions(value) && Object.keys(value));
     if (!keys) throw this.fail(TypeError, `${name} must be an object of named options`, value);
     if (!keys.length) return NO_OPTIONS;
     const what = name === 'options' ? 'option' : `${name} option`;

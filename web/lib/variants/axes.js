@@ -55,7 +55,10 @@ export function sectionAxes(section, interleaved) {
     for (let i = 0; i < n; i++) axis[i] = i % a && i < a * section[i % a] ? i % a : 0;
   } else {
     let i = 0;
-    section.forEach((len, row) => axis.fill(row, i, (i += len)));
+    // by index, not the prototype's fill: one planted on Int32Array.prototype left every frequency on row 0 (cos and sin wrong, no word)
+    section.forEach((len, row) => {
+      for (const end = i + len; i < end; ) axis[i++] = row;
+    });
   }
   return axis;
 }
@@ -106,7 +109,7 @@ export function createAxes(wasm, call, frequencies) {
       let at = 0;
       dims.forEach((d, a) => {
         copyTyped(freq, frequencies(check, d, plan.common).invFreq, at);
-        axis.fill(a, at, (at += d / 2));
+        for (const end = at + d / 2; at < end; ) axis[at++] = a; // by index, as sectionAxes
       });
     }
     return { freq, axis, attention: 1 };
@@ -218,11 +221,9 @@ export function createAxes(wasm, call, frequencies) {
     // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list or a typed array is text. By
     // own fields: a `length` on Number.prototype made a list [0, 1, 2] M-RoPE's, a `shape` on Object.prototype a Float64Array
     const p = opts.positions;
-    const twoD = () => {
-      if (Array.isArray(p)) return Array.isArray(item(p, 0));
-      const shape = ArrayBuffer.isView(p) ? undefined : field(p, 'shape') ?? field(p, 'dims');
-      return Array.isArray(shape) && shape.length === 2;
-    };
+    // a tensor is M-RoPE's whatever its fields (its rank checked there): a { rows, cols, data } was read as text ("positions
+    // must be an array ... (got Object)"); a list, a typed array or an array-like (an own or class `length`) is text
+    const twoD = () => (Array.isArray(p) ? Array.isArray(item(p, 0)) : Object(p) === p && !ArrayBuffer.isView(p) && field(p, 'length') === undefined);
     if (!r.mropeSection || !check.read('positions', twoD)) return null;
     return { __proto__: null, ...opts, headDim, ...sectionOfConfig(check, opts, r) };
   }

@@ -73,10 +73,11 @@ export function mropePositions(segments, options) {
   if (tokens === pad) throw check.fail(RangeError, 'segments must hold at least one token');
   const data = new Int32Array(3 * tokens);
   const tokenTypes = new Uint8Array(tokens);
-  const attentionMask = new Uint8Array(tokens).fill(1, pad);
-  // Padded slots hold 1, as HF Python's get_rope_index leaves them (masked out, never attended).
-  data.fill(1, 0, pad).fill(1, tokens, tokens + pad).fill(1, 2 * tokens, 2 * tokens + pad);
-  let at = pad, current = -1; // the segment being laid out
+  const attentionMask = new Uint8Array(tokens);
+  // Padded slots hold 1, as HF Python's get_rope_index leaves them (masked out, never attended). By index, as each
+  // token's type and mask (push): a fill planted on Uint8Array.prototype or Int32Array's was called (types and a mask of 0, no word).
+  for (let i = 0; i < pad; i++) data[i] = data[tokens + i] = data[2 * tokens + i] = 1;
+  let at = pad, current = -1, type = 0; // the segment being laid out, and its tokens' type
   const push = (t, h, w) => {
     // named: "positions must stay below 2147483648" said neither which segment nor how far (eighth pass)
     const top = Math.max(t, h, w);
@@ -84,12 +85,13 @@ export function mropePositions(segments, options) {
     data[at] = t;
     data[tokens + at] = h;
     data[2 * tokens + at] = w;
-    at++;
+    tokenTypes[at] = type;
+    attentionMask[at++] = 1;
   };
   let next = 0;
   for (const seg of segs) {
     current++;
-    tokenTypes.fill(TYPE_CODES[seg.kind], at, at + seg.count);
+    type = TYPE_CODES[seg.kind];
     if (seg.kind === 'text') {
       for (let k = 0; k < seg.count; k++) push(next + k, next + k, next + k);
       next += seg.count;
@@ -118,11 +120,11 @@ export function ropeGridIds(height, width, options) {
   if (count > MAX_DIM) throw check.fail(RangeError, `height × width must be at most ${MAX_DIM}`, count);
   check.bytes(count * axes * 8);
   const data = new Float64Array(count * axes);
-  for (let p = 0; p < count; p++) {
-    const row = data.subarray(p * axes, (p + 1) * axes);
-    if (axes === 3) row[0] = time;
-    row[axes - 2] = offset + Math.floor(p / width);
-    row[axes - 1] = offset + (p % width);
+  // by index: a row made by subarray came from a `constructor` or Symbol.species a caller can plant (the ids left 0)
+  for (let p = 0, at = 0; p < count; p++, at += axes) {
+    if (axes === 3) data[at] = time;
+    data[at + axes - 2] = offset + Math.floor(p / width);
+    data[at + axes - 1] = offset + (p % width);
   }
   return { rows: count, cols: axes, shape: [count, axes], data };
 }

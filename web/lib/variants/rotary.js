@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, bytesPer, largest, MAX_DIM, item } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
 import { FIXED } from './scaling.js';
 
@@ -83,7 +83,9 @@ export function cacheRowsCheck(check, c, positions, offset, s) {
   const within = (p, name) => {
     if (!Number.isInteger(p) || p < 0 || p >= c.rows) throw check.fail(RangeError, `${typeof name === 'number' ? `positions[${name}]` : name} must be a row of cos and sin, a whole number from 0 to ${c.rows - 1}`, p);
   };
-  if (positions) positions.forEach(within);
+  // by index, to the length in its slot (positions: a checked copy, a typed array): with a forEach or length planted on
+  // Float64Array.prototype the check was skipped, and the kernel read rows far past cos and sin (1e6 of a cache of 4)
+  if (positions) for (let i = 0, n = typedLength(positions); i < n; i++) within(positions[i], i);
   else {
     within(offset, 'offset');
     within(offset + s - 1, `offset + ${s - 1} (the last row of x)`);
@@ -129,7 +131,8 @@ export function createRotary(wasm, paramsPtr) {
    */
   function scaled(f, check, a, dim, seen) {
     const af = f.output('float64', 1);
-    scalingCall(check, a, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params?.subarray(0, FIXED)), seen));
+    // (views of posenc's own arrays, at their buffer's start, made by class: a subarray is made by a plantable Symbol.species)
+    scalingCall(check, a, wasm.pe_rope_check(af, dim, a.base, a.code, paramsPtr(f, a.params && new Float64Array(typedArrayBuffer(a.params), 0, FIXED)), seen));
     return f.read('float64', af, 1)[0];
   }
 
@@ -327,7 +330,7 @@ export function createRotary(wasm, paramsPtr) {
       call(ac, status);
       const h = view();
       if (!out) return h.slice(xa, xa + x.count);
-      return copyTyped(out, h.subarray(xa, xa + x.count)); // by slot: an own `set` on out is not called
+      return copyTyped(out, new Type(wasm.memory.buffer, own.x, x.count)); // by slot: an own `set` on out is not called
     }
 
     const state = { rotateAt, attentionFactor: own.attentionFactor, free: release };
@@ -349,7 +352,7 @@ export function createRotary(wasm, paramsPtr) {
     if (!quick || held || n > 2 ** 20) return tensorArg(check, 'x', x);
     const Type = quick.type === 'Float32Array' ? Float32Array : Float64Array;
     if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
-    return (held = { shape: quick.shape, data: copyTyped(spare[Type.name].subarray(0, n), quick.data) });
+    return (held = { shape: quick.shape, data: copyTyped(new Type(typedArrayBuffer(spare[Type.name]), 0, n), quick.data) });
   }
 
   // by identity: a `spare` key on Object.prototype let a call (from a getter) that had not taken the buffer free it
