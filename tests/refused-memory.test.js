@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { freshModules, loadLab, build } from './helpers/load.js';
 import { instantiateForTests } from './helpers/wasi.js';
 import { createVariants } from '../web/lib/variants/api.js';
+import { createApi } from '../web/lib/api.js';
 import { CALLS } from './helpers/calls.js';
 
 const { pe, pv, pf } = await freshModules();
@@ -279,6 +280,32 @@ test('alibiBias refuses a float16 bias past 65519 before any head\'s slope is ma
           (e) => e.message.includes(`: ${largest} × ${far} `), `${variant}, ${heads} heads, maxBias ${maxBias}`);
       }
     }
+  }
+});
+
+test('kvCache and rope() at 1 GiB, or beside a handle, are refused before either buffer grows memory (twenty-fourth pass)', async () => {
+  // A cache of exactly 1 GiB passed its size check; its k (512 MiB) and v were allocated, growing memory to 1 GiB,
+  // and the kernel's 28 bytes of sizes were refused ("memory is exhausted"), the gigabyte kept. The allocator counts
+  // what live handles hold toward its 1 GiB too: a handle beside one of 600 MiB grew memory by its first buffer
+  // (262 MiB, kept) before its second was refused. Both are reserved at once, or refused, before either is made.
+  for (const [api, call] of [[pe, () => pe.kvCache({ heads: 32, headDim: 128, maxLength: 32768 })], [pv, () => pv.rope({ dim: 1024, maxLen: 65536, dtype: 'float64' })]]) {
+    const before = api.memoryStats();
+    assert.throws(call, /^RangeError: posenc\.(kvCache|rope): this call would need 1024\.1 MiB of WebAssembly memory/);
+    assert.deepEqual(api.memoryStats(), before, String(call));
+  }
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  for (const [file, make] of [['posenc', createApi], ['variants', createVariants]]) {
+    const { WASM_BASE64 } = await import(`../dist/debug/${file}-wasm.js`);
+    const raw = await instantiateForTests(WASM_BASE64);
+    raw.pe_set_byte_limit(8 * 2 ** 20);
+    const api = make(raw);
+    const handle = (mib) => (file === 'posenc' ? api.kvCache({ heads: 1, headDim: 8, maxLength: mib * 2 ** 14 }) : api.rope({ dim: 8, maxLen: mib * 2 ** 14, dtype: 'float32' }));
+    const first = handle(5);
+    const before = api.memoryStats();
+    assert.throws(() => handle(4), { name: 'RangeError', message: new RegExp(`^posenc\\.(kvCache|rope): WebAssembly memory is exhausted \\(could not allocate \\d+ bytes\\)$`) }, file);
+    assert.deepEqual(api.memoryStats(), before, file);
+    first.free();
+    handle(4).free(); // then made
   }
 });
 

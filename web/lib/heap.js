@@ -107,6 +107,15 @@ const RESERVE_SLACK = 4096;
 /** Whether wasm memory holds the footprint `check.bytes()` recorded without growing. */
 export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESERVE_SLACK));
 
+/**
+ * Grows memory once for a handle's buffers (`bytes`, headers in the slack) before any is allocated, or refuses, checked
+ * first as a call's bytes: the allocator counts what other handles hold toward its 1 GiB, so a cache of exactly 1 GiB,
+ * or a second handle beside one of 600 MiB, grew memory by its first buffer (512 MiB, kept) before the next was refused.
+ */
+export function reserve(wasm, check, bytes) {
+  if (!wasm.pe_reserve(check.bytes((bytes += RESERVE_SLACK)))) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+}
+
 /** A frame for a call that outlives one turn of the event loop (lab.trainAsync): its owner frees it. */
 export function openFrame(wasm, check) {
   if (check.footprint > 0) wasm.pe_reserve(check.footprint + RESERVE_SLACK);

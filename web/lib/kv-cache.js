@@ -4,7 +4,7 @@
 // arithmetic). attend() runs the float32 blocked kernel (c/flash.c) once per
 // kv head, on the rows in use, in place.
 import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
-import { Frame } from './heap.js';
+import { Frame, reserve } from './heap.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
 import { PE_ERR_VALUE } from '../../dist/constants.js';
@@ -36,9 +36,8 @@ export function createKvCache(wasm, call) {
     const maxLength = check.size('maxLength', opts.maxLength);
     const batch = check.size('batch', opts.batch ?? 1);
     const slots = batch * heads;
-    check.bytes(slots * maxLength * (dk + dv) * 4);
     // k, v and the kernel's 7 sizes for the cache's life; q and the output in a frame replaced when a call needs more
-    wasm.pe_reserve(slots * maxLength * (dk + dv) * 4 + 4096);
+    reserve(wasm, check, slots * maxLength * (dk + dv) * 4 + 28);
     const own = new Frame(wasm, 'kvCache'), io = new Frame(wasm, 'kvCache.attend');
     let ioBytes = 0, kp, vp, dims;
     const release = () => {

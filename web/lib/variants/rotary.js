@@ -2,7 +2,7 @@
 // ropeApply and the rope() handle. Nothing here widens float32: caches are
 // written by the core in their dtype, and x is rotated in its dtype as
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
-import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype } from '../heap.js';
+import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
@@ -280,6 +280,7 @@ export function createRotary(wasm, paramsPtr) {
     };
     try {
       withFrame(wasm, check.fn, (f) => withRows(f, check, a, { ...g, offset: 0, layout: g.pairing }, (state, af) => {
+        reserve(wasm, check, 2 * g.maxLen * g.dim * eb); // the scaling checked (begin), both caches or none
         own.cos = alloc(g.maxLen * g.dim);
         own.sin = alloc(g.maxLen * g.dim);
         call(check, wasm.pe_rope_cache_next(state, own.cos, own.sin, g.maxLen, 0));
