@@ -867,6 +867,43 @@ test('hole the twenty-third pass found: a `push` or `Symbol.iterator` planted on
   }
 });
 
+test('hole the twenty-fourth pass found: an index setter planted on Array.prototype took the first block of every call\'s frame (kept), and a kvCache\'s attend and attention\'s float32 kernel then wrote q at address 0', () => {
+  const { posenc: pe, variants } = apis;
+  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  try {
+    cache.append({ shape: [3, 8], data: r(24, 2) }, { shape: [3, 8], data: r(24, 3) });
+    const calls = [
+      () => pe.table(3, 4), () => pe.gram({ shape: [2, 2], data: new Float64Array([1, 2, 3, 4]) }), () => variants.ropeCache(3, 8),
+      () => variants.alibiBias(2, 3), () => variants.t5BucketMatrix(3), () => variants.learnedRows([0, 2], 3, 4),
+      () => pe.attention({ shape: [2, 8], data: r(16, 1) }, { shape: [3, 8], data: r(24, 2) }, { shape: [3, 8], data: r(24, 3) }, { weights: false }).output,
+      () => cache.attend({ shape: [2, 8], data: r(16, 1) }),
+    ];
+    // by map (its result's elements defined, not set): the planted setters would take the test's own too
+    const run = () => calls.map((call) => {
+      try {
+        return JSON.stringify(call(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+      } catch (error) {
+        return `${error.constructor.name}: ${error.message}`;
+      }
+    });
+    const clean = run();
+    const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
+    let got;
+    try {
+      for (let i = 0; i < 4; i++) Object.defineProperty(Array.prototype, i, { get() {}, set() {}, configurable: true }); // eslint-disable-line no-extend-native
+      got = run();
+    } finally {
+      for (let i = 0; i < 4; i++) delete Array.prototype[i];
+    }
+    assert.deepEqual(got, clean);
+    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, 'blocks kept');
+    assert.deepEqual(run(), clean, 'afterwards');
+  } finally {
+    cache.free();
+  }
+});
+
 test('hole the twenty-third pass found: a `forEach` planted on Float64Array.prototype skipped the check of positions against the rows of cos and sin (rope().apply and ropeApply with caches), and the kernel read rows far past them', () => {
   const { variants } = apis;
   const x = { shape: [2, 8], data: Float64Array.from({ length: 16 }, (_, i) => i / 10) };

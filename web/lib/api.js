@@ -312,7 +312,7 @@ export function createApi(wasm) {
     return withFrame(wasm, check, (f) => {
       // by index, not by map or forEach (methods a caller can plant on Array.prototype): a map returning its array gave the
       // sizes as the buffers, and q, k and v were written at those addresses, over the core's own memory
-      const at = [], result = new Float32Array(nOut);
+      const at = new Uint32Array(4), result = new Float32Array(nOut); // (an index setter on Array.prototype left an array's at 0)
       for (let i = 4; i--; ) at[i] = f.output('float32', run * sizes[i]);
       const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);
       for (let h = 0, from, status; h < all; h += run) {

@@ -27,7 +27,9 @@ export class Frame {
   constructor(wasm, fn) {
     this.wasm = wasm;
     this.fn = fn;
-    this.pointers = [];
+    // without a prototype: an index setter (or a read-only index) on Array.prototype took each call's first block (kept),
+    // and a kvCache's q was then written at address 0
+    this.pointers = Object.setPrototypeOf([], null);
   }
 
   alloc(bytes) {
