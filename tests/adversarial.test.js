@@ -891,7 +891,7 @@ test('hole the twenty-fourth pass found: an index setter planted on Array.protot
     const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
     let got;
     try {
-      for (let i = 0; i < 4; i++) Object.defineProperty(Array.prototype, i, { get() {}, set() {}, configurable: true }); // eslint-disable-line no-extend-native
+      for (let i = 0; i < 4; i++) Object.defineProperty(Array.prototype, i, { get: () => undefined, set() {}, configurable: true }); // eslint-disable-line no-extend-native
       got = run();
     } finally {
       for (let i = 0; i < 4; i++) delete Array.prototype[i];
