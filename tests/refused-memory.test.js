@@ -161,6 +161,19 @@ test('lab: refused evaluate and attentionMaps of a model keep no memory either',
   }
 });
 
+test('lab: a model and its attention maps within a few bytes of the limit are refused before the model is made (twenty-fourth pass)', () => {
+  // maxLength 382, batch 43 and 375 tokens: the model's bytes and the maps' came to 20 bytes under 1 GiB, counted
+  // without the model's struct, the frame's config blocks and the chunk headers. The model was made (memory grown to
+  // 1006 MiB), then its maps refused as "WebAssembly memory is exhausted", the memory kept. Found by a search of
+  // pe_lab_model_bytes in the release build (float32 reals; the debug build's float64 model is refused by far); a T5
+  // model's parameters do not depend on maxLength or batch.
+  const { model } = lab.train({ task: 'copy', steps: 1, encoding: 't5', dModel: 64, heads: 8, layers: 4, mlp: 64, batch: 1, maxLength: 64 });
+  const before = lab.memoryStats();
+  assert.throws(() => lab.attentionMaps({ config: { ...model.config, maxLength: 382, batch: 43 }, params: model.params }, new Array(375).fill(1)),
+    (e) => e instanceof RangeError && /^posenc\.lab\.attentionMaps: this call would need \d+\.\d MiB .*lower batch or maxLength/.test(e.message));
+  assert.deepEqual(lab.memoryStats(), before);
+});
+
 test('lab: a T5 model whose buckets the core refuses is refused by name before its block is made (twenty-first pass)', () => {
   // t5Buckets 2 (bidirectional) or a t5MaxDistance within the exact distances passed the lab's checks and were
   // refused by the core's bucketing after the model's block was allocated: "status 2" or "status 7", and memory

@@ -74,6 +74,17 @@ test('embed.html draws a valid view', async () => {
   });
 });
 
+test('a widget not drawn yet names its export buttons (twenty-fourth pass)', async () => {
+  // The bar shows under the placeholder before the first render (a chart scrolled to by Tab, its module loading):
+  // its three buttons had no text and no label, and a screen reader said "button" three times.
+  await withPage('embed.html?view=dot&d=64&len=20&lang=en', async (page) => {
+    const names = await page.evaluate(() => [...document.createElement('pe-circles').shadowRoot.querySelectorAll('.export button')]
+      .map((b) => [b.textContent, b.getAttribute('aria-label')]));
+    assert.deepEqual(names.map(([text]) => text), ['CSV', 'JSON', 'PNG']);
+    for (const [, label] of names) assert.match(label, /^(CSV|JSON|PNG): /);
+  });
+});
+
 test('embed.html shows a message, not a blank frame, for bad parameters', async () => {
   await withPage('embed.html?view=heatmap&d=-3', async (page) => {
     const msg = await page.locator('#embed .err').textContent();

@@ -165,6 +165,9 @@ export class PeWidget extends Element {
     // Controls stay visible on error, so a bad value typed into one can be fixed.
     this.frameEl = root.appendChild(el('div', { class: 'pe' }, this.titleEl, this.controlsEl, this.notesEl, this.errEl, this.main));
     this.language = 'en';
+    // named from the start (in English until the first render picks the language): the bar shows under the
+    // placeholder, and a reader tabbing to a chart not drawn yet heard three buttons without a name
+    this.exportEl.relabel();
     this.dirty = true; // nothing drawn yet: draw on first sight
     this.renders = 0;
     /** () => { header, rows } for the CSV/JSON export; built only when asked for. */
