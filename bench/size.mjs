@@ -49,9 +49,11 @@ export const SIZE_TARGET_BYTES = 15000;
  * fills and loops no longer through methods a caller can plant on the
  * built-in prototypes; config dicts refused by their tag): 30,017 bytes, and
  * the line moved to 30,025, still below the 30,137 this module had before
- * the native list.
+ * the native list. The twenty-fourth pass (rope() reserves both caches at
+ * once or refuses before either; the frame's pointer list): 30,068, and the
+ * line moved to 30,075.
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 30025;
+export const VARIANTS_SIZE_TARGET_BYTES = 30075;
 /**
  * posenc's 15 kB target is NOT met: issue 22's 16-bit tensors and option
  * reader took it to 15,886 bytes, issue 24's float32 flash-attention kernel
@@ -105,9 +107,12 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30025;
  * their own, the library's own views and frames made by index and by class,
  * never by a method a caller can plant; options refused by their tag): 18,912
  * bytes, and the line moved to 18,925 (an alphabet recount and a shared dtype
- * reader were tried: +7 and +11).
+ * reader were tried: +7 and +11). The twenty-fourth pass (a kvCache reserves
+ * both its buffers at once or refuses before either; a frame's pointer list
+ * without a prototype): 18,947 bytes, and the line moved to 18,950 (one
+ * shared maker for the two "memory is exhausted" messages was tried: +11).
  */
-export const CORE_CEILING_BYTES = 18925;
+export const CORE_CEILING_BYTES = 18950;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [
