@@ -39,7 +39,7 @@ const TRAIN_KEYS = [...MODEL_KEYS, 'steps', 'onProgress', 'progressEvery'];
 /** trainAsync's slice of work between two turns of the event loop: a page stays under the 50 ms of a long task. */
 const SLICE_MS = 40;
 /** What a model's call holds past the model's and its buffers' bytes: headers, rounding, its config blocks. */
-const FRAME_SLACK = 1024;
+const FRAME_SLACK = 1024; // bytes of slack (not a C limit)
 /**
  * One turn of the event loop: setImmediate where there is one (Node), else a
  * message task. A timer is clamped to 4 ms in a chain; scheduler.yield()'s
