@@ -74,6 +74,11 @@ enum { PE_LAB_SCORE_ALL = 0, PE_LAB_SCORE_TRAINED = 1, PE_LAB_SCORE_NEW = 2 };
 #define PE_LAB_MAX_STEPS 1000000   /* steps of one pe_lab_train call */
 #define PE_LAB_MAX_SAMPLES 1048576 /* examples one pe_lab_evaluate draws */
 #define PE_LAB_MAX_EXAMPLES 65536  /* examples one pe_lab_generate writes */
+/* What a caller's call holds besides the bytes pe_lab_model_bytes counts: the model's
+ * struct, the cfg and fcfg blocks, small outputs and their allocation headers. The
+ * JS API counts it with every model, so that a model within these bytes of the
+ * limit is refused before it is made, not after memory grew for it. */
+#define PE_LAB_CALL_SLACK 1024
 /* Integers and reals of pe_lab_create's cfg and fcfg (their order: c/lab/lab.h). */
 #define PE_LAB_CFG_INTS 16
 #define PE_LAB_CFG_REALS 9

@@ -11,7 +11,7 @@ import {
   PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL, PE_LAB_MAX_HEADS, PE_LAB_MAX_LAYERS, PE_LAB_MAX_MLP,
   PE_LAB_MAX_TOKENS, PE_LAB_MAX_BATCH, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS, PE_LAB_MAX_DISTANCE,
   PE_LAB_MAX_ALIBI_BIAS, PE_LAB_MAX_TENSORS, PE_LAB_MAX_LENGTH, PE_LAB_MAX_SEED, PE_LAB_MAX_STEPS,
-  PE_LAB_MAX_SAMPLES, PE_LAB_MAX_EXAMPLES, PE_LAB_CFG_INTS, PE_LAB_CFG_REALS, PE_LAB_TENSOR_FIELDS,
+  PE_LAB_MAX_SAMPLES, PE_LAB_MAX_EXAMPLES, PE_LAB_CALL_SLACK, PE_LAB_CFG_INTS, PE_LAB_CFG_REALS, PE_LAB_TENSOR_FIELDS,
   PE_LAB_NONE, PE_LAB_SINUSOIDAL, PE_LAB_LEARNED, PE_LAB_ROPE, PE_LAB_ALIBI, PE_LAB_T5, PE_LAB_MAX_POSITIONS,
   PE_LAB_BOS, PE_LAB_WHO_REVERSED, PE_LAB_SCORE_ALL, PE_LAB_SCORE_TRAINED, PE_LAB_SCORE_NEW,
 } from '../../../dist/constants.js';
@@ -38,8 +38,6 @@ const MODEL_KEYS = ['task', 'encoding', 'attention', 'seed', 'dModel', 'heads', 
 const TRAIN_KEYS = [...MODEL_KEYS, 'steps', 'onProgress', 'progressEvery'];
 /** trainAsync's slice of work between two turns of the event loop: a page stays under the 50 ms of a long task. */
 const SLICE_MS = 40;
-/** What a model's call holds past the model's and its buffers' bytes: headers, rounding, its config blocks. */
-const FRAME_SLACK = 1024; // bytes of slack (not a C limit)
 /**
  * One turn of the event loop: setImmediate where there is one (Node), else a
  * message task. A timer is clamped to 4 ms in a chain; scheduler.yield()'s
@@ -175,10 +173,10 @@ export function createLab(wasm) {
     if (params && (typedLength(params) !== count || typedArrayName(params) !== Real.name)) { // by slots: a Proxy runs nothing
       throw check.fail(TypeError, `model.params must be a ${Real.name} of ${count} numbers`, params);
     }
-    // + FRAME_SLACK: the model's struct, the frame's small buffers and every buffer's chunk header; counted exactly, a
+    // + PE_LAB_CALL_SLACK: the model's struct, the frame's small buffers and every buffer's chunk header; counted exactly, a
     // T5 model with attention maps 20 bytes under 1 GiB was made (memory grown to 1006 MiB) and its maps refused as
     // "memory is exhausted", the memory kept
-    check.bytes(bytes + extra + FRAME_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
+    check.bytes(bytes + extra + PE_LAB_CALL_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
     // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
     for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
   }
