@@ -1,3 +1,26 @@
+/** Seeded values in [-0.5, 0.5): the same rows in every run a test compares. */
+const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
+
+/** A kvCache of two rows appended and attended, freed after: the attention it gives. */
+function kvRound(pe) {
+  const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 2 });
+  try {
+    c.append({ shape: [2, 2, 8], data: r(32, 1) }, { shape: [2, 2, 8], data: r(32, 2) });
+    return c.attend({ shape: [2, 1, 8], data: r(16, 3) });
+  } finally {
+    c.free();
+  }
+}
+
+/** outcome(): what calls() gives, as text (typed arrays as lists), or the error it threw, so runs compare as strings. */
+const outcomeOf = (calls) => () => {
+  try {
+    return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
+  } catch (error) {
+    return `${error.constructor.name}: ${error.message}`;
+  }
+};
+
 // The adversarial pass of issue 22, repeatable: seeded mutations of a small
 // valid call of every public function of every entry (posenc, posenc/variants,
 // posenc/fields, posenc/lab, the pv.rope() handle's apply and the pe.kvCache()
@@ -598,7 +621,6 @@ test('hole the twenty-first pass found: an index "-1" planted on Array.prototype
 });
 
 test('hole the twenty-third pass found: an `at` planted on Array.prototype (read for attention\'s sizes since the twenty-first pass) gave attention any sizes: q of [2, 8] read as [8, 8, 8, 8], the core reading past q, k and v into other memory (4096 values returned)', () => {
-  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
   const calls = () => {
     const [q, k, v] = [[2, 8, 1], [3, 8, 2], [3, 8, 3]].map(([rows, cols, s]) => ({ shape: [rows, cols], data: r(rows * cols, s) }));
     const out = [apis.posenc.attention(q, k, v), apis.posenc.attention(q, k, v, { weights: false }),
@@ -733,17 +755,8 @@ test('hole the twenty-second pass found: ropeApply read a Qwen-VL config\'s 1-D 
 
 test('hole the twenty-second pass found: a `subarray` or `set` planted on a typed array prototype was called on posenc\'s own views of wasm memory (a kvCache wrote its rows over the allocator\'s: a wasm trap, three blocks kept; the kernels read the sizes and rows of an earlier call)', () => {
   const { posenc: pe, variants } = apis;
-  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
   const calls = () => [
-    (() => {
-      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 2 });
-      try {
-        c.append({ shape: [2, 2, 8], data: r(32, 1) }, { shape: [2, 2, 8], data: r(32, 2) });
-        return c.attend({ shape: [2, 1, 8], data: r(16, 3) });
-      } finally {
-        c.free();
-      }
-    })(),
+    kvRound(pe),
     pe.attention({ shape: [2, 3, 8], data: r(48, 4) }, { shape: [2, 3, 8], data: r(48, 5) }, { shape: [2, 3, 8], data: r(48, 6) }),
     pe.table(4, 8, { positions: [0, 3, 5, 9] }),
     (() => {
@@ -755,13 +768,7 @@ test('hole the twenty-second pass found: a `subarray` or `set` planted on a type
       }
     })(),
   ];
-  const outcome = () => {
-    try {
-      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
-    } catch (error) {
-      return `${error.constructor.name}: ${error.message}`;
-    }
-  };
+  const outcome = outcomeOf(calls);
   const clean = outcome();
   // an earlier, larger attention leaves its sizes and rows where a call that does not write its own would read them
   pe.attention({ shape: [4, 6, 16], data: r(384, 8) }, { shape: [4, 6, 16], data: r(384, 9) }, { shape: [4, 6, 16], data: r(384, 1) });
@@ -777,19 +784,29 @@ test('hole the twenty-second pass found: a `subarray` or `set` planted on a type
   }
 });
 
+/**
+ * Plants each [target, key, descriptor] in turn: outcome() must still give `clean`, and the modules' live
+ * allocations stay `live`; the property is put back as it was whatever happens.
+ */
+function expectUnmoved(plantings, outcome, clean, modules, live) {
+  for (const [target, key, descriptor] of plantings) {
+    const before = Object.getOwnPropertyDescriptor(target, key);
+    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
+    try {
+      Object.defineProperty(target, key, descriptor);
+      assert.equal(outcome(), clean, name);
+    } finally {
+      if (before) Object.defineProperty(target, key, before);
+      else delete target[key];
+    }
+    assert.deepEqual(modules.map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
+  }
+}
+
 test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `Symbol.species` or `constructor` a caller can plant (a kvCache wrote rows of any length over the allocator\'s: a wasm trap; table, ropeApply, a scaling, rope().apply and ropeGridIds read or wrote other arrays)', () => {
   const { posenc: pe, variants } = apis;
-  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
   const calls = () => [
-    (() => {
-      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 2 });
-      try {
-        c.append({ shape: [2, 2, 8], data: r(32, 1) }, { shape: [2, 2, 8], data: r(32, 2) });
-        return c.attend({ shape: [2, 1, 8], data: r(16, 3) });
-      } finally {
-        c.free();
-      }
-    })(),
+    kvRound(pe),
     pe.table(4, 8, { positions: [0, 3, 5, 9] }),
     variants.ropeApply({ shape: [2, 8], data: r(16, 4) }, { positions: [3, 1] }),
     variants.ropeCache(3, 8, { scaling: { type: 'llama3', factor: 8, lowFreqFactor: 1, highFreqFactor: 4, originalMaxPosition: 4 } }),
@@ -803,13 +820,7 @@ test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `
     })(),
     variants.ropeGridIds(2, 3, { axes: 3, time: 4 }),
   ];
-  const outcome = () => {
-    try {
-      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
-    } catch (error) {
-      return `${error.constructor.name}: ${error.message}`;
-    }
-  };
+  const outcome = outcomeOf(calls);
   const clean = outcome();
   const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
   // honest for a copy (slice: one length), an array of 4096 for a view (subarray: a buffer, an offset and a length)
@@ -820,18 +831,7 @@ test('hole the twenty-third pass found: posenc\'s own subarrays were made by a `
     [Type, Symbol.species, { get: () => species(Type), configurable: true }],
     [Type.prototype, 'constructor', { value: { [Symbol.species]: species(Type) }, configurable: true, writable: true }],
   ]);
-  for (const [target, key, descriptor] of plantings) {
-    const before = Object.getOwnPropertyDescriptor(target, key);
-    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
-    try {
-      Object.defineProperty(target, key, descriptor);
-      assert.equal(outcome(), clean, name);
-    } finally {
-      if (before) Object.defineProperty(target, key, before);
-      else delete target[key];
-    }
-    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
-  }
+  expectUnmoved(plantings, outcome, clean, [pe, variants], live);
 });
 
 test('hole the twenty-third pass found: a `push` or `Symbol.iterator` planted on Array.prototype kept every block of every call (a call\'s allocations recorded by push and freed by for...of)', () => {
@@ -869,7 +869,6 @@ test('hole the twenty-third pass found: a `push` or `Symbol.iterator` planted on
 
 test('hole the twenty-fourth pass found: an index setter planted on Array.prototype took the first block of every call\'s frame (kept), and a kvCache\'s attend and attention\'s float32 kernel then wrote q at address 0', () => {
   const { posenc: pe, variants } = apis;
-  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
   const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
   try {
     cache.append({ shape: [3, 8], data: r(24, 2) }, { shape: [3, 8], data: r(24, 3) });
@@ -933,7 +932,6 @@ test('hole the twenty-third pass found: a `forEach` planted on Float64Array.prot
 
 test('hole the twenty-third pass found: a `map` or `forEach` planted on Array.prototype made attention\'s float32 kernel take the sizes of its runs for their buffers (q, k and v written at those addresses, over the core\'s own memory) or leave them unwritten', () => {
   const { posenc: pe } = apis;
-  const r = (n, s) => Float32Array.from({ length: n }, (_, i) => (((i * 7 + s) % 11) / 10) - 0.5);
   const call = () => {
     try {
       return Array.from(pe.attention({ shape: [2, 8], data: r(16, 1) }, { shape: [3, 8], data: r(24, 2) }, { shape: [3, 8], data: r(24, 3) }, { weights: false }).output.data);
@@ -963,28 +961,11 @@ test('hole the twenty-third pass found: a `fill` planted on Int32Array or Uint8A
     variants.ropeAxialCache({ shape: [2, 2], data: [0, 1, 1, 0] }, { axesDim: [2, 2] }),
     variants.mropePositions([{ text: 2 }, { image: [1, 2, 2] }], { leftPadding: 2 }),
   ];
-  const outcome = () => {
-    try {
-      return JSON.stringify(calls(), (key, x) => (ArrayBuffer.isView(x) ? Array.from(x) : x));
-    } catch (error) {
-      return `${error.constructor.name}: ${error.message}`;
-    }
-  };
+  const outcome = outcomeOf(calls);
   const clean = outcome();
   const live = [pe, variants].map((m) => m.memoryStats().liveAllocations); // (handles other tests hold)
   const plantings = [Int32Array, Uint8Array].map((Type) => [Type.prototype, 'fill', { value: function () { return this; }, configurable: true, writable: true }]);
-  for (const [target, key, descriptor] of plantings) {
-    const before = Object.getOwnPropertyDescriptor(target, key);
-    const name = `${target.name ?? target.constructor.name}.${String(key)}`;
-    try {
-      Object.defineProperty(target, key, descriptor);
-      assert.equal(outcome(), clean, name);
-    } finally {
-      if (before) Object.defineProperty(target, key, before);
-      else delete target[key];
-    }
-    assert.deepEqual([pe, variants].map((m) => m.memoryStats().liveAllocations), live, `${name}: blocks kept`);
-  }
+  expectUnmoved(plantings, outcome, clean, [pe, variants], live);
 });
 
 test('hole the twenty-second pass found: a `slice` planted on Int32Array.prototype lost the RoPE cache generator ropeCache, ropeApply and rope() had begun in the core, and its blocks were kept', () => {
