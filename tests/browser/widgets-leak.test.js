@@ -74,61 +74,58 @@ test('removed elements of every type are collected and memory returns to its sta
   }
 });
 
-test('an element removed and added back draws again, with one chart per canvas', async () => {
+/** Runs `body(page)` on the blog example once its curves are drawn; the console must stay clean. */
+async function onBlog(body) {
   const { context, page, errors } = await newPage(h.browser);
   try {
     await page.goto(h.url('examples/blog.html'));
     await page.waitForFunction(() => document.getElementById('blog-curves').dataset.state === 'ready');
-    const result = await page.evaluate(async () => {
-      const w = document.getElementById('blog-curves');
-      const first = w.chart;
-      w.remove();
-      const gone = { state: w.dataset.state ?? null, chart: w.chart ?? null, canvases: w.shadowRoot.querySelectorAll('canvas').length };
-      const again = new Promise((resolve) => w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true }));
-      document.querySelector('article').append(w);
-      w.scrollIntoView();
-      const state = await again;
-      return { gone, state, renewed: w.chart !== first, canvases: w.shadowRoot.querySelectorAll('canvas').length,
-        firstDestroyed: first.canvas === null, ink: w.chart.data.datasets.length };
-    });
-    // Removed: no state, no chart, only the placeholder box; back: a new chart in the one canvas.
-    assert.deepEqual(result.gone, { state: null, chart: null, canvases: 0 });
-    assert.equal(result.state, 'ready');
-    assert.equal(result.renewed, true);
-    assert.equal(result.firstDestroyed, true);
-    assert.equal(result.canvases, 1);
-    assert.equal(result.ink, 4);
+    await body(page);
     assert.deepEqual(errors, []);
   } finally {
     await context.close();
   }
-});
+}
+
+test('an element removed and added back draws again, with one chart per canvas', () => onBlog(async (page) => {
+  const result = await page.evaluate(async () => {
+    const w = document.getElementById('blog-curves');
+    const first = w.chart;
+    w.remove();
+    const gone = { state: w.dataset.state ?? null, chart: w.chart ?? null, canvases: w.shadowRoot.querySelectorAll('canvas').length };
+    const again = new Promise((resolve) => w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true }));
+    document.querySelector('article').append(w);
+    w.scrollIntoView();
+    const state = await again;
+    return { gone, state, renewed: w.chart !== first, canvases: w.shadowRoot.querySelectorAll('canvas').length,
+      firstDestroyed: first.canvas === null, ink: w.chart.data.datasets.length };
+  });
+  // Removed: no state, no chart, only the placeholder box; back: a new chart in the one canvas.
+  assert.deepEqual(result.gone, { state: null, chart: null, canvases: 0 });
+  assert.equal(result.state, 'ready');
+  assert.equal(result.renewed, true);
+  assert.equal(result.firstDestroyed, true);
+  assert.equal(result.canvases, 1);
+  assert.equal(result.ink, 4);
+}));
 
 // Twenty-second pass: release() dropped every property its constructor had not made, a framework's too, and
 // called destroy() on them: React's __reactProps$… (the element's onClick), Vue's _vei (its listeners: patched
 // again, each fired twice), jQuery's expando, Preact's l were gone once the element was removed and added back
 // (a keyed list reordered, a tab moved) or released far off screen. Only the widget's own properties go now.
-test('an element removed and added back keeps the page\'s and frameworks\' own properties', async () => {
-  const { context, page, errors } = await newPage(h.browser);
-  try {
-    await page.goto(h.url('examples/blog.html'));
-    await page.waitForFunction(() => document.getElementById('blog-curves').dataset.state === 'ready');
-    const result = await page.evaluate(async () => {
-      const w = document.getElementById('blog-curves');
-      let destroyed = 0;
-      const planted = { '__reactProps$x1': { onClick() {} }, _vei: { onClick() {} }, l: { click() {} }, jQuery3710123: { events: {} },
-        mine: { destroy: () => destroyed++ } };
-      Object.assign(w, planted);
-      w.remove();
-      const again = new Promise((resolve) => w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true }));
-      document.querySelector('article').append(w);
-      w.scrollIntoView();
-      const state = await again;
-      return { state, kept: Object.keys(planted).filter((k) => w[k] === planted[k]), destroyed, chart: Boolean(w.chart) };
-    });
-    assert.deepEqual(result, { state: 'ready', kept: ['__reactProps$x1', '_vei', 'l', 'jQuery3710123', 'mine'], destroyed: 0, chart: true });
-    assert.deepEqual(errors, []);
-  } finally {
-    await context.close();
-  }
-});
+test('an element removed and added back keeps the page\'s and frameworks\' own properties', () => onBlog(async (page) => {
+  const result = await page.evaluate(async () => {
+    const w = document.getElementById('blog-curves');
+    let destroyed = 0;
+    const planted = { '__reactProps$x1': { onClick() {} }, _vei: { onClick() {} }, l: { click() {} }, jQuery3710123: { events: {} },
+      mine: { destroy: () => destroyed++ } };
+    Object.assign(w, planted);
+    w.remove();
+    const again = new Promise((resolve) => w.addEventListener('pe-render', (e) => resolve(e.detail.state), { once: true }));
+    document.querySelector('article').append(w);
+    w.scrollIntoView();
+    const state = await again;
+    return { state, kept: Object.keys(planted).filter((k) => w[k] === planted[k]), destroyed, chart: Boolean(w.chart) };
+  });
+  assert.deepEqual(result, { state: 'ready', kept: ['__reactProps$x1', '_vei', 'l', 'jQuery3710123', 'mine'], destroyed: 0, chart: true });
+}));
