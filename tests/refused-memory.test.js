@@ -339,3 +339,36 @@ test('rope().apply refuses a non-finite x before its row scratch grows, as befor
     h.free();
   }
 });
+
+test('a call beside a handle that leaves it too little room is refused before any of its buffers grows memory (twenty-fifth pass)', async () => {
+  // The allocator counts what live handles hold toward its 1 GiB, and a call's frame grew memory for its footprint
+  // only where it could, making its buffers one by one otherwise: beside a kvCache of 724 MiB, toyAttention of 2^24
+  // codes and attention of q, k, v [4096, 2048] grew memory by 256 MiB (kept) before a later buffer was refused.
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const { WASM_BASE64 } = await import('../dist/debug/posenc-wasm.js');
+  const raw = await instantiateForTests(WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const api = createApi(raw);
+  const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB, 3 left
+  const m = (n) => ({ shape: [n, 64], data: new Float64Array(n * 64).fill(0.5) });
+  // each refused call's first buffers fit in the room left, a later one does not
+  const calls = [
+    () => api.toyAttention(new Float64Array(2 ** 14), new Float64Array(2 ** 14)), // 640 KiB: made
+    () => api.toyAttention(new Float64Array(2 ** 17), new Float64Array(2 ** 17)),
+    () => api.attention(m(512), m(512), m(512)),
+    () => api.gram(m(600), { dtype: 'float64' }),
+    () => api.dot(new Float64Array(2 ** 18), new Float64Array(2 ** 18)),
+    () => api.columns(2 ** 20),
+  ];
+  for (const [i, call] of calls.entries()) {
+    const before = api.memoryStats();
+    if (i === 0) {
+      call(); // a call with room beside the cache is made
+      continue;
+    }
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.\w+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
+    assert.deepEqual(api.memoryStats(), before, String(call));
+  }
+  cache.free();
+  assert.equal(api.toyAttention(new Float64Array(2 ** 16), new Float64Array(2 ** 16)).x.length, 2 ** 16); // then made
+});

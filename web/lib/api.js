@@ -113,6 +113,7 @@ export function createApi(wasm) {
     check.size('dModel', dModel);
     const a = encodingArgs(check, dModel, check.options(options, ENCODING_KEYS));
     const count = wasm.pe_pair_count(dModel, a.layout);
+    check.bytes(count * 8);
     return withFrame(wasm, check, (f) => {
       const [sin, cos] = [f.int32Output(count), f.int32Output(count)];
       call(check, wasm.pe_columns(sin, cos, dModel, a.layout));
@@ -148,6 +149,7 @@ export function createApi(wasm) {
     const va = check.vector('a', a);
     const n = va.length;
     const vb = check.vector('b', b, n);
+    check.bytes(n * 16 + 8); // (a footprint: with none, each buffer grew memory in turn, and beside a handle b's was refused after a's)
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', 1);
       call(check, wasm.pe_dot(out, f.float64(va, n), f.float64(vb, n), n));
