@@ -44,6 +44,8 @@ const REFUSED = [
   ['posenc', 'kvCache', [{ heads: 1024, headDim: 4096, maxLength: 2 ** 20 }]],
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
   ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
+  // the cache generator's 320 MiB (5 × dim / 2 doubles) was made, growing memory, before caches of 1 GiB were refused (twenty-fifth pass)
+  ['variants', 'rope', [{ dim: 2 ** 24, maxLen: 8 }]],
   ['variants', 'ropeFromConfig', [{ head_dim: 2 ** 21 }]], ['variants', 'ropeFromConfig', [{ head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 1e7 } }]],
   // an odd FLUX axis was refused by the core after the axes before it had formed their frequencies (4 MiB kept; eighteenth pass)
   ['variants', 'ropeFromConfig', [{ axes_dims_rope: [2 ** 19, 3] }]],
@@ -371,4 +373,18 @@ test('a call beside a handle that leaves it too little room is refused before an
   }
   cache.free();
   assert.equal(api.toyAttention(new Float64Array(2 ** 16), new Float64Array(2 ** 16)).x.length, 2 ** 16); // then made
+});
+
+test('ropeApply and rope().apply of an x the core counts twice past 1 GiB are refused before x is copied in (twenty-fifth pass)', () => {
+  // pe_rope_rotate counts x in and out (2 × count × 8 bytes in float64); the JavaScript counted it once, so x of
+  // [2^14 + 1, 64, 64] passed, was copied into wasm memory and refused by the core as "status 2": ropeApply's memory
+  // grew to 1216 MiB at [5, 1, 2^24], and a rope() handle kept the 512 MiB scratch it had grown for x.
+  const x = { shape: [2 ** 14 + 1, 64, 64], data: new Float32Array((2 ** 14 + 1) * 4096) };
+  const h = pv.rope({ dim: 64, maxLen: 64, dtype: 'float64' });
+  for (const [name, call] of [['ropeApply', () => pv.ropeApply(x, { dtype: 'float64' })], ['rope.apply', () => h.apply(x)]]) {
+    const before = pv.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: new RegExp(`^posenc\\.${name}: this call would need 1024\\.1 MiB`) }, name);
+    assert.deepEqual(pv.memoryStats(), before, name);
+  }
+  h.free();
 });

@@ -104,7 +104,7 @@ export class Frame {
 
 // Headroom over a footprint for the allocator's headers and rounding (16
 // bytes each) and the core's small scratch buffers.
-const RESERVE_SLACK = 4096;
+export const RESERVE_SLACK = 4096;
 
 /** Whether wasm memory holds the footprint `check.bytes()` recorded without growing. */
 export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESERVE_SLACK));

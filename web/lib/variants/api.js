@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum } from '../validate.js';
@@ -13,7 +13,7 @@ import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS, positionElements } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
-import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
+import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS, generatorBytes } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -134,7 +134,9 @@ export function createVariants(wasm) {
       // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
       const bytes = bytesPer(compute);
-      check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
+      // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
+      // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
+      check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
@@ -188,7 +190,7 @@ export function createVariants(wasm) {
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
-    check.bytes(2 * maxLen * dim * bytesPer(dtype));
+    check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the caches' reserve() and the generator beside them
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 
@@ -210,7 +212,7 @@ export function createVariants(wasm) {
       }
       // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
       const o = outputArgs(ac, { dtype, out }, count);
-      ac.bytes(count * bytesPer(dtype) + 2 * s * dim * bytesPer(dtype));
+      ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
       const job = { data: tx.data, count, blocks: count / (s * cols), rows: s, cols };
       return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, o.out && o.target()));
     }

@@ -21,6 +21,13 @@ export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CAC
 const BLOCK_BYTES = 2 ** 17;
 const { findIndex } = Object.getPrototypeOf(Uint8Array.prototype);
 
+/**
+ * What a cache generator of dim (c/rope.c, pe_rope_cache_begin) holds beside a call's buffers: 5 × dim / 2 doubles of
+ * frequencies and oscillator state, a longrope's dim factors, the frame's small buffers and their rounding. Uncounted,
+ * rope({ dim: 2 ** 24, maxLen: 8 }) grew memory by its 320 MiB (kept) before its caches were refused.
+ */
+export const generatorBytes = (dim) => 28 * dim + 1024;
+
 /** A size (check.size) that must be even, as RoPE rotates pairs. */
 export function evenSize(check, name, value, max) {
   check.size(name, value, max);
