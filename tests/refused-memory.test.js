@@ -373,6 +373,18 @@ test('a call beside a handle that leaves it too little room is refused before an
   }
   cache.free();
   assert.equal(api.toyAttention(new Float64Array(2 ** 16), new Float64Array(2 ** 16)).x.length, 2 ** 16); // then made
+  // ropeApply's frame reserved nothing (its scaling is checked inside it): its rows grew memory before x was refused
+  const rawV = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  rawV.pe_set_byte_limit(8 * 2 ** 20);
+  const pv8 = createVariants(rawV);
+  const handle = pv8.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB
+  const x = { shape: [256, 512], data: new Float64Array(256 * 512).fill(0.5) };
+  const before = pv8.memoryStats();
+  assert.throws(() => pv8.ropeApply(x, { dtype: 'float64' }), { name: 'RangeError', message: /^posenc\.ropeApply: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pv8.memoryStats(), before);
+  assert.equal(pv8.ropeApply(x).data.length, 256 * 512); // float32: room for it
+  handle.free();
+  assert.equal(pv8.ropeApply(x, { dtype: 'float64' }).data.length, 256 * 512);
 });
 
 test('ropeApply and rope().apply of an x the core counts twice past 1 GiB are refused before x is copied in (twenty-fifth pass)', () => {

@@ -7,7 +7,7 @@
 import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
@@ -140,7 +140,10 @@ export function createVariants(wasm) {
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
-      return withFrame(wasm, 'ropeApply', (f) => {
+      // the scaling checked first (its status 7 grew nothing), then memory grown for the call at once, or, beside a handle
+      // without room for it, refused: formed rows of 512 MiB grew memory (kept) before x's buffer was refused
+      if (a) withFrame(wasm, check.fn, (f) => rotary.scaled(f, check, a, rotaryDim, (positions ? largest(positions) : offset + s - 1) + 1));
+      return withFrame(wasm, check, (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
         const rows = caches ? rotary.givenRows(f, caches, at) : rotary.formedRows(f, check, a, at);
         const direct = compute === o.dtype;
