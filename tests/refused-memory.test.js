@@ -383,6 +383,10 @@ test('a call beside a handle that leaves it too little room is refused before an
   assert.throws(() => pv8.ropeApply(x, { dtype: 'float64' }), { name: 'RangeError', message: /^posenc\.ropeApply: WebAssembly memory is exhausted/ });
   assert.deepEqual(pv8.memoryStats(), before);
   assert.equal(pv8.ropeApply(x).data.length, 256 * 512); // float32: room for it
+  // nor did the frequencies' frame: their output grew memory before the core's scratch of as many was refused
+  const made = pv8.memoryStats();
+  assert.throws(() => pv8.ropeFrequencies(2 ** 19), { name: 'RangeError', message: /^posenc\.ropeFrequencies: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pv8.memoryStats(), made);
   handle.free();
   assert.equal(pv8.ropeApply(x, { dtype: 'float64' }).data.length, 256 * 512);
 });

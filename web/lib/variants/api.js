@@ -48,14 +48,18 @@ export function createVariants(wasm) {
    * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
    * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
-  const frequencies = (check, dim, a, dtype, cache) => withFrame(wasm, check.fn, (f) => {
-    const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
+  const frequencies = (check, dim, a, dtype, cache) => {
+    const attentionFactor = withFrame(wasm, check.fn, (f) => rotary.scaled(f, check, a, dim, 0)); // the factor the frequencies' own call gives too
     // a cache's factor in its dtype, before the frequencies grow memory (a float16 mropeCache at a head of 2^18 kept 1 MiB)
     cache && asDtype(check, [attentionFactor], cache);
-    const out = f.output('float64', dim / 2);
-    call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
-    return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
-  });
+    // then the output, a longrope's factors and the core's dim / 2 frequencies reserved at once, or refused beside a handle
+    // without room for them (the output grew memory, kept, before the core's scratch was refused)
+    return withFrame(wasm, { fn: check.fn, footprint: 16 * dim + 1024 }, (f) => {
+      const out = f.output('float64', dim / 2);
+      call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
+      return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
+    });
+  };
 
   const axes = createAxes(wasm, call, frequencies);
 
