@@ -404,3 +404,13 @@ test('ropeApply and rope().apply of an x the core counts twice past 1 GiB are re
   }
   h.free();
 });
+
+test('attention counted within its small buffers of 1 GiB is refused by its size before its output is made (twenty-fifth pass)', () => {
+  // (262 656 + 1) × (1 + 510) + 1 doubles are exactly 1 GiB: counted without its 28 bytes of sizes, its strides and the
+  // core's allowance, the call passed, grew memory to 1 GiB for its output and was refused for the sizes, the memory kept.
+  const t = (r, c) => ({ shape: [r, c], data: new Float32Array(r * c) });
+  const before = pe.memoryStats();
+  assert.throws(() => pe.attention(t(262656, 1), t(1, 1), t(1, 510), { weights: false, dtype: 'float64' }),
+    { name: 'RangeError', message: /^posenc\.attention: this call would need 1024\.1 MiB of WebAssembly memory/ });
+  assert.deepEqual(pe.memoryStats(), before);
+});

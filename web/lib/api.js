@@ -281,7 +281,9 @@ export function createApi(wasm) {
     // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
     const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
     // without the weights, the C core holds one row of scores instead
-    check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
+    // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
+    // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
+    check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0) + SCRATCH_SLACK);
     return withFrame(wasm, check, (f) => {
       const weights = wantWeights ? f.output('float64', nw) : 0;
       const out = f.output('float64', nOut);
@@ -307,7 +309,7 @@ export function createApi(wasm) {
     const [b, heads, kvHeads, n, m, dk, dv] = dims, rows = (heads / kvHeads) * n, all = b * kvHeads;
     const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv]; // 2^16 floats, about 256 KiB a run (not a C limit)
     // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
-    check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
+    check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4 + SCRATCH_SLACK);
     // The kernel refuses a non-finite input once it is in its buffers: where they would grow memory,
     // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
     if (!roomFor(wasm, check)) finite();
