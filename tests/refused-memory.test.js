@@ -414,3 +414,18 @@ test('attention counted within its small buffers of 1 GiB is refused by its size
     { name: 'RangeError', message: /^posenc\.attention: this call would need 1024\.1 MiB of WebAssembly memory/ });
   assert.deepEqual(pe.memoryStats(), before);
 });
+
+test('alibiBias and M-RoPE ropeApply counted within their small buffers of 1 GiB are refused by their size (twenty-fifth pass)', () => {
+  // Counted exactly, alibiBias(1, 277, kLen 969081) came 68 bytes under 1 GiB: its output grew memory to 1 GiB (kept)
+  // and the core refused its slopes as "status 2"; ropeApply with a section, x [63822, 1050], came 496 bytes under
+  // without its frequencies and their axes (6300 bytes), which were refused as "memory is exhausted" after the same.
+  const s = 63822;
+  for (const [name, call] of [
+    ['alibiBias', () => pv.alibiBias(1, 277, { kLen: 969081 })],
+    ['ropeApply', () => pv.ropeApply({ shape: [s, 1050], data: new Float32Array(s * 1050) }, { positions: { shape: [3, s], data: new Float64Array(3 * s) }, section: [175, 175, 175] })],
+  ]) {
+    const before = pv.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: new RegExp(`^posenc\\.${name}: this call would need 1024\\.1 MiB of WebAssembly memory`) }, name);
+    assert.deepEqual(pv.memoryStats(), before, name);
+  }
+});

@@ -301,7 +301,7 @@ export function createVariants(wasm) {
     const top = { float32: '3.4028235e38', bfloat16: '3.39e38', float16: '65504' }[dtype]; // (compared as numbers)
     if (Math.abs(maskValue) > top && maskValue > -Infinity) throw check.fail(RangeError, `maskValue must be -Infinity or within ±${top} for ${dtype}`, maskValue);
     const count = heads * qLen * kLen;
-    check.bytes(count * bytesPer(dtype) + heads * 8);
+    check.bytes(count * bytesPer(dtype) + heads * 8 + SCRATCH_SLACK); // (the core's allowance and rounding: counted exactly, 1 × 277 × 969081 grew memory to 1 GiB, kept, and its slopes were refused)
     // The largest |bias| is the largest slope times the longest distance left unmasked (a corner's: the
     // first key from the last query, or in symmetric mode the last key from the first), the very product the
     // core forms. float16 rounds it to Infinity from 65520: refused here, before memory grows, not as an
