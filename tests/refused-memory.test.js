@@ -387,6 +387,13 @@ test('a call beside a handle that leaves it too little room is refused before an
   const made = pv8.memoryStats();
   assert.throws(() => pv8.ropeFrequencies(2 ** 19), { name: 'RangeError', message: /^posenc\.ropeFrequencies: WebAssembly memory is exhausted/ });
   assert.deepEqual(pv8.memoryStats(), made);
+  // a rope() handle's scratch: x's grew memory (kept by the handle) before the gathered rows' was refused
+  const small = pv8.rope({ dim: 64, maxLen: 64, dtype: 'float32' });
+  const grown = pv8.memoryStats();
+  assert.throws(() => small.apply({ shape: [4096, 64], data: new Float32Array(4096 * 64) }, new Float64Array(4096).fill(1)),
+    { name: 'RangeError', message: /^posenc\.rope\.apply: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pv8.memoryStats(), grown);
+  small.free();
   handle.free();
   assert.equal(pv8.ropeApply(x, { dtype: 'float64' }).data.length, 256 * 512);
 });

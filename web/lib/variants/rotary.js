@@ -314,7 +314,16 @@ export function createRotary(wasm, paramsPtr) {
       // the scratch grows only for an accepted x: x's, and the gathered rows' (a non-finite x given with positions grew
       // theirs, and the handle kept it: 8 MiB at 256 rows of 4096, twentieth pass)
       const gather = positions ? 2 * x.rows * g.dim : 0;
-      if (own.xCount < x.count || own.rowsCount < gather) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
+      if (own.xCount < x.count || own.rowsCount < gather) {
+        finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
+        // both let go, then room for both reserved at once, or refused: x's grew memory (kept by the handle) before the
+        // rows' was refused beside the caches and other handles
+        for (const key of ['x', 'rows']) {
+          if (own[key]) wasm.pe_free(own[key]);
+          own[key] = own[key + 'Count'] = 0;
+        }
+        reserve(wasm, ac, (x.count + gather) * eb);
+      }
       grow('x', 'xCount', x.count);
       let cp = own.cos + offset * g.dim * eb;
       let sp = own.sin + offset * g.dim * eb;
