@@ -371,6 +371,8 @@ test('a call beside a handle that leaves it too little room is refused before an
     assert.throws(call, { name: 'RangeError', message: /^posenc\.\w+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
     assert.deepEqual(api.memoryStats(), before, String(call));
   }
+  // a Gram's footprint is what it holds, not the old float64 Gram's limit its size check keeps (2 MiB more, refused)
+  assert.equal(api.gram(m(512), { dtype: 'float64' }).data.length, 512 * 512);
   cache.free();
   assert.equal(api.toyAttention(new Float64Array(2 ** 16), new Float64Array(2 ** 16)).x.length, 2 ** 16); // then made
   // ropeApply's frame reserved nothing (its scaling is checked inside it): its rows grew memory before x was refused

@@ -183,8 +183,8 @@ export function createApi(wasm) {
     // The input copy, the output, the float64 Gram limit of old, and at worst
     // the core's scratch: a float64 copy of the input (rows it must rescale, or
     // float32 data outside the float32 kernel's range) and the norms of a cosine.
-    const n = m.rows * m.cols;
-    check.bytes(n * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8 + (cosine || f32 ? n * 8 : 0) + (cosine ? m.rows * 8 : 0));
+    const n = m.rows * m.cols, held = n * (f32 ? 4 : 8) + count * bytesPer(dtype) + (cosine || f32 ? n * 8 : 0) + (cosine ? m.rows * 8 : 0);
+    check.bytes(held + count * 8, held); // (the old Gram's limit is no memory: reserved, it refused a Gram beside a handle that fitted)
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       const code = dtypeCode(dtype);
