@@ -54,7 +54,7 @@ export function createVariants(wasm) {
     cache && asDtype(check, [attentionFactor], cache);
     // then the output, a longrope's factors and the core's dim / 2 frequencies reserved at once, or refused beside a handle
     // without room for them (the output grew memory, kept, before the core's scratch was refused)
-    return withFrame(wasm, { fn: check.fn, footprint: 16 * dim + 1024 }, (f) => {
+    return withFrame(wasm, { fn: check.fn, footprint: 16 * dim + 1024 }, (f) => { // (not a C limit)
       const out = f.output('float64', dim / 2);
       call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
       return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };

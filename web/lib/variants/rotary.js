@@ -26,7 +26,7 @@ const { findIndex } = Object.getPrototypeOf(Uint8Array.prototype);
  * frequencies and oscillator state, a longrope's dim factors, the frame's small buffers and their rounding. Uncounted,
  * rope({ dim: 2 ** 24, maxLen: 8 }) grew memory by its 320 MiB (kept) before its caches were refused.
  */
-export const generatorBytes = (dim) => 28 * dim + 1024;
+export const generatorBytes = (dim) => 28 * dim + 1024; // (not a C limit)
 
 /** A size (check.size) that must be even, as RoPE rotates pairs. */
 export function evenSize(check, name, value, max) {
