@@ -397,6 +397,16 @@ test('a call beside a handle that leaves it too little room is refused before an
   assert.deepEqual(pv8.memoryStats(), grown);
   small.free();
   handle.free();
+  // a rope() handle's cache generator (1.25 MiB at dim 2^16) grew memory before its caches were refused beside another
+  const rawR = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  rawR.pe_set_byte_limit(8 * 2 ** 20);
+  const pvR = createVariants(rawR);
+  const other = pvR.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' });
+  const fresh = pvR.memoryStats();
+  assert.throws(() => pvR.rope({ dim: 2 ** 16, maxLen: 8, dtype: 'float32' }), { name: 'RangeError', message: /^posenc\.rope: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pvR.memoryStats(), fresh);
+  other.free();
+  pvR.rope({ dim: 2 ** 16, maxLen: 8, dtype: 'float32' }).free(); // then made
   assert.equal(pv8.ropeApply(x, { dtype: 'float64' }).data.length, 256 * 512);
 });
 

@@ -197,7 +197,7 @@ export function createVariants(wasm) {
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
-    check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the caches' reserve() and the generator beside them
+    check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 

@@ -286,8 +286,11 @@ export function createRotary(wasm, paramsPtr) {
       return ptr;
     };
     try {
+      // the scaling first (refused, it grows nothing), then the caches and their generator reserved at once, or refused:
+      // the generator (20 bytes a column) grew memory, kept, before caches beside another handle were refused
+      withFrame(wasm, check.fn, (f) => scaled(f, check, a, g.dim, g.maxLen));
+      reserve(wasm, check, 2 * g.maxLen * g.dim * eb + generatorBytes(g.dim));
       withFrame(wasm, check.fn, (f) => withRows(f, check, a, { ...g, offset: 0, layout: g.pairing }, (state, af) => {
-        reserve(wasm, check, 2 * g.maxLen * g.dim * eb); // the scaling checked (begin), both caches or none
         own.cos = alloc(g.maxLen * g.dim);
         own.sin = alloc(g.maxLen * g.dim);
         call(check, wasm.pe_rope_cache_next(state, own.cos, own.sin, g.maxLen, 0));
