@@ -44,6 +44,8 @@ const REFUSED = [
   ['posenc', 'kvCache', [{ heads: 1024, headDim: 4096, maxLength: 2 ** 20 }]],
   ['variants', 'ropeCache', [16, 2 ** 24]], ['variants', 'ropeCache', [2 ** 24, 1024]],
   ['variants', 'ropeFrequencies', [2 ** 24 + 2]], ['variants', 'ropeApply', [big(2 ** 24, 2 ** 10)]], ['variants', 'rope', [{ dim: 1024, maxLen: 2 ** 24 }]],
+  // the cache generator's 320 MiB (5 × dim / 2 doubles) was made, growing memory, before caches of 1 GiB were refused (twenty-fifth pass)
+  ['variants', 'rope', [{ dim: 2 ** 24, maxLen: 8 }]],
   ['variants', 'ropeFromConfig', [{ head_dim: 2 ** 21 }]], ['variants', 'ropeFromConfig', [{ head_dim: 8, rope_scaling: { rope_type: 'linear', factor: 1e7 } }]],
   // an odd FLUX axis was refused by the core after the axes before it had formed their frequencies (4 MiB kept; eighteenth pass)
   ['variants', 'ropeFromConfig', [{ axes_dims_rope: [2 ** 19, 3] }]],
@@ -337,5 +339,112 @@ test('rope().apply refuses a non-finite x before its row scratch grows, as befor
     assert.deepEqual(pv.memoryStats(), before, `${dtype} ${value}`);
     assert.equal(h.apply({ shape: [s, dim], data: new Float64Array(s * dim) }, at).data.length, s * dim); // then accepted
     h.free();
+  }
+});
+
+test('a call beside a handle that leaves it too little room is refused before any of its buffers grows memory (twenty-fifth pass)', async () => {
+  // The allocator counts what live handles hold toward its 1 GiB, and a call's frame grew memory for its footprint
+  // only where it could, making its buffers one by one otherwise: beside a kvCache of 724 MiB, toyAttention of 2^24
+  // codes and attention of q, k, v [4096, 2048] grew memory by 256 MiB (kept) before a later buffer was refused.
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const { WASM_BASE64 } = await import('../dist/debug/posenc-wasm.js');
+  const raw = await instantiateForTests(WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const api = createApi(raw);
+  const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB, 3 left
+  const m = (n) => ({ shape: [n, 64], data: new Float64Array(n * 64).fill(0.5) });
+  // each refused call's first buffers fit in the room left, a later one does not
+  const calls = [
+    () => api.toyAttention(new Float64Array(2 ** 14), new Float64Array(2 ** 14)), // 640 KiB: made
+    () => api.toyAttention(new Float64Array(2 ** 17), new Float64Array(2 ** 17)),
+    () => api.attention(m(512), m(512), m(512)),
+    () => api.gram(m(600), { dtype: 'float64' }),
+    () => api.dot(new Float64Array(2 ** 18), new Float64Array(2 ** 18)),
+    () => api.columns(2 ** 20),
+  ];
+  for (const [i, call] of calls.entries()) {
+    const before = api.memoryStats();
+    if (i === 0) {
+      call(); // a call with room beside the cache is made
+      continue;
+    }
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.\w+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
+    assert.deepEqual(api.memoryStats(), before, String(call));
+  }
+  // a Gram's footprint is what it holds, not the old float64 Gram's limit its size check keeps (2 MiB more, refused)
+  assert.equal(api.gram(m(512), { dtype: 'float64' }).data.length, 512 * 512);
+  cache.free();
+  assert.equal(api.toyAttention(new Float64Array(2 ** 16), new Float64Array(2 ** 16)).x.length, 2 ** 16); // then made
+  // ropeApply's frame reserved nothing (its scaling is checked inside it): its rows grew memory before x was refused
+  const rawV = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  rawV.pe_set_byte_limit(8 * 2 ** 20);
+  const pv8 = createVariants(rawV);
+  const handle = pv8.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB
+  const x = { shape: [256, 512], data: new Float64Array(256 * 512).fill(0.5) };
+  const before = pv8.memoryStats();
+  assert.throws(() => pv8.ropeApply(x, { dtype: 'float64' }), { name: 'RangeError', message: /^posenc\.ropeApply: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pv8.memoryStats(), before);
+  assert.equal(pv8.ropeApply(x).data.length, 256 * 512); // float32: room for it
+  // nor did the frequencies' frame: their output grew memory before the core's scratch of as many was refused
+  const made = pv8.memoryStats();
+  assert.throws(() => pv8.ropeFrequencies(2 ** 19), { name: 'RangeError', message: /^posenc\.ropeFrequencies: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pv8.memoryStats(), made);
+  // a rope() handle's scratch: x's grew memory (kept by the handle) before the gathered rows' was refused
+  const small = pv8.rope({ dim: 64, maxLen: 64, dtype: 'float32' });
+  const grown = pv8.memoryStats();
+  assert.throws(() => small.apply({ shape: [4096, 64], data: new Float32Array(4096 * 64) }, new Float64Array(4096).fill(1)),
+    { name: 'RangeError', message: /^posenc\.rope\.apply: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pv8.memoryStats(), grown);
+  small.free();
+  handle.free();
+  // a rope() handle's cache generator (1.25 MiB at dim 2^16) grew memory before its caches were refused beside another
+  const rawR = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  rawR.pe_set_byte_limit(8 * 2 ** 20);
+  const pvR = createVariants(rawR);
+  const other = pvR.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' });
+  const fresh = pvR.memoryStats();
+  assert.throws(() => pvR.rope({ dim: 2 ** 16, maxLen: 8, dtype: 'float32' }), { name: 'RangeError', message: /^posenc\.rope: WebAssembly memory is exhausted/ });
+  assert.deepEqual(pvR.memoryStats(), fresh);
+  other.free();
+  pvR.rope({ dim: 2 ** 16, maxLen: 8, dtype: 'float32' }).free(); // then made
+  assert.equal(pv8.ropeApply(x, { dtype: 'float64' }).data.length, 256 * 512);
+});
+
+test('ropeApply and rope().apply of an x the core counts twice past 1 GiB are refused before x is copied in (twenty-fifth pass)', () => {
+  // pe_rope_rotate counts x in and out (2 × count × 8 bytes in float64); the JavaScript counted it once, so x of
+  // [2^14 + 1, 64, 64] passed, was copied into wasm memory and refused by the core as "status 2": ropeApply's memory
+  // grew to 1216 MiB at [5, 1, 2^24], and a rope() handle kept the 512 MiB scratch it had grown for x.
+  const x = { shape: [2 ** 14 + 1, 64, 64], data: new Float32Array((2 ** 14 + 1) * 4096) };
+  const h = pv.rope({ dim: 64, maxLen: 64, dtype: 'float64' });
+  for (const [name, call] of [['ropeApply', () => pv.ropeApply(x, { dtype: 'float64' })], ['rope.apply', () => h.apply(x)]]) {
+    const before = pv.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: new RegExp(`^posenc\\.${name}: this call would need 1024\\.1 MiB`) }, name);
+    assert.deepEqual(pv.memoryStats(), before, name);
+  }
+  h.free();
+});
+
+test('attention counted within its small buffers of 1 GiB is refused by its size before its output is made (twenty-fifth pass)', () => {
+  // (262 656 + 1) × (1 + 510) + 1 doubles are exactly 1 GiB: counted without its 28 bytes of sizes, its strides and the
+  // core's allowance, the call passed, grew memory to 1 GiB for its output and was refused for the sizes, the memory kept.
+  const t = (r, c) => ({ shape: [r, c], data: new Float32Array(r * c) });
+  const before = pe.memoryStats();
+  assert.throws(() => pe.attention(t(262656, 1), t(1, 1), t(1, 510), { weights: false, dtype: 'float64' }),
+    { name: 'RangeError', message: /^posenc\.attention: this call would need 1024\.1 MiB of WebAssembly memory/ });
+  assert.deepEqual(pe.memoryStats(), before);
+});
+
+test('alibiBias and M-RoPE ropeApply counted within their small buffers of 1 GiB are refused by their size (twenty-fifth pass)', () => {
+  // Counted exactly, alibiBias(1, 277, kLen 969081) came 68 bytes under 1 GiB: its output grew memory to 1 GiB (kept)
+  // and the core refused its slopes as "status 2"; ropeApply with a section, x [63822, 1050], came 496 bytes under
+  // without its frequencies and their axes (6300 bytes), which were refused as "memory is exhausted" after the same.
+  const s = 63822;
+  for (const [name, call] of [
+    ['alibiBias', () => pv.alibiBias(1, 277, { kLen: 969081 })],
+    ['ropeApply', () => pv.ropeApply({ shape: [s, 1050], data: new Float32Array(s * 1050) }, { positions: { shape: [3, s], data: new Float64Array(3 * s) }, section: [175, 175, 175] })],
+  ]) {
+    const before = pv.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: new RegExp(`^posenc\\.${name}: this call would need 1024\\.1 MiB of WebAssembly memory`) }, name);
+    assert.deepEqual(pv.memoryStats(), before, name);
   }
 });

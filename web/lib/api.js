@@ -113,6 +113,7 @@ export function createApi(wasm) {
     check.size('dModel', dModel);
     const a = encodingArgs(check, dModel, check.options(options, ENCODING_KEYS));
     const count = wasm.pe_pair_count(dModel, a.layout);
+    check.bytes(count * 8);
     return withFrame(wasm, check, (f) => {
       const [sin, cos] = [f.int32Output(count), f.int32Output(count)];
       call(check, wasm.pe_columns(sin, cos, dModel, a.layout));
@@ -148,6 +149,7 @@ export function createApi(wasm) {
     const va = check.vector('a', a);
     const n = va.length;
     const vb = check.vector('b', b, n);
+    check.bytes(n * 16 + 8); // (a footprint: with none, each buffer grew memory in turn, and beside a handle b's was refused after a's)
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', 1);
       call(check, wasm.pe_dot(out, f.float64(va, n), f.float64(vb, n), n));
@@ -181,8 +183,8 @@ export function createApi(wasm) {
     // The input copy, the output, the float64 Gram limit of old, and at worst
     // the core's scratch: a float64 copy of the input (rows it must rescale, or
     // float32 data outside the float32 kernel's range) and the norms of a cosine.
-    const n = m.rows * m.cols;
-    check.bytes(n * (f32 ? 4 : 8) + count * bytesPer(dtype) + count * 8 + (cosine || f32 ? n * 8 : 0) + (cosine ? m.rows * 8 : 0));
+    const n = m.rows * m.cols, held = n * (f32 ? 4 : 8) + count * bytesPer(dtype) + (cosine || f32 ? n * 8 : 0) + (cosine ? m.rows * 8 : 0);
+    check.bytes(held + count * 8, held); // (the old Gram's limit is no memory: reserved, it refused a Gram beside a handle that fitted)
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
       const code = dtypeCode(dtype);
@@ -279,7 +281,9 @@ export function createApi(wasm) {
     // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
     const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
     // without the weights, the C core holds one row of scores instead
-    check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0));
+    // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
+    // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
+    check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0) + SCRATCH_SLACK);
     return withFrame(wasm, check, (f) => {
       const weights = wantWeights ? f.output('float64', nw) : 0;
       const out = f.output('float64', nOut);
@@ -305,7 +309,7 @@ export function createApi(wasm) {
     const [b, heads, kvHeads, n, m, dk, dv] = dims, rows = (heads / kvHeads) * n, all = b * kvHeads;
     const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv]; // 2^16 floats, about 256 KiB a run (not a C limit)
     // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
-    check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4);
+    check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4 + SCRATCH_SLACK);
     // The kernel refuses a non-finite input once it is in its buffers: where they would grow memory,
     // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
     if (!roomFor(wasm, check)) finite();

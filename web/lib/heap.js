@@ -104,7 +104,7 @@ export class Frame {
 
 // Headroom over a footprint for the allocator's headers and rounding (16
 // bytes each) and the core's small scratch buffers.
-const RESERVE_SLACK = 4096;
+export const RESERVE_SLACK = 4096;
 
 /** Whether wasm memory holds the footprint `check.bytes()` recorded without growing. */
 export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESERVE_SLACK));
@@ -114,13 +114,21 @@ export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESE
  * first as a call's bytes: the allocator counts what other handles hold toward its 1 GiB, so a cache of exactly 1 GiB,
  * or a second handle beside one of 600 MiB, grew memory by its first buffer (512 MiB, kept) before the next was refused.
  */
-export function reserve(wasm, check, bytes) {
-  if (!wasm.pe_reserve(check.bytes((bytes += RESERVE_SLACK)))) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+export const reserve = (wasm, check, bytes) => room(wasm, check.fn, check.bytes(bytes + RESERVE_SLACK), 1);
+
+/** Grows memory for `bytes` at once; where it cannot and `must`, refuses the call before anything is allocated. */
+function room(wasm, fn, bytes, must) {
+  if (!wasm.pe_reserve(bytes) && must) throw new RangeError(`posenc.${fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
 }
 
-/** A frame for a call that outlives one turn of the event loop (lab.trainAsync): its owner frees it. */
+/**
+ * A frame for a call that outlives one turn of the event loop (lab.trainAsync): its owner frees it. Refused when its
+ * footprint finds no room beside what is live (a handle's buffers, which the allocator counts toward its 1 GiB): each
+ * buffer was made in turn and a later one refused, so toyAttention or attention beside a kvCache of 724 MiB grew memory
+ * by 256 MiB (kept) before its refusal. (With nothing live, a footprint within the slack of 1 GiB is made as before.)
+ */
 export function openFrame(wasm, check) {
-  if (check.footprint > 0) wasm.pe_reserve(check.footprint + RESERVE_SLACK);
+  if (check.footprint > 0) room(wasm, check.fn, check.footprint + RESERVE_SLACK, wasm.pe_live_allocations());
   return new Frame(wasm, typeof check === 'string' ? check : check.fn);
 }
 

@@ -4,16 +4,16 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS, positionElements } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
-import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS } from './rotary.js';
+import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS, generatorBytes } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -48,14 +48,18 @@ export function createVariants(wasm) {
    * dim/2 frequencies and the attention factor of a checked base and scaling (a: ropeCommon's), in a
    * frame that reserves no call's footprint, the scaling checked before the output is allocated.
    */
-  const frequencies = (check, dim, a, dtype, cache) => withFrame(wasm, check.fn, (f) => {
-    const attentionFactor = rotary.scaled(f, check, a, dim, 0); // the factor the frequencies' own call gives too
+  const frequencies = (check, dim, a, dtype, cache) => {
+    const attentionFactor = withFrame(wasm, check.fn, (f) => rotary.scaled(f, check, a, dim, 0)); // the factor the frequencies' own call gives too
     // a cache's factor in its dtype, before the frequencies grow memory (a float16 mropeCache at a head of 2^18 kept 1 MiB)
     cache && asDtype(check, [attentionFactor], cache);
-    const out = f.output('float64', dim / 2);
-    call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
-    return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
-  });
+    // then the output, a longrope's factors and the core's dim / 2 frequencies reserved at once, or refused beside a handle
+    // without room for them (the output grew memory, kept, before the core's scratch was refused)
+    return withFrame(wasm, { fn: check.fn, footprint: 16 * dim + 1024 }, (f) => { // (not a C limit)
+      const out = f.output('float64', dim / 2);
+      call(check, wasm.pe_rope_frequencies(out, f.output('float64', 1), dim, a.base, a.code, paramsPtr(f, a.params)));
+      return { invFreq: f.read('float64', out, dim / 2, dtype), attentionFactor };
+    });
+  };
 
   const axes = createAxes(wasm, call, frequencies);
 
@@ -134,11 +138,16 @@ export function createVariants(wasm) {
       // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
       const bytes = bytesPer(compute);
-      check.bytes(count * bytes + 2 * s * rotaryDim * bytes + s * 8);
+      // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
+      // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
+      check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
-      return withFrame(wasm, 'ropeApply', (f) => {
+      // the scaling checked first (its status 7 grew nothing), then memory grown for the call at once, or, beside a handle
+      // without room for it, refused: formed rows of 512 MiB grew memory (kept) before x's buffer was refused
+      if (a) withFrame(wasm, check.fn, (f) => rotary.scaled(f, check, a, rotaryDim, (positions ? largest(positions) : offset + s - 1) + 1));
+      return withFrame(wasm, check, (f) => {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
         const rows = caches ? rotary.givenRows(f, caches, at) : rotary.formedRows(f, check, a, at);
         const direct = compute === o.dtype;
@@ -188,7 +197,7 @@ export function createVariants(wasm) {
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
-    check.bytes(2 * maxLen * dim * bytesPer(dtype));
+    check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 
@@ -210,7 +219,7 @@ export function createVariants(wasm) {
       }
       // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
       const o = outputArgs(ac, { dtype, out }, count);
-      ac.bytes(count * bytesPer(dtype) + 2 * s * dim * bytesPer(dtype));
+      ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
       const job = { data: tx.data, count, blocks: count / (s * cols), rows: s, cols };
       return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, o.out && o.target()));
     }
@@ -292,7 +301,7 @@ export function createVariants(wasm) {
     const top = { float32: '3.4028235e38', bfloat16: '3.39e38', float16: '65504' }[dtype]; // (compared as numbers)
     if (Math.abs(maskValue) > top && maskValue > -Infinity) throw check.fail(RangeError, `maskValue must be -Infinity or within ±${top} for ${dtype}`, maskValue);
     const count = heads * qLen * kLen;
-    check.bytes(count * bytesPer(dtype) + heads * 8);
+    check.bytes(count * bytesPer(dtype) + heads * 8 + SCRATCH_SLACK); // (the core's allowance and rounding: counted exactly, 1 × 277 × 969081 grew memory to 1 GiB, kept, and its slopes were refused)
     // The largest |bias| is the largest slope times the longest distance left unmasked (a corner's: the
     // first key from the last query, or in symmetric mode the last key from the first), the very product the
     // core forms. float16 rounds it to Infinity from 65520: refused here, before memory grows, not as an

@@ -5,7 +5,7 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, bytesPer, sum, largest, item, copyTyped } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped } from '../validate.js';
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
@@ -256,7 +256,9 @@ export function createAxes(wasm, call, frequencies) {
     if (plan.dim > headDim) throw check.fail(RangeError, `the rotated width (${plan.dim}) must be at most headDim (${headDim})`);
     const count = s * cols * t.shape.slice(0, -2).reduce((a, b) => a * b, 1);
     const o = outputArgs(check, opts, count);
-    check.bytes(count * 16 + pRows * s * 8);
+    // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
+    // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
+    check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
     for (const u of [t, p]) u.data = u.data();
     const positions = axisMajor(p, !bySection);
     const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut

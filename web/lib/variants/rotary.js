@@ -21,6 +21,13 @@ export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CAC
 const BLOCK_BYTES = 2 ** 17;
 const { findIndex } = Object.getPrototypeOf(Uint8Array.prototype);
 
+/**
+ * What a cache generator of dim (c/rope.c, pe_rope_cache_begin) holds beside a call's buffers: 5 × dim / 2 doubles of
+ * frequencies and oscillator state, a longrope's dim factors, the frame's small buffers and their rounding. Uncounted,
+ * rope({ dim: 2 ** 24, maxLen: 8 }) grew memory by its 320 MiB (kept) before its caches were refused.
+ */
+export const generatorBytes = (dim) => 28 * dim + 1024; // (not a C limit)
+
 /** A size (check.size) that must be even, as RoPE rotates pairs. */
 export function evenSize(check, name, value, max) {
   check.size(name, value, max);
@@ -279,8 +286,11 @@ export function createRotary(wasm, paramsPtr) {
       return ptr;
     };
     try {
+      // the scaling first (refused, it grows nothing), then the caches and their generator reserved at once, or refused:
+      // the generator (20 bytes a column) grew memory, kept, before caches beside another handle were refused
+      withFrame(wasm, check.fn, (f) => scaled(f, check, a, g.dim, g.maxLen));
+      reserve(wasm, check, 2 * g.maxLen * g.dim * eb + generatorBytes(g.dim));
       withFrame(wasm, check.fn, (f) => withRows(f, check, a, { ...g, offset: 0, layout: g.pairing }, (state, af) => {
-        reserve(wasm, check, 2 * g.maxLen * g.dim * eb); // the scaling checked (begin), both caches or none
         own.cos = alloc(g.maxLen * g.dim);
         own.sin = alloc(g.maxLen * g.dim);
         call(check, wasm.pe_rope_cache_next(state, own.cos, own.sin, g.maxLen, 0));
@@ -307,7 +317,16 @@ export function createRotary(wasm, paramsPtr) {
       // the scratch grows only for an accepted x: x's, and the gathered rows' (a non-finite x given with positions grew
       // theirs, and the handle kept it: 8 MiB at 256 rows of 4096, twentieth pass)
       const gather = positions ? 2 * x.rows * g.dim : 0;
-      if (own.xCount < x.count || own.rowsCount < gather) finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
+      if (own.xCount < x.count || own.rowsCount < gather) {
+        finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
+        // both let go, then room for both reserved at once, or refused: x's grew memory (kept by the handle) before the
+        // rows' was refused beside the caches and other handles
+        for (const key of ['x', 'rows']) {
+          if (own[key]) wasm.pe_free(own[key]);
+          own[key] = own[key + 'Count'] = 0;
+        }
+        reserve(wasm, ac, (x.count + gather) * eb);
+      }
       grow('x', 'xCount', x.count);
       let cp = own.cos + offset * g.dim * eb;
       let sp = own.sin + offset * g.dim * eb;
