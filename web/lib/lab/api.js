@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, openFrame, statusCall } from '../heap.js';
-import { Checker, isArray, typedLength, typedArrayName, copyTyped } from '../validate.js';
+import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
@@ -179,9 +179,20 @@ export function createLab(wasm) {
     check.bytes(bytes + extra + PE_LAB_CALL_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
     // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
     for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
+    return bytes + extra;
   }
 
-  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits). */
+  /**
+   * Memory for a call's `bytes` (and its buffers' headers) grown at once beside what is live, or a refusal before
+   * any of it is allocated. Beside a model that trainAsync holds between its slices, attentionMaps' model and
+   * examples' tokens each fitted alone, grew memory (146 and 128 MiB, kept) and the maps or targets were then
+   * refused as "memory is exhausted".
+   */
+  function reserve(check, bytes) {
+    if (!wasm.pe_reserve(bytes + SCRATCH_SLACK)) throw check.fail(RangeError, `WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+  }
+
+  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), and its bytes with `extra`. */
   function modelConfig(check, frame, config, params, extra) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
@@ -192,8 +203,7 @@ export function createLab(wasm) {
     const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
     f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
       config.weightDecay, config.clip]);
-    checkFits(check, frame, cfg, fcfg, config, params, extra);
-    return [cfg, fcfg];
+    return [cfg, fcfg, checkFits(check, frame, cfg, fcfg, config, params, extra)];
   }
 
   /**
@@ -208,7 +218,8 @@ export function createLab(wasm) {
       frame.free();
     };
     try {
-      const [cfg, fcfg] = modelConfig(check, frame, config, params, extra);
+      const [cfg, fcfg, bytes] = modelConfig(check, frame, config, params, extra);
+      reserve(check, bytes);
       const out = frame.alloc(4);
       call(check, wasm.pe_lab_create(out, cfg, fcfg));
       ptr = i32(out, 1)[0];
@@ -419,7 +430,7 @@ export function createLab(wasm) {
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {
       const n = taskLength(check, frame, id, length);
-      check.bytes(8 * n * count, undefined, `: count (${count}) examples of ${n} tokens, each a token and a target of 4 bytes`);
+      reserve(check, check.bytes(8 * n * count, undefined, `: count (${count}) examples of ${n} tokens, each a token and a target of 4 bytes`));
       const tok = frame.alloc(4 * n * count);
       const tgt = frame.alloc(4 * n * count);
       call(check, wasm.pe_lab_generate(tok, tgt, id, length, count, seed));
