@@ -66,8 +66,15 @@ export function writeAll(fd, bytes) {
  * messages quoting them) cannot drive the terminal showing them ("\u001b[2J" cleared it, "\u001b]0;..." retitled
  * it). Inside a JSON string such an escape reads back as the same character.
  */
+const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
-export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, escape);
+/**
+ * One line of a report or message that quotes a config's strings: printable(), and its tabs, newlines and carriage
+ * returns as \u escapes too. Kept raw, a layer type or rope key holding "\n" added lines of its own to inspect's
+ * report ("posenc: everything checked"), and a model_type "evil\rllama" showed as llama.
+ */
+export const oneLine = (text) => printable(String(text)).replace(/[\t\n\r]/g, escape);
 
 /**
  * A message on stderr. A closed or broken stderr (`2>&1 | head -c 1`) loses
