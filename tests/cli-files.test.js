@@ -317,3 +317,35 @@ test('--help and --version into a pipe already closed (| true) exit 1 saying so,
     assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/, String(args));
   }
 });
+
+test('a .npy is refused on a terminal before anything is computed; text and pipes are written (twenty-fifth pass)', () => {
+  // --out - with a terminal as standard output wrote the binary .npy to it, and a float's bytes hold ESC, CSI and OSC
+  // sequences a terminal obeys (a 512 × 2048 table: 41 "ESC [", 42 "ESC ]", 9 987 C1 CSI bytes). Run under a
+  // pseudo-terminal (python3's pty, which the golden tests already need).
+  const onTerminal = (...args) => {
+    const r = spawnSync('python3', ['-c', `import os, pty, sys, json
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b''
+while True:
+    try:
+        b = os.read(fd, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+print(json.dumps([os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), out.decode('latin1')]))`, process.execPath, cli, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const [code, text] = onTerminal('table', '--d-model', '512', '--max-len', '2048', '--out', '-');
+  assert.equal(code, 2);
+  assert.match(text, /^posenc: standard output is a terminal, and a \.npy is binary .*give --format csv or json\r\n$/);
+  const [csvCode, csv] = onTerminal('table', '--d-model', '4', '--max-len', '2', '--out', '-', '--format', 'csv');
+  assert.equal(csvCode, 0);
+  assert.equal(csv, '0,1,0,1\r\n0.84147096,0.5403023,0.009999833,0.99995\r\n');
+  const piped = run('table', '--d-model', '4', '--max-len', '2', '--out', '-'); // a pipe: the .npy as before
+  assert.equal(piped.status, 0, piped.stderr);
+});
