@@ -10,9 +10,9 @@ import { UsageError } from './args.js';
  * Refuses, before anything is computed, an --out whose folder does not exist,
  * a folder, anything that is not a regular file (a FIFO, a device such as
  * /dev/null, a socket: renaming over it would replace the node, /dev's too
- * for root; use --out - and redirect), and, without --force, anything already
+ * for root; use --out - and redirect), without --force anything already
  * there, a dangling symbolic link included (linkSync fails on it only after
- * the work).
+ * the work), and with it a symbolic link (the rename would replace the link).
  */
 export function checkTarget(out, force) {
   // x.npy/ names a folder: path.dirname read it as x.npy in ., and the link failed (ENOENT) after the work.
@@ -37,6 +37,10 @@ export function checkTarget(out, force) {
   if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
   if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
   if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
+  // The file is renamed into place, which replaces a link rather than writing through it: --out /dev/stdout --force,
+  // standard output redirected to a file, replaced /dev/stdout itself with a regular file (for root: for every process),
+  // and the redirected file stayed empty.
+  if (node.isSymbolicLink()) throw new UsageError(`--out ${out} is a symbolic link: posenc would replace the link, not write through it; give the file it points to, or --out - and redirect standard output`);
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));

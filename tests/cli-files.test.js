@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync, symlinkSync, lstatSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync, symlinkSync, lstatSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -209,6 +209,34 @@ test('--out at a FIFO or a device (through a link too) is refused with or withou
     assert.ok(lstatSync(fifo).isFIFO(), `${name}: the FIFO is still one`);
     assert.ok(lstatSync(dev).isSymbolicLink(), `${name}: the link to /dev/null is still one`);
     assert.deepEqual(readdirSync(d).sort(), ['fifo.npy', 'null.npy']);
+  }
+});
+
+test('--out a symbolic link is refused with --force, before any work: the rename replaced the link (twenty-fifth pass)', () => {
+  // The file is written beside the target and renamed over it, which replaces a link instead of writing through it:
+  // --out /dev/stdout --format npy --force with standard output redirected to a file replaced /dev/stdout itself
+  // with a regular file (for root, for every process) and left the redirected file empty. A link of our own to
+  // /proc/self/fd/1 stands for /dev/stdout here; a link to a file was replaced the same way.
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`link-${name.replace(/\W/g, '')}`);
+    const stdout = path.join(d, 'stdout.npy');
+    symlinkSync('/proc/self/fd/1', stdout);
+    const file = path.join(d, 'file.npy');
+    writeFileSync(file, 'mine');
+    const link = path.join(d, 'link.npy');
+    symlinkSync('file.npy', link);
+    const redirected = path.join(d, 'redirected');
+    for (const out of [stdout, link]) {
+      const fd = openSync(redirected, 'w');
+      const r = spawnSync(process.execPath, [cli, ...args, '--out', out, '--force'], { encoding: 'utf8', stdio: ['ignore', fd, 'pipe'] });
+      closeSync(fd);
+      assert.equal(r.status, 2, `${name} ${out}: ${r.stderr}`);
+      assert.match(r.stderr, /^posenc: --out .* is a symbolic link: posenc would replace the link, not write through it; give the file it points to, or --out - and redirect standard output\n$/);
+      assert.ok(lstatSync(out).isSymbolicLink(), `${name}: ${out} is still a link`);
+      assert.equal(readFileSync(redirected, 'utf8'), '');
+    }
+    assert.equal(readFileSync(file, 'utf8'), 'mine');
+    assert.deepEqual(readdirSync(d).sort(), ['file.npy', 'link.npy', 'redirected', 'stdout.npy']);
   }
 });
 
