@@ -15,6 +15,8 @@ import { UsageError } from './args.js';
  * the work), and with it a symbolic link (the rename would replace the link).
  */
 export function checkTarget(out, force) {
+  // an empty name passed every check below and failed the final link or rename after the work (exit 1, "cannot write  (ENOENT")
+  if (!out) throw new UsageError('--out is empty: name a file, or - for standard output');
   // x.npy/ names a folder: path.dirname read it as x.npy in ., and the link failed (ENOENT) after the work.
   if (out.endsWith('/') || out.endsWith(path.sep)) throw new UsageError(`--out ${out} ends in a slash: name a file`);
   const dir = path.dirname(out);

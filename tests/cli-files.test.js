@@ -377,3 +377,15 @@ print(json.dumps([os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), out.decode('
   const piped = run('table', '--d-model', '4', '--max-len', '2', '--out', '-'); // a pipe: the .npy as before
   assert.equal(piped.status, 0, piped.stderr);
 });
+
+test('an empty --out is a usage error before any work, for every writer (twenty-fifth pass)', () => {
+  // '' passed checkTarget (no folder to miss, nothing there), the output was computed and written to a temporary
+  // file, and the final link or rename failed: exit 1, "cannot write  (ENOENT ...)".
+  const d = folder('empty-out');
+  for (const force of [[], ['--force']]) {
+    const r = spawnSync(process.execPath, [cli, ...TABLE, '--format', 'npy', '--out', '', ...force], { encoding: 'utf8', cwd: d });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, 'posenc: --out is empty: name a file, or - for standard output\n');
+  }
+  assert.deepEqual(readdirSync(d), []);
+});
