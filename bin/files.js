@@ -66,13 +66,14 @@ export function writeAll(fd, bytes) {
   }
 }
 
+/** A character as its \u escape. */
+const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 /**
  * Text for a terminal: control characters but tab, newline and carriage return (ESC, the rest of C0, DEL and C1)
  * as \u escapes, so that strings a config holds (its model_type, its layer types, HF's warnings and posenc's
  * messages quoting them) cannot drive the terminal showing them ("\u001b[2J" cleared it, "\u001b]0;..." retitled
  * it). Inside a JSON string such an escape reads back as the same character.
  */
-const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, escape);
 /**
