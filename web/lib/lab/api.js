@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, openFrame, statusCall } from '../heap.js';
-import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK } from '../validate.js';
+import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
@@ -108,7 +108,9 @@ export function createLab(wasm) {
     const bos = check.boolean('bos', o.bos ?? false);
     const { minLength } = shapeOf(check, task, bos);
     // read through check.read: a getter's error named trainLengths (it escaped raw)
-    const [l0, l1] = check.read('trainLengths', () => [lengths[0], lengths[1]]);
+    // by item(), as posenc's readers: a hole is undefined, not an index planted on Array.prototype (a token of [0, , 2]
+    // was read as Array.prototype[1] and the maps made of it; posenc and posenc/fields refused the hole)
+    const [l0, l1] = check.read('trainLengths', () => [item(lengths, 0), item(lengths, 1)]);
     const lo = check.integer('trainLengths[0]', l0, minLength, PE_LAB_MAX_LENGTH);
     const hi = check.integer('trainLengths[1]', l1, lo, PE_LAB_MAX_LENGTH);
     const config = {
@@ -391,7 +393,7 @@ export function createLab(wasm) {
       throw check.fail(RangeError, `${name} must hold 1 to ${maxLength} ids (the model's maxLength)`, n);
     }
     const ids = new Int32Array(n);
-    for (let i = 0; i < n; i++) ids[i] = check.integer(`${name}[${i}]`, check.read(`${name}[${i}]`, () => tokens[i]), 0, vocab - 1);
+    for (let i = 0; i < n; i++) ids[i] = check.integer(`${name}[${i}]`, check.read(`${name}[${i}]`, () => item(tokens, i)), 0, vocab - 1);
     return ids;
   }
 
@@ -443,7 +445,7 @@ export function createLab(wasm) {
     if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
     const shape = check.read('batch.shape', () => batch.shape);
     if (!isArray(shape) || check.read('batch.shape.length', () => shape.length) !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
-    const [c0, n0] = check.read('batch.shape', () => [shape[0], shape[1]]);
+    const [c0, n0] = check.read('batch.shape', () => [item(shape, 0), item(shape, 1)]);
     const count = check.integer('batch.shape[0]', c0, 1, config.batch);
     const n = check.integer('batch.shape[1]', n0, 1, config.maxLength);
     fits(count, n);
@@ -453,7 +455,7 @@ export function createLab(wasm) {
       const len = lengthOf(check, `batch.${name}`, v);
       if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
       const copy = new Int32Array(len);
-      for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => v[i]), lo, hi);
+      for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => item(v, i)), lo, hi);
       return copy;
     };
     return { count, n, tokens: read('tokens', 0, vocab - 1), targets: read('targets', -1, classes - 1) };
