@@ -220,10 +220,12 @@ export function createLab(wasm) {
       frame.free();
     };
     try {
-      const [cfg, fcfg, bytes] = modelConfig(check, frame, config, params, extra);
-      reserve(check, bytes);
+      // by index, not destructured: a planted Array.prototype[Symbol.iterator] gave pe_lab_create its own addresses, and
+      // the core read a config from wasm memory outside the call's buffers
+      const made = modelConfig(check, frame, config, params, extra);
+      reserve(check, made[2]);
       const out = frame.alloc(4);
-      call(check, wasm.pe_lab_create(out, cfg, fcfg));
+      call(check, wasm.pe_lab_create(out, made[0], made[1]));
       ptr = i32(out, 1)[0];
       const count = wasm.pe_lab_param_count(ptr);
       if (params) copyTyped(new Real(wasm.memory.buffer, wasm.pe_lab_params(ptr), count), params);
