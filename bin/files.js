@@ -10,11 +10,13 @@ import { UsageError } from './args.js';
  * Refuses, before anything is computed, an --out whose folder does not exist,
  * a folder, anything that is not a regular file (a FIFO, a device such as
  * /dev/null, a socket: renaming over it would replace the node, /dev's too
- * for root; use --out - and redirect), and, without --force, anything already
+ * for root; use --out - and redirect), without --force anything already
  * there, a dangling symbolic link included (linkSync fails on it only after
- * the work).
+ * the work), and with it a symbolic link (the rename would replace the link).
  */
 export function checkTarget(out, force) {
+  // an empty name passed every check below and failed the final link or rename after the work (exit 1, "cannot write  (ENOENT")
+  if (!out) throw new UsageError('--out is empty: name a file, or - for standard output');
   // x.npy/ names a folder: path.dirname read it as x.npy in ., and the link failed (ENOENT) after the work.
   if (out.endsWith('/') || out.endsWith(path.sep)) throw new UsageError(`--out ${out} ends in a slash: name a file`);
   const dir = path.dirname(out);
@@ -37,6 +39,10 @@ export function checkTarget(out, force) {
   if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
   if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
   if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
+  // The file is renamed into place, which replaces a link rather than writing through it: --out /dev/stdout --force,
+  // standard output redirected to a file, replaced /dev/stdout itself with a regular file (for root: for every process),
+  // and the redirected file stayed empty.
+  if (node.isSymbolicLink()) throw new UsageError(`--out ${out} is a symbolic link: posenc would replace the link, not write through it; give the file it points to, or --out - and redirect standard output`);
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -60,6 +66,8 @@ export function writeAll(fd, bytes) {
   }
 }
 
+/** A character as its \u escape. */
+const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 /**
  * Text for a terminal: control characters but tab, newline and carriage return (ESC, the rest of C0, DEL and C1)
  * as \u escapes, so that strings a config holds (its model_type, its layer types, HF's warnings and posenc's
@@ -67,7 +75,13 @@ export function writeAll(fd, bytes) {
  * it). Inside a JSON string such an escape reads back as the same character.
  */
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
-export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, escape);
+/**
+ * One line of a report or message that quotes a config's strings: printable(), and its tabs, newlines and carriage
+ * returns as \u escapes too. Kept raw, a layer type or rope key holding "\n" added lines of its own to inspect's
+ * report ("posenc: everything checked"), and a model_type "evil\rllama" showed as llama.
+ */
+export const oneLine = (text) => printable(String(text)).replace(/[\t\n\r]/g, escape);
 
 /**
  * A message on stderr. A closed or broken stderr (`2>&1 | head -c 1`) loses

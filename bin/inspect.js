@@ -6,7 +6,7 @@
 // each layer type's inv_freq (float64, exact in JSON).
 import { ROPE_PARAMS } from 'posenc/variants';
 import { UsageError } from './args.js';
-import { printable } from './files.js';
+import { printable, oneLine } from './files.js';
 
 const TWO_PI = 2 * Math.PI;
 const fmt = (x) => (Number.isInteger(x) ? String(x) : Number(x.toPrecision(6)).toString());
@@ -76,15 +76,16 @@ function layerSummary(r) {
   // code] }1 constructor"), and one named __proto__ was dropped
   const counts = Object.create(null);
   for (const t of r.layerTypes) counts[t] = (counts[t] ?? 0) + 1;
-  return `${r.layerTypes.length} layers: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`;
+  return `${r.layerTypes.length} layers: ${Object.entries(counts).map(([t, n]) => `${n} ${oneLine(t)}`).join(', ')}`;
 }
 
+/** The report as text; the config's strings in it (its model type, layer types and HF's warnings quoting its keys) each on one line (oneLine). */
 function text(model, layers, summary, warnings) {
-  const out = [`model_type        ${model ?? '(none given)'}`];
+  const out = [`model_type        ${model == null ? '(none given)' : oneLine(model)}`];
   if (summary) out.push(`layers            ${summary}`);
   for (const d of layers) {
     out.push('');
-    if (d.layerType) out.push(`[${d.layerType}]`);
+    if (d.layerType) out.push(`[${oneLine(d.layerType)}]`);
     if (d.type === 'none') { out.push('rope              none (this layer has no positional rotation)'); continue; }
     if (d.type === 'axial') { out.push(`rope              axial: axes ${d.axesDim.join(' + ')} of a ${d.headDim}-wide head, θ ${fmt(d.theta)}, ${d.pairing} pairs`); continue; }
     const p = Object.entries(d.parameters).map(([k, v]) => `${k} ${v}`).join(', ');
@@ -100,7 +101,7 @@ function text(model, layers, summary, warnings) {
     const context = w.original ? `trained ${w.original}${w.extended ? `, extended ${w.extended}` : ''}` : `max_position_embeddings ${w.extended}`;
     if (w.trained) out.push(`context           ${context}: ${w.turnWithinTrained} of ${w.count} frequencies turn at least once within ${w.trained}`);
   }
-  out.push('', warnings.length ? `warnings:\n${warnings.map((x) => `  - ${x}`).join('\n')}` : 'warnings          none');
+  out.push('', warnings.length ? `warnings:\n${warnings.map((x) => `  - ${oneLine(x)}`).join('\n')}` : 'warnings          none');
   return out.join('\n') + '\n';
 }
 

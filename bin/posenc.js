@@ -495,6 +495,12 @@ async function main(argv) {
     return 1;
   }
   const { cmd, values } = parsed;
+  // A terminal shows standard output: .npy is binary, and its float bytes hold ESC, CSI and OSC sequences that
+  // a terminal takes for commands (a 512 × 2048 table holds 41 "ESC [", 42 "ESC ]" and 9 987 C1 CSI bytes). Text or a pipe only.
+  if (values.out === '-' && parsed.format === 'npy' && isatty(1)) {
+    say('posenc: standard output is a terminal, and a .npy is binary (its bytes would drive the terminal): redirect it (> pe.npy, | python ...) or give --format csv or json\n');
+    return 2;
+  }
   const pe = await (await import(COMMANDS[cmd].entry)).init();
   const bytesPer = parsed.dtype === 'float32' ? 4 : 8;
   const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, COMMANDS[cmd].elements(values) * bytesPer);

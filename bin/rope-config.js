@@ -13,7 +13,7 @@ import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
-import { checkTarget, atomicFile, writeAll, say, print } from './files.js';
+import { checkTarget, atomicFile, writeAll, say, print, oneLine } from './files.js';
 import { parseFlags, UsageError } from './args.js';
 import { inspectReport } from './inspect.js';
 
@@ -225,8 +225,8 @@ async function ropeCommand(pv, values, raw) {
   writeAtomically(values.out, Boolean(values.force), chunks);
   if (!values.quiet) {
     say(`posenc: wrote ${values.out} (${ext.slice(1)}, ${dtype}, ${ext === '.npz' ? 'cos and sin, each ' : '2×'}${shape.join('×')}; ` +
-      `${r.type}, θ ${r.theta}, attention factor ${r.attentionFactor}${r.layerType ? `, ${r.layerType}` : ''})\n`);
-    for (const w of r.warnings) say(`posenc: warning: ${w}\n`);
+      `${r.type}, θ ${r.theta}, attention factor ${r.attentionFactor}${r.layerType ? `, ${oneLine(r.layerType)}` : ''})\n`);
+    for (const w of r.warnings) say(`posenc: warning: ${oneLine(w)}\n`);
   }
 }
 
@@ -261,7 +261,7 @@ export async function main(argv) {
   } catch (e) {
     // The API's own argument errors ("posenc.fn: ...") are bad values too.
     if (e instanceof UsageError || ((e instanceof RangeError || e instanceof TypeError) && /^posenc\./.test(e.message))) {
-      say(`posenc: ${e.message}\n`);
+      say(`posenc: ${oneLine(e.message)}\n`); // a message may quote the config's layer types
       return 2;
     }
     const why = e.code ? `cannot write ${out ?? 'standard output'} (${e.code}: ${e.message.replace(/^\w+: /, '')}); ${out ? 'nothing was written' : 'stopped'}` : e.message;

@@ -1012,3 +1012,29 @@ test('holes the ninth pass found: a getter that throws a value whose message or 
   assert.throws(() => apis.posenc.table(4, 8, throwsWhenRead(undefined)), { message: 'posenc.table: could not read options.dtype: undefined' });
   assert.throws(() => apis.posenc.table(4, 8, throwsWhenRead('text')), { message: 'posenc.table: could not read options.dtype: text' });
 });
+
+test('hole the twenty-fifth pass found: an Array.prototype[Symbol.iterator] planted to answer differently sized fourierFeatures\' output for one coordinate, which the core wrote past (a wasm trap, 2 blocks kept), and gave pe_lab_create addresses of its own', () => {
+  // fields destructured the points' shape ([rows, cols]) and the lab its [cfg, fcfg, bytes]; both are read by index
+  // now. The planted iterator gives every array its own values but these two.
+  const points = { rows: 4, cols: 8, data: new Float64Array(32).fill(0.5) };
+  const { model } = apis.lab.train({ steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 64 });
+  const calls = () => [apis.fields.fourierFeatures(points, { levels: 2 }), apis.lab.evaluate(model, { samples: 4 })];
+  const clean = calls();
+  const before = [apis.fields.memoryStats(), apis.lab.memoryStats()];
+  const own = Array.prototype[Symbol.iterator];
+  const planted = function () {
+    const a = Array.from({ length: this.length }, (_, i) => this[i]);
+    if (a.length === 2 && a[0] === 4 && a[1] === 8) a[1] = 1; // the points' shape as [4, 1]
+    if (a.length === 3 && a[0] > 1024 && a[1] > 1024) a[0] = a[1] = 8; // two wasm addresses: a config read at 8
+    return own.call(a);
+  };
+  let got;
+  try {
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: planted, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    got = calls();
+  } finally {
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: own, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+  }
+  assert.deepEqual(got, clean);
+  assert.deepEqual([apis.fields.memoryStats(), apis.lab.memoryStats()], before);
+});

@@ -276,3 +276,31 @@ test('a config\'s strings reach the terminal as text, never as control sequences
   assert.doesNotMatch(message.stderr, raw);
   assert.match(message.stderr, /layerType must be one of full_attention, a\\u001b\[31mred\\u009b\\u007f \(got "zz"\)/);
 });
+
+test('a config\'s strings stay on their line: a newline or carriage return in them is escaped too (twenty-fifth pass)', () => {
+  // printable() kept tab, newline and carriage return (posenc's own lines and progress need them), and the config's
+  // strings went through it: a model_type "evil\rllama" showed as llama on a terminal, and a layer type or an
+  // unrecognized rope key holding "\n" added lines of its own to the report and to stderr's warnings and messages.
+  const file = out('line-breaks.json');
+  writeFileSync(file, JSON.stringify({ model_type: 'evil\rllama', head_dim: 16, hidden_size: 64, num_attention_heads: 4,
+    rope_theta: 10000, max_position_embeddings: 64, layer_types: ['full_attention', 'x\nwarnings          none'],
+    rope_scaling: { rope_type: 'linear', factor: 2, 'k\n  - fine': 1 } }));
+  const text = run('inspect', file);
+  assert.equal(text.status, 0, text.stderr);
+  assert.doesNotMatch(text.stdout, /\r|\t/);
+  assert.match(text.stdout, /^model_type {8}evil\\u000dllama$/m);
+  assert.match(text.stdout, /^\[x\\u000awarnings {10}none\]$/m);
+  assert.match(text.stdout, /^ {2}- .*unrecognized keys for rope_type "linear": k\\u000a {2}- fine$/m);
+  assert.equal(text.stdout.match(/^warnings/gm).length, 1); // the report's own, not the layer type's
+  const json = run('inspect', file, '--json');
+  assert.equal(JSON.parse(json.stdout).model, 'evil\rllama'); // JSON reads back the config's own string
+  const message = run('inspect', file, '--layer-type', 'zz');
+  assert.equal(message.status, 2);
+  assert.equal(message.stderr.split('\n').length, 2, message.stderr); // one line and its end
+  assert.match(message.stderr, /x\\u000awarnings {10}none/);
+  const npy = out('line-breaks.npy');
+  const rope = run('rope', '--config', file, '--layer-type', 'full_attention', '--max-len', '4', '--out', npy);
+  assert.equal(rope.status, 0, rope.stderr);
+  assert.match(rope.stderr, /^posenc: warning: .*k\\u000a {2}- fine$/m);
+  assert.doesNotMatch(rope.stderr, /^ {2}- fine/m);
+});

@@ -8,7 +8,7 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync, symlinkSync, lstatSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync, mkdirSync, symlinkSync, lstatSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -212,6 +212,34 @@ test('--out at a FIFO or a device (through a link too) is refused with or withou
   }
 });
 
+test('--out a symbolic link is refused with --force, before any work: the rename replaced the link (twenty-fifth pass)', () => {
+  // The file is written beside the target and renamed over it, which replaces a link instead of writing through it:
+  // --out /dev/stdout --format npy --force with standard output redirected to a file replaced /dev/stdout itself
+  // with a regular file (for root, for every process) and left the redirected file empty. A link of our own to
+  // /proc/self/fd/1 stands for /dev/stdout here; a link to a file was replaced the same way.
+  for (const [name, args] of Object.entries(WRITERS)) {
+    const d = folder(`link-${name.replace(/\W/g, '')}`);
+    const stdout = path.join(d, 'stdout.npy');
+    symlinkSync('/proc/self/fd/1', stdout);
+    const file = path.join(d, 'file.npy');
+    writeFileSync(file, 'mine');
+    const link = path.join(d, 'link.npy');
+    symlinkSync('file.npy', link);
+    const redirected = path.join(d, 'redirected');
+    for (const out of [stdout, link]) {
+      const fd = openSync(redirected, 'w');
+      const r = spawnSync(process.execPath, [cli, ...args, '--out', out, '--force'], { encoding: 'utf8', stdio: ['ignore', fd, 'pipe'] });
+      closeSync(fd);
+      assert.equal(r.status, 2, `${name} ${out}: ${r.stderr}`);
+      assert.match(r.stderr, /^posenc: --out .* is a symbolic link: posenc would replace the link, not write through it; give the file it points to, or --out - and redirect standard output\n$/);
+      assert.ok(lstatSync(out).isSymbolicLink(), `${name}: ${out} is still a link`);
+      assert.equal(readFileSync(redirected, 'utf8'), '');
+    }
+    assert.equal(readFileSync(file, 'utf8'), 'mine');
+    assert.deepEqual(readdirSync(d).sort(), ['file.npy', 'link.npy', 'redirected', 'stdout.npy']);
+  }
+});
+
 test('a dangling link is an existing --out (exit 2 before any work, not after it), and rope --config refuses a missing folder as table does', () => {
   for (const [name, args] of Object.entries(WRITERS)) {
     const d = folder(`dangling-${name.replace(/\W/g, '')}`);
@@ -316,4 +344,48 @@ test('--help and --version into a pipe already closed (| true) exit 1 saying so,
     assert.equal(code, 1, `${args}: ${stderr}`);
     assert.match(stderr, /^posenc: cannot write standard output \(EPIPE: broken pipe, write\); stopped\n$/, String(args));
   }
+});
+
+test('a .npy is refused on a terminal before anything is computed; text and pipes are written (twenty-fifth pass)', () => {
+  // --out - with a terminal as standard output wrote the binary .npy to it, and a float's bytes hold ESC, CSI and OSC
+  // sequences a terminal obeys (a 512 × 2048 table: 41 "ESC [", 42 "ESC ]", 9 987 C1 CSI bytes). Run under a
+  // pseudo-terminal (python3's pty, which the golden tests already need).
+  const onTerminal = (...args) => {
+    const r = spawnSync('python3', ['-c', `import os, pty, sys, json
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b''
+while True:
+    try:
+        b = os.read(fd, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+print(json.dumps([os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), out.decode('latin1')]))`, process.execPath, cli, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout);
+  };
+  const [code, text] = onTerminal('table', '--d-model', '512', '--max-len', '2048', '--out', '-');
+  assert.equal(code, 2);
+  assert.match(text, /^posenc: standard output is a terminal, and a \.npy is binary .*give --format csv or json\r\n$/);
+  const [csvCode, csv] = onTerminal('table', '--d-model', '4', '--max-len', '2', '--out', '-', '--format', 'csv');
+  assert.equal(csvCode, 0);
+  assert.equal(csv, '0,1,0,1\r\n0.84147096,0.5403023,0.009999833,0.99995\r\n');
+  const piped = run('table', '--d-model', '4', '--max-len', '2', '--out', '-'); // a pipe: the .npy as before
+  assert.equal(piped.status, 0, piped.stderr);
+});
+
+test('an empty --out is a usage error before any work, for every writer (twenty-fifth pass)', () => {
+  // '' passed checkTarget (no folder to miss, nothing there), the output was computed and written to a temporary
+  // file, and the final link or rename failed: exit 1, "cannot write  (ENOENT ...)".
+  const d = folder('empty-out');
+  for (const force of [[], ['--force']]) {
+    const r = spawnSync(process.execPath, [cli, ...TABLE, '--format', 'npy', '--out', '', ...force], { encoding: 'utf8', cwd: d });
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, 'posenc: --out is empty: name a file, or - for standard output\n');
+  }
+  assert.deepEqual(readdirSync(d), []);
 });

@@ -413,3 +413,26 @@ test('a model whose params hold a NaN or an infinity is refused by name, after i
   assert.throws(() => lab.tensors({ config, params: new Real(count).fill(NaN) }), /this call would need \d+\.\d MiB/);
   assert.ok(lab.evaluate(model, { samples: 4 }).scored > 0);
 });
+
+test('a hole in tokens, a batch or trainLengths is refused, not filled by an index planted on Array.prototype (twenty-fifth pass)', () => {
+  // The lab read elements as value[i], so with Array.prototype[1] = 1 (a planted data value) attentionMaps took
+  // [0, , 2] as [0, 1, 2] and drew its maps, and a batch's holes became ids; posenc and posenc/fields read a hole as
+  // undefined (item() in web/lib/validate.js) and refused it, as the lab does now.
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 16 });
+  const calls = [
+    [() => lab.attentionMaps(model, [0, , 2]), /^posenc\.lab\.attentionMaps: tokens\[1\] must be a number \(got undefined\)$/], // eslint-disable-line no-sparse-arrays
+    [() => lab.loss(model, { shape: [1, 3], tokens: [0, , 2], targets: [-1, -1, -1] }), /^posenc\.lab\.loss: batch\.tokens\[1\] must be a number \(got undefined\)$/], // eslint-disable-line no-sparse-arrays
+    [() => lab.loss(model, { shape: [1, 3], tokens: [0, 1, 2], targets: [-1, , -1] }), /^posenc\.lab\.loss: batch\.targets\[1\] must be a number \(got undefined\)$/], // eslint-disable-line no-sparse-arrays
+    [() => lab.loss(model, { shape: [1, ,], tokens: [0], targets: [-1] }), /^posenc\.lab\.loss: batch\.shape\[1\] must be a number \(got undefined\)$/], // eslint-disable-line no-sparse-arrays
+    [() => lab.train({ steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 16, trainLengths: [3, ,] }), /^posenc\.lab\.train: trainLengths\[1\] must be a number \(got undefined\)$/], // eslint-disable-line no-sparse-arrays
+  ];
+  for (const planted of [undefined, 1, 3]) {
+    if (planted !== undefined) Object.defineProperty(Array.prototype, 1, { value: planted, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    try {
+      for (const [call, message] of calls) assert.throws(call, { name: 'TypeError', message }, `${call} with Array.prototype[1] = ${planted}`);
+    } finally {
+      delete Array.prototype[1];
+    }
+  }
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});

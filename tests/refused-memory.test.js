@@ -11,6 +11,7 @@ import { freshModules, loadLab, build } from './helpers/load.js';
 import { instantiateForTests } from './helpers/wasi.js';
 import { createVariants } from '../web/lib/variants/api.js';
 import { createApi } from '../web/lib/api.js';
+import { createLab } from '../web/lib/lab/api.js';
 import { CALLS } from './helpers/calls.js';
 
 const { pe, pv, pf } = await freshModules();
@@ -174,6 +175,34 @@ test('lab: a model and its attention maps within a few bytes of the limit are re
   assert.throws(() => lab.attentionMaps({ config: { ...model.config, maxLength: 382, batch: 43 }, params: model.params }, new Array(375).fill(1)),
     (e) => e instanceof RangeError && /^posenc\.lab\.attentionMaps: this call would need \d+\.\d MiB .*lower batch or maxLength/.test(e.message));
   assert.deepEqual(lab.memoryStats(), before);
+});
+
+test('lab: beside a model trainAsync holds, a call that does not fit is refused before memory grows for it (twenty-fifth pass)', async () => {
+  // The allocator counts what is live toward its limit, and trainAsync holds its model between slices. attentionMaps'
+  // model fitted beside it alone: it was made (memory grown by 146 MiB, kept) and its maps refused as "memory is
+  // exhausted"; so were examples' targets once its tokens had grown memory by 128 MiB. Each reserves its whole call now.
+  // A fresh instance (memory grown by earlier tests would hide the growth); the debug build (float64 reals) at a limit of 36 MiB.
+  const debug = build === 'debug';
+  const { WASM_BASE64 } = await import(`../dist/${debug ? 'debug/' : ''}lab-wasm.js`);
+  const raw = await instantiateForTests(WASM_BASE64);
+  if (debug) raw.pe_set_byte_limit(36 * 2 ** 20);
+  const fresh = createLab(raw);
+  const [aBatch, aLength, bLength, exLength, exCount] = debug ? [52, 128, 128, 32, 32768] : [492, 512, 1024, 256, 65536];
+  const { model } = fresh.train({ dModel: 64, heads: 8, layers: 4, mlp: 0, maxLength: bLength, batch: 1, steps: 1 });
+  const maps = () => fresh.attentionMaps(model, new Array(bLength).fill(0));
+  const examples = () => fresh.examples({ task: 'copy', length: exLength, count: exCount });
+  const stop = new AbortController();
+  const training = fresh.trainAsync({ dModel: 16, heads: 1, layers: 1, mlp: 0, maxLength: aLength, batch: aBatch, steps: 1, signal: stop.signal });
+  const before = fresh.memoryStats();
+  for (const call of [maps, examples]) {
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.lab\.(attentionMaps|examples): WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ });
+    assert.deepEqual(fresh.memoryStats(), before, String(call));
+  }
+  stop.abort();
+  await assert.rejects(training, { name: 'AbortError' });
+  assert.equal(maps().data.length, 4 * 8 * bLength ** 2); // alone, each is made
+  assert.deepEqual(examples().shape, [exCount, 2 * exLength + 1]);
+  assert.equal(fresh.memoryStats().liveAllocations, 0);
 });
 
 test('lab: a T5 model whose buckets the core refuses is refused by name before its block is made (twenty-first pass)', () => {

@@ -67,7 +67,9 @@ function numbers(check, name, value, size) {
  */
 function points(check, value, extra) {
   if (value !== null && typeof value === 'object' && !isArray(value) && !ArrayBuffer.isView(value)) {
-    return readMatrix(check, 'points', value, ([rows, cols]) => extra(rows, cols));
+    // the shape by index, not destructured: Array.prototype's iterator is the caller's to plant, and a [rows, cols] read
+    // as [rows, 1] sized fourierFeatures' output for one coordinate, which the core then wrote past (a wasm trap, 2 blocks kept)
+    return readMatrix(check, 'points', value, (shape) => extra(shape[0], shape[1]));
   }
   const data = numbers(check, 'points', value, (n) => check.bytes(n * 8 + extra(n, 1)));
   return { rows: data.length, cols: 1, data };

@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, openFrame, statusCall } from '../heap.js';
-import { Checker, isArray, typedLength, typedArrayName, copyTyped } from '../validate.js';
+import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
@@ -108,7 +108,9 @@ export function createLab(wasm) {
     const bos = check.boolean('bos', o.bos ?? false);
     const { minLength } = shapeOf(check, task, bos);
     // read through check.read: a getter's error named trainLengths (it escaped raw)
-    const [l0, l1] = check.read('trainLengths', () => [lengths[0], lengths[1]]);
+    // by item(), as posenc's readers: a hole is undefined, not an index planted on Array.prototype (a token of [0, , 2]
+    // was read as Array.prototype[1] and the maps made of it; posenc and posenc/fields refused the hole)
+    const [l0, l1] = check.read('trainLengths', () => [item(lengths, 0), item(lengths, 1)]);
     const lo = check.integer('trainLengths[0]', l0, minLength, PE_LAB_MAX_LENGTH);
     const hi = check.integer('trainLengths[1]', l1, lo, PE_LAB_MAX_LENGTH);
     const config = {
@@ -179,9 +181,20 @@ export function createLab(wasm) {
     check.bytes(bytes + extra + PE_LAB_CALL_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
     // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
     for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
+    return bytes + extra;
   }
 
-  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits). */
+  /**
+   * Memory for a call's `bytes` (and its buffers' headers) grown at once beside what is live, or a refusal before
+   * any of it is allocated. Beside a model that trainAsync holds between its slices, attentionMaps' model and
+   * examples' tokens each fitted alone, grew memory (146 and 128 MiB, kept) and the maps or targets were then
+   * refused as "memory is exhausted".
+   */
+  function reserve(check, bytes) {
+    if (!wasm.pe_reserve(bytes + SCRATCH_SLACK)) throw check.fail(RangeError, `WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+  }
+
+  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), and its bytes with `extra`. */
   function modelConfig(check, frame, config, params, extra) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
@@ -192,8 +205,7 @@ export function createLab(wasm) {
     const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
     f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
       config.weightDecay, config.clip]);
-    checkFits(check, frame, cfg, fcfg, config, params, extra);
-    return [cfg, fcfg];
+    return [cfg, fcfg, checkFits(check, frame, cfg, fcfg, config, params, extra)];
   }
 
   /**
@@ -208,9 +220,12 @@ export function createLab(wasm) {
       frame.free();
     };
     try {
-      const [cfg, fcfg] = modelConfig(check, frame, config, params, extra);
+      // by index, not destructured: a planted Array.prototype[Symbol.iterator] gave pe_lab_create its own addresses, and
+      // the core read a config from wasm memory outside the call's buffers
+      const made = modelConfig(check, frame, config, params, extra);
+      reserve(check, made[2]);
       const out = frame.alloc(4);
-      call(check, wasm.pe_lab_create(out, cfg, fcfg));
+      call(check, wasm.pe_lab_create(out, made[0], made[1]));
       ptr = i32(out, 1)[0];
       const count = wasm.pe_lab_param_count(ptr);
       if (params) copyTyped(new Real(wasm.memory.buffer, wasm.pe_lab_params(ptr), count), params);
@@ -380,7 +395,7 @@ export function createLab(wasm) {
       throw check.fail(RangeError, `${name} must hold 1 to ${maxLength} ids (the model's maxLength)`, n);
     }
     const ids = new Int32Array(n);
-    for (let i = 0; i < n; i++) ids[i] = check.integer(`${name}[${i}]`, check.read(`${name}[${i}]`, () => tokens[i]), 0, vocab - 1);
+    for (let i = 0; i < n; i++) ids[i] = check.integer(`${name}[${i}]`, check.read(`${name}[${i}]`, () => item(tokens, i)), 0, vocab - 1);
     return ids;
   }
 
@@ -419,7 +434,7 @@ export function createLab(wasm) {
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {
       const n = taskLength(check, frame, id, length);
-      check.bytes(8 * n * count, undefined, `: count (${count}) examples of ${n} tokens, each a token and a target of 4 bytes`);
+      reserve(check, check.bytes(8 * n * count, undefined, `: count (${count}) examples of ${n} tokens, each a token and a target of 4 bytes`));
       const tok = frame.alloc(4 * n * count);
       const tgt = frame.alloc(4 * n * count);
       call(check, wasm.pe_lab_generate(tok, tgt, id, length, count, seed));
@@ -432,7 +447,7 @@ export function createLab(wasm) {
     if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
     const shape = check.read('batch.shape', () => batch.shape);
     if (!isArray(shape) || check.read('batch.shape.length', () => shape.length) !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
-    const [c0, n0] = check.read('batch.shape', () => [shape[0], shape[1]]);
+    const [c0, n0] = check.read('batch.shape', () => [item(shape, 0), item(shape, 1)]);
     const count = check.integer('batch.shape[0]', c0, 1, config.batch);
     const n = check.integer('batch.shape[1]', n0, 1, config.maxLength);
     fits(count, n);
@@ -442,7 +457,7 @@ export function createLab(wasm) {
       const len = lengthOf(check, `batch.${name}`, v);
       if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
       const copy = new Int32Array(len);
-      for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => v[i]), lo, hi);
+      for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => item(v, i)), lo, hi);
       return copy;
     };
     return { count, n, tokens: read('tokens', 0, vocab - 1), targets: read('targets', -1, classes - 1) };
