@@ -3,7 +3,8 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped, product } from './validate.js';
+import { Float32Array, Float64Array, Int32Array, Uint32Array, Uint8Array, heapView } from './intrinsics.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
 import { attentionShape, extraArg, maskElements, biasElements, numbersOnly } from './attention-args.js';
@@ -75,7 +76,7 @@ export function createApi(wasm) {
         const rows = Math.min(chunk, maxLen - r0);
         if (p) {
           // by index: a subarray of p is made by its `constructor[Symbol.species]`, which a caller can plant (a view of another length)
-          const v = new Float64Array(wasm.memory.buffer, at, rows);
+          const v = heapView(Float64Array, wasm, at, rows);
           for (let i = 0; i < rows; i++) v[i] = p[r0 + i];
         }
         const zero = a.zeroRow - r0;
@@ -115,7 +116,7 @@ export function createApi(wasm) {
     const count = wasm.pe_pair_count(dModel, a.layout);
     check.bytes(count * 8);
     return withFrame(wasm, check, (f) => {
-      const [sin, cos] = [f.int32Output(count), f.int32Output(count)];
+      const sin = f.int32Output(count), cos = f.int32Output(count); // (not destructured: an iterator a caller can plant moved them)
       call(check, wasm.pe_columns(sin, cos, dModel, a.layout));
       return { sin: f.readInt32(sin, count), cos: f.readInt32(cos, count) };
     });
@@ -230,7 +231,7 @@ export function createApi(wasm) {
         f.float64(vcodes, n), vpos ? f.float64(vpos, n) : 0,
         vweights ? f.float64(vweights, n) : 0, n, threshold));
       const [sum, , weighted] = f.read('float64', scalars, 3);
-      const label = new Int32Array(wasm.memory.buffer, scalars + 8, 1)[0];
+      const label = heapView(Int32Array, wasm, scalars + 8, 1)[0];
       return {
         x: [...f.read('float64', x, n)],
         y: [...f.read('float64', y, n)],
@@ -260,26 +261,32 @@ export function createApi(wasm) {
     const rank = q.shape.length;
     // the weights (and their float64 copy) too: q, k and v of 2^24 nested rows were read (29 s) to be refused for
     // 2^48 weights; q's rows times k's keys
-    const k = read('k', kArg, [rank], (ks) => (wantWeights ? q.shape.slice(0, -1).reduce((a, b) => a * b) * ks[rank - 2] * 16 : 0));
+    const k = read('k', kArg, [rank], (ks) => (wantWeights ? product(q.shape, 0, rank - 1) * ks[rank - 2] * 16 : 0));
     const v = read('v', vArg, [rank]);
     const s = attentionShape(check, q, k, v);
     const target = [s.b, s.heads, s.n, s.m];
     const nOut = s.b * s.heads * s.n * s.dv;
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
-    for (const t of [q, k, v]) t.data = t.data();
+    // each by name, as every size and pointer below: an iterator or a method a caller planted on Array.prototype
+    // answered other sizes (q's rows read as 64, and the core read past q into other memory)
+    q.data = q.data();
+    k.data = k.data();
+    v.data = v.data();
     const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
     copyTyped(DIMS, [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
     const lead = q.shape.slice(0, -1);
     if (flash) {
       // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
-      const finite = () => [q, k, v].forEach((t, i) => check.vector(`${'qkv'[i]}.data`, t.data, t.shape.reduce((a, b) => a * b)));
+      const finite = () => {
+        for (let i = 0, t; i < 3; i++) check.vector(`${'qkv'[i]}.data`, (t = [q, k, v][i]).data, product(t.shape));
+      };
       const out = s.dv % 8 ? null : attentionF32(check, q, k, v, DIMS, nOut, causal, scale, finite);
       if (out) return { output: tensor([...lead, s.dv], out) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
     // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
-    const [nq, nk, nv, nw] = [typedLength(q.data), typedLength(k.data), typedLength(v.data), wantWeights ? s.b * s.heads * s.n * s.m : 0];
+    const nq = typedLength(q.data), nk = typedLength(k.data), nv = typedLength(v.data), nw = wantWeights ? s.b * s.heads * s.n * s.m : 0;
     // without the weights, the C core holds one row of scores instead
     // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
     // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
@@ -306,7 +313,7 @@ export function createApi(wasm) {
    * and each fresh page costs a fault (a fifth of that call at [1, 8, 512, 64]).
    */
   function attentionF32(check, q, k, v, dims, nOut, causal, scale, finite) {
-    const [b, heads, kvHeads, n, m, dk, dv] = dims, rows = (heads / kvHeads) * n, all = b * kvHeads;
+    const heads = dims[1], kvHeads = dims[2], n = dims[3], m = dims[4], dk = dims[5], dv = dims[6], rows = (heads / kvHeads) * n, all = dims[0] * kvHeads;
     const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv]; // 2^16 floats, about 256 KiB a run (not a C limit)
     // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
     check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4 + SCRATCH_SLACK);
@@ -318,7 +325,7 @@ export function createApi(wasm) {
       // sizes as the buffers, and q, k and v were written at those addresses, over the core's own memory
       const at = new Uint32Array(4), result = new Float32Array(nOut); // (an index setter on Array.prototype left an array's at 0)
       for (let i = 4; i--; ) at[i] = f.output('float32', run * sizes[i]);
-      const dp = f.int32(Int32Array.of(run, heads / kvHeads, 1, n, m, dk, dv), 7);
+      const dp = f.int32(copyTyped(new Int32Array(7), [run, heads / kvHeads, 1, n, m, dk, dv]), 7);
       for (let h = 0, from, status; h < all; h += run) {
         from = Math.min(h, all - run);
         for (let i = 3; i--; ) {
@@ -326,7 +333,7 @@ export function createApi(wasm) {
           // the run's part of a typed array, through a view of its buffer made from its internal slots
           if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
           const Type = globalThis[typedArrayName(data)];
-          copyTyped(new Float32Array(wasm.memory.buffer, at[i], run * sizes[i]),
+          copyTyped(heapView(Float32Array, wasm, at[i], run * sizes[i]),
             new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
         }
         if ((status = wasm.pe_attention_f32(at[3], at[0], at[1], at[2], dp, causal ? 1 : 0, scale)) === PE_ERR_VALUE) return null;

@@ -3,6 +3,7 @@
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
 import { typedLength, typedArrayName, isArray, item } from './validate.js';
 import { readNested } from './tensor.js';
+import { Int32Array } from './intrinsics.js';
 
 /**
  * Size d from the end of a shape (posenc's own, dense), 1 past its rank; by index within it: an index "-1" planted on
@@ -18,17 +19,17 @@ export const as4 = (shape) => [dim(shape, 4), dim(shape, 3), dim(shape, 2), dim(
  * that they fit together, and gives { b, heads, kvHeads, n, m, dk, dv }.
  */
 export function attentionShape(check, q, k, v) {
-  const [b, heads, n, dk] = as4(q.shape);
-  const [kb, kvHeads, m] = as4(k.shape);
-  const [vb, vHeads, vm, dv] = as4(v.shape);
+  // by index, never destructured: an iterator planted on Array.prototype read q of [2, 8] as 64 rows, past its buffer
+  const qs = as4(q.shape), ks = as4(k.shape), vs = as4(v.shape);
+  const b = qs[0], heads = qs[1], n = qs[2], dk = qs[3], kvHeads = ks[1], m = ks[2], dv = vs[3];
   const same = (what, got, want) => {
     if (got !== want) throw check.fail(RangeError, `${what} must equal ${want} (q [${q.shape}], k [${k.shape}], v [${v.shape}])`, got);
   };
-  same('k\'s batch', kb, b);
-  same('v\'s batch', vb, b);
+  same('k\'s batch', ks[0], b);
+  same('v\'s batch', vs[0], b);
   same('k\'s last dimension', dim(k.shape, 1), dk);
-  same('v\'s heads', vHeads, kvHeads);
-  same('v\'s keys', vm, m);
+  same('v\'s heads', vs[1], kvHeads);
+  same('v\'s keys', vs[2], m);
   if (heads % kvHeads) throw check.fail(RangeError, `k's heads must divide q's heads (${heads})`, kvHeads);
   return { b, heads, kvHeads, n, m, dk, dv };
 }
@@ -45,7 +46,8 @@ export const numbersOnly = (check, name, data, count) =>
 
 /** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
 function broadcastStrides(check, name, shape, target) {
-  const strides = [];
+  // written by index into their own Int32Array: unshift and Int32Array.from (which follows an iterator) can be planted
+  const strides = new Int32Array(target.length);
   let step = 1;
   for (let d = 1; d <= target.length; d++) {
     // dim(): past the shape's rank, no index "-1" is looked up on Array.prototype (one planted there made a bias of
@@ -54,7 +56,7 @@ function broadcastStrides(check, name, shape, target) {
     if (size !== 1 && size !== dim(target, d)) {
       throw check.fail(RangeError, `${name} of shape [${shape}] does not broadcast to [${target}]`);
     }
-    strides.unshift(size === 1 ? 0 : step);
+    strides[target.length - d] = size === 1 ? 0 : step;
     step *= size;
   }
   return strides;
@@ -64,7 +66,7 @@ function broadcastStrides(check, name, shape, target) {
 export function extraArg(check, name, value, target, elements) {
   if (value === undefined || value === null) return null;
   const t = readNested(check, name, value, [1, 2, 3, 4], elements);
-  return { data: t.data, strides: Int32Array.from(broadcastStrides(check, name, t.shape, target)) };
+  return { data: t.data, strides: broadcastStrides(check, name, t.shape, target) };
 }
 
 /** Elements of a typed array or plain array, each as `convert` returns it (undefined: refused). */

@@ -6,6 +6,7 @@
 // nearest, ties to even, in one step (through float32 it would round twice).
 
 import { typedLength } from './validate.js';
+import { Float32Array, Float64Array, Uint32Array, Uint16Array } from './intrinsics.js';
 
 const FORMATS = { float16: [5, 10], bfloat16: [8, 7] }; // exponent and fraction bits
 export const HALF_TYPES = Object.keys(FORMATS);

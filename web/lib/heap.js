@@ -4,6 +4,7 @@
 // memory.grow() detaches the old ArrayBuffer, so results leave as copies.
 
 import { Checker, typedLength, copyTyped, MAX_BYTES } from './validate.js';
+import { Float32Array, Float64Array, Int32Array, Uint16Array, Uint8Array, setPrototypeOf, heapView, copyOf, memoryBuffer, byteLength } from './intrinsics.js';
 import { encodeHalves } from './float16.js';
 import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from '../../dist/constants.js';
 
@@ -29,7 +30,7 @@ export class Frame {
     this.fn = fn;
     // without a prototype: an index setter (or a read-only index) on Array.prototype took each call's first block (kept),
     // and a kvCache's q was then written at address 0
-    this.pointers = Object.setPrototypeOf([], null);
+    this.pointers = setPrototypeOf([], null);
   }
 
   alloc(bytes) {
@@ -64,7 +65,7 @@ export class Frame {
       throw new TypeError(`posenc.${this.fn}: an input array changed while being read`);
     }
     const ptr = this.alloc(Math.max(count, 1) * Type.BYTES_PER_ELEMENT);
-    copyTyped(new Type(this.wasm.memory.buffer, ptr, count), values);
+    copyTyped(heapView(Type, this.wasm, ptr, count), values);
     return ptr;
   }
 
@@ -80,20 +81,20 @@ export class Frame {
 
   /** A copy, owned by the caller, of `count` int32 values at `ptr`. */
   readInt32(ptr, count) {
-    return new Int32Array(this.wasm.memory.buffer, ptr, count).slice();
+    return copyOf(heapView(Int32Array, this.wasm, ptr, count), Int32Array);
   }
 
   /** Copies `count` elements at `ptr` into `target` (a typed array of `dtype`) from index `at`. */
   readInto(target, at, dtype, ptr, count) {
-    const view = new WASM_TYPES[dtype](this.wasm.memory.buffer, ptr, count);
+    const view = heapView(WASM_TYPES[dtype], this.wasm, ptr, count);
     // by slot: `target` may be the caller's out, whose own or inherited `set` is not called
     copyTyped(target, WASM_TYPES[dtype] === TYPES[dtype] ? view : asDtype(new Checker(this.fn), view, dtype), at);
   }
 
   /** A copy, owned by the caller, of `count` elements at `ptr`, converted to `as` (default: dtype). */
   read(dtype, ptr, count, as = dtype) {
-    const view = new WASM_TYPES[dtype](this.wasm.memory.buffer, ptr, count);
-    return WASM_TYPES[dtype] === TYPES[as] ? view.slice() : asDtype(new Checker(this.fn), view, as);
+    const view = heapView(WASM_TYPES[dtype], this.wasm, ptr, count);
+    return WASM_TYPES[dtype] === TYPES[as] ? copyOf(view, TYPES[as]) : asDtype(new Checker(this.fn), view, as);
   }
 
   free() {
@@ -165,8 +166,11 @@ export function oneCall(wasm) {
 
 /** The NUL-terminated string at `ptr` (the core's messages are ASCII: c/checks.c). */
 function readCString(wasm, ptr) {
-  const bytes = new Uint8Array(wasm.memory.buffer, ptr);
-  return String.fromCharCode(...bytes.subarray(0, bytes.indexOf(0)));
+  // by index: subarray, indexOf and a spread's iterator are methods a caller can plant, and would be handed the view
+  const bytes = heapView(Uint8Array, wasm, ptr);
+  let text = '';
+  for (let i = 0; bytes[i]; i++) text += String.fromCharCode(bytes[i]);
+  return text;
 }
 
 /**
@@ -206,4 +210,4 @@ export function asDtype(check, data, dtype) {
 export const matrix = (rows, cols, data) => ({ rows, cols, shape: [rows, cols], data });
 
 /** The memoryStats() of every entry: its module's memory and live allocations. */
-export const memoryStats = (wasm) => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });
+export const memoryStats = (wasm) => ({ bytes: byteLength(memoryBuffer(wasm.memory)), liveAllocations: wasm.pe_live_allocations() });

@@ -5,6 +5,7 @@
 // kv head, on the rows in use, in place.
 import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
 import { Frame, reserve } from './heap.js';
+import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
 import { PE_ERR_VALUE } from '../../dist/constants.js';
@@ -46,13 +47,16 @@ export function createKvCache(wasm, call) {
       ioBytes = -1;
     };
     try {
-      [kp, vp, dims] = [own.alloc(slots * maxLength * dk * 4), own.alloc(slots * maxLength * dv * 4), own.alloc(28)];
+      // each by name: a destructuring follows an iterator a caller can plant on Array.prototype
+      kp = own.alloc(slots * maxLength * dk * 4);
+      vp = own.alloc(slots * maxLength * dv * 4);
+      dims = own.alloc(28);
     } catch (error) {
       release();
       throw error;
     }
     let length = 0;
-    const heap = () => new Float32Array(wasm.memory.buffer);
+    const heap = () => heapView(Float32Array, wasm, 0);
     // checked again once the arguments are read: a caller's getter may have freed the cache meanwhile
     const live = (c) => {
       if (ioBytes < 0) throw c.fail(TypeError, 'this KV cache was freed');
@@ -76,7 +80,8 @@ export function createKvCache(wasm, call) {
         if (live(c) && t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);
       };
       room();
-      for (const x of [tk, tv]) x.data = x.data();
+      tk.data = tk.data();
+      tv.data = tv.data();
       room();
       const h = heap();
       for (let s = 0; s < slots; s++) {
@@ -123,15 +128,15 @@ export function createKvCache(wasm, call) {
       }
       const qp = io.pointers[0], op = qp + nq * 4;
       copyTyped(heap(), tq.data, qp / 4);
-      copyTyped(new Int32Array(wasm.memory.buffer, dims, 7), [1, group, 1, s.n, length, dk, dv]);
+      copyTyped(heapView(Int32Array, wasm, dims, 7), [1, group, 1, s.n, length, dk, dv]);
       for (let h = 0; h < slots; h++) {
         const status = wasm.pe_attention_f32(op + h * group * s.n * dv * 4, qp + h * group * s.n * dk * 4, kp + h * maxLength * dk * 4,
           vp + h * maxLength * dv * 4, dims, causal ? 1 + length - s.n : 0, scale);
         if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
-      const result = new Float32Array(wasm.memory.buffer, op, count);
-      return tensor([...tq.shape.slice(0, -1), dv], out.out !== null ? out.into(result) : result.slice());
+      const result = heapView(Float32Array, wasm, op, count);
+      return tensor([...tq.shape.slice(0, -1), dv], out.out !== null ? out.into(result) : copyOf(result, Float32Array));
     }
 
     /** Keeps the first `n` cached positions (drops the rest), as HF's cache.crop(n). */

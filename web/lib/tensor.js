@@ -3,7 +3,8 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product } from './validate.js';
+import { Float64Array } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
@@ -16,7 +17,10 @@ const MAX_RANK = 4;
 function shapeOf(check, name, shape) {
   const n = check.read(name, () => Array.isArray(shape) && +shape.length); // a number once: a length object could say 2, then 2^27
   if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
-  return check.read(name, () => byIndex(shape, n)).map((v, i) => check.size(`${name}[${i}]`, v));
+  const copy = check.read(name, () => byIndex(shape, n));
+  // in place, by index: a map planted on Array.prototype could answer sizes never checked
+  for (let i = 0; i < n; i++) copy[i] = check.size(`${name}[${i}]`, copy[i]);
+  return copy;
 }
 
 /**
@@ -85,6 +89,13 @@ function parts(check, name, value) {
 const REAL_TYPES = ['float32', 'float64', ...HALF_TYPES];
 const INTEGER_TYPES = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'bool'];
 
+/** A BigInt64Array's or BigUint64Array's first `count` elements as numbers. */
+function numbersOf(data, count) {
+  const out = new Float64Array(count);
+  for (let i = 0; i < count; i++) out[i] = Number(data[i]);
+  return out;
+}
+
 /** The data of a tensor of `count` elements whose element type is `type` (undefined: none given), as numbers. */
 function typedData(check, name, type, data, integers, count) {
   if (type === undefined || type === null) return data;
@@ -98,11 +109,11 @@ function typedData(check, name, type, data, integers, count) {
     return typedLength(data) === count ? decodeHalves(data, type) : data; // of another length: left to the length check, undecoded
   }
   // an int64 mask or position ids: any value but 0 and 1 (or past ±2^31) is refused after this. Read by index
-  // (Float64Array.from(data) followed a Symbol.iterator planted on it) once its engine's own length is the
+  // (Float64Array.from followed a Symbol.iterator planted on data, or on Object.prototype) once its engine's own length is the
   // count (else left to the length check), straight into a Float64Array: an array of a BigInt each held 50 bytes a
   // value (a 2 × 2 mask of 2^24 int64s took 3 s and 0.9 GiB of heap to be refused; position ids or a mask of
   // a documented size could exhaust the heap)
-  return array?.startsWith('Big') && type.endsWith('int64') && typedLength(data) === count ? Float64Array.from({ length: count }, (_, i) => Number(data[i])) : data;
+  return array?.startsWith('Big') && type.endsWith('int64') && typedLength(data) === count ? numbersOf(data, count) : data;
 }
 
 /**
@@ -119,7 +130,7 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
-  const count = shape.reduce((a, b) => a * b, 1);
+  const count = product(shape);
   check.bytes(count * 8 + alsoBytes(shape));
   const data = () => {
     // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values

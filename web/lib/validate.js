@@ -11,6 +11,7 @@
 // The C core's limits (c/posenc.h, through the generated dist/constants.js).
 import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.js';
 import { MIN_SIZE } from './minimums.js';
+import { uncurry, hasOwn, arrayFrom, isView, typedArrayLength, typedArrayName, typedArrayBuffer, typedArrayOffset, typedArraySet, Float32Array, Float64Array } from './intrinsics.js';
 
 export const MAX_DIM = PE_MAX_DIM;
 export const MAX_POSITION = PE_MAX_POSITION;
@@ -21,19 +22,10 @@ export const SCRATCH_SLACK = 256; // (not a C limit)
 // Results come as float32 (the default), float64, or float16 / bfloat16 bit patterns in a Uint16Array.
 export const DTYPES = ['float32', 'float64', 'float16', 'bfloat16'];
 
-// The typed array intrinsics, taken once at load: the real element count and
-// element type of a typed array (both throw for anything else) and its bulk
-// copy. None of them runs a getter a caller may have put on the object, and
-// none of them reads a property that could answer differently later.
-const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-const typedArrayLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
-const typedArrayTag = Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
-const typedArrayBufferGetter = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
-const typedArraySet = TypedArrayPrototype.set;
 // Whether an ArrayBuffer / SharedArrayBuffer can change its length (each throws
 // for anything else; absent where no buffer can).
 const BUFFER_FLAGS = [[ArrayBuffer, 'resizable'], [globalThis.SharedArrayBuffer, 'growable']]
-  .map(([B, key]) => B && Object.getOwnPropertyDescriptor(B.prototype, key)?.get).filter(Boolean);
+  .map(([B, key]) => B && Object.getOwnPropertyDescriptor(B.prototype, key)?.get).filter(Boolean).map((get) => uncurry(get));
 
 /** Array.isArray that never throws: a revoked Proxy is not an array (isArray threw a raw TypeError for it). */
 export function isArray(value) {
@@ -44,18 +36,13 @@ export function isArray(value) {
   }
 }
 
-/** The constructor name of a typed array ('Float32Array', ...), by its internal slot. */
-export const typedArrayName = (value) => typedArrayTag.call(value);
-/** The buffer of a typed array, by its internal slot. */
-export const typedArrayBuffer = (value) => typedArrayBufferGetter.call(value);
-/** Where a typed array starts in its buffer, by its internal slot. */
-export const typedArrayOffset = (value) => Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'byteOffset').get.call(value);
+export { typedArrayName, typedArrayBuffer, typedArrayOffset };
 
 /** For an ArrayBuffer or SharedArrayBuffer, whether it can change its length; undefined for anything else. */
 export function isResizable(value) {
-  for (const get of BUFFER_FLAGS) {
+  for (let i = 0; i < BUFFER_FLAGS.length; i++) { // (by index: for...of follows an iterator a caller can plant)
     try {
-      return get.call(value);
+      return BUFFER_FLAGS[i](value);
     } catch {
       // not this kind of buffer
     }
@@ -64,9 +51,9 @@ export function isResizable(value) {
 
 /** The element count of a (non-DataView) typed array, or -1 for anything else. */
 export function typedLength(value) {
-  if (!ArrayBuffer.isView(value)) return -1;
+  if (!isView(value)) return -1;
   try {
-    return typedArrayLength.call(value);
+    return typedArrayLength(value);
   } catch {
     return -1; // a DataView
   }
@@ -78,10 +65,18 @@ export function typedLength(value) {
  * (Own is asked only then: a proxy whose get trap makes its elements is read as before, and a row's holes with one
  * read each. Another realm's prototypes are not looked at: docs/limits.md.)
  */
-export const item = (value, i) => (i in Array.prototype && !Object.hasOwn(value, i) ? undefined : value[i]);
+export const item = (value, i) => (i in Array.prototype && !hasOwn(value, i) ? undefined : value[i]);
 
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
-export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => item(value, i));
+// (from an array-like without a prototype: with an iterator planted on Object.prototype, Array.from followed it)
+export const byIndex = (value, n) => arrayFrom({ __proto__: null, length: n }, (_, i) => item(value, i));
+
+/** The product of `shape[from..to)`, by index (a reduce planted on Array.prototype could answer any count). */
+export function product(shape, from = 0, to = shape.length) {
+  let n = 1;
+  while (from < to) n *= shape[from++];
+  return n;
+}
 
 /**
  * Copies the typed array `source` into the typed array `target` from index `at` (default 0), by internal slots, for
@@ -90,7 +85,7 @@ export const byIndex = (value, n) => Array.from({ length: n }, (_, i) => item(va
  * taken at load, makes its view by `constructor[Symbol.species]`, which a caller can plant: views of any length, a
  * kvCache's rows written over the allocator's, a wasm trap. Views are made by their class, or copied by index.)
  */
-export const copyTyped = (target, source, at) => (typedArraySet.call(target, source, at), target);
+export const copyTyped = (target, source, at) => (typedArraySet(target, source, at), target);
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));
@@ -273,7 +268,7 @@ export class Checker {
    */
   vector(name, value, length) {
     const copy = this.numbers(name, value, length);
-    for (let i = 0; i < copy.length; i++) {
+    for (let i = 0, n = typedLength(copy); i < n; i++) { // (its own length, by slot: a planted getter could say 0)
       if (!Number.isFinite(copy[i])) throw this.fail(RangeError, `${name}[${i}] must be a finite number`, copy[i]);
     }
     return copy;
@@ -300,7 +295,18 @@ export class Checker {
 }
 
 /** The sum, and the largest, of an array of numbers (by reduce: a spread of 2^17 elements overflowed the stack). */
-export const sum = (values) => values.reduce((a, b) => a + b, 0);
-export const largest = (values) => values.reduce((a, b) => Math.max(a, b));
+// By index, to their own length (a typed array's by its slot): a reduce or a length a caller can plant answered sizes,
+// and the largest position that decides which rows of a cache the core reads.
+const lengthOf = (values) => (isView(values) ? typedLength(values) : values.length);
+export function sum(values) {
+  let s = 0;
+  for (let i = 0, n = lengthOf(values); i < n; i++) s += values[i];
+  return s;
+}
+export function largest(values) {
+  let m = values[0];
+  for (let i = 1, n = lengthOf(values); i < n; i++) m = Math.max(m, values[i]);
+  return m;
+}
 
 export const bytesPer = (dtype) => (dtype === 'float32' ? 4 : 8);

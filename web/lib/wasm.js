@@ -5,6 +5,8 @@
 // and gzip on the wire still sees a compressed stream, not wasm bytes as
 // base64 noise. A plain "\0asm" module is used as is.
 
+import { wasmInstantiate, instanceExports } from './intrinsics.js';
+
 /**
  * The 64 characters of the embedded text, most frequent first in the
  * minified bundles around it, in place of base64's A-Z a-z 0-9 + /: gzip
@@ -14,6 +16,7 @@
  * text is safe in any JS string and inside an HTML script.
  */
 export const EMBED_ALPHABET = 'te,rona ()is.=lfucphdy{}m:b;gw?[]$01E_xvA2*!O6T4Rj+FSk3MPLD|-qNB';
+
 
 /** The bytes of an embedded text: each character six bits, most significant first. */
 export function fromText(text) {
@@ -41,8 +44,9 @@ async function decode(text) {
  * run with a host for its C assertions (tests/helpers/wasi.js).
  */
 export async function instantiate(text, imports = {}) {
-  const { instance } = await WebAssembly.instantiate(await decode(text), imports);
-  const { exports } = instance;
+  if (typeof WebAssembly !== 'object' || !wasmInstantiate) throw new TypeError('posenc: this JavaScript runtime has no WebAssembly');
+  // (taken at load, intrinsics.js: a WebAssembly.instantiate or an exports getter put in place later is never handed them)
+  const exports = instanceExports((await wasmInstantiate(await decode(text), imports)).instance);
   if (typeof exports._initialize === 'function') exports._initialize();
   return exports;
 }
@@ -56,10 +60,15 @@ export async function instantiate(text, imports = {}) {
 export function cachedInit(text, create) {
   let ready;
   return function init() {
-    ready ??= instantiate(text).then(create, (error) => {
-      ready = undefined; // let a later call try again
-      throw error;
-    });
+    // awaited, not by then(): a then planted on Promise.prototype was handed create, and with it the module's exports
+    ready ??= (async () => {
+      try {
+        return create(await instantiate(text));
+      } catch (error) {
+        ready = undefined; // let a later call try again
+        throw error;
+      }
+    })();
     return ready;
   };
 }

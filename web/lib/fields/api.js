@@ -58,7 +58,9 @@ function numbers(check, name, value, size) {
   if (typeof value !== 'number') return check.vector(name, value, size);
   check.finite(name, value);
   size(1);
-  return Float64Array.of(value);
+  const one = new Float64Array(1); // (not Float64Array.of, which a caller can replace)
+  one[0] = value;
+  return one;
 }
 
 /**
@@ -149,7 +151,9 @@ export function createFields(wasm) {
   /** Coordinates 0 .. size − 1 of one axis, as the preset places them. */
   function axisPositions(size, baseSize, interpolationScale) {
     const step = baseSize === null ? 1 : size / baseSize;
-    return Float64Array.from({ length: size }, (_, i) => i / step / interpolationScale);
+    const p = new Float64Array(size); // (by index: Float64Array.from follows an iterator planted on Object.prototype)
+    for (let i = 0; i < size; i++) p[i] = i / step / interpolationScale;
+    return p;
   }
 
   function sincos2d(gridH, gridW, dim, options) {

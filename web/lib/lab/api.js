@@ -3,6 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, openFrame, statusCall } from '../heap.js';
+import { Float32Array, Float64Array, Int32Array, heapView, copyOf, memoryBuffer, byteLength } from '../intrinsics.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
@@ -62,8 +63,10 @@ export const PROBES = ['reversed'];
 export function createLab(wasm) {
   const call = statusCall(wasm);
   const Real = wasm.pe_lab_real_bytes() === 8 ? Float64Array : Float32Array;
-  const i32 = (ptr, n) => new Int32Array(wasm.memory.buffer, ptr, n);
-  const f64 = (ptr, n) => new Float64Array(wasm.memory.buffer, ptr, n);
+  // copies, read by index: a view handed to a planted iterator or slice reaches all of wasm memory, and a destructuring
+  // follows an iterator a caller can plant (a model's parameter count, answered larger, was written past its parameters)
+  const i32 = (ptr, n) => copyOf(heapView(Int32Array, wasm, ptr, n), Int32Array);
+  const f64 = (ptr, n) => copyOf(heapView(Float64Array, wasm, ptr, n), Float64Array);
 
   // A task's C id: its number, plus PE_LAB_BOS when examples start with a start token.
   const taskId = (task, bos) => (typeof task === 'number' ? task : TASK_IDS[task]) + (bos ? PE_LAB_BOS : 0);
@@ -71,8 +74,8 @@ export function createLab(wasm) {
   function taskShape(check, frame, task, bos) {
     const out = frame.alloc(12);
     call(check, wasm.pe_lab_task_shape(out, taskId(task, bos)));
-    const [vocab, classes, minLength] = i32(out, 3);
-    return { vocab, classes, minLength };
+    const v = i32(out, 3);
+    return { vocab: v[0], classes: v[1], minLength: v[2] };
   }
 
   /** The tokens of an example of `length` (checked from the task's shortest to PE_LAB_MAX_LENGTH: C said only "status 2"). */
@@ -171,7 +174,7 @@ export function createLab(wasm) {
   function checkFits(check, frame, cfg, fcfg, c, params, extra) {
     const out = frame.alloc(16);
     call(check, wasm.pe_lab_model_bytes(out, cfg, fcfg));
-    const [bytes, count] = f64(out, 2);
+    const sizes = f64(out, 2), bytes = sizes[0], count = sizes[1];
     if (params && (typedLength(params) !== count || typedArrayName(params) !== Real.name)) { // by slots: a Proxy runs nothing
       throw check.fail(TypeError, `model.params must be a ${Real.name} of ${count} numbers`, params);
     }
@@ -199,11 +202,11 @@ export function createLab(wasm) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
     const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
-    i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
+    copyTyped(heapView(Int32Array, wasm, cfg, PE_LAB_CFG_INTS), [vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
       config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
       enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed, config.randomizedPositions]);
     const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
-    f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
+    copyTyped(heapView(Float64Array, wasm, fcfg, PE_LAB_CFG_REALS), [enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
       config.weightDecay, config.clip]);
     return [cfg, fcfg, checkFits(check, frame, cfg, fcfg, config, params, extra)];
   }
@@ -228,7 +231,7 @@ export function createLab(wasm) {
       call(check, wasm.pe_lab_create(out, made[0], made[1]));
       ptr = i32(out, 1)[0];
       const count = wasm.pe_lab_param_count(ptr);
-      if (params) copyTyped(new Real(wasm.memory.buffer, wasm.pe_lab_params(ptr), count), params);
+      if (params) copyTyped(heapView(Real, wasm, wasm.pe_lab_params(ptr), count), params);
       return { ptr, frame, count, close };
     } catch (e) {
       close();
@@ -246,7 +249,7 @@ export function createLab(wasm) {
     }
   }
 
-  const readParams = (model, count) => new Real(wasm.memory.buffer, wasm.pe_lab_params(model), count).slice();
+  const readParams = (model, count) => copyOf(heapView(Real, wasm, wasm.pe_lab_params(model), count), Real);
 
   /** { config, params } of a model, each read once: a getter's error becomes a posenc message naming it. */
   function checkModel(check, model) {
@@ -282,7 +285,7 @@ export function createLab(wasm) {
       const history = [];
       for (let step = 0; step < steps;) {
         const chunk = Math.min(every, steps - step);
-        f64(acc, 3).fill(0);
+        copyTyped(heapView(Float64Array, wasm, acc, 3), [0, 0, 0]); // (not the view's fill: a method a caller can plant)
         for (let done = 0; done < chunk;) {
           const n = Math.min(yield, chunk - done);
           call(check, wasm.pe_lab_train_sum(acc, m.ptr, taskId(config.task, config.bos), config.trainLengths[0],
@@ -290,8 +293,8 @@ export function createLab(wasm) {
           done += n;
         }
         step += chunk;
-        const [sum, right, total] = f64(acc, 3);
-        const entry = { step, loss: sum / chunk, accuracy: total ? right / total : 0 };
+        const sums = f64(acc, 3);
+        const entry = { step, loss: sums[0] / chunk, accuracy: sums[2] ? sums[1] / sums[2] : 0 };
         history.push(entry);
         if (onProgress && onProgress({ ...entry, steps }) === false) break;
       }
@@ -409,10 +412,10 @@ export function createLab(wasm) {
     const size = config.layers * config.heads * n * n;
     return withModel(check, config, params, (ptr, frame) => {
       const tok = frame.alloc(4 * n);
-      i32(tok, n).set(ids);
+      copyTyped(heapView(Int32Array, wasm, tok, n), ids);
       const out = frame.alloc(size * Real.BYTES_PER_ELEMENT);
       call(check, wasm.pe_lab_attention(out, ptr, tok, n));
-      return { shape: [config.layers, config.heads, n, n], data: new Real(wasm.memory.buffer, out, size).slice() };
+      return { shape: [config.layers, config.heads, n, n], data: copyOf(heapView(Real, wasm, out, size), Real) };
     }, size * Real.BYTES_PER_ELEMENT + 4 * n);
   }
 
@@ -438,7 +441,7 @@ export function createLab(wasm) {
       const tok = frame.alloc(4 * n * count);
       const tgt = frame.alloc(4 * n * count);
       call(check, wasm.pe_lab_generate(tok, tgt, id, length, count, seed));
-      return { shape: [count, n], tokens: i32(tok, n * count).slice(), targets: i32(tgt, n * count).slice() };
+      return { shape: [count, n], tokens: i32(tok, n * count), targets: i32(tgt, n * count) };
     });
   }
 
@@ -482,13 +485,13 @@ export function createLab(wasm) {
     return withModel(check, config, params, (ptr, frame, size) => {
       const tok = frame.alloc(4 * count * n);
       const tgt = frame.alloc(4 * count * n);
-      i32(tok, count * n).set(tokens);
-      i32(tgt, count * n).set(targets);
+      copyTyped(heapView(Int32Array, wasm, tok, count * n), tokens);
+      copyTyped(heapView(Int32Array, wasm, tgt, count * n), targets);
       const out = frame.alloc(24);
       call(check, wasm.pe_lab_loss(out, ptr, tok, tgt, count, n, gradient ? 1 : 0));
       const [value, correct, counted] = f64(out, 3);
       const result = { loss: value, accuracy: counted ? correct / counted : 0 };
-      if (gradient) result.gradient = new Real(wasm.memory.buffer, wasm.pe_lab_grads(ptr), size).slice();
+      if (gradient) result.gradient = copyOf(heapView(Real, wasm, wasm.pe_lab_grads(ptr), size), Real);
       return result;
     }, 8 * count * n);
   }
@@ -510,7 +513,7 @@ export function createLab(wasm) {
     });
   }
 
-  const memoryStats = () => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });
+  const memoryStats = () => ({ bytes: byteLength(memoryBuffer(wasm.memory)), liveAllocations: wasm.pe_live_allocations() });
 
   return Object.freeze({ train, trainAsync, evaluate, attentionMaps, examples, loss, tensors, memoryStats,
     encodings: ENCODINGS, tasks: TASKS, positions: POSITIONS, probes: PROBES,

@@ -5,6 +5,7 @@
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
 import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK } from '../heap.js';
+import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
@@ -122,7 +123,7 @@ export function createVariants(wasm) {
     const t = rotary.xArg(check, x);
     try {
       // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
-      const [s, cols] = t.shape.slice(-2);
+      const s = t.shape[t.shape.length - 2], cols = t.shape[t.shape.length - 1]; // (by index, as every size: see rotary.js)
       const count = typedLength(t.data);
       const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
       const headDim = opts.headDim ?? model.headDim ?? cols;
@@ -165,7 +166,7 @@ export function createVariants(wasm) {
     const read = (name) => {
       if (opts[name] === undefined) throw check.fail(TypeError, `${name} is required with ${name === 'cos' ? 'sin' : 'cos'}`);
       const m = tensorArg(check, name, opts[name], [2], false);
-      const [rows, cols] = m.shape;
+      const rows = m.shape[0], cols = m.shape[1];
       if (cols !== rd && cols !== rd / 2) throw check.fail(RangeError, `${name} must have rotaryDim (${rd}) or rotaryDim / 2 columns`, cols);
       return { rows, cols, data: m.data };
     };
@@ -207,7 +208,7 @@ export function createVariants(wasm) {
       // positions first: once x is read, nothing a caller wrote runs before its copy into wasm (out is read by its slots).
       const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions);
       const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
-      const [s, cols] = tx.shape.slice(-2);
+      const s = tx.shape[tx.shape.length - 2], cols = tx.shape[tx.shape.length - 1];
       headDimArg(ac, headDim, cols);
       const count = typedLength(tx.data);
       let offset = 0;
@@ -405,8 +406,8 @@ export function createVariants(wasm) {
     const a = learnedArgs(check, trainedLen, dModel, check.options(options, LEARNED_KEYS));
     // finite numbers, bounded by their count before any is read (2^24 of them were, 2.6 s, to be refused by it)
     const pos = check.vector('positions', positions, (n) => learnedCount(check, 'positions', n, dModel, a.dtype, n * 4));
-    for (const [i, p] of pos.entries()) {
-      if (!Number.isInteger(p) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
+    for (let i = 0, p; i < typedLength(pos); i++) {
+      if (!Number.isInteger((p = pos[i])) || p < 0) throw check.fail(RangeError, `positions[${i}] must be a whole number from 0`, p);
       if (p >= trainedLen) {
         throw check.fail(RangeError, `positions[${i}] is ${p}, but no row exists past the trained length (rows 0 to ${trainedLen - 1})`);
       }
@@ -451,7 +452,7 @@ export function createVariants(wasm) {
     return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
-      return new Uint32Array(wasm.memory.buffer, out, n).slice();
+      return copyOf(heapView(Uint32Array, wasm, out, n), Uint32Array);
     });
   }
 
@@ -476,7 +477,7 @@ export function createVariants(wasm) {
     const n = positions ? positions.length : check.size('count', opts.count ?? 65536); // 65536 by default (not a C limit)
     bound(n);
     // a refused count once made its 2^24 positions first (128 MiB and half a second)
-    positions ??= Float64Array.from({ length: n }, (_, i) => i);
+    if (!positions) for (let i = n, p = (positions = new Float64Array(n)); i--; ) p[i] = i;
     return run(check, 'float64', n, (out, f) => wasm.pe_precision_error(out, f.float64(positions, n), n, dModel, enc.layout, enc.freq, enc.base,
       FORMATS[format], PRECISION_MODES[mode]));
   }

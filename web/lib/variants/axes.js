@@ -5,7 +5,7 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped, typedLength, byIndex, product } from '../validate.js';
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
@@ -33,11 +33,12 @@ function sectionArg(check, value, rows, half) {
   const s = check.vector('section', value, (n) => {
     if (n !== rows) throw check.fail(RangeError, `section has ${n} entries but positions has ${rows} rows`);
   });
-  s.forEach((n, i) => check.integer(`section[${i}]`, n, 0, half ?? MAX_DIM / 2));
+  const n = typedLength(s);
+  for (let i = 0; i < n; i++) check.integer(`section[${i}]`, s[i], 0, half ?? MAX_DIM / 2); // (by index, as every size here: see sum())
   const total = sum(s);
   if (total < 1) throw check.fail(RangeError, 'section must hold at least one frequency', `[${s}]`);
   if (half !== undefined && total !== half) throw check.fail(RangeError, `section must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
-  return Array.from(s);
+  return byIndex(s, n);
 }
 
 /**
@@ -56,9 +57,7 @@ export function sectionAxes(section, interleaved) {
   } else {
     let i = 0;
     // by index, not the prototype's fill: one planted on Int32Array.prototype left every frequency on row 0 (cos and sin wrong, no word)
-    section.forEach((len, row) => {
-      for (const end = i + len; i < end; ) axis[i++] = row;
-    });
+    for (let row = 0; row < a; row++) for (const end = i + section[row]; i < end; ) axis[i++] = row;
   }
   return axis;
 }
@@ -66,16 +65,16 @@ export function sectionAxes(section, interleaved) {
 /** axesDim: an even width per axis (FLUX's axes_dim), their sum at most MAX_DIM. */
 function axesDimArg(check, value, axes) {
   const d = check.vector('axesDim', value, axes);
-  d.forEach((n, i) => evenSize(check, `axesDim[${i}]`, n));
+  for (let i = 0; i < axes; i++) evenSize(check, `axesDim[${i}]`, d[i]);
   const total = sum(d);
   if (total > MAX_DIM) throw check.fail(RangeError, `axesDim must sum to at most ${MAX_DIM}`, total);
-  return Array.from(d);
+  return byIndex(d, axes);
 }
 
 /** Positions as the C core reads them: axis-major, A × S. */
 function axisMajor(t, idsRows) {
   if (!idsRows) return t.data;
-  const [s, a] = t.shape;
+  const s = t.shape[0], a = t.shape[1];
   const out = new Float64Array(s * a);
   for (let r = 0; r < s; r++) for (let k = 0; k < a; k++) out[k * s + r] = t.data[r * a + k];
   return out;
@@ -107,10 +106,10 @@ export function createAxes(wasm, call, frequencies) {
       }
     } else {
       let at = 0;
-      dims.forEach((d, a) => {
-        copyTyped(freq, frequencies(check, d, plan.common).invFreq, at);
-        for (const end = at + d / 2; at < end; ) axis[at++] = a; // by index, as sectionAxes
-      });
+      for (let a = 0; a < dims.length; a++) {
+        copyTyped(freq, frequencies(check, dims[a], plan.common).invFreq, at);
+        for (const end = at + dims[a] / 2; at < end; ) axis[at++] = a; // by index, as sectionAxes
+      }
     }
     return { freq, axis, attention: 1 };
   }
@@ -170,7 +169,7 @@ export function createAxes(wasm, call, frequencies) {
     const opts = check.options(options, ['section', 'interleaved', 'base', 'scaling', 'config', 'layerType', 'layout', 'dtype']);
     evenSize(check, 'headDim', headDim);
     const t = readNested(check, 'positions', positions, [2], positionElements, undefined, 1);
-    const [rows, s] = t.shape;
+    const rows = t.shape[0], s = t.shape[1];
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
     const section = sectionArg(check, m.section, rows, headDim / 2);
@@ -186,7 +185,7 @@ export function createAxes(wasm, call, frequencies) {
     const given = check.options(options, ['axesDim', 'frequencies', 'base', 'config', 'layerType', 'layout', 'pairing', 'dtype']);
     const opts = given.config === undefined ? given : axialOfConfig(check, given);
     const t = readNested(check, 'ids', ids, [2], positionElements, undefined, 1);
-    const [n, axes] = t.shape;
+    const n = t.shape[0], axes = t.shape[1];
     if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
     const plan = axialPlan(check, opts, axes);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', Object.keys(PAIRINGS));
@@ -236,14 +235,14 @@ export function createAxes(wasm, call, frequencies) {
     if (opts.section !== undefined && opts.axesDim !== undefined) throw check.fail(TypeError, 'give section or axesDim, not both');
     // x and positions: their elements are read once the call's size is checked
     const t = readNested(check, 'x', x, [2, 3, 4], undefined, undefined, 1);
-    const [s, cols] = t.shape.slice(-2);
+    const rank = t.shape.length, s = t.shape[rank - 2], cols = t.shape[rank - 1];
     const headDim = opts.headDim ?? cols;
     headDimArg(check, headDim, cols);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
     if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
     const p = readNested(check, 'positions', opts.positions, [2], positionElements, undefined, 1);
     const bySection = opts.section !== undefined;
-    const [pRows, pCols] = bySection ? p.shape : [...p.shape].reverse();
+    const pRows = p.shape[bySection ? 0 : 1], pCols = p.shape[bySection ? 1 : 0];
     if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
     let plan;
     if (bySection) {
@@ -254,12 +253,13 @@ export function createAxes(wasm, call, frequencies) {
       plan = axialPlan(check, opts, pRows);
     }
     if (plan.dim > headDim) throw check.fail(RangeError, `the rotated width (${plan.dim}) must be at most headDim (${headDim})`);
-    const count = s * cols * t.shape.slice(0, -2).reduce((a, b) => a * b, 1);
+    const count = product(t.shape);
     const o = outputArgs(check, opts, count);
     // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
-    for (const u of [t, p]) u.data = u.data();
+    t.data = t.data();
+    p.data = p.data();
     const positions = axisMajor(p, !bySection);
     const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut
     return withFrame(wasm, check, (f) => {

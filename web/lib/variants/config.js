@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, isOptions, show, sum, byIndex, cut } from '../validate.js';
+import { isArray, isOptions, show, sum, byIndex, cut, typedLength } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -275,8 +275,10 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
 /** Qwen-VL's M-RoPE keys, for mropeCache: mrope_section (frequencies per time / height / width) and Qwen3-VL's mrope_interleaved. */
 function mropeOf(check, d) {
   if (d.mrope_section === undefined) return {};
-  const section = Array.from(check.vector('config rope_parameters.mrope_section', d.mrope_section));
-  section.forEach((n, i) => check.integer(`config rope_parameters.mrope_section[${i}]`, n, 0, MAX_WIDTH));
+  // by index, as every size (Array.from and forEach follow what a caller can plant): see validate.js's sum()
+  const v = check.vector('config rope_parameters.mrope_section', d.mrope_section), n = typedLength(v);
+  for (let i = 0; i < n; i++) check.integer(`config rope_parameters.mrope_section[${i}]`, v[i], 0, MAX_WIDTH);
+  const section = byIndex(v, n);
   return { mropeSection: section, mropeInterleaved: !!typed(check, 'rope_parameters.mrope_interleaved', d.mrope_interleaved, isBoolean, 'true or false') };
 }
 
@@ -284,17 +286,17 @@ function mropeOf(check, d) {
 function axialOf(check, get, warnings) {
   // each axis at least 2 wide, their sum at most MAX_WIDTH: counted before any is read (2^24 were, 1.2 s, to be refused by their sum)
   const axes = check.vector('config.axes_dims_rope', get('axes_dims_rope'), (n) => check.integer('config.axes_dims_rope (their count)', n, 1, MAX_WIDTH / 2));
-  axes.forEach((d, i, _, name = `config.axes_dims_rope[${i}]`) => {
+  for (let i = 0, d, name; i < typedLength(axes); i++) {
     // an odd axis was refused by the core as "this operation needs an even d_model (status 5)"
-    if (check.integer(name, d, 2, MAX_WIDTH) % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, d);
-  });
+    if (check.integer((name = `config.axes_dims_rope[${i}]`), (d = axes[i]), 2, MAX_WIDTH) % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, d);
+  }
   // Each axis bounded is not enough: 64 axes of 2^20 took 5 s and half a GiB. Their sum is the head's width.
   const width = check.integer('config.axes_dims_rope (their sum, the head width)', sum(axes), 2, MAX_WIDTH);
   // checked as every config's θ: a BigInt or a Symbol escaped raw from the core's call, a string or an object was
   // made a number there (its valueOf run) and came back as theta
   const theta = check.finite('config.theta', get('theta') ?? DEFAULT_THETA, { above: 1 });
   const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
-  return { __proto__: null, axial: Array.from(axes), theta, headDim, warnings: [...new Set(warnings)] };
+  return { __proto__: null, axial: byIndex(axes, typedLength(axes)), theta, headDim, warnings: [...new Set(warnings)] };
 }
 
 /**

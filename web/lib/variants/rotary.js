@@ -6,6 +6,7 @@ import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } fro
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
+import { Int32Array, heapView, copyOf, memoryBuffer, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
 // A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
@@ -19,7 +20,6 @@ export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CAC
 // cache: the output's bytes are then written once, not written in wasm and
 // copied again (which cost 2x the memory floor).
 const BLOCK_BYTES = 2 ** 17;
-const { findIndex } = Object.getPrototypeOf(Uint8Array.prototype);
 
 /**
  * What a cache generator of dim (c/rope.c, pe_rope_cache_begin) holds beside a call's buffers: 5 × dim / 2 doubles of
@@ -71,11 +71,13 @@ function quickTensor(x) {
     const data = d.value, v = s.value, type = typedArrayName(data), shape = [];
     // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
     // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
-    for (let i = 0, n = Math.min(v.length, 5); i < n; i++) shape.push(item(v, i));
-    if (shape.length < 2 || shape.length > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null;
+    // (and by index, not push or for...of: methods a caller can plant, answering a shape other than the count checked)
+    const rank = Math.min(v.length, 5);
+    for (let i = 0; i < rank; i++) shape[i] = item(v, i);
+    if (rank < 2 || rank > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null;
     let count = 1;
-    for (const n of shape) {
-      if (!Number.isInteger(n) || n < 1 || n > MAX_DIM) return null;
+    for (let i = 0, n; i < rank; i++) {
+      if (!Number.isInteger((n = shape[i])) || n < 1 || n > MAX_DIM) return null;
       count *= n;
     }
     return count === typedLength(data) ? { shape, data, type } : null;
@@ -122,7 +124,7 @@ export function createRotary(wasm, paramsPtr) {
     const af = f.output('float64', 1);
     scalingCall(check, a, wasm.pe_rope_cache_begin(slot, af, dtypeCode(g.dtype), g.maxLen, g.dim, a.base, a.code, paramsPtr(f, a.params),
       g.offset, CACHE_LAYOUTS[g.layout]));
-    const state = new Int32Array(wasm.memory.buffer, slot, 1)[0]; // by index: a slice planted on Int32Array.prototype threw here, and the generator was never ended (kept)
+    const state = heapView(Int32Array, wasm, slot, 1)[0]; // by index: a slice planted on Int32Array.prototype threw here, and the generator was never ended (kept)
     try {
       return body(state, f.read('float64', af, 1)[0]);
     } finally {
@@ -192,11 +194,12 @@ export function createRotary(wasm, paramsPtr) {
   function givenRows(f, c, { rd, pairing, dtype, rows, positions, offset }) {
     const cp = f.output(dtype, rows * rd);
     const sp = f.output(dtype, rows * rd);
-    for (const [src, ptr] of [[c.cos, cp], [c.sin, sp]]) {
+    for (let k = 0; k < 2; k++) { // (by index: for...of follows an iterator a caller can plant, and chose the pointers)
+      const src = k ? c.sin : c.cos, ptr = k ? sp : cp;
       // The caches are read in place (they may be large), by index: a subarray, set or constructor the
       // caller gave them is not called. Still the size checked?
       if (typedLength(src) !== c.rows * c.cols) throw new TypeError(`posenc.ropeApply: an input array changed while being read`);
-      const dst = new TYPES[dtype](wasm.memory.buffer, ptr, rows * rd);
+      const dst = heapView(TYPES[dtype], wasm, ptr, rows * rd);
       for (let r = 0; r < rows; r++) {
         const at = (positions ? positions[r] : offset + r) * c.cols;
         // a row of rd, or of rd / 2 pairs: [f | f] for half, f0 f0 f1 f1 ... for interleaved
@@ -243,23 +246,24 @@ export function createRotary(wasm, paramsPtr) {
   }
 
   /** finite() for the rows of given cos / sin caches that x's rows use (positions, or offset on). */
-  const finiteRows = (check, c, positions, offset, s, f32) => ['cos', 'sin'].forEach((name) => {
-    for (let r = 0, p; r < s; r++) {
-      p = positions ? positions[r] : offset + r;
-      finite(check, name, c[name], p * c.cols, (p + 1) * c.cols, () => `${name}: the row of x's row ${r} holds a value that is not a finite number`, f32);
+  const finiteRows = (check, c, positions, offset, s, f32) => {
+    for (let k = 0; k < 2; k++) {
+      for (let r = 0, p, name = k ? 'sin' : 'cos'; r < s; r++) {
+        p = positions ? positions[r] : offset + r;
+        finite(check, name, c[name], p * c.cols, (p + 1) * c.cols, () => `${name}: the row of x's row ${r} holds a value that is not a finite number`, f32);
+      }
     }
-  });
+  };
 
   /** The error for a rotation that met a non-finite value: which input held it, or the overflow. */
   function nonFinite(check, x, rows) {
     // x.data may be the caller's: refused as the scan before the work refuses it, a value past float32's range
     // named too (a rope() handle whose scratch had grown called 1e39 in a Float64Array "a rotated value")
     finite(check, 'x.data', x.data, 0, x.count, undefined, x.dtype === 'float32');
-    const find = (values) => findIndex.call(values, (v) => !Number.isFinite(v));
-    const Type = TYPES[x.dtype];
     const n = x.rows * x.rd;
-    for (const [name, ptr] of [['cos', rows.cp], ['sin', rows.sp]]) {
-      const j = find(new Type(wasm.memory.buffer, ptr, n));
+    for (let k = 0, name, j; k < 2; k++) {
+      name = k ? 'sin' : 'cos';
+      j = findIndex(heapView(TYPES[x.dtype], wasm, k ? rows.sp : rows.cp, n), (v) => !Number.isFinite(v));
       if (j >= 0) return check.fail(RangeError, `${name}: the row of x's row ${Math.floor(j / x.rd)} holds a value that is not a finite ${x.dtype} number`);
     }
     return check.fail(RangeError, `a rotated value overflows ${x.dtype}${x.dtype === 'float32' ? "; use dtype 'float64'" : ''} (status ${C.PE_ERR_VALUE})`);
@@ -276,7 +280,8 @@ export function createRotary(wasm, paramsPtr) {
     const eb = bytesPer(g.dtype);
     const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0, freed: 0 }; // freed own: one on Object.prototype froze every handle
     const release = () => {
-      for (const key of ['cos', 'sin', 'x', 'rows']) if (own[key]) wasm.pe_free(own[key]);
+      // by index: a for...of follows an iterator a caller can plant (and kept the blocks)
+      for (let i = 4, ptrs = [own.cos, own.sin, own.x, own.rows]; i--; ) if (ptrs[i]) wasm.pe_free(ptrs[i]);
       own.cos = own.sin = own.x = own.rows = own.xCount = own.rowsCount = 0;
       own.freed = true;
     };
@@ -300,8 +305,9 @@ export function createRotary(wasm, paramsPtr) {
       release();
       throw error;
     }
-    let heap = new Type(wasm.memory.buffer);
-    const view = () => (heap.buffer === wasm.memory.buffer ? heap : (heap = new Type(wasm.memory.buffer)));
+    // (its buffer by slot: a getter planted for it was handed the view)
+    let heap = heapView(Type, wasm, 0);
+    const view = () => (typedArrayBuffer(heap) === memoryBuffer(wasm.memory) ? heap : (heap = heapView(Type, wasm, 0)));
     const grow = (key, countKey, count) => {
       if (own[countKey] >= count) return;
       if (own[key]) wasm.pe_free(own[key]);
@@ -321,10 +327,9 @@ export function createRotary(wasm, paramsPtr) {
         finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
         // both let go, then room for both reserved at once, or refused: x's grew memory (kept by the handle) before the
         // rows' was refused beside the caches and other handles
-        for (const key of ['x', 'rows']) {
-          if (own[key]) wasm.pe_free(own[key]);
-          own[key] = own[key + 'Count'] = 0;
-        }
+        if (own.x) wasm.pe_free(own.x);
+        if (own.rows) wasm.pe_free(own.rows);
+        own.x = own.xCount = own.rows = own.rowsCount = 0;
         reserve(wasm, ac, (x.count + gather) * eb);
       }
       grow('x', 'xCount', x.count);
@@ -336,8 +341,8 @@ export function createRotary(wasm, paramsPtr) {
         const at = own.rows / eb;
         for (let r = 0; r < x.rows; r++) {
           const from = positions[r] * g.dim;
-          h.copyWithin(at + r * g.dim, own.cos / eb + from, own.cos / eb + from + g.dim);
-          h.copyWithin(at + (x.rows + r) * g.dim, own.sin / eb + from, own.sin / eb + from + g.dim);
+          copyWithin(h, at + r * g.dim, own.cos / eb + from, own.cos / eb + from + g.dim);
+          copyWithin(h, at + (x.rows + r) * g.dim, own.sin / eb + from, own.sin / eb + from + g.dim);
         }
         cp = own.rows;
         sp = own.rows + x.rows * g.dim * eb;
@@ -348,9 +353,8 @@ export function createRotary(wasm, paramsPtr) {
         PAIRINGS[g.pairing], cp, sp);
       if (status === C.PE_ERR_VALUE) throw nonFinite(ac, { ...x, dtype: g.dtype, rd: g.dim }, { cp, sp });
       call(ac, status);
-      const h = view();
-      if (!out) return h.slice(xa, xa + x.count);
-      return copyTyped(out, new Type(wasm.memory.buffer, own.x, x.count)); // by slot: an own `set` on out is not called
+      const result = heapView(Type, wasm, own.x, x.count);
+      return out ? copyTyped(out, result) : copyOf(result, Type); // by slot: an own `set` on out is not called
     }
 
     const state = { rotateAt, attentionFactor: own.attentionFactor, free: release };
