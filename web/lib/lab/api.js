@@ -497,8 +497,11 @@ export function createLab(wasm) {
   function tensors(model) {
     const check = new Checker('lab.tensors');
     const { config, params } = checkModel(check, model);
+    // its rows counted with the model (`extra`): beside a model trainAsync holds, one of no position scratch within
+    // their 1 280 bytes of the limit was made (memory grown by 31 MiB, kept) and the rows refused as "memory is exhausted"
+    const most = PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS * 4;
     return withModel(check, config, params, (ptr, frame) => {
-      const out = frame.alloc(PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS * 4);
+      const out = frame.alloc(most);
       const count = frame.alloc(4);
       call(check, wasm.pe_lab_tensors(out, count, ptr));
       const rows = i32(out, PE_LAB_TENSOR_FIELDS * i32(count, 1)[0]);
@@ -507,7 +510,7 @@ export function createLab(wasm) {
         list.push({ offset: rows[t], shape: [rows[t + 1], rows[t + 2]], kind: PARAMETER_KINDS[rows[t + 3]], decay: rows[t + 4] === 1 });
       }
       return list;
-    });
+    }, most + 4);
   }
 
   const memoryStats = () => ({ bytes: wasm.memory.buffer.byteLength, liveAllocations: wasm.pe_live_allocations() });
