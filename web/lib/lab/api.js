@@ -199,11 +199,14 @@ export function createLab(wasm) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
     const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
-    i32(cfg, PE_LAB_CFG_INTS).set([vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
+    // by the set taken at load (copyTyped), not the prototype's: one planted on Int32Array.prototype wrote a config of 4
+    // layers where the lab had counted 1, and the core wrote attentionMaps' 3 other layers past its output (48 KiB, the
+    // allocator's next header overwritten: a later call trapped)
+    copyTyped(i32(cfg, PE_LAB_CFG_INTS), [vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
       config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
       enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed, config.randomizedPositions]);
     const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
-    f64(fcfg, PE_LAB_CFG_REALS).set([enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
+    copyTyped(f64(fcfg, PE_LAB_CFG_REALS), [enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
       config.weightDecay, config.clip]);
     return [cfg, fcfg, checkFits(check, frame, cfg, fcfg, config, params, extra)];
   }
