@@ -118,9 +118,11 @@ const REFUSED = [
   ['fields', 'fourierFeatures', [edge(1e5), { dtype: 'float16' }]],
   // A given B's angle bound is known before anything is drawn: it was checked only by the core, after allocating.
   ['fields', 'randomFourierFeatures', [edge(2 ** 42 / (6 * Math.PI) * 1.5), { B: { rows: 2, cols: 1, data: [3, -1] } }]],
-  // ... and a drawn one's once drawn, alone, before the result is allocated: drawn beside it, B was refused by the
-  // core, the result's memory kept (514 MiB here; twenty-second pass). What B takes, m × d doubles, may stay.
+  // ... and a drawn one's from its seed, by the core, without B: drawn beside the result, B was refused by the core,
+  // the result's memory kept (514 MiB here; twenty-second pass), and drawn alone first, what B took stayed (m × d
+  // doubles: 32 MiB for 4096 features of 1024 coordinates, 512 MiB at 65 536; twenty-sixth pass).
   ['fields', 'randomFourierFeatures', [edge(1e10), { features: 256, sigma: 1000 }]],
+  ['fields', 'randomFourierFeatures', [{ rows: 1, cols: 1024, data: new Float64Array(1024).fill(1e12) }, { features: 4096, sigma: 10 }]],
   ['lab', 'train', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'train', [{ ...ISSUE, batch: 1024, maxLength: 1024, heads: 64, dModel: 512 }]],
   // trainAsync rejects (the test awaits every call), before its model or its frame is made
   ['lab', 'trainAsync', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'trainAsync', [{ ...ISSUE, signal: 'stop' }]],
