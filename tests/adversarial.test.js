@@ -1079,3 +1079,31 @@ test('hole the twenty-sixth pass found: a `set` planted on Int32Array.prototype 
   for (let i = 0; i < 3; i++) assert.equal(apis.lab.attentionMaps(model, tokens).data.length, 4 * 32 * 32);
   assert.ok(apis.lab.examples({ task: 'copy', length: 64, count: 4096 }).tokens.length > 0);
 });
+
+test('hole the twenty-sixth pass found: a `reduce` planted on Array.prototype made a { rows, cols } of points hold fewer values than its shape, and fourierFeatures\' core read past them (4 095 values of wasm memory returned as features)', () => {
+  // The points' reader takes their count from the shape's product (reduce); fields copied the data by its own length
+  // and gave the core rows and cols. It copies rows × cols now, which refuses data of another length.
+  const own = Array.prototype.reduce;
+  const before = apis.fields.memoryStats();
+  const results = [];
+  try {
+    Array.prototype.reduce = function (...args) { // eslint-disable-line no-extend-native
+      const product = own.apply(this, args);
+      return this.length === 2 && this[0] === 64 && this[1] === 64 ? 1 : product; // the points' 64 × 64 as 1 value
+    };
+    for (const call of [
+      () => apis.fields.fourierFeatures({ rows: 64, cols: 64, data: [0.5] }, { levels: 1, dtype: 'float64' }),
+      () => apis.fields.randomFourierFeatures({ rows: 64, cols: 64, data: [0.5] }, { features: 2 }),
+    ]) {
+      try {
+        results.push(call());
+      } catch (e) {
+        results.push(e);
+      }
+    }
+  } finally {
+    Array.prototype.reduce = own; // eslint-disable-line no-extend-native
+  }
+  for (const r of results) assert.ok(r instanceof TypeError && /^posenc\.(fourierFeatures|randomFourierFeatures): /.test(r.message), String(r?.data ?? r));
+  assert.deepEqual(apis.fields.memoryStats(), before);
+});

@@ -228,7 +228,10 @@ export function createFields(wasm) {
     const count = p.rows * cols;
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
-      call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols,
+      // the points copied as rows × cols, the sizes the core reads (f.float64 refuses data of another length): by their
+      // own length, a `reduce` planted on Array.prototype (the shape's product) gave 1 point of a 64 × 64 shape, and
+      // the core read 4 095 values past it, wasm memory returned as features
+      call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.rows * p.cols), p.rows, p.cols,
         levels, maxFreqLog2, logSampling ? 1 : 0, includeInput ? 1 : 0, pi ? 1 : 0, FOURIER_LAYOUTS[layout]));
       return matrix(p.rows, cols, f.read(dtype, out, count));
     });
@@ -285,7 +288,7 @@ export function createFields(wasm) {
       const bp = data ? f.float64(data, m * p.cols) : f.output('float64', m * p.cols);
       if (!data) call(check, wasm.pe_fourier_gaussian(bp, m, p.cols, seed, sigma));
       const out = f.output(dtype, count);
-      call(check, wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, bp, m));
+      call(check, wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.rows * p.cols), p.rows, p.cols, bp, m));
       return { ...matrix(p.rows, 2 * m, f.read(dtype, out, count)), B: matrix(m, p.cols, f.read('float64', bp, m * p.cols)) };
     });
   }
