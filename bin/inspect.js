@@ -125,7 +125,10 @@ export function inspectReport(pv, config, select, asJson, maxBytes = 2 ** 30) {
   // Each type is one more read of the whole config: 65 536 types of a 4 MB config.json took hours (real configs have 2 or 3).
   if (types.length > MAX_TYPES) throw new UsageError(`the config has ${types.length} layer types; inspect reports at most ${MAX_TYPES} at once: give --layer-type or --layer-index`);
   const results = types.map((t) => (t === null ? first : pv.ropeFromConfig(config, { layerType: t })));
+  // the model's name as the report shows it; ropeFromConfig types model_type, not diffusers' _class_name, which as an
+  // object ({"toString": 1}) failed the report as a raw "Cannot convert object to primitive value" (exit 1)
   const model = config?.text_config?.model_type ?? config?.model_type ?? config?._class_name;
+  if (model != null && typeof model !== 'string') throw new UsageError(`config._class_name must be a string (got ${Array.isArray(model) ? 'an array' : typeof model})`);
   const warnings = [...new Set(results.flatMap((r) => r.warnings))];
   const fits = (planned) => {
     if (planned > maxBytes) {

@@ -117,3 +117,8 @@ int pe_fourier_gaussian(double *b, int32_t m, int32_t d, double seed, double sig
     if (m > PE_MAX_FEATURES) return PE_ERR_SIZE;
     return pe_normal_table(b, m, d, seed, sigma);
 }
+
+int pe_fourier_gaussian_bound(double *out, int32_t m, int32_t d, double seed, double sigma) {
+    if (m > PE_MAX_FEATURES) return PE_ERR_SIZE;
+    return pe_normal_row_bound(out, m, d, seed, sigma);
+}

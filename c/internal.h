@@ -31,6 +31,7 @@ int pe_check_finite(const double *x, size_t n);
 /* pe_learned_table's normal stream into float64 rows x cols, bounded by the byte
  * limit only (not PE_LEARNED_MAX_ELEMENTS): the seeded B of random Fourier features. */
 int pe_normal_table(double *out, int32_t rows, int32_t cols, double seed, double scale);
+int pe_normal_row_bound(double *out, int32_t rows, int32_t cols, double seed, double scale);
 
 /* Element i of a float32 or float64 output buffer. */
 static inline void pe_store(void *out, int dtype, size_t i, double v) {

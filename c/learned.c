@@ -99,3 +99,25 @@ int pe_learned_table(void *out, int dtype, int32_t trained_len, int32_t d_model,
 int pe_normal_table(double *out, int32_t rows, int32_t cols, double seed, double scale) {
     return table(out, PE_F64, rows, cols, seed, PE_DIST_NORMAL, scale, PE_MAX_BYTES / 8);
 }
+
+/* max over the rows of pe_normal_table's table of the sum of |element| (summed in row order, as a caller
+ * summing the table would), without the table: each row is drawn a slice at a time into the stack, nothing
+ * allocated. */
+int pe_normal_row_bound(double *out, int32_t rows, int32_t cols, double seed, double scale) {
+    double part[256];
+    if (!out) return PE_ERR_NULL;
+    PE_TRY(check_learned(part, PE_F64, rows, cols, seed, PE_DIST_NORMAL, scale));
+    PE_TRY(check_count(rows, cols, PE_F64, PE_MAX_BYTES / 8));
+    double best = 0;
+    for (int32_t r = 0; r < rows; r++) {
+        double sum = 0;
+        for (size_t j = 0; j < (size_t)cols; j += 256) {
+            size_t n = (size_t)cols - j < 256 ? (size_t)cols - j : 256;
+            fill(part, PE_F64, 0, (uint64_t)r * (uint64_t)cols + j, n, (uint64_t)seed, PE_DIST_NORMAL, scale);
+            for (size_t k = 0; k < n; k++) sum += fabs(part[k]);
+        }
+        best = fmax(best, sum);
+    }
+    *out = best;
+    return PE_OK;
+}

@@ -72,5 +72,8 @@ PE_API int pe_fourier_random(void *out, int dtype, const double *x, int32_t n, i
  * (pe_learned_table of posenc_variants.h, normal, scale sigma), 0 <= seed < 2^53,
  * m <= PE_MAX_FEATURES, 0 <= sigma <= PE_LEARNED_MAX_SCALE (posenc_variants.h). */
 PE_API int pe_fourier_gaussian(double *b, int32_t m, int32_t d, double seed, double sigma);
+/* *out = max_k sum_j |B_kj| of the B pe_fourier_gaussian draws with these arguments (pe_fourier_random's
+ * bound), without making B: nothing is allocated, so a B whose bound refuses the call costs no memory. */
+PE_API int pe_fourier_gaussian_bound(double *out, int32_t m, int32_t d, double seed, double sigma);
 
 #endif

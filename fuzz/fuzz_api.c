@@ -1208,6 +1208,16 @@ static int fuzz_fields(src *s, long fail_at, int which) {
         break;
     }
     end(&c, st);
+    if (gaussian && st == PE_OK) { /* the bound drawn without B (pe_fourier_gaussian_bound): B's largest row sum of |B| */
+        double bound = -1, want = 0;
+        REQUIRE(pe_fourier_gaussian_bound(&bound, m, d, floor(fabs(a)), fabs(b)) == PE_OK);
+        for (int32_t k = 0; k < m; k++) {
+            double sum = 0;
+            for (int32_t j = 0; j < d; j++) sum += fabs(y[(size_t)k * d + j]);
+            want = fmax(want, sum);
+        }
+        REQUIRE(bound == want);
+    }
     if (st == PE_OK) {
         if (which == 3 && flag) {
             size_t w = (size_t)cols;

@@ -1038,3 +1038,72 @@ test('hole the twenty-fifth pass found: an Array.prototype[Symbol.iterator] plan
   assert.deepEqual(got, clean);
   assert.deepEqual([apis.fields.memoryStats(), apis.lab.memoryStats()], before);
 });
+
+test('hole the twenty-sixth pass found: a `set` planted on Int32Array.prototype wrote the lab\'s model config as it liked (4 layers where the lab had counted 1), and the core wrote attentionMaps\' other layers past its output (48 KiB over the allocator\'s next header: a later call trapped)', () => {
+  // The lab wrote its two config blocks by the prototype's set; they are written by the one taken at load (copyTyped)
+  // now. The planted set gives every typed array its own values but the config's layers.
+  const small = { task: 'copy', encoding: 'none', dModel: 16, heads: 4, layers: 1, mlp: 0, maxLength: 32, batch: 1, steps: 1 };
+  const { model } = apis.lab.train(small);
+  // params the size of a 4-layer model, so that a config of 4 layers finds them right
+  const forged = { config: model.config, params: apis.lab.train({ ...small, layers: 4 }).model.params };
+  const tokens = new Array(32).fill(1);
+  const before = apis.lab.memoryStats();
+  const own = Object.getOwnPropertyDescriptor(Int32Array.prototype, 'set');
+  const set = Object.getPrototypeOf(Int32Array.prototype).set;
+  let got;
+  try {
+    Object.defineProperty(Int32Array.prototype, 'set', { // eslint-disable-line no-extend-native
+      configurable: true,
+      writable: true,
+      value(source, at) {
+        const values = Array.from({ length: source.length }, (_, i) => source[i]);
+        if (this.length === 16 && values.length === 16 && values[4] === 1) values[4] = 4; // the config's layers
+        return set.call(this, values, at);
+      },
+    });
+    got = (() => {
+      try {
+        return apis.lab.attentionMaps(forged, tokens);
+      } catch (e) {
+        return e;
+      }
+    })();
+  } finally {
+    if (own) Object.defineProperty(Int32Array.prototype, 'set', own); // eslint-disable-line no-extend-native
+    else delete Int32Array.prototype.set;
+  }
+  // the model made as the lab counted it: its params are a 4-layer model's, so the config check refuses them by name
+  assert.ok(got instanceof TypeError && /^posenc\.lab\.attentionMaps: model\.params must be a Float(32|64)Array of \d+ numbers/.test(got.message), String(got));
+  assert.deepEqual(apis.lab.memoryStats(), before);
+  // and the allocator is whole: calls after it work
+  for (let i = 0; i < 3; i++) assert.equal(apis.lab.attentionMaps(model, tokens).data.length, 4 * 32 * 32);
+  assert.ok(apis.lab.examples({ task: 'copy', length: 64, count: 4096 }).tokens.length > 0);
+});
+
+test('hole the twenty-sixth pass found: a `reduce` planted on Array.prototype made a { rows, cols } of points hold fewer values than its shape, and fourierFeatures\' core read past them (4 095 values of wasm memory returned as features)', () => {
+  // The points' reader takes their count from the shape's product (reduce); fields copied the data by its own length
+  // and gave the core rows and cols. It copies rows × cols now, which refuses data of another length.
+  const own = Array.prototype.reduce;
+  const before = apis.fields.memoryStats();
+  const results = [];
+  try {
+    Array.prototype.reduce = function (...args) { // eslint-disable-line no-extend-native
+      const product = own.apply(this, args);
+      return this.length === 2 && this[0] === 64 && this[1] === 64 ? 1 : product; // the points' 64 × 64 as 1 value
+    };
+    for (const call of [
+      () => apis.fields.fourierFeatures({ rows: 64, cols: 64, data: [0.5] }, { levels: 1, dtype: 'float64' }),
+      () => apis.fields.randomFourierFeatures({ rows: 64, cols: 64, data: [0.5] }, { features: 2 }),
+    ]) {
+      try {
+        results.push(call());
+      } catch (e) {
+        results.push(e);
+      }
+    }
+  } finally {
+    Array.prototype.reduce = own; // eslint-disable-line no-extend-native
+  }
+  for (const r of results) assert.ok(r instanceof TypeError && /^posenc\.(fourierFeatures|randomFourierFeatures): /.test(r.message), String(r?.data ?? r));
+  assert.deepEqual(apis.fields.memoryStats(), before);
+});

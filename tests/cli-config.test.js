@@ -304,3 +304,21 @@ test('a config\'s strings stay on their line: a newline or carriage return in th
   assert.match(rope.stderr, /^posenc: warning: .*k\\u000a {2}- fine$/m);
   assert.doesNotMatch(rope.stderr, /^ {2}- fine/m);
 });
+
+test('inspect refuses a _class_name that is not a string by its key, exit 2 (twenty-sixth pass)', () => {
+  // ropeFromConfig types model_type but not diffusers' _class_name, which only the report shows: an object failed the
+  // text report as a raw "Cannot convert object to primitive value" (exit 1), and --json printed the object as the model
+  for (const [name, value] of [['object', { toString: 1 }], ['array', [1]], ['number', 5]]) {
+    const file = out(`class-name-${name}.json`);
+    writeFileSync(file, JSON.stringify({ _class_name: value, axes_dims_rope: [16, 56, 56], theta: 10000, attention_head_dim: 128 }));
+    for (const json of [[], ['--json']]) {
+      const r = run('inspect', file, ...json);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^posenc: config\._class_name must be a string \(got (an array|object|number)\)\n$/);
+    }
+  }
+  const file = out('class-name.json');
+  writeFileSync(file, JSON.stringify({ _class_name: 'FluxTransformer2DModel', axes_dims_rope: [16, 56, 56], theta: 10000, attention_head_dim: 128 }));
+  assert.match(run('inspect', file).stdout, /^model_type {8}FluxTransformer2DModel$/m);
+});

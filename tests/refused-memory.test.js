@@ -118,9 +118,11 @@ const REFUSED = [
   ['fields', 'fourierFeatures', [edge(1e5), { dtype: 'float16' }]],
   // A given B's angle bound is known before anything is drawn: it was checked only by the core, after allocating.
   ['fields', 'randomFourierFeatures', [edge(2 ** 42 / (6 * Math.PI) * 1.5), { B: { rows: 2, cols: 1, data: [3, -1] } }]],
-  // ... and a drawn one's once drawn, alone, before the result is allocated: drawn beside it, B was refused by the
-  // core, the result's memory kept (514 MiB here; twenty-second pass). What B takes, m × d doubles, may stay.
+  // ... and a drawn one's from its seed, by the core, without B: drawn beside the result, B was refused by the core,
+  // the result's memory kept (514 MiB here; twenty-second pass), and drawn alone first, what B took stayed (m × d
+  // doubles: 32 MiB for 4096 features of 1024 coordinates, 512 MiB at 65 536; twenty-sixth pass).
   ['fields', 'randomFourierFeatures', [edge(1e10), { features: 256, sigma: 1000 }]],
+  ['fields', 'randomFourierFeatures', [{ rows: 1, cols: 1024, data: new Float64Array(1024).fill(1e12) }, { features: 4096, sigma: 10 }]],
   ['lab', 'train', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'train', [{ ...ISSUE, batch: 1024, maxLength: 1024, heads: 64, dModel: 512 }]],
   // trainAsync rejects (the test awaits every call), before its model or its frame is made
   ['lab', 'trainAsync', [{ ...ISSUE, maxLength: 1024 }]], ['lab', 'trainAsync', [{ ...ISSUE, signal: 'stop' }]],
@@ -203,6 +205,46 @@ test('lab: beside a model trainAsync holds, a call that does not fit is refused 
   assert.equal(maps().data.length, 4 * 8 * bLength ** 2); // alone, each is made
   assert.deepEqual(examples().shape, [exCount, 2 * exLength + 1]);
   assert.equal(fresh.memoryStats().liveAllocations, 0);
+});
+
+test('lab: tensors beside a model trainAsync holds counts its rows with the model (twenty-sixth pass)', async () => {
+  // tensors reserved its model alone: its 1 280 bytes of rows (and a count) were left to the 256 bytes of slack, which
+  // a model with a position scratch (sinusoidal, RoPE) covers and one without does not, so beside a trainAsync model,
+  // within about 1 kB of the limit, a model of no encoding (or T5, ALiBi, learned) was made (memory grown by 31 MiB,
+  // kept) and its rows refused as "memory is exhausted". Debug build: the limit is found, then set just under it.
+  if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
+  const { WASM_BASE64 } = await import('../dist/debug/lab-wasm.js');
+  const { model } = lab.train({ encoding: 'none', task: 'copy', dModel: 64, heads: 8, layers: 4, mlp: 0, maxLength: 128, batch: 4, steps: 1 });
+  /** A fresh instance with a trainAsync model held between its slices. */
+  const beside = async () => {
+    const raw = await instantiateForTests(WASM_BASE64);
+    const fresh = createLab(raw);
+    const stop = new AbortController();
+    const training = fresh.trainAsync({ encoding: 't5', dModel: 16, heads: 1, layers: 1, mlp: 0, maxLength: 64, batch: 16, steps: 1, signal: stop.signal });
+    return { raw, fresh, end: () => (stop.abort(), training.catch(() => {})) };
+  };
+  // the least limit at which tensors is made beside it (what is live, and so what fits, is the same in every instance)
+  const probe = await beside();
+  let [lo, hi] = [2 ** 20, 2 ** 26];
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    probe.raw.pe_set_byte_limit(mid);
+    try {
+      probe.fresh.tensors(model);
+      hi = mid;
+    } catch {
+      lo = mid;
+    }
+  }
+  await probe.end();
+  for (const under of [1, 4, 16, 256, 1000, 1300]) {
+    const { raw, fresh, end } = await beside();
+    raw.pe_set_byte_limit(hi - under);
+    const before = fresh.memoryStats();
+    assert.throws(() => fresh.tensors(model), { name: 'RangeError', message: /^posenc\.lab\.tensors: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ });
+    assert.deepEqual(fresh.memoryStats(), before, `${under} bytes under`);
+    await end();
+  }
 });
 
 test('lab: a T5 model whose buckets the core refuses is refused by name before its block is made (twenty-first pass)', () => {

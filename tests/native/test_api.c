@@ -1765,6 +1765,28 @@ static void test_fields(void) {
     EXPECT_STATUS(pe_fourier_gaussian(g, 3, 2, 0.5, 2.5), PE_ERR_VALUE);
     EXPECT_STATUS(pe_fourier_gaussian(g, PE_MAX_FEATURES + 1, 2, 7, 2.5), PE_ERR_SIZE);
     EXPECT_STATUS(pe_fourier_gaussian(g, 3, 2, 7, PE_LEARNED_MAX_SCALE * 2), PE_ERR_VALUE);
+    /* the bound of the B drawn, without B: rows longer than its slice of the stack, odd widths (a Box-Muller pair
+     * split between two rows), equal bit for bit to the row sums of the B drawn */
+    static double big[7 * 601];
+    int32_t widths[] = {1, 2, 3, 255, 256, 257, 601};
+    for (size_t w = 0; w < LEN(widths); w++) {
+        double bound = -1, want = 0;
+        EXPECT_STATUS(pe_fourier_gaussian(big, 7, widths[w], 11, 3.5), PE_OK);
+        for (int32_t k = 0; k < 7; k++) {
+            double sum = 0;
+            for (int32_t j = 0; j < widths[w]; j++) sum += fabs(big[(size_t)k * widths[w] + j]);
+            want = fmax(want, sum);
+        }
+        EXPECT_STATUS(pe_fourier_gaussian_bound(&bound, 7, widths[w], 11, 3.5), PE_OK);
+        EXPECT(bound == want);
+    }
+    double bound;
+    EXPECT_STATUS(pe_fourier_gaussian_bound(NULL, 3, 2, 7, 2.5), PE_ERR_NULL);
+    EXPECT_STATUS(pe_fourier_gaussian_bound(&bound, 3, 2, 0.5, 2.5), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_fourier_gaussian_bound(&bound, PE_MAX_FEATURES + 1, 2, 7, 2.5), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_gaussian_bound(&bound, 0, 2, 7, 2.5), PE_ERR_SIZE);
+    EXPECT_STATUS(pe_fourier_gaussian_bound(&bound, 3, 2, 7, PE_LEARNED_MAX_SCALE * 2), PE_ERR_VALUE);
+    EXPECT_STATUS(pe_fourier_gaussian_bound(&bound, PE_MAX_FEATURES, 1 << 24, 7, 2.5), PE_ERR_SIZE); /* 2^40 draws */
 }
 
 static void test_allocation_failures(void) {

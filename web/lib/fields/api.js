@@ -232,7 +232,10 @@ export function createFields(wasm) {
     const count = p.rows * cols;
     return withFrame(wasm, check, (f) => {
       const out = f.output(dtype, count);
-      call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols,
+      // the points copied as rows × cols, the sizes the core reads (f.float64 refuses data of another length): by their
+      // own length, a `reduce` planted on Array.prototype (the shape's product) gave 1 point of a 64 × 64 shape, and
+      // the core read 4 095 values past it, wasm memory returned as features
+      call(check, wasm.pe_fourier_features(out, dtypeCode(dtype), f.float64(p.data, p.rows * p.cols), p.rows, p.cols,
         levels, maxFreqLog2, logSampling ? 1 : 0, includeInput ? 1 : 0, pi ? 1 : 0, FOURIER_LAYOUTS[layout]));
       return matrix(p.rows, cols, f.read(dtype, out, count));
     });
@@ -259,31 +262,38 @@ export function createFields(wasm) {
       m = b ? b.shape[0] : m;
       return m * d * 8 + rows * 2 * m * bytesPer(dtype) + SCRATCH_SLACK;
     });
-    // A drawn B first, alone, in a frame that reserves nothing: its bound is then checked as a given one's. It was
-    // drawn beside the result, and refused by the core once drawn, the result's memory kept (514 MiB).
-    const given = { data: b ? b.data() : withFrame(wasm, check.fn, (f) => {
-      const out = f.output('float64', m * p.cols);
-      call(check, wasm.pe_fourier_gaussian(out, m, p.cols, seed, sigma));
-      return f.read('float64', out, m * p.cols);
-    }) };
-    const far = () => check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
-    {
-      // The core's bound, computed as it does, before the result is allocated.
-      let sum = 0;
-      for (let k = 0; k < m; k++) {
-        let s = 0;
-        for (let j = 0; j < p.cols; j++) s += Math.abs(given.data[k * p.cols + j]);
-        sum = Math.max(sum, s);
-      }
-      if (p.data.some((x) => Math.abs(x) * (2 * Math.PI * sum) > MAX_ANGLE)) throw far();
+    // The core's bound (the largest row sum of |B|) before the result is allocated: a given B's computed as the core
+    // computes it, a drawn B's by the core from its seed without making B (pe_fourier_gaussian_bound). B was drawn
+    // first, alone, and one whose bound then refused the call kept the memory it took (512 MiB for 65 536 features
+    // of 1024 coordinates).
+    const data = b && b.data();
+    let top = 0, sum = 0;
+    for (let i = 0; i < p.data.length; i++) top = Math.max(top, Math.abs(p.data[i]));
+    for (let k = 0; data && k < m; k++) {
+      let s = 0;
+      for (let j = 0; j < p.cols; j++) s += Math.abs(data[k * p.cols + j]);
+      sum = Math.max(sum, s);
+    }
+    // (only where a B could fail it, as it takes as long as drawing B: no |B_kj| passes 8.6 sigma, the largest
+    // Box-Muller draw of 53-bit uniforms, so points within ±1 skip it at any sigma for up to 77 000 coordinates)
+    if (!data && top * 2 * Math.PI * 9 * sigma * p.cols > MAX_ANGLE) {
+      sum = withFrame(wasm, check.fn, (f) => {
+        const out = f.output('float64', 1);
+        call(check, wasm.pe_fourier_gaussian_bound(out, m, p.cols, seed, sigma));
+        return new Float64Array(wasm.memory.buffer, out, 1)[0];
+      });
+    }
+    if (top * (2 * Math.PI * sum) > MAX_ANGLE) {
+      throw check.fail(RangeError, 'an angle 2π B x lies past ±2^42 (2π · max row sum of |B| · max |x|); use smaller points or sigma');
     }
     const count = p.rows * 2 * m;
     return withFrame(wasm, check, (f) => {
       // a drawn B: B_kj ~ N(0, sigma^2), the learned table's seeded Gaussian stream (c/learned.c), m rows of d
-      const b = f.float64(given.data, m * p.cols);
+      const bp = data ? f.float64(data, m * p.cols) : f.output('float64', m * p.cols);
+      if (!data) call(check, wasm.pe_fourier_gaussian(bp, m, p.cols, seed, sigma));
       const out = f.output(dtype, count);
-      call(check, wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.data.length), p.rows, p.cols, b, m));
-      return { ...matrix(p.rows, 2 * m, f.read(dtype, out, count)), B: matrix(m, p.cols, f.read('float64', b, m * p.cols)) };
+      call(check, wasm.pe_fourier_random(out, dtypeCode(dtype), f.float64(p.data, p.rows * p.cols), p.rows, p.cols, bp, m));
+      return { ...matrix(p.rows, 2 * m, f.read(dtype, out, count)), B: matrix(m, p.cols, f.read('float64', bp, m * p.cols)) };
     });
   }
 

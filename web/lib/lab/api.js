@@ -202,6 +202,9 @@ export function createLab(wasm) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
     const cfg = frame.alloc(PE_LAB_CFG_INTS * 4);
+    // by the set taken at load (copyTyped), not the prototype's: one planted on Int32Array.prototype wrote a config of 4
+    // layers where the lab had counted 1, and the core wrote attentionMaps' 3 other layers past its output (48 KiB, the
+    // allocator's next header overwritten: a later call trapped)
     copyTyped(heapView(Int32Array, wasm, cfg, PE_LAB_CFG_INTS), [vocab, classes, config.dModel, config.heads, config.layers, config.mlp,
       config.maxLength, config.batch, ENCODING_IDS[config.encoding], config.attention === 'causal' ? 1 : 0,
       enc.layout, enc.freq, config.t5Buckets, config.t5MaxDistance, config.seed, config.randomizedPositions]);
@@ -500,8 +503,11 @@ export function createLab(wasm) {
   function tensors(model) {
     const check = new Checker('lab.tensors');
     const { config, params } = checkModel(check, model);
+    // its rows counted with the model (`extra`): beside a model trainAsync holds, one of no position scratch within
+    // their 1 280 bytes of the limit was made (memory grown by 31 MiB, kept) and the rows refused as "memory is exhausted"
+    const most = PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS * 4;
     return withModel(check, config, params, (ptr, frame) => {
-      const out = frame.alloc(PE_LAB_MAX_TENSORS * PE_LAB_TENSOR_FIELDS * 4);
+      const out = frame.alloc(most);
       const count = frame.alloc(4);
       call(check, wasm.pe_lab_tensors(out, count, ptr));
       const rows = i32(out, PE_LAB_TENSOR_FIELDS * i32(count, 1)[0]);
@@ -510,7 +516,7 @@ export function createLab(wasm) {
         list.push({ offset: rows[t], shape: [rows[t + 1], rows[t + 2]], kind: PARAMETER_KINDS[rows[t + 3]], decay: rows[t + 4] === 1 });
       }
       return list;
-    });
+    }, most + 4);
   }
 
   const memoryStats = () => ({ bytes: byteLength(memoryBuffer(wasm.memory)), liveAllocations: wasm.pe_live_allocations() });
