@@ -7,6 +7,16 @@
 
 export class UsageError extends Error {}
 
+/**
+ * A flag's text as a message shows it: its first 99 characters, and its length when longer (as the API shows a
+ * caller's strings). An argument can be 128 KiB, and a message quoting it whole was a line of that length. A path
+ * (`PATH`, up to PATH_MAX) is shown whole, so that its file name is seen.
+ */
+export const PATH = 4096;
+export const shown = (text, max = 99) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
+/** shown() in JSON quotes. */
+export const quoted = (text, max = 99) => (text.length > max ? `${JSON.stringify(text.slice(0, max))}… (${text.length} characters)` : JSON.stringify(text));
+
 const INT = /^-?\d+$/;
 /** A real as a flag gives it: decimal or exponent notation (not "0x10", "0b1", " 4" or "Infinity"). */
 // (\d+(\.\d*)?, not \d+\.?\d*, whose two quantifiers share every digit: 130 000 digits and an x, the most one argument
@@ -26,7 +36,7 @@ export function readNumber(name, raw, f) {
   const num = (f.type === 'int' ? INT : REAL).test(raw) ? Number(raw) : NaN;
   const zero = readsAsZero(raw, num);
   if (!Number.isFinite(num) || (f.type === 'int' && !Number.isSafeInteger(num)) || zero) {
-    throw new UsageError(`--${name} expects ${kind}, got ${JSON.stringify(raw)}${zero}`);
+    throw new UsageError(`--${name} expects ${kind}, got ${quoted(raw)}${zero}`);
   }
   return num;
 }
@@ -47,11 +57,11 @@ export function parseFlags(tokens, spec, cmd) {
       values.help = true;
       continue;
     }
-    if (!token.startsWith('--')) throw new UsageError(`unexpected argument ${JSON.stringify(token)} (flags start with --)`);
+    if (!token.startsWith('--')) throw new UsageError(`unexpected argument ${quoted(token)} (flags start with --)`);
     const eq = token.indexOf('=');
     const name = token.slice(2, eq < 0 ? undefined : eq);
     const f = Object.hasOwn(spec, name) ? spec[name] : undefined;
-    if (!f) throw new UsageError(`unknown flag --${name} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
+    if (!f) throw new UsageError(`unknown flag --${shown(name)} for "posenc ${cmd}" (see posenc ${cmd} --help)`);
     if (name in values) throw new UsageError(`--${name} is given twice; give it once`);
     if (f.type === 'boolean') {
       if (eq >= 0) throw new UsageError(`--${name} takes no value`);
@@ -61,7 +71,7 @@ export function parseFlags(tokens, spec, cmd) {
     const text = eq >= 0 ? token.slice(eq + 1) : tokens[++i];
     // "--out --quiet" forgot the value: the next flag is not a file name.
     if (text === undefined || (eq < 0 && text.startsWith('--'))) {
-      throw new UsageError(`--${name} needs a value${text === undefined ? '' : ` (got the flag ${text}; write --${name}=${text} if that is meant)`}`);
+      throw new UsageError(`--${name} needs a value${text === undefined ? '' : ` (got the flag ${shown(text)}; write --${name}=${shown(text)} if that is meant)`}`);
     }
     raw[name] = text;
     values[name] = f.type === 'string' ? text : readNumber(name, text, f);
@@ -71,6 +81,6 @@ export function parseFlags(tokens, spec, cmd) {
 
 /** Refuses a value outside [min, max], quoting it as typed. */
 export function checkRange(name, raw, value, min, max) {
-  if (!(value >= min && value <= max)) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${raw ?? value}`);
+  if (!(value >= min && value <= max)) throw new UsageError(`--${name} must be from ${min} to ${max}, got ${raw === undefined ? value : shown(raw)}`);
   return value;
 }

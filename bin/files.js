@@ -4,7 +4,7 @@
 // only once complete, and removed on an error, SIGINT, SIGTERM or SIGHUP.
 import { openSync, writeSync, closeSync, fsyncSync, renameSync, linkSync, unlinkSync, statSync, lstatSync } from 'node:fs';
 import path from 'node:path';
-import { UsageError } from './args.js';
+import { UsageError, shown, PATH } from './args.js';
 
 /**
  * Refuses, before anything is computed, an --out whose folder does not exist,
@@ -18,31 +18,31 @@ export function checkTarget(out, force) {
   // an empty name passed every check below and failed the final link or rename after the work (exit 1, "cannot write  (ENOENT")
   if (!out) throw new UsageError('--out is empty: name a file, or - for standard output');
   // x.npy/ names a folder: path.dirname read it as x.npy in ., and the link failed (ENOENT) after the work.
-  if (out.endsWith('/') || out.endsWith(path.sep)) throw new UsageError(`--out ${out} ends in a slash: name a file`);
+  if (out.endsWith('/') || out.endsWith(path.sep)) throw new UsageError(`--out ${shown(out, PATH)} ends in a slash: name a file`);
   const dir = path.dirname(out);
   let folder;
   try {
     folder = statSync(dir);
   } catch {
-    throw new UsageError(`--out ${out}: the folder ${dir} does not exist`);
+    throw new UsageError(`--out ${shown(out, PATH)}: the folder ${shown(dir, PATH)} does not exist`);
   }
-  if (!folder.isDirectory()) throw new UsageError(`--out ${out}: ${dir} is not a folder`);
+  if (!folder.isDirectory()) throw new UsageError(`--out ${shown(out, PATH)}: ${shown(dir, PATH)} is not a folder`);
   let node, target;
   try {
     node = lstatSync(out, { throwIfNoEntry: false });
     target = node && statSync(out, { throwIfNoEntry: false }); // through a symbolic link; undefined for a dangling one
   } catch (e) {
     // a name past NAME_MAX (ENAMETOOLONG), a link to itself (ELOOP): a raw stack trace, exit 1, for table and the others
-    throw new UsageError(`--out ${out} cannot be used (${e.code ?? e.message}): name a file posenc can write`);
+    throw new UsageError(`--out ${shown(out, PATH)} cannot be used (${e.code ?? e.message}): name a file posenc can write`);
   }
   if (!node) return;
-  if (target?.isDirectory()) throw new UsageError(`--out ${out} is a folder`);
-  if (target && !target.isFile()) throw new UsageError(`--out ${out} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
-  if (!force) throw new UsageError(`${out} exists; add --force to overwrite it`);
+  if (target?.isDirectory()) throw new UsageError(`--out ${shown(out, PATH)} is a folder`);
+  if (target && !target.isFile()) throw new UsageError(`--out ${shown(out, PATH)} is not a regular file (a FIFO, device or socket): give --out - and redirect standard output to it`);
+  if (!force) throw new UsageError(`${shown(out, PATH)} exists; add --force to overwrite it`);
   // The file is renamed into place, which replaces a link rather than writing through it: --out /dev/stdout --force,
   // standard output redirected to a file, replaced /dev/stdout itself with a regular file (for root: for every process),
   // and the redirected file stayed empty.
-  if (node.isSymbolicLink()) throw new UsageError(`--out ${out} is a symbolic link: posenc would replace the link, not write through it; give the file it points to, or --out - and redirect standard output`);
+  if (node.isSymbolicLink()) throw new UsageError(`--out ${shown(out, PATH)} is a symbolic link: posenc would replace the link, not write through it; give the file it points to, or --out - and redirect standard output`);
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -72,10 +72,11 @@ const escape = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
  * Text for a terminal: control characters but tab, newline and carriage return (ESC, the rest of C0, DEL and C1)
  * as \u escapes, so that strings a config holds (its model_type, its layer types, HF's warnings and posenc's
  * messages quoting them) cannot drive the terminal showing them ("\u001b[2J" cleared it, "\u001b]0;..." retitled
- * it). Inside a JSON string such an escape reads back as the same character.
+ * it). Inside a JSON string such an escape reads back as the same character. The same for the invisible marks that
+ * reorder text (bidirectional controls, U+2028/2029): "evil\u202ellama" showed a name spelled backwards.
  */
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
-export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g, escape);
+export const printable = (text) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, escape);
 /**
  * One line of a report or message that quotes a config's strings: printable(), and its tabs, newlines and carriage
  * returns as \u escapes too. Kept raw, a layer type or rope key holding "\n" added lines of its own to inspect's
@@ -157,7 +158,7 @@ export function atomicFile(target, force) {
         if (force) renameSync(temp, target);
         else linkSync(temp, target);
       } catch (e) {
-        if (e.code === 'EEXIST') throw new UsageError(`${target} appeared while writing; nothing replaced (add --force to overwrite)`);
+        if (e.code === 'EEXIST') throw new UsageError(`${shown(target, PATH)} appeared while writing; nothing replaced (add --force to overwrite)`);
         throw e;
       } finally {
         remove();

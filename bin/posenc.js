@@ -29,7 +29,7 @@ import { npyHeader } from './npy.js';
 import { checkTarget, atomicFile, writeAll, say, print } from './files.js';
 import { SCALING_FLAGS, scalingFromFlags } from './rope-flags.js';
 import { shortestFloat32 } from './shortest.js';
-import { UsageError, parseFlags, checkRange, REAL, readsAsZero } from './args.js';
+import { UsageError, parseFlags, checkRange, REAL, readsAsZero, shown, quoted, PATH } from './args.js';
 
 // The API's limit on one call (PE_MAX_BYTES, docs/limits.md; tests/cli.test.js
 // holds the two equal), used as the default largest file.
@@ -165,7 +165,7 @@ export function parse(argv) {
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') return { help: true };
   if (cmd === '--version' || cmd === '-v') return { version: true };
   // Own keys only: "constructor" or "__proto__" must not find Object.prototype's.
-  if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)} (known: ${[...Object.keys(COMMANDS), 'inspect'].join(', ')})`); // inspect: rope-config.js
+  if (!Object.hasOwn(COMMANDS, cmd)) throw new UsageError(`unknown command ${quoted(cmd)} (known: ${[...Object.keys(COMMANDS), 'inspect'].join(', ')})`); // inspect: rope-config.js
   const spec = { ...COMMANDS[cmd].flags, ...COMMON };
   const { values, raw } = parseFlags(rest, spec, cmd);
   if (values.help) return { cmd, help: true };
@@ -176,7 +176,7 @@ export function parse(argv) {
   if (values.out === undefined) throw new UsageError(`--out is required (a file name, or - for standard output)`);
   const format = formatOf(values.out, values.format);
   const dtype = values.dtype ?? 'float32';
-  if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${JSON.stringify(dtype)}`);
+  if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${quoted(dtype)}`);
   const maxBytes = checkRange('max-bytes', raw['max-bytes'], values['max-bytes'] ?? MAX_BYTES, 1, Number.MAX_SAFE_INTEGER);
   const planned = plannedBytes(cmd, values, format, dtype);
   if (planned > maxBytes) {
@@ -189,15 +189,15 @@ export function parse(argv) {
 
 /** The format --format names, which must agree with the extension of --out; else the extension's. */
 function formatOf(out, given) {
-  if (given !== undefined && !FORMATS.includes(given)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(given)}`);
+  if (given !== undefined && !FORMATS.includes(given)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${quoted(given)}`);
   if (out === '-') return given ?? 'npy';
   const ext = path.extname(out).toLowerCase().slice(1);
   const implied = FORMATS.includes(ext) ? ext : undefined;
   if (given !== undefined && implied !== undefined && given !== implied) {
-    throw new UsageError(`--format ${given} does not match the extension of ${out} (a .${implied} file holds ${implied}); rename the file or drop --format`);
+    throw new UsageError(`--format ${shown(given)} does not match the extension of ${shown(out, PATH)} (a .${implied} file holds ${implied}); rename the file or drop --format`);
   }
   const format = given ?? implied;
-  if (format === undefined) throw new UsageError(`cannot tell the format of --out ${JSON.stringify(out)} from its extension: name it .npy, .csv or .json, or give --format`);
+  if (format === undefined) throw new UsageError(`cannot tell the format of --out ${quoted(out, PATH)} from its extension: name it .npy, .csv or .json, or give --format`);
   return format;
 }
 
@@ -344,7 +344,7 @@ async function runRope(pe, { values: v, raw, format, dtype }, out, tick) {
   const maxLen = v['max-len'];
   const dim = v.dim;
   const part = v.part ?? 'both';
-  if (!['both', 'cos', 'sin'].includes(part)) throw new UsageError(`--part must be both, cos or sin, got ${JSON.stringify(part)}`);
+  if (!['both', 'cos', 'sin'].includes(part)) throw new UsageError(`--part must be both, cos or sin, got ${quoted(part)}`);
   if (part === 'both' && format === 'csv') throw new UsageError('a CSV file holds one matrix: add --part cos or --part sin');
   const opts = { dtype, layout: v.layout ?? 'half', base: v.base ?? 10000, scaling: ropeScaling(v) };
   const offset = rowsOffset(v, raw, maxLen);
@@ -442,7 +442,7 @@ async function runTimestep(pe, { values: v, raw, format, dtype }, out, tick) {
       // each as a real flag is read (spaces around it allowed): Number() took 0x10 for 16, 0b1 for 1
       const n = REAL.test(x.trim()) ? Number(x) : NaN;
       const zero = readsAsZero(x, n);
-      if (!Number.isFinite(n) || zero) throw new UsageError(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(x)}${zero}`);
+      if (!Number.isFinite(n) || zero) throw new UsageError(`--timesteps must be comma-separated finite numbers, got ${quoted(x)}${zero}`);
       return n;
     });
   }
@@ -460,7 +460,7 @@ async function runSincos2d(pe, { values: v, format, dtype }, out, tick) {
 
 /** Row counts are computed in chunks, so check them here rather than in one API call; quoted as typed. */
 function checkLength(flag, value, typed) {
-  if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${typed ?? value}`);
+  if (!(value >= 1 && value <= 2 ** 24)) throw new UsageError(`--${flag} must be an integer from 1 to ${2 ** 24}, got ${typed === undefined ? value : shown(typed)}`);
 }
 
 /** --offset, checked so that every row's position (offset + r) is within ±2^31; quoted as typed. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { init, ROPE_TYPES } from 'posenc/variants';
 import { npyHeader } from './npy.js';
 import { checkTarget, atomicFile, writeAll, say, print, oneLine } from './files.js';
-import { parseFlags, UsageError } from './args.js';
+import { parseFlags, UsageError, shown, quoted, PATH } from './args.js';
 import { inspectReport } from './inspect.js';
 
 // The largest config.json read (16 MiB): published ones are a few kB, a few with label maps a few hundred.
@@ -78,7 +78,7 @@ export function readConfig(file) {
     // A config.json is kilobytes; /dev/zero or a huge file would be read until memory runs out.
     const size = statSync(file).size;
     if (size > MAX_CONFIG_BYTES || !statSync(file).isFile()) {
-      throw new UsageError(`the config ${file} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
+      throw new UsageError(`the config ${shown(file, PATH)} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
     }
     // At most MAX_CONFIG_BYTES + 1 bytes read, whatever the size said: a file of /proc says 0 and may never end
     // (/proc/self/pagemap: 600 MB of memory in 3 s, read until memory ran out).
@@ -90,16 +90,16 @@ export function readConfig(file) {
     } finally {
       closeSync(fd);
     }
-    if (n > MAX_CONFIG_BYTES) throw new UsageError(`the config ${file} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
+    if (n > MAX_CONFIG_BYTES) throw new UsageError(`the config ${shown(file, PATH)} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
     text = bytes.toString('utf8', 0, n);
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    throw new UsageError(`cannot read the config ${file} (${e.code ?? e.message})`);
+    throw new UsageError(`cannot read the config ${shown(file, PATH)} (${e.code ?? e.message})`);
   }
   try {
     return JSON.parse(text);
   } catch (e) {
-    throw new UsageError(`${file} is not JSON (${e.message})`);
+    throw new UsageError(`${shown(file, PATH)} is not JSON (${e.message})`);
   }
 }
 
@@ -187,7 +187,7 @@ function writeAtomically(target, force, chunks) {
 async function ropeCommand(pv, values, raw) {
   for (const f of ['config', 'out']) if (values[f] === undefined) throw new UsageError(`--${f} is required (see posenc rope --config x --help)`);
   const ext = path.extname(values.out).toLowerCase();
-  if (ext !== '.npy' && ext !== '.npz') throw new UsageError(`--out must end in .npy or .npz, got ${JSON.stringify(values.out)}`);
+  if (ext !== '.npy' && ext !== '.npz') throw new UsageError(`--out must end in .npy or .npz, got ${quoted(values.out, PATH)}`);
   checkTarget(values.out, values.force);
   const config = readConfig(values.config);
   const r = pv.ropeFromConfig(config, selection(values));
@@ -197,11 +197,11 @@ async function ropeCommand(pv, values, raw) {
   const maxLen = values['max-len'] ?? r.maxPosition;
   if (maxLen === undefined) throw new UsageError('the config has no max_position_embeddings: give --max-len');
   const dtype = values.dtype ?? 'float32';
-  if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${JSON.stringify(dtype)}`);
+  if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${quoted(dtype)}`);
   // As the other commands: the output's size against --max-bytes first (two caches, two headers at most 512 bytes);
   // the API then checks every size (1 GiB per call) before anything is allocated or written.
   const maxBytes = values['max-bytes'] ?? 2 ** 30;
-  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${raw['max-bytes']}`);
+  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${shown(raw['max-bytes'])}`);
   const planned = 512 + 2 * maxLen * (values.layout === 'pairs' ? r.rotaryDim / 2 : r.rotaryDim) * (dtype === 'float32' ? 4 : 8);
   if (planned > maxBytes) {
     const rows = values['max-len'] === undefined ? ` (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)` : '';
@@ -233,7 +233,7 @@ async function ropeCommand(pv, values, raw) {
 function inspectCommand(pv, values, raw, positional) {
   if (positional.length !== 1) throw new UsageError('give one config.json (posenc inspect config.json)');
   const maxBytes = values['max-bytes'] ?? 2 ** 30;
-  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${raw['max-bytes']}`);
+  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${shown(raw['max-bytes'])}`);
   const config = readConfig(positional[0]);
   // writeSync, as --out - is written: process.stdout.write's EPIPE (| head) escaped as an unhandled 'error' event with a stack.
   // Parts made as they are written (a function), so one layer type's JSON is held at a time.

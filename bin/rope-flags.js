@@ -3,7 +3,7 @@
 // one flag per parameter, its help naming the types that read it and their
 // defaults, and the reader that turns the flags back into the `scaling` option.
 import { ROPE_TYPES, ROPE_PARAMS } from 'posenc/variants';
-import { readsAsZero, REAL } from './args.js';
+import { readsAsZero, REAL, quoted } from './args.js';
 
 /** The parameters the `scaling` option of a CLI call can set: every one. */
 const FLAGGED = Object.keys(ROPE_PARAMS);
@@ -32,7 +32,7 @@ export const SCALING_FLAGS = {
 function valueOf(key, raw, usage) {
   const p = ROPE_PARAMS[key];
   if (p.kind === 'boolean') {
-    if (raw !== 'true' && raw !== 'false') throw usage(`${p.flag} must be true or false, got ${JSON.stringify(raw)}`);
+    if (raw !== 'true' && raw !== 'false') throw usage(`${p.flag} must be true or false, got ${quoted(raw)}`);
     return raw === 'true';
   }
   if (p.kind !== 'factors') return raw;
@@ -41,7 +41,7 @@ function valueOf(key, raw, usage) {
   return raw.split(',').map((x) => {
     const n = REAL.test(x.trim()) ? Number(x) : NaN;
     const zero = readsAsZero(x, n);
-    if (!Number.isFinite(n) || zero) throw usage(`${p.flag} must be comma-separated finite numbers, got ${JSON.stringify(x)}${zero}`);
+    if (!Number.isFinite(n) || zero) throw usage(`${p.flag} must be comma-separated finite numbers, got ${quoted(x)}${zero}`);
     return n;
   });
 }

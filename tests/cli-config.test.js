@@ -305,6 +305,38 @@ test('a config\'s strings stay on their line: a newline or carriage return in th
   assert.doesNotMatch(rope.stderr, /^ {2}- fine/m);
 });
 
+test('a config\'s bidirectional controls and line separators are escaped: they reorder or break what a terminal shows', () => {
+  // the twenty-fifth pass left U+202E and its kin in oneLine(): a model_type "evil\u202ellama" shows on a terminal as
+  // "evilamall", and U+2028 / U+2029 break a line where the terminal or log viewer takes them as line ends
+  const file = out('bidi.json');
+  writeFileSync(file, JSON.stringify({ model_type: 'evil\u202ellama\u2066x\u2069\u200f', head_dim: 16, hidden_size: 64, num_attention_heads: 4,
+    rope_theta: 10000, max_position_embeddings: 64, layer_types: ['full_attention', 'a\u2028b\u2029c\u061c'] }));
+  const text = run('inspect', file);
+  assert.equal(text.status, 0, text.stderr);
+  assert.doesNotMatch(text.stdout, /[\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/);
+  assert.match(text.stdout, /^model_type {8}evil\\u202ellama\\u2066x\\u2069\\u200f$/m);
+  assert.match(text.stdout, /^\[a\\u2028b\\u2029c\\u061c\]$/m);
+  assert.equal(JSON.parse(run('inspect', file, '--json').stdout).model, 'evil\u202ellama\u2066x\u2069\u200f'); // JSON reads back the config's own
+});
+
+test('a flag\'s value is quoted by its first 99 characters and its length: a 100 000-character value made a 100 kB message', () => {
+  const long = 'y'.repeat(100000);
+  for (const args of [['table', '--max-len', long], ['table', '--max-len', '2', '--d-model', '4', '--dtype', long, '--out', '-'],
+    ['table', `--${long}`, '1'], [long], ['timestep', '--dim', '4', '--timesteps', `1,${long}`, '--out', '-']]) {
+    const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stderr.slice(0, 300));
+    assert.ok(r.stderr.length < 400, `${r.stderr.length} characters: ${r.stderr.slice(0, 300)}`);
+    assert.match(r.stderr, /y{99}"?… \((100000|100001|100002) characters\)/);
+  }
+  // a path is shown up to PATH_MAX (4096), where its file name is
+  for (const args of [['table', '--max-len', '2', '--d-model', '4', '--out', `${long}.bin`], ['rope', '--config', long, '--out', 'x.npy']]) {
+    const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+    assert.equal(r.status, 2, r.stderr.slice(0, 300));
+    assert.ok(r.stderr.length < 4400, `${r.stderr.length} characters: ${r.stderr.slice(0, 300)}`);
+    assert.match(r.stderr, /y{4096}"?… \((100000|100004) characters\)/);
+  }
+});
+
 test('inspect refuses a _class_name that is not a string by its key, exit 2 (twenty-sixth pass)', () => {
   // ropeFromConfig types model_type but not diffusers' _class_name, which only the report shows: an object failed the
   // text report as a raw "Cannot convert object to primitive value" (exit 1), and --json printed the object as the model
