@@ -1038,3 +1038,59 @@ test('hole the twenty-fifth pass found: an Array.prototype[Symbol.iterator] plan
   assert.deepEqual(got, clean);
   assert.deepEqual([apis.fields.memoryStats(), apis.lab.memoryStats()], before);
 });
+
+test('holes the twenty-sixth pass (part A) found: a read-only key on Object.prototype, or index on Array.prototype, by its source or bundle name, failed valid calls with a raw TypeError (every call: a Checker\'s fn and footprint, a Frame\'s wasm, fn and pointers; rope(), a config\'s scaling, mropePositions, nested arrays), a variant there refused every alibiBias, and a footprint there grew memory by 512 MiB (kept)', async () => {
+  const { pe: freshPe, pv: freshPv } = await freshModules();
+  const renamed = JSON.parse(readFileSync(new URL('../dist/lib/exports.json', import.meta.url), 'utf8')); // the bundles' short names
+  const llama = { model_type: 'llama', head_dim: 16, max_position_embeddings: 256, rope_theta: 5e5, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 } };
+  const calls = (pe, pv) => [
+    () => pe.table(4, 8),
+    () => pe.gram([[1, 2], [3, 0.5]]),
+    () => pe.attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[2, 3], [5, 7]], { dtype: 'float64' }),
+    () => kvRound(pe),
+    () => {
+      const h = pv.rope({ dim: 8, maxLen: 4 });
+      try {
+        return [h.attentionFactor, h.apply({ shape: [2, 8], data: r(16, 4) }, [3, 1])];
+      } finally {
+        h.free();
+      }
+    },
+    () => pv.ropeCache(2, 8),
+    () => pv.ropeFromConfig(llama),
+    () => pv.mropePositions([{ text: 2 }, { image: [1, 2, 2] }]),
+    () => pv.alibiBias(2, 3),
+    () => pv.ropePermute([[1, 2], [3, 4]], { headDim: 2 }),
+  ].map((f) => outcomeOf(f)());
+  const clean = calls(freshPe, freshPv);
+  assert.ok(clean.every((c) => !/Error: /.test(c)), clean.join('\n'));
+  const plant = (target, names, value, writable, run) => {
+    try {
+      for (const name of names) Object.defineProperty(target, name, { value, configurable: true, writable }); // eslint-disable-line no-extend-native
+      return run();
+    } finally {
+      for (const name of names) delete target[name];
+    }
+  };
+  const keys = ['fn', 'footprint', 'wasm', 'pointers', 'attentionFactor', 'count', 'factor', 'lowFreqFactor', 'highFreqFactor', 'originalMaxPosition', 'variant'];
+  for (const key of keys) {
+    const names = [key, renamed[key]].filter(Boolean);
+    for (const [value, writable] of [[7, false], [3, true]]) {
+      const got = plant(Object.prototype, names, value, writable, () => [calls(freshPe, freshPv), calls(apis.posenc, apis.variants)]);
+      assert.deepEqual(got, [clean, clean], `Object.prototype.${names.join(' and ')} = ${value}${writable ? '' : ', read-only'}`);
+    }
+  }
+  for (const target of [Array.prototype, Object.prototype]) {
+    for (const index of ['0', '1']) {
+      const got = plant(target, [index], 7, false, () => [calls(freshPe, freshPv), calls(apis.posenc, apis.variants)]);
+      assert.deepEqual(got, [clean, clean], `${target === Array.prototype ? 'Array' : 'Object'}.prototype[${index}], read-only`);
+    }
+  }
+  // a call whose frame is named by a string read its footprint from Object.prototype: memory grew for it, and stayed
+  for (const [name, pv] of [['footprint', freshPv], [renamed.footprint, apis.variants]]) {
+    const before = pv.memoryStats();
+    const got = plant(Object.prototype, [name], 2 ** 29, true, () => outcomeOf(() => pv.ropeCache(2, 8))());
+    assert.equal(got, clean[5]);
+    assert.deepEqual(pv.memoryStats(), before, `Object.prototype.${name} = 2^29`);
+  }
+});

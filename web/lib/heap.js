@@ -25,6 +25,10 @@ export const dtypeCode = (dtype) => (dtype === 'float32' ? PE_F32 : PE_F64);
 export const malloc = (wasm, bytes) => (bytes <= MAX_BYTES ? wasm.pe_malloc(bytes) : 0);
 
 export class Frame {
+  wasm;
+  fn;
+  pointers; // (fields, as Checker's: a read-only one on Object.prototype failed every call)
+
   constructor(wasm, fn) {
     this.wasm = wasm;
     this.fn = fn;
@@ -129,7 +133,8 @@ function room(wasm, fn, bytes, must) {
  * by 256 MiB (kept) before its refusal. (With nothing live, a footprint within the slack of 1 GiB is made as before.)
  */
 export function openFrame(wasm, check) {
-  if (check.footprint > 0) room(wasm, check.fn, check.footprint + RESERVE_SLACK, wasm.pe_live_allocations());
+  // a name has no footprint (its String.prototype's would be Object.prototype's: one put there grew memory by 1 GB, kept)
+  if (typeof check !== 'string' && check.footprint > 0) room(wasm, check.fn, check.footprint + RESERVE_SLACK, wasm.pe_live_allocations());
   return new Frame(wasm, typeof check === 'string' ? check : check.fn);
 }
 

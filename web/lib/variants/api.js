@@ -310,7 +310,8 @@ export function createVariants(wasm) {
     // bfloat16 and float32 hold every bias. The largest slope, 2^(-maxBias / P) for P the next power of two from
     // heads (either variant), is the one slope of one head of maxBias / P (exact): the heads' slopes, made before
     // this refusal, grew memory for it where the heap was full (512 KiB at 65536 heads, twentieth pass).
-    const s = slopesOf(check, 1, { maxBias: a.maxBias / 2 ** Math.ceil(Math.log2(heads)) || a.maxBias })[0]; // (one head: either variant)
+    // (one head: either variant; a's own, not Object.prototype's: a variant put there refused every call, status 4)
+    const s = slopesOf(check, 1, { ...a, maxBias: a.maxBias / 2 ** Math.ceil(Math.log2(heads)) || a.maxBias })[0];
     const far = Math.max(queryOffset + qLen - 1, mode === 'causal' ? 0 : kLen - 1 - queryOffset);
     if (dtype === 'float16' && s * far >= 65520) {
       throw check.fail(RangeError, `queryOffset, qLen and kLen must keep |bias| = slope × distance below 65520 for float16: ${s} × ${far} (got queryOffset ${queryOffset}, qLen ${qLen}, kLen ${kLen})`);
