@@ -1094,3 +1094,24 @@ test('holes the twenty-sixth pass (part A) found: a read-only key on Object.prot
     assert.deepEqual(pv.memoryStats(), before, `Object.prototype.${name} = 2^29`);
   }
 });
+
+test('hole the twenty-sixth pass (part A) found: a length getter planted on %TypedArray%.prototype let rope().apply take 1 position for x of 2 rows, the second row rotated by whatever the handle\'s gather buffer held (another call\'s freed memory)', () => {
+  const h = apis.variants.rope({ dim: 8, maxLen: 8, dtype: 'float64' });
+  const TypedArray = Object.getPrototypeOf(Int8Array.prototype);
+  const own = Object.getOwnPropertyDescriptor(TypedArray, 'length');
+  try {
+    apis.variants.ropeApply({ shape: [64, 8], data: new Float64Array(512).fill(1234.5) }, { dtype: 'float64' }); // freed memory left behind
+    Object.defineProperty(TypedArray, 'length', { ...own, get() { const n = own.get.call(this); return n === 1 ? 2 : n; } });
+    let error;
+    try {
+      h.apply({ shape: [2, 8], data: new Float64Array(16).fill(1) }, [3]);
+    } catch (e) {
+      error = e;
+    } finally {
+      Object.defineProperty(TypedArray, 'length', own);
+    }
+    assert.equal(error?.message, 'posenc.rope.apply: positions must have 2 elements to match (got 1)');
+  } finally {
+    h.free();
+  }
+});

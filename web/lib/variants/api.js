@@ -215,7 +215,10 @@ export function createVariants(wasm) {
       // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
       if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
       else {
-        if (rows.length !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, rows.length);
+        // its count by slot: a length getter planted on Float64Array.prototype let 1 position rotate 2 rows, the second by
+        // whatever rows the handle's gather buffer held (another call's freed memory)
+        const n = typedLength(rows);
+        if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
         cacheRowsCheck(ac, cache, rows, 0, s);
       }
       // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
