@@ -1066,7 +1066,7 @@ test('holes the twenty-sixth pass (part A) found: a read-only key on Object.prot
   assert.ok(clean.every((c) => !/Error: /.test(c)), clean.join('\n'));
   const plant = (target, names, value, writable, run) => {
     try {
-      for (const name of names) Object.defineProperty(target, name, { value, configurable: true, writable }); // eslint-disable-line no-extend-native
+      for (const name of names) Object.defineProperty(target, name, { value, configurable: true, writable });
       return run();
     } finally {
       for (const name of names) delete target[name];
