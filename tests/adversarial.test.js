@@ -1115,3 +1115,22 @@ test('hole the twenty-sixth pass (part A) found: a length getter planted on %Typ
     h.free();
   }
 });
+
+test('hole the twenty-sixth pass (part A) found: ropeFromConfig took a FLUX config\'s axis widths through Array.prototype.map, and one planted there gave the core a width never checked (memory grown to 256 MiB, kept, and a raw "offset is out of bounds")', () => {
+  const pv = apis.variants;
+  const flux = { axes_dims_rope: [4, 6, 6], theta: 10000 };
+  const clean = outcomeOf(() => pv.ropeFromConfig(flux))();
+  const before = pv.memoryStats();
+  const own = Array.prototype.map;
+  let got;
+  try {
+    Array.prototype.map = function (f, self) { // eslint-disable-line no-extend-native
+      return own.call(this, (v, i, a) => f(this.length === 3 && v === 6 ? 2 ** 24 : v, i, a), self);
+    };
+    got = outcomeOf(() => pv.ropeFromConfig(flux))();
+  } finally {
+    Array.prototype.map = own; // eslint-disable-line no-extend-native
+  }
+  assert.equal(got, clean);
+  assert.deepEqual(pv.memoryStats(), before);
+});

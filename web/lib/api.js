@@ -163,7 +163,7 @@ export function createApi(wasm) {
     const opts = check.options(options, ['dtype']);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // the norms too, before the input is read: 1 GiB of input alone would pass
-    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * 8);
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * 8); // (by index: a destructuring follows an iterator a caller can plant)
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
@@ -176,7 +176,7 @@ export function createApi(wasm) {
     const opts = check.options(options, ['cosine', 'dtype', 'out']);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
-    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => outputArgs(check, opts, rows * rows) && rows * rows * 8);
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => outputArgs(check, opts, s[0] * s[0]) && s[0] * s[0] * 8);
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).

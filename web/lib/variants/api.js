@@ -8,7 +8,7 @@ import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype
 import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest, copyTyped } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
@@ -75,10 +75,13 @@ export function createVariants(wasm) {
 
   /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
   function axialFrequencies(check, r, dtype) {
-    const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
     const rotaryDim = sum(r.axial);
     const invFreq = new Float64Array(rotaryDim / 2);
-    parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
+    // each axis's width by index (its own array), its frequencies copied by slot: a map planted on Array.prototype gave
+    // the core widths never checked (memory grown for 2^25, kept), a reduce or set planted there placed them
+    for (let i = 0, at = 0, d; i < r.axial.length; i++, at += d / 2) {
+      copyTyped(invFreq, frequencies(check, (d = r.axial[i]), { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq, at);
+    }
     // in the dtype asked for, as every other result: float16 and bfloat16 came as a Float64Array of values, not bit patterns
     return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq: asDtype(check, invFreq, dtype), attentionFactor: 1, warnings: r.warnings };
   }
