@@ -247,6 +247,9 @@ const llama = () => ({ model_type: 'llama', rope_theta: 500000, hidden_size: 64,
   rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 } });
 const qwen = () => ({ model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096,
   rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } });
+const flux = () => ({ axes_dims_rope: [4, 6, 6], theta: 10000 });
+const phi3 = () => ({ model_type: 'phi3', hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 256,
+  rope_scaling: { type: 'longrope', short_factor: [1, 1, 1, 1, 1, 1, 1, 1], long_factor: [2, 2, 2, 2, 2, 2, 2, 2], original_max_position_embeddings: 64 } });
 const LAB_MODEL = { task: 'shift', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, seed: 3 };
 const labBatch = () => lab.examples({ task: 'shift', length: 4, count: 2, seed: 5 });
 
@@ -359,6 +362,47 @@ const CASES = [
   ['variants', 'roundTo', () => pv.roundTo([1.1, 2.5, -3], 'bfloat16')],
   ['variants', 'formatBits', () => pv.formatBits([1.1, 2.5, -3], 'float16')],
   ['variants', 'precisionError', () => pv.precisionError(8, { count: 4 })],
+  // the twenty-sixth pass's cases: the configs, options and shapes the calls above leave out (FLUX's axial config, the
+  // multi-axis ropeApply, longrope's factors, grouped heads, float16 and the other layouts)
+  ['variants', 'ropeFromConfig flux', () => pv.ropeFromConfig(flux()), { check: sized((x) => x.invFreq) }],
+  ['variants', 'ropeFromConfig phi3', () => pv.ropeFromConfig(phi3()), { check: sized((x) => x.invFreq) }],
+  ['variants', 'ropeFrequencies longrope', () => pv.ropeFrequencies(8, { scaling: { type: 'longrope', factor: 4, shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2], originalMaxPosition: 64 } }), { check: sized((x) => x.invFreq) }],
+  ['variants', 'ropeAxialCache config', () => pv.ropeAxialCache({ shape: [2, 3], data: [0, 1, 2, 1, 0, 3] }, { config: flux(), layout: 'pairs' }), { check: sized((x) => x.cos.data) }],
+  ['variants', 'mropeCache config float16', () => pv.mropeCache([[0, 1], [0, 1], [0, 2]], 16, { config: qwen(), dtype: 'float16' }), { check: sized((x) => x.cos.data) }],
+  ['variants', 'ropeApply section', () => pv.ropeApply({ shape: [2, 2, 8], data: r(32, 8) }, { section: [1, 1, 2], interleaved: true, positions: [[0, 1], [0, 2], [1, 1]] }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply axesDim', () => pv.ropeApply({ shape: [2, 8], data: r(16, 9) }, { axesDim: [4, 4], positions: [[0, 1], [2, 3]], frequencies: 'alternate', dtype: 'float16' }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply flux config', () => pv.ropeApply({ shape: [2, 16], data: r(32, 10) }, { config: flux(), positions: [[0, 1, 2], [1, 2, 3]] }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply rotaryDim float64', () => pv.ropeApply({ shape: [3, 8], data: r64(24, 4) }, { rotaryDim: 4, pairing: 'interleaved', offset: 5, dtype: 'float64' }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply pairs caches', () => {
+    const cache = pv.ropeCache(4, 8, { layout: 'pairs' });
+    return pv.ropeApply({ shape: [2, 8], data: r(16, 5) }, { cos: cache.cos, sin: cache.sin, offset: 1, dtype: 'bfloat16' });
+  }, { check: sized((x) => x.data) }],
+  ['variants', 'ropeCache pairs float16', () => pv.ropeCache(3, 8, { layout: 'pairs', dtype: 'float16', offset: 2 }), { check: sized((x) => x.cos.data) }],
+  ['variants', 'rope apply headDim offset', (h) => h.apply({ shape: [2, 3, 8], data: r(48, 7) }, 1), {
+    setup: () => pv.rope({ dim: 4, headDim: 8, maxLen: 4, pairing: 'interleaved' }), teardown: (h) => h.free(), check: sized((x) => x.data),
+  }],
+  ['variants', 'rope apply nested', (h) => h.apply([[1, 2, 3, 4], [5, 6, 7, 8]], [1, 0]), {
+    setup: () => pv.rope({ dim: 4, maxLen: 4 }), teardown: (h) => h.free(), check: sized((x) => x.data),
+  }],
+  ['variants', 'ropePermute inverse rows', () => pv.ropePermute({ shape: [4, 2], data: r(8, 2) }, { headDim: 4, inverse: true, dtype: 'float16' }), { check: sized((x) => x.data) }],
+  ['variants', 'alibiBias float16 mpt', () => pv.alibiBias(3, 2, { kLen: 3, variant: 'mpt', dtype: 'float16', queryOffset: 1 }), { check: sized((x) => x.data) }],
+  ['variants', 'precisionError positions', () => pv.precisionError(8, { positions: [0, 5, 9], format: 'bfloat16', mode: 'both' })],
+  ['posenc', 'kvCache grouped attend', (c) => c.attend({ shape: [2, 4, 1, 8], data: r(64, 3) }, { scale: 0.5 }), {
+    setup: () => {
+      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 4, batch: 2 });
+      c.append({ shape: [2, 2, 3, 8], data: r(96, 1) }, { shape: [2, 2, 3, 8], data: r(96, 2) });
+      return c;
+    },
+    teardown: (c) => c.free(), check: sized((x) => x.data),
+  }],
+  ['posenc', 'attention grouped flash', () => pe.attention({ shape: [1, 4, 2, 8], data: r(64, 1) }, { shape: [1, 2, 3, 8], data: r(48, 2) }, { shape: [1, 2, 3, 8], data: r(48, 3) }, { weights: false }),
+    { check: sized((x) => x.output.data) }],
+  ['posenc', 'attention int64 mask', () => attend3({ mask: { dims: [2, 3], type: 'int64', data: new BigInt64Array([1n, 1n, 0n, 1n, 1n, 1n]) }, dtype: 'float16' }),
+    { check: sized((x) => x.output.data) }],
+  ['posenc', 'norms nested float16', () => pe.norms([[1, 2, 3], [4, 5, 6]], { dtype: 'float16' }), { check: sized((x) => x) }],
+  ['posenc', 'gram out bfloat16', () => pe.gram({ shape: [2, 3], data: r64(6, 3) }, { dtype: 'bfloat16', out: new Uint16Array(4) }), { check: sized((x) => x.data) }],
+  ['posenc', 'table gram positions', () => pe.tableGram(3, 8, { dtype: 'float64', preset: 'fairseq' })],
+  ['posenc', 'toyAttention positions', () => pe.toyAttention([1, 2, 3], [0, 5, 9], { weights: [1, 1, 1], threshold: 0.5 })],
   ['variants', 'memoryStats', () => pv.memoryStats()],
   ['fields', 'timestepEmbedding', () => pf.timestepEmbedding([1, 20], 8)],
   ['fields', 'sincos1d', () => pf.sincos1d([0, 1, 2], 8)],

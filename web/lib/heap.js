@@ -202,7 +202,7 @@ export function asDtype(check, data, dtype) {
   if (dtype === 'float64') return data;
   const half = dtype !== 'float32'; // float16 or bfloat16
   const out = half ? encodeHalves(data, dtype) : new Float32Array(data);
-  for (let i = 0; i < out.length; i++) {
+  for (let i = 0, n = typedLength(out); i < n; i++) { // (its count by slot, as every size)
     // Infinity (or NaN) from a finite value: a 16-bit pattern from +Infinity's up, sign aside
     if ((half ? (out[i] & 0x7fff) >= (dtype === 'float16' ? 0x7c00 : 0x7f80) : !Number.isFinite(out[i])) && Number.isFinite(data[i])) {
       throw check.fail(RangeError, `a result (${data[i]}) overflows ${dtype}; use dtype 'float64' (status ${PE_ERR_VALUE})`);
