@@ -701,6 +701,29 @@ lieOn('Number.isSafeInteger always true', Number, 'isSafeInteger', constant(true
 lieOn('Number.isFinite always true', Number, 'isFinite', constant(true));
 lieOn('Array.isArray always true', Array, 'isArray', constant(true));
 lieOn('ArrayBuffer.isView always false', ArrayBuffer, 'isView', constant(false));
+// the twenty-sixth pass's: built-ins the lies above leave out
+for (const [tn, t] of Object.entries(TRANSFORMS)) {
+  if (tn === 'rows x8') continue;
+  for (const key of ['abs', 'sqrt', 'log2', 'round', 'fround', 'pow']) lieOn(`Math.${key} ${tn}`, Math, key, resultLie(t), true);
+}
+lieOn('Array.prototype.includes always true', Array.prototype, 'includes', constant(true));
+lieOn('Array.prototype.find never finds', Array.prototype, 'find', constant(undefined));
+lieOn('Array.prototype.filter keeps all', Array.prototype, 'filter', (orig) => method(function () { return gate() ? copyOf(this, same) : own.apply(orig, this, arguments); }));
+lieOn('Array.prototype.push pushes nothing', Array.prototype, 'push', constant(0));
+lieOn('Object.keys one fewer', Object, 'keys', (orig) => method(function (...args) { const got = own.apply(orig, this, args); return gate() ? copyOf(got, same, 'fewer') : got; }), true);
+lieOn('Object.entries one fewer', Object, 'entries', (orig) => method(function (...args) { const got = own.apply(orig, this, args); return gate() ? copyOf(got, same, 'fewer') : got; }), true);
+lieOn('Object.hasOwn always true', Object, 'hasOwn', constant(true));
+lieOn('Object.hasOwn always false', Object, 'hasOwn', constant(false));
+lieOn('Object.getPrototypeOf always Object.prototype', Object, 'getPrototypeOf', constant(Object.prototype));
+lieOn('String.prototype.startsWith always false', String.prototype, 'startsWith', constant(false));
+lieOn('Number.isNaN always false', Number, 'isNaN', constant(false));
+lieOn('isFinite always true', globalThis, 'isFinite', constant(true));
+lieOn('Set.prototype.has always true', Set.prototype, 'has', constant(true));
+for (const T of [Float32Array, Float64Array, Int32Array]) {
+  lieOn(`${T.name}[Symbol.hasInstance] always true`, T, Symbol.hasInstance, constant(true));
+  lieOn(`${T.name}.name lies`, T, 'name', (orig, before) => ({ ...before, value: T === Float32Array ? 'Float64Array' : 'Float32Array' }));
+}
+lieOn('%TypedArray%.from x8', TypedArray, 'from', resultLie(TRANSFORMS.x8), true);
 
 /** The undo-able planting of one lie; `tell` is the gate it answers to (every use, one use, or none: counting). */
 const plantOne = ({ target, key, make }, tell) => () => {
