@@ -1134,3 +1134,22 @@ test('hole the twenty-sixth pass (part A) found: ropeFromConfig took a FLUX conf
   assert.equal(got, clean);
   assert.deepEqual(pv.memoryStats(), before);
 });
+
+test('hole the twenty-sixth pass (part A) found: ropePermute destructured the weights\' shape, and an Array.prototype[Symbol.iterator] planted there answered the core\'s rows and cols ([4, 2] read as [2, 4]: a valid call refused, or permuted along the wrong axis)', () => {
+  const w = { shape: [4, 2], data: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8]) };
+  const clean = outcomeOf(() => apis.variants.ropePermute(w, { headDim: 4 }))();
+  const own = Array.prototype[Symbol.iterator];
+  const planted = function () {
+    const a = Array.from({ length: this.length }, (_, i) => this[i]);
+    if (a.length === 2 && a[0] === 4 && a[1] === 2) a.reverse();
+    return own.call(a);
+  };
+  let got;
+  try {
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: planted, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    got = outcomeOf(() => apis.variants.ropePermute(w, { headDim: 4 }))();
+  } finally {
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: own, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+  }
+  assert.equal(got, clean);
+});

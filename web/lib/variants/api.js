@@ -256,7 +256,8 @@ export function createVariants(wasm) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
     // read once the options are checked too (2^23 nested values were, 3 s, to be refused by one)
-    const { shape: [rows, cols], data } = readNested(check, 'weights', w, undefined, undefined, undefined, 1);
+    // (its sizes by index: a destructuring follows an iterator a caller can plant, and answered rows and cols for the core)
+    const { shape, data } = readNested(check, 'weights', w, undefined, undefined, undefined, 1), rows = shape[0], cols = shape[1];
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? rows : cols;
     const headDim = opts.headDim ?? along;
