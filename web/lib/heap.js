@@ -25,10 +25,6 @@ export const dtypeCode = (dtype) => (dtype === 'float32' ? PE_F32 : PE_F64);
 export const malloc = (wasm, bytes) => (bytes <= MAX_BYTES ? wasm.pe_malloc(bytes) : 0);
 
 export class Frame {
-  wasm;
-  fn;
-  pointers; // (fields, as Checker's: a read-only one on Object.prototype failed every call)
-
   constructor(wasm, fn) {
     this.wasm = wasm;
     this.fn = fn;

@@ -4,7 +4,7 @@
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
 import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product } from './validate.js';
-import { Float64Array, setPrototypeOf } from './intrinsics.js';
+import { Float64Array } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
@@ -28,11 +28,9 @@ function shapeOf(check, name, shape) {
  * once the copy's bytes are checked: 2^24 rows of 2^24 holes were walked for 2^48 steps before it.
  */
 function flatten(check, name, value) {
-  // without a prototype, written by index: a read-only index on Array.prototype refused every nested array ("could not
-  // read q: Cannot assign to read only property '0'"), and push is a method a caller can plant
-  const dims = setPrototypeOf([], null);
+  const dims = [];
   check.read(name, () => {
-    for (let v = value; Array.isArray(v) && dims.length <= MAX_RANK; v = item(v, 0)) dims[dims.length] = v.length;
+    for (let v = value; Array.isArray(v) && dims.length <= MAX_RANK; v = item(v, 0)) dims.push(v.length);
   });
   // Bounded before it is walked: an array of length 2^32 - 1 hung every function taking a tensor.
   const shape = shapeOf(check, `${name} shape`, dims);
@@ -41,7 +39,7 @@ function flatten(check, name, value) {
   const data = () => {
     const leaves = check.read(name, () => {
       let level = [value], ok = true;
-      for (let d = 0, n; d < dims.length; d++) n = dims[d], level = level.flatMap((v) => (Array.isArray(v) && v.length === n ? byIndex(v, n) : (ok = false)));
+      for (const n of dims) level = level.flatMap((v) => (Array.isArray(v) && v.length === n ? byIndex(v, n) : (ok = false)));
       return ok && level;
     });
     if (!leaves) throw check.fail(RangeError, `${name} is ragged`);

@@ -125,13 +125,9 @@ export function show(value) {
 }
 
 export class Checker {
-  // fields, defined on each Checker: assigned in the constructor, a read-only `fn` or `footprint` put on Object.prototype
-  // made every call of every entry a raw TypeError ("Cannot assign to read only property")
-  fn;
-  footprint = 0; // bytes(): what the call will hold in wasm memory
-
   constructor(fn) {
     this.fn = fn;
+    this.footprint = 0; // bytes(): what the call will hold in wasm memory
   }
 
   fail(ErrorType, text, value) {

@@ -235,12 +235,12 @@ function typeWarnings(type, dict, where, max) {
 
 /** The JS `scaling` option of a validated dict: each parameter under its JS name (rope-types.js). */
 function scalingOf(type, d, { maxPosition, seqLen }) {
-  let spec = { type };
+  const spec = { type };
   for (const key of Object.keys(TYPES[type].params)) {
     const p = PARAMS[key];
     let v = p.hf ? d[p.hf] : key === 'maxPosition' ? maxPosition : key === 'seqLen' ? seqLen : undefined;
     if ((key === 'betaFast' || key === 'betaSlow' || key === 'mscale' || key === 'mscaleAllDim') && !v) v = undefined; // HF: `or default`
-    if (v != null) spec = { ...spec, [key]: v }; // defined, not assigned: a read-only factor on Object.prototype failed every config raw
+    if (v != null) spec[key] = v;
   }
   return spec;
 }

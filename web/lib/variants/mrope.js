@@ -4,7 +4,6 @@
 // bookkeeping only, no floating-point math beyond Qwen2.5-VL's float32 time
 // step, so it lives here rather than in C; the caches are in axes.js.
 import { Checker, MAX_DIM, MAX_POSITION, item } from '../validate.js';
-import { setPrototypeOf } from '../intrinsics.js';
 
 const KINDS = ['text', 'image', 'video'];
 // HF 5's mm_token_type_ids: what each token of the prompt is.
@@ -22,7 +21,7 @@ function readSegment(check, seg, i) {
   const g = check.vector(`${name}.${kind}`, o[kind], 3);
   const grid = Array.from(g, (n, k) => check.size(`${name}.${kind}[${k}]`, n));
   const secondsPerGrid = kind === 'video' ? check.finite(`${name}.secondsPerGrid`, o.secondsPerGrid ?? 1, { above: 0, max: MAX_POSITION }) : 0;
-  return { kind, grid, secondsPerGrid, count: 0 }; // count own: a read-only one on Object.prototype was assigned (a raw TypeError)
+  return { kind, grid, secondsPerGrid };
 }
 
 /**
@@ -57,7 +56,7 @@ export function mropePositions(segments, options) {
   if (!(n >= 1)) throw check.fail(TypeError, 'segments must be a non-empty array of { text }, { image } or { video } objects', segments);
   // Bounded before it is walked: 2^32 - 1 segments of { text: 0 } add no token, and were read one by one.
   if (n > MAX_DIM) throw check.fail(RangeError, `segments may have at most ${MAX_DIM} entries`, `${n} entries`);
-  const segs = setPrototypeOf([], null); // (by index, no prototype: a read-only index on Array.prototype failed push raw)
+  const segs = [];
   let tokens = pad;
   for (let i = 0; i < n; i++) {
     const seg = readSegment(check, check.read(`segments[${i}]`, () => item(segments, i)), i);
@@ -69,7 +68,7 @@ export function mropePositions(segments, options) {
     }
     tokens += seg.count;
     if (tokens > MAX_DIM) throw check.fail(RangeError, `the prompt must have at most ${MAX_DIM} tokens`, tokens);
-    segs[i] = seg;
+    segs.push(seg);
   }
   if (tokens === pad) throw check.fail(RangeError, 'segments must hold at least one token');
   const data = new Int32Array(3 * tokens);
@@ -90,8 +89,8 @@ export function mropePositions(segments, options) {
     attentionMask[at++] = 1;
   };
   let next = 0;
-  for (let seg; ++current < n; ) {
-    seg = segs[current];
+  for (const seg of segs) {
+    current++;
     type = TYPE_CODES[seg.kind];
     if (seg.kind === 'text') {
       for (let k = 0; k < seg.count; k++) push(next + k, next + k, next + k);

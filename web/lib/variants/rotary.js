@@ -278,8 +278,7 @@ export function createRotary(wasm, paramsPtr) {
   function handle(check, a, g) {
     const Type = TYPES[g.dtype];
     const eb = bytesPer(g.dtype);
-    // each key own: a freed on Object.prototype froze every handle, a read-only attentionFactor failed every rope() raw
-    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0, freed: 0, attentionFactor: 0 };
+    const own = { cos: 0, sin: 0, x: 0, xCount: 0, rows: 0, rowsCount: 0, freed: 0 }; // freed own: one on Object.prototype froze every handle
     const release = () => {
       // by index: a for...of follows an iterator a caller can plant (and kept the blocks)
       for (let i = 4, ptrs = [own.cos, own.sin, own.x, own.rows]; i--; ) if (ptrs[i]) wasm.pe_free(ptrs[i]);
