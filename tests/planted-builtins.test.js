@@ -19,7 +19,7 @@
 // constructors, all at once, and runs every case: (a). Part 2 plants one lying
 // built-in at a time (iterators, Array.from, slice, map, call, apply...
 // answering with altered numbers) and runs every case under it: (b) and (c).
-// Wasm memory is identified by identity, never by a guess: WebAssembly.instantiate
+// Wasm memory is identified by identity, never by a guess: WebAssembly.Instance
 // is wrapped while the entries load, which gives every module's Memory; its
 // buffer (read with the original getter at each check, and every one seen kept
 // in a WeakSet, so a buffer memory.grow() detached is still known) and any view
@@ -59,10 +59,10 @@ const memories = [];
 const instances = [];
 const memorySet = new WeakSet();
 const buffers = new WeakSet();
-const ownInstantiate = WebAssembly.instantiate;
-WebAssembly.instantiate = async function (...args) {
-  const made = await own.apply(ownInstantiate, WebAssembly, args);
-  const instance = made instanceof WebAssembly.Instance ? made : made.instance;
+const OwnInstance = WebAssembly.Instance;
+// (posenc compiles, then makes its instances with the constructor: web/lib/wasm.js)
+WebAssembly.Instance = new Proxy(OwnInstance, { construct(target, args, newTarget) {
+  const instance = own.construct(target, args, newTarget === WebAssembly.Instance ? target : newTarget);
   const memory = instance.exports.memory;
   // (Node's fetch, which the loader's DecompressionStream path wakes, instantiates undici's llhttp: not posenc's)
   if (memory instanceof WebAssembly.Memory && !memorySet.has(memory) && !Object.keys(instance.exports).some((k) => k.startsWith('llhttp'))) {
@@ -70,15 +70,15 @@ WebAssembly.instantiate = async function (...args) {
     memorySet.add(memory);
     instances.push(instance.exports);
   }
-  return made;
-};
+  return instance;
+} });
 let apis, build;
 try {
   const { loadAll } = await import('./helpers/calls.js');
   ({ build } = await import('./helpers/load.js'));
   apis = await loadAll();
 } finally {
-  WebAssembly.instantiate = ownInstantiate;
+  WebAssembly.Instance = OwnInstance;
 }
 const { posenc: pe, variants: pv, fields: pf, lab } = apis;
 const ENTRIES = ['posenc', 'variants', 'fields', 'lab'];
@@ -773,4 +773,47 @@ test('afterwards every module still gives what it gave before any plant', () => 
   for (const e of ENTRIES) assert.deepEqual(CANARY[e](), firstCanaries[e], e);
   canaryKv.free();
   canaryRope.free();
+});
+
+test('init() hands no replaced built-in an instance, its exports or its memory (a getter planted on Promise.prototype.constructor or Object.prototype.then before the first init())', async () => {
+  // The twenty-sixth pass, part A: WebAssembly.instantiate resolved its promise with { module, instance }, reading that
+  // object's `then`; and awaiting the promise of the exports read its `constructor`, whose getter, given the promise,
+  // took its value with the original then: the module's memory, every later call's data in it.
+  const then = Promise.prototype.then;
+  const seen = [];
+  let inside = false;
+  const constructorBefore = own.describe(Promise.prototype, 'constructor');
+  const plants = [
+    [Promise.prototype, 'constructor', { configurable: true, get() {
+      if (!inside) {
+        inside = true;
+        try {
+          own.apply(then, this, [(v) => seen.push(v), () => {}]);
+        } finally {
+          inside = false;
+        }
+      }
+      return Promise;
+    } }],
+    [Object.prototype, 'then', { configurable: true, get() {
+      seen.push(this);
+      return undefined;
+    } }],
+  ];
+  const files = ['../dist/lib/posenc.js', '../dist/lib/variants.js', '../dist/lib/fields.js', '../dist/lib/lab.js', '../web/lib/index.js', '../web/lib/variants/index.js'];
+  for (const file of files) {
+    const entry = await import(`${file}?planted-init`);
+    for (const [target, key, planted] of plants) own.define(target, key, planted);
+    try {
+      await entry.init();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      own.define(Promise.prototype, 'constructor', constructorBefore);
+      delete Object.prototype.then;
+    }
+  }
+  const leaked = seen.filter((v) => v instanceof WebAssembly.Instance || v instanceof WebAssembly.Memory || (typeof v === 'object' && v !== null
+    && (v.instance instanceof WebAssembly.Instance || v.memory instanceof WebAssembly.Memory)));
+  assert.ok(seen.length > 0, 'the plants were reached');
+  assert.equal(leaked.length, 0, `${leaked.length} of ${seen.length} values handed to the plants held an instance or a memory`);
 });
