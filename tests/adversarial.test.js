@@ -1145,3 +1145,25 @@ test('hole the twenty-sixth pass (part A) found: ropePermute destructured the we
   }
   assert.equal(got, clean);
 });
+
+test('hole the twenty-sixth pass (part A) found: a `value` on Object.prototype was read as the shape of a tensor whose own shape is a getter (rope().apply and ropeApply\'s quick path read property descriptors, which inherit it): [2, 8] rotated as [1, 16], no word', () => {
+  const pv = apis.variants;
+  const data = Float32Array.from({ length: 16 }, (_, i) => i / 16);
+  const x = () => ({ get shape() { return [2, 8]; }, data });
+  const h = pv.rope({ dim: 8, maxLen: 4 });
+  const calls = () => [outcomeOf(() => h.apply(x(), 1))(), outcomeOf(() => pv.ropeApply(x(), { offset: 1 }))()];
+  try {
+    const clean = calls();
+    assert.match(clean[0], /"shape":\[2,8\]/);
+    let got;
+    try {
+      Object.defineProperty(Object.prototype, 'value', { value: [1, 16], configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      got = calls();
+    } finally {
+      delete Object.prototype.value;
+    }
+    assert.deepEqual(got, clean);
+  } finally {
+    h.free();
+  }
+});

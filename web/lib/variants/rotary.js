@@ -6,7 +6,7 @@ import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } fro
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
-import { Int32Array, heapView, copyOf, memoryBuffer, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
+import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
 // A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
@@ -67,7 +67,9 @@ function quickTensor(x) {
     if (Object.getPrototypeOf(x) !== Object.prototype) return null; // null and undefined throw: caught below
     const s = Object.getOwnPropertyDescriptor(x, 'shape');
     const d = Object.getOwnPropertyDescriptor(x, 'data');
-    if (!('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null; // an absent key throws
+    // own values only (an absent key throws): a descriptor inherits Object.prototype, and a `value` put there was read
+    // as the shape of a tensor whose own shape is a getter ([2, 8] rotated as [1, 16], no word)
+    if (!hasOwn(s, 'value') || !hasOwn(d, 'value') || !Array.isArray(s.value)) return null;
     const data = d.value, v = s.value, type = typedArrayName(data), shape = [];
     // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
     // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
