@@ -817,3 +817,82 @@ test('init() hands no replaced built-in an instance, its exports or its memory (
   assert.ok(seen.length > 0, 'the plants were reached');
   assert.equal(leaked.length, 0, `${leaked.length} of ${seen.length} values handed to the plants held an instance or a memory`);
 });
+
+test('a built-in planted to re-enter posenc (another call, or the handle\'s free) changes no call\'s sizes, reads no freed memory and keeps no block', () => {
+  // The twenty-sixth pass, part A: attention's sizes were one array shared by every call, so an attention run from a
+  // planted slice gave this one's kernel its sizes over this one's buffers (a C assertion in the allocator, blocks
+  // kept); kvCache.attend called isFinite and a rope() handle's apply Math.fround between their checks and their use of
+  // wasm memory, and a handle freed there was worked on (keys, values, cos and sin read from freed memory, or address 0;
+  // a block kept); and attend read its result after making its shape, where a planted slice freed the cache and another
+  // call wrote the freed memory.
+  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
+  const plantOnce = (target, key, action, test = () => true) => {
+    const before = own.describe(target, key);
+    let done = false;
+    own.define(target, key, { ...before, value: function (...args) {
+      if (!done && test(this, args)) {
+        done = true;
+        action();
+      }
+      return own.apply(before.value, this, args);
+    } });
+    return () => own.define(target, key, before);
+  };
+  const shape28 = (self) => own.isArray(self) && self.length === 2 && self[0] === 2 && self[1] === 8;
+  const cases = [
+    ['attention with a mask, another attention from slice', () => attend3({ mask: { shape: [2, 3], data: [1, 1, 1, 1, 1, 1] } }),
+      () => plantOnce(Array.prototype, 'slice', () => pe.attention({ shape: [64, 64], data: r(4096, 1) }, { shape: [64, 64], data: r(4096, 2) }, { shape: [64, 64], data: r(4096, 3) }, { weights: false, dtype: 'float64' }), shape28)],
+    ['attention without weights, another attention from slice', () => attend3({ weights: false }),
+      () => plantOnce(Array.prototype, 'slice', () => pe.attention({ shape: [64, 64], data: r(4096, 1) }, { shape: [64, 64], data: r(4096, 2) }, { shape: [64, 64], data: r(4096, 3) }, { weights: false }), shape28)],
+  ];
+  for (const [name, run, plant] of cases) {
+    const clean = outcome(run);
+    const before = liveNow();
+    const undo = plant();
+    let got;
+    try {
+      got = outcome(run);
+    } finally {
+      undo();
+    }
+    assert.equal(got, clean, name);
+    assert.equal(liveNow(), before, `${name}: blocks kept`);
+  }
+  // a handle freed from a planted built-in: the call refuses (the handle was freed) or gives what it gave; nothing is kept
+  const handles = [
+    ['kvCache.attend, the cache freed from isFinite', () => {
+      const c = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      c.append({ shape: [2, 8], data: r(16, 1) }, { shape: [2, 8], data: r(16, 2) });
+      return [c, () => c.attend({ shape: [1, 8], data: r(8, 3) })];
+    }, (c) => plantOnce(globalThis, 'isFinite', () => c.free())],
+    ['kvCache.attend, the cache freed from slice and its memory written by a table', () => {
+      const c = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      c.append({ shape: [2, 8], data: r(16, 1) }, { shape: [2, 8], data: r(16, 2) });
+      return [c, () => c.attend({ shape: [1, 8], data: r(8, 3) })];
+    }, (c) => plantOnce(Array.prototype, 'slice', () => {
+      c.free();
+      pe.table(4, 64, { dtype: 'float64' });
+    }, (self) => own.isArray(self) && self.length === 2 && self[0] === 1 && self[1] === 8)],
+    ['rope().apply, the handle freed from Math.fround', () => {
+      const h = pv.rope({ dim: 8, maxLen: 4 });
+      return [h, () => h.apply({ shape: [2, 8], data: r64(16, 4) }, 1)];
+    }, (h) => plantOnce(Math, 'fround', () => h.free())],
+  ];
+  for (const [name, make, plant] of handles) {
+    const before = liveNow();
+    const [cleanHandle, cleanCall] = make();
+    const clean = outcome(cleanCall);
+    cleanHandle.free();
+    const [handle, call] = make();
+    const undo = plant(handle);
+    let got;
+    try {
+      got = outcome(call);
+    } finally {
+      undo();
+    }
+    handle.free();
+    assert.ok(got === clean || /was freed/.test(got), `${name}: ${got.slice(0, 120)}`);
+    assert.equal(liveNow(), before, `${name}: blocks kept`);
+  }
+});

@@ -6,7 +6,7 @@ import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } fro
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
-import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
+import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, fround, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
 // A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
@@ -240,7 +240,8 @@ export function createRotary(wasm, paramsPtr) {
     // decode step's fixed cost. Rotated in float32, a value past its range
     // (1e39 in a Float64Array) is Infinity there: f32 narrows each value first,
     // so that it is refused here, before memory grows, and not by the kernel.
-    const at = f32 && !isF32(data) ? Math.fround : (v) => v;
+    // (fround taken at load: one planted later freed a rope() handle here, and its apply went on reading cos and sin at 0)
+    const at = f32 && !isF32(data) ? fround : (v) => v;
     let acc = 0;
     for (let i = from; i < to; i++) acc += at(data[i]) * 0;
     if (acc === 0) return;
@@ -265,7 +266,7 @@ export function createRotary(wasm, paramsPtr) {
     const n = x.rows * x.rd;
     for (let k = 0, name, j; k < 2; k++) {
       name = k ? 'sin' : 'cos';
-      j = findIndex(heapView(TYPES[x.dtype], wasm, k ? rows.sp : rows.cp, n), (v) => !Number.isFinite(v));
+      j = findIndex(heapView(TYPES[x.dtype], wasm, k ? rows.sp : rows.cp, n), (v) => v - v !== 0); // (no built-in called over the view)
       if (j >= 0) return check.fail(RangeError, `${name}: the row of x's row ${Math.floor(j / x.rd)} holds a value that is not a finite ${x.dtype} number`);
     }
     return check.fail(RangeError, `a rotated value overflows ${x.dtype}${x.dtype === 'float32' ? "; use dtype 'float64'" : ''} (status ${C.PE_ERR_VALUE})`);
