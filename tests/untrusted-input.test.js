@@ -491,19 +491,3 @@ test("a config's own strings, a getter's thrown message and a class's name are s
   assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pv.memoryStats().liveAllocations, 0);
 });
-
-test('rope().apply counts its positions against maxLen before reading one (issue 22, twenty-sixth pass)', () => {
-  // Read before x (by design: a snapshot taken before x, which is not copied), 2^24 positions were read (2.2 s) to
-  // be refused by x's 2 rows; no x of a handle has more than maxLen rows.
-  const h = pv.rope({ dim: 8, maxLen: 4 });
-  const x = { shape: [2, 8], data: new Float32Array(16) };
-  refused(() => h.apply(x, counted(2 ** 24)), { name: 'RangeError', message: 'posenc.rope.apply: positions (their count) must be an integer from 1 to 4 (got 16777216)' });
-  refused(() => h.apply(x, counted(5)), /positions \(their count\) must be an integer from 1 to 4 \(got 5\)/);
-  assert.throws(() => h.apply(x, [1, 2, 3]), { message: 'posenc.rope.apply: positions must have 2 elements to match (got 3)' });
-  reads = 0;
-  const ones = new Proxy({ length: 2 }, { get: (t, k) => (k === 'length' ? 2 : (reads++, 1)) });
-  assert.deepEqual(h.apply(x, ones), h.apply(x, [1, 1]));
-  assert.equal(reads, 2);
-  h.free();
-  assert.equal(pv.memoryStats().liveAllocations, 0);
-});
