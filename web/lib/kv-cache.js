@@ -5,7 +5,10 @@
 // kv head, on the rows in use, in place.
 import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
 import { Frame, reserve } from './heap.js';
-import { Float32Array, Int32Array, heapView, copyOf, isFinite } from './intrinsics.js';
+import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
+
+// Taken at load, as intrinsics.js's: called between a check and the use of the cache, one planted later freed it there.
+const { isFinite } = globalThis;
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
 import { PE_ERR_VALUE } from '../../dist/constants.js';

@@ -6,12 +6,13 @@ import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } fro
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
-import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, fround, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
+import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
 // A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
 // and subarray (whose species is read from `constructor`) answer for another type.
 const isF32 = (data) => typedArrayName(data) === 'Float32Array';
+const { fround } = Math; // (taken at load, as intrinsics.js's: see finite())
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
