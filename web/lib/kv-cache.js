@@ -6,12 +6,12 @@
 import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
 import { Frame, reserve } from './heap.js';
 import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
-
-// Taken at load, as intrinsics.js's: called between a check and the use of the cache, one planted later freed it there.
-const { isFinite } = globalThis;
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
 import { PE_ERR_VALUE } from '../../dist/constants.js';
+
+// Taken at load, as intrinsics.js's: called between a check and the use of the cache, one planted later freed it there.
+const { isFinite } = globalThis;
 
 // Frees the wasm memory of caches dropped without free().
 const dropped = new FinalizationRegistry((release) => release());

@@ -78,7 +78,7 @@ export function createVariants(wasm) {
     const rotaryDim = sum(r.axial);
     const invFreq = new Float64Array(rotaryDim / 2);
     // each axis's width by index (its own array), its frequencies copied by slot: a map planted on Array.prototype gave
-    // the core widths never checked (memory grown for 2^25, kept), a reduce or set planted there placed them
+    // the core widths never checked (memory grown to 256 MiB, kept), a reduce or set planted there placed them
     for (let i = 0, at = 0, d; i < r.axial.length; i++, at += d / 2) {
       copyTyped(invFreq, frequencies(check, (d = r.axial[i]), { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq, at);
     }
