@@ -724,6 +724,14 @@ for (const T of [Float32Array, Float64Array, Int32Array]) {
   lieOn(`${T.name}.name lies`, T, 'name', (orig, before) => ({ ...before, value: T === Float32Array ? 'Float64Array' : 'Float32Array' }));
 }
 lieOn('%TypedArray%.from x8', TypedArray, 'from', resultLie(TRANSFORMS.x8), true);
+// callbacks handed other elements (ropeFromConfig's FLUX widths came through map's callback, past every check)
+for (const key of ['map', 'forEach', 'reduce', 'some', 'every', 'filter', 'find', 'flatMap']) {
+  lieOn(`Array.prototype.${key} callback x8`, Array.prototype, key, (orig) => method(function (f, ...rest) {
+    if (typeof f !== 'function' || !gate()) return own.apply(orig, this, [f, ...rest]);
+    const wrapped = key === 'reduce' ? (acc, v, ...more) => f(acc, TRANSFORMS.x8(v), ...more) : (v, ...more) => f(TRANSFORMS.x8(v), ...more);
+    return own.apply(orig, this, [wrapped, ...rest]);
+  }), true);
+}
 
 /** The undo-able planting of one lie; `tell` is the gate it answers to (every use, one use, or none: counting). */
 const plantOne = ({ target, key, make }, tell) => () => {
