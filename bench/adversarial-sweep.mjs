@@ -170,6 +170,22 @@ const SCALINGS = (dim) => [
   new Float32Array(2), [], null, 3, { type: 'linear', factor: 2, __proto__: { type: 'ntk' } }, { type: 'linear', factor: '2' },
 ];
 
+// Model configs (the twenty-sixth pass: the sweep gave config only to ropeFromConfig, without an M-RoPE, axial, longrope
+// or per-layer one): Llama 3, Qwen2-VL's M-RoPE, FLUX's axial, Phi-3's longrope, Gemma 3's layers, and their edges.
+const CONFIGS = () => [
+  { model_type: 'llama', head_dim: 128, rope_theta: 5e5, max_position_embeddings: 8192, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 8192 } },
+  { model_type: 'qwen2_vl', head_dim: 128, rope_theta: 1e6, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } },
+  { model_type: 'qwen2_vl', head_dim: 128, rope_scaling: { type: 'mrope', mrope_section: [2 ** 31, 0, 0] } },
+  { model_type: 'qwen2_vl', head_dim: 128, rope_scaling: { type: 'mrope', mrope_section: new Array(2 ** 16).fill(1) } },
+  { axes_dims_rope: [16, 56, 56], theta: 10000 }, { axes_dims_rope: [2 ** 23, 2 ** 23, 2] }, { axes_dims_rope: [3, 5] }, { axes_dims_rope: [] },
+  { axes_dims_rope: new Array(2 ** 16).fill(2) }, { axes_dims_rope: [16, 56, 56], theta: 1e-300, attention_head_dim: 2 ** 24 },
+  { model_type: 'phi3', head_dim: 128, max_position_embeddings: 131072, original_max_position_embeddings: 4096, rope_scaling: { type: 'longrope', short_factor: new Array(64).fill(1), long_factor: new Array(64).fill(2) } },
+  { model_type: 'phi3', head_dim: 128, rope_scaling: { type: 'longrope', short_factor: new Array(64).fill(1e300), long_factor: [1], original_max_position_embeddings: 2 } },
+  { model_type: 'gemma3_text', head_dim: 128, num_hidden_layers: 6, sliding_window_pattern: 6, rope_local_base_freq: 1e4, rope_theta: 1e6 },
+  { head_dim: 128, layer_types: new Array(2 ** 17).fill('full_attention') }, { head_dim: 128, partial_rotary_factor: 0.5, rope_scaling: { rope_type: 'yarn', factor: 2 ** 40, original_max_position_embeddings: 1 } },
+  ...WRONG,
+];
+
 // ---- specs -------------------------------------------------------------------------------
 // Each spec: entry, fn, names (positional), base() -> args, keys: { key (positional name or option): domain() -> [values] },
 // outLen(args) -> element count of `out`, cost(args) -> rough bytes of an accepted call.
@@ -217,18 +233,18 @@ const SPECS = [
     keys: { heads: sz, headDim: sz, valueDim: sz, maxLength: sz, batch: sz }, cost: (a) => { const o = optsOf(a); return (o.batch ?? 1) * o.heads * o.maxLength * (o.headDim + (o.valueDim ?? o.headDim)) * 4; } },
   // variants
   { entry: 'variants', fn: 'ropeFrequencies', names: ['dim'], base: () => [2 ** 16, {}],
-    keys: { dim: sz, base: re, scaling: (a) => SCALINGS(num(a, 0) | 0), dtype: dt, layerType: () => ['full_attention', ...WRONG] }, cost: (a) => num(a, 0) * 8 },
+    keys: { dim: sz, base: re, scaling: (a) => SCALINGS(num(a, 0) | 0), dtype: dt, layerType: () => ['full_attention', ...WRONG], config: CONFIGS }, cost: (a) => num(a, 0) * 8 },
   { entry: 'variants', fn: 'ropeCache', names: ['maxLen', 'dim'], base: () => [512, 128, {}],
-    keys: { maxLen: sz, dim: sz, base: re, scaling: (a) => SCALINGS(num(a, 1) | 0), offset: re, layout: en('half', 'pairs', 'interleaved'), dtype: dt },
+    keys: { maxLen: sz, dim: sz, base: re, scaling: (a) => SCALINGS(num(a, 1) | 0), offset: re, layout: en('half', 'pairs', 'interleaved'), dtype: dt, config: CONFIGS },
     cost: (a) => num(a, 0) * num(a, 1) * 2 * outBytes(optsOf(a).dtype) },
   { entry: 'variants', fn: 'ropeApply', names: ['x'], base: () => [{ shape: [512, 128], data: new Float32Array(2 ** 16).fill(0.5) }, {}],
     keys: { x: () => tensors([512, 128]), pairing: en('half', 'interleaved'), headDim: sz, rotaryDim: sz, positions: () => vectors(512, (i) => i),
       offset: re, base: re, scaling: () => SCALINGS(128), cos: () => tensors([512, 128], () => 0.5), sin: () => tensors([512, 128], () => 0.5),
       layout: en('half', 'pairs', 'interleaved'), dtype: dt, out: () => OUTS(2 ** 16), section: () => [[16, 24, 24], [64], [0, 64], [65], [2 ** 31], ...WRONG],
-      interleaved: bo, axesDim: () => [[16, 56, 56], [128], [2 ** 24], ...WRONG], frequencies: en('axis', 'alternate') },
+      interleaved: bo, axesDim: () => [[16, 56, 56], [128], [2 ** 24], ...WRONG], frequencies: en('axis', 'alternate'), config: CONFIGS },
     cost: () => 2 ** 23 },
   { entry: 'variants', fn: 'rope', names: [], base: () => [{ dim: 128, maxLen: 1024 }],
-    keys: { dim: sz, headDim: sz, pairing: en('half', 'interleaved'), maxLen: sz, base: re, scaling: () => SCALINGS(128), dtype: dt },
+    keys: { dim: sz, headDim: sz, pairing: en('half', 'interleaved'), maxLen: sz, base: re, scaling: () => SCALINGS(128), dtype: dt, config: CONFIGS },
     cost: (a) => { const o = optsOf(a); return 2 * o.maxLen * o.dim * (o.dtype === 'float64' ? 8 : 4); } },
   { entry: 'variants', fn: 'ropePermutation', names: ['headDim'], base: () => [256, { heads: 256 }],
     keys: { headDim: sz, heads: sz, inverse: bo }, cost: (a) => num(a, 0) * (optsOf(a).heads ?? 1) * 4 },
@@ -236,10 +252,10 @@ const SPECS = [
     keys: { weights: () => tensors([512, 128]), headDim: sz, inverse: bo, axis: en('rows', 'cols'), dtype: dt }, cost: () => 2 ** 21 },
   { entry: 'variants', fn: 'mropeCache', names: ['positions', 'headDim'], base: () => [{ shape: [3, 1024], data: Float64Array.from({ length: 3 * 1024 }, (_, i) => i % 1024) }, 128, { section: [16, 24, 24] }],
     keys: { positions: () => tensors([3, 1024], (i) => i % 1024), headDim: sz, section: () => [[16, 24, 24], [64], [0, 64, 0], [32, 32, 1], [2 ** 31, 0, 0], ...WRONG],
-      interleaved: bo, base: re, scaling: () => SCALINGS(128), layout: en('half', 'pairs', 'interleaved'), dtype: dt }, cost: (a) => 4096 * num(a, 1) * 2 * 8 },
+      interleaved: bo, base: re, scaling: () => SCALINGS(128), layout: en('half', 'pairs', 'interleaved'), dtype: dt, config: CONFIGS }, cost: (a) => 4096 * num(a, 1) * 2 * 8 },
   { entry: 'variants', fn: 'ropeAxialCache', names: ['ids'], base: () => [{ shape: [1024, 3], data: Float64Array.from({ length: 3 * 1024 }, (_, i) => i % 64) }, { axesDim: [16, 56, 56] }],
     keys: { ids: () => tensors([1024, 3], (i) => i % 64), axesDim: () => [[16, 56, 56], [128, 128, 128], [2, 2, 2], [2 ** 23, 2 ** 23, 2], [3, 56, 56], ...WRONG],
-      frequencies: en('axis', 'alternate'), base: re, layout: en('half', 'pairs', 'interleaved'), pairing: en('half', 'interleaved'), dtype: dt }, cost: () => 2 ** 23 },
+      frequencies: en('axis', 'alternate'), base: re, layout: en('half', 'pairs', 'interleaved'), pairing: en('half', 'interleaved'), dtype: dt, config: CONFIGS }, cost: () => 2 ** 23 },
   { entry: 'variants', fn: 'ropeGridIds', names: ['height', 'width'], base: () => [256, 256, {}],
     keys: { height: sz, width: sz, axes: it, time: re, offset: it }, cost: (a) => num(a, 0) * num(a, 1) * 24 },
   { entry: 'variants', fn: 'mropePositions', names: ['segments'], base: () => [[{ text: 1000 }, { image: [1, 512, 512] }, { video: [4, 64, 64], secondsPerGrid: 2 }], {}],
@@ -273,7 +289,7 @@ const SPECS = [
       mode: en('angle', 'result', 'both'), ...enc }, cost: (a) => (optsOf(a).count ?? 2 ** 14) * num(a, 0) * 8 },
   { entry: 'variants', fn: 'ropeFromConfig', names: ['config'], base: () => [{ head_dim: 2 ** 16, rope_theta: 10000 }, {}],
     keys: { config: () => [{ head_dim: 2 ** 20 }, { head_dim: 2 ** 20 + 2 }, { hidden_size: 2 ** 31, num_attention_heads: 1 }, { head_dim: 128, rope_theta: 1e306, rope_scaling: { rope_type: 'dynamic', factor: 1e6 } },
-      { head_dim: 2 ** 19, rope_scaling: { rope_type: 'yarn', factor: 1e6, original_max_position_embeddings: 1, attention_factor: 1e6 } }, { head_dim: 128, partial_rotary_factor: 1e-300 }, ...WRONG],
+      { head_dim: 2 ** 19, rope_scaling: { rope_type: 'yarn', factor: 1e6, original_max_position_embeddings: 1, attention_factor: 1e6 } }, { head_dim: 128, partial_rotary_factor: 1e-300 }, ...CONFIGS()],
       layerType: () => ['full_attention', ...WRONG], layerIndex: it, seqLen: it, dtype: dt }, cost: () => 2 ** 22 },
   // fields
   { entry: 'fields', fn: 'timestepEmbedding', names: ['timesteps', 'dim'], base: () => [Float64Array.from({ length: 2 ** 10 }, (_, i) => i), 64, {}],

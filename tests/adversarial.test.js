@@ -1109,3 +1109,132 @@ test('hole the twenty-sixth pass found: a `reduce` planted on Array.prototype ma
   for (const r of results) assert.ok((r instanceof TypeError || r instanceof RangeError) && /^posenc\.(fourierFeatures|randomFourierFeatures): /.test(r.message), String(r?.data ?? r));
   assert.deepEqual(apis.fields.memoryStats(), before);
 });
+
+test('holes the twenty-sixth pass (part A) found: keys on Object.prototype, by their source or bundle names: a footprint there made every frame opened by name (ropeCache, the scaling checks of every RoPE call) grow memory for it (512 MiB, kept), and a variant refused every alibiBias (status 4)', async () => {
+  const { pe: freshPe, pv: freshPv } = await freshModules();
+  const renamed = JSON.parse(readFileSync(new URL('../dist/lib/exports.json', import.meta.url), 'utf8')); // the bundles' short names
+  const llama = { model_type: 'llama', head_dim: 16, max_position_embeddings: 256, rope_theta: 5e5, rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 } };
+  const calls = (pe, pv) => [
+    () => pe.table(4, 8),
+    () => pe.gram([[1, 2], [3, 0.5]]),
+    () => pe.attention([[1, 0], [0, 1]], [[1, 0], [0, 1]], [[2, 3], [5, 7]], { dtype: 'float64' }),
+    () => kvRound(pe),
+    () => {
+      const h = pv.rope({ dim: 8, maxLen: 4 });
+      try {
+        return [h.attentionFactor, h.apply({ shape: [2, 8], data: r(16, 4) }, [3, 1])];
+      } finally {
+        h.free();
+      }
+    },
+    () => pv.ropeCache(2, 8),
+    () => pv.ropeFromConfig(llama),
+    () => pv.mropePositions([{ text: 2 }, { image: [1, 2, 2] }]),
+    () => pv.alibiBias(2, 3),
+    () => pv.ropePermute([[1, 2], [3, 4]], { headDim: 2 }),
+  ].map((f) => outcomeOf(f)());
+  const clean = calls(freshPe, freshPv);
+  assert.ok(clean.every((c) => !/Error: /.test(c)), clean.join('\n'));
+  const plant = (target, names, value, writable, run) => {
+    try {
+      for (const name of names) Object.defineProperty(target, name, { value, configurable: true, writable });
+      return run();
+    } finally {
+      for (const name of names) delete target[name];
+    }
+  };
+  // (values a pollution can plant: writable ones; a read-only key is hostile code, past the line of docs/limits.md)
+  for (const key of ['fn', 'footprint', 'wasm', 'pointers', 'attentionFactor', 'count', 'factor', 'variant']) {
+    const names = [key, renamed[key]].filter(Boolean);
+    const got = plant(Object.prototype, names, 3, true, () => [calls(freshPe, freshPv), calls(apis.posenc, apis.variants)]);
+    assert.deepEqual(got, [clean, clean], `Object.prototype.${names.join(' and ')} = 3`);
+  }
+  // a call whose frame is named by a string read its footprint from Object.prototype: memory grew for it, and stayed
+  for (const [name, pv] of [['footprint', freshPv], [renamed.footprint, apis.variants]]) {
+    const before = pv.memoryStats();
+    const got = plant(Object.prototype, [name], 2 ** 29, true, () => outcomeOf(() => pv.ropeCache(2, 8))());
+    assert.equal(got, clean[5]);
+    assert.deepEqual(pv.memoryStats(), before, `Object.prototype.${name} = 2^29`);
+  }
+});
+
+test('hole the twenty-sixth pass (part A) found: a length getter planted on %TypedArray%.prototype let rope().apply take 1 position for x of 2 rows, the second row rotated by whatever the handle\'s gather buffer held (another call\'s freed memory)', () => {
+  const h = apis.variants.rope({ dim: 8, maxLen: 8, dtype: 'float64' });
+  const TypedArray = Object.getPrototypeOf(Int8Array.prototype);
+  const own = Object.getOwnPropertyDescriptor(TypedArray, 'length');
+  try {
+    apis.variants.ropeApply({ shape: [64, 8], data: new Float64Array(512).fill(1234.5) }, { dtype: 'float64' }); // freed memory left behind
+    Object.defineProperty(TypedArray, 'length', { ...own, get() { const n = own.get.call(this); return n === 1 ? 2 : n; } });
+    let error;
+    try {
+      h.apply({ shape: [2, 8], data: new Float64Array(16).fill(1) }, [3]);
+    } catch (e) {
+      error = e;
+    } finally {
+      Object.defineProperty(TypedArray, 'length', own);
+    }
+    assert.equal(error?.message, 'posenc.rope.apply: positions must have 2 elements to match (got 1)');
+  } finally {
+    h.free();
+  }
+});
+
+test('hole the twenty-sixth pass (part A) found: ropeFromConfig took a FLUX config\'s axis widths through Array.prototype.map, and one planted there gave the core a width never checked (memory grown to 256 MiB, kept, and a raw "offset is out of bounds")', () => {
+  const pv = apis.variants;
+  const flux = { axes_dims_rope: [4, 6, 6], theta: 10000 };
+  const clean = outcomeOf(() => pv.ropeFromConfig(flux))();
+  const before = pv.memoryStats();
+  const own = Array.prototype.map;
+  let got;
+  try {
+    Array.prototype.map = function (f, self) { // eslint-disable-line no-extend-native
+      return own.call(this, (v, i, a) => f(this.length === 3 && v === 6 ? 2 ** 24 : v, i, a), self);
+    };
+    got = outcomeOf(() => pv.ropeFromConfig(flux))();
+  } finally {
+    Array.prototype.map = own; // eslint-disable-line no-extend-native
+  }
+  assert.equal(got, clean);
+  assert.deepEqual(pv.memoryStats(), before);
+});
+
+test('hole the twenty-sixth pass (part A) found: ropePermute destructured the weights\' shape, and an Array.prototype[Symbol.iterator] planted there answered the core\'s rows and cols ([4, 2] read as [2, 4]: a valid call refused, or permuted along the wrong axis)', () => {
+  const w = { shape: [4, 2], data: new Float64Array([1, 2, 3, 4, 5, 6, 7, 8]) };
+  const clean = outcomeOf(() => apis.variants.ropePermute(w, { headDim: 4 }))();
+  const own = Array.prototype[Symbol.iterator];
+  const planted = function () {
+    const a = Array.from({ length: this.length }, (_, i) => this[i]);
+    if (a.length === 2 && a[0] === 4 && a[1] === 2) a.reverse();
+    return own.call(a);
+  };
+  let got;
+  try {
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: planted, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    got = outcomeOf(() => apis.variants.ropePermute(w, { headDim: 4 }))();
+  } finally {
+    Object.defineProperty(Array.prototype, Symbol.iterator, { value: own, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+  }
+  assert.equal(got, clean);
+});
+
+test('hole the twenty-sixth pass (part A) found: a `value` on Object.prototype was read as the shape of a tensor whose own shape is a getter (rope().apply and ropeApply\'s quick path read property descriptors, which inherit it): [2, 8] rotated as [1, 16], no word', () => {
+  const pv = apis.variants;
+  const data = Float32Array.from({ length: 16 }, (_, i) => i / 16);
+  const x = () => ({ get shape() { return [2, 8]; }, data });
+  const h = pv.rope({ dim: 8, maxLen: 4 });
+  const calls = () => [outcomeOf(() => h.apply(x(), 1))(), outcomeOf(() => pv.ropeApply(x(), { offset: 1 }))()];
+  try {
+    const clean = calls();
+    assert.match(clean[0], /"shape":\[2,8\]/);
+    let got;
+    try {
+      Object.defineProperty(Object.prototype, 'value', { value: [1, 16], configurable: true, writable: true }); // eslint-disable-line no-extend-native
+      got = calls();
+    } finally {
+      delete Object.prototype.value;
+    }
+    assert.deepEqual(got, clean);
+  } finally {
+    h.free();
+  }
+});

@@ -19,7 +19,7 @@
 // constructors, all at once, and runs every case: (a). Part 2 plants one lying
 // built-in at a time (iterators, Array.from, slice, map, call, apply...
 // answering with altered numbers) and runs every case under it: (b) and (c).
-// Wasm memory is identified by identity, never by a guess: WebAssembly.instantiate
+// Wasm memory is identified by identity, never by a guess: WebAssembly.Instance
 // is wrapped while the entries load, which gives every module's Memory; its
 // buffer (read with the original getter at each check, and every one seen kept
 // in a WeakSet, so a buffer memory.grow() detached is still known) and any view
@@ -59,10 +59,10 @@ const memories = [];
 const instances = [];
 const memorySet = new WeakSet();
 const buffers = new WeakSet();
-const ownInstantiate = WebAssembly.instantiate;
-WebAssembly.instantiate = async function (...args) {
-  const made = await own.apply(ownInstantiate, WebAssembly, args);
-  const instance = made instanceof WebAssembly.Instance ? made : made.instance;
+const OwnInstance = WebAssembly.Instance;
+// (posenc compiles, then makes its instances with the constructor: web/lib/wasm.js)
+WebAssembly.Instance = new Proxy(OwnInstance, { construct(target, args, newTarget) {
+  const instance = own.construct(target, args, newTarget === WebAssembly.Instance ? target : newTarget);
   const memory = instance.exports.memory;
   // (Node's fetch, which the loader's DecompressionStream path wakes, instantiates undici's llhttp: not posenc's)
   if (memory instanceof WebAssembly.Memory && !memorySet.has(memory) && !Object.keys(instance.exports).some((k) => k.startsWith('llhttp'))) {
@@ -70,15 +70,15 @@ WebAssembly.instantiate = async function (...args) {
     memorySet.add(memory);
     instances.push(instance.exports);
   }
-  return made;
-};
+  return instance;
+} });
 let apis, build;
 try {
   const { loadAll } = await import('./helpers/calls.js');
   ({ build } = await import('./helpers/load.js'));
   apis = await loadAll();
 } finally {
-  WebAssembly.instantiate = ownInstantiate;
+  WebAssembly.Instance = OwnInstance;
 }
 const { posenc: pe, variants: pv, fields: pf, lab } = apis;
 const ENTRIES = ['posenc', 'variants', 'fields', 'lab'];
@@ -247,6 +247,9 @@ const llama = () => ({ model_type: 'llama', rope_theta: 500000, hidden_size: 64,
   rope_scaling: { rope_type: 'llama3', factor: 8, low_freq_factor: 1, high_freq_factor: 4, original_max_position_embeddings: 64 } });
 const qwen = () => ({ model_type: 'qwen2_vl', rope_theta: 1e6, hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 4096,
   rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } });
+const flux = () => ({ axes_dims_rope: [4, 6, 6], theta: 10000 });
+const phi3 = () => ({ model_type: 'phi3', hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 256,
+  rope_scaling: { type: 'longrope', short_factor: [1, 1, 1, 1, 1, 1, 1, 1], long_factor: [2, 2, 2, 2, 2, 2, 2, 2], original_max_position_embeddings: 64 } });
 const LAB_MODEL = { task: 'shift', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, seed: 3 };
 const labBatch = () => lab.examples({ task: 'shift', length: 4, count: 2, seed: 5 });
 
@@ -359,6 +362,47 @@ const CASES = [
   ['variants', 'roundTo', () => pv.roundTo([1.1, 2.5, -3], 'bfloat16')],
   ['variants', 'formatBits', () => pv.formatBits([1.1, 2.5, -3], 'float16')],
   ['variants', 'precisionError', () => pv.precisionError(8, { count: 4 })],
+  // the twenty-sixth pass's cases: the configs, options and shapes the calls above leave out (FLUX's axial config, the
+  // multi-axis ropeApply, longrope's factors, grouped heads, float16 and the other layouts)
+  ['variants', 'ropeFromConfig flux', () => pv.ropeFromConfig(flux()), { check: sized((x) => x.invFreq) }],
+  ['variants', 'ropeFromConfig phi3', () => pv.ropeFromConfig(phi3()), { check: sized((x) => x.invFreq) }],
+  ['variants', 'ropeFrequencies longrope', () => pv.ropeFrequencies(8, { scaling: { type: 'longrope', factor: 4, shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2], originalMaxPosition: 64 } }), { check: sized((x) => x.invFreq) }],
+  ['variants', 'ropeAxialCache config', () => pv.ropeAxialCache({ shape: [2, 3], data: [0, 1, 2, 1, 0, 3] }, { config: flux(), layout: 'pairs' }), { check: sized((x) => x.cos.data) }],
+  ['variants', 'mropeCache config float16', () => pv.mropeCache([[0, 1], [0, 1], [0, 2]], 16, { config: qwen(), dtype: 'float16' }), { check: sized((x) => x.cos.data) }],
+  ['variants', 'ropeApply section', () => pv.ropeApply({ shape: [2, 2, 8], data: r(32, 8) }, { section: [1, 1, 2], interleaved: true, positions: [[0, 1], [0, 2], [1, 1]] }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply axesDim', () => pv.ropeApply({ shape: [2, 8], data: r(16, 9) }, { axesDim: [4, 4], positions: [[0, 1], [2, 3]], frequencies: 'alternate', dtype: 'float16' }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply flux config', () => pv.ropeApply({ shape: [2, 16], data: r(32, 10) }, { config: flux(), positions: [[0, 1, 2], [1, 2, 3]] }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply rotaryDim float64', () => pv.ropeApply({ shape: [3, 8], data: r64(24, 4) }, { rotaryDim: 4, pairing: 'interleaved', offset: 5, dtype: 'float64' }), { check: sized((x) => x.data) }],
+  ['variants', 'ropeApply pairs caches', () => {
+    const cache = pv.ropeCache(4, 8, { layout: 'pairs' });
+    return pv.ropeApply({ shape: [2, 8], data: r(16, 5) }, { cos: cache.cos, sin: cache.sin, offset: 1, dtype: 'bfloat16' });
+  }, { check: sized((x) => x.data) }],
+  ['variants', 'ropeCache pairs float16', () => pv.ropeCache(3, 8, { layout: 'pairs', dtype: 'float16', offset: 2 }), { check: sized((x) => x.cos.data) }],
+  ['variants', 'rope apply headDim offset', (h) => h.apply({ shape: [2, 3, 8], data: r(48, 7) }, 1), {
+    setup: () => pv.rope({ dim: 4, headDim: 8, maxLen: 4, pairing: 'interleaved' }), teardown: (h) => h.free(), check: sized((x) => x.data),
+  }],
+  ['variants', 'rope apply nested', (h) => h.apply([[1, 2, 3, 4], [5, 6, 7, 8]], [1, 0]), {
+    setup: () => pv.rope({ dim: 4, maxLen: 4 }), teardown: (h) => h.free(), check: sized((x) => x.data),
+  }],
+  ['variants', 'ropePermute inverse rows', () => pv.ropePermute({ shape: [4, 2], data: r(8, 2) }, { headDim: 4, inverse: true, dtype: 'float16' }), { check: sized((x) => x.data) }],
+  ['variants', 'alibiBias float16 mpt', () => pv.alibiBias(3, 2, { kLen: 3, variant: 'mpt', dtype: 'float16', queryOffset: 1 }), { check: sized((x) => x.data) }],
+  ['variants', 'precisionError positions', () => pv.precisionError(8, { positions: [0, 5, 9], format: 'bfloat16', mode: 'both' })],
+  ['posenc', 'kvCache grouped attend', (c) => c.attend({ shape: [2, 4, 1, 8], data: r(64, 3) }, { scale: 0.5 }), {
+    setup: () => {
+      const c = pe.kvCache({ heads: 2, headDim: 8, maxLength: 4, batch: 2 });
+      c.append({ shape: [2, 2, 3, 8], data: r(96, 1) }, { shape: [2, 2, 3, 8], data: r(96, 2) });
+      return c;
+    },
+    teardown: (c) => c.free(), check: sized((x) => x.data),
+  }],
+  ['posenc', 'attention grouped flash', () => pe.attention({ shape: [1, 4, 2, 8], data: r(64, 1) }, { shape: [1, 2, 3, 8], data: r(48, 2) }, { shape: [1, 2, 3, 8], data: r(48, 3) }, { weights: false }),
+    { check: sized((x) => x.output.data) }],
+  ['posenc', 'attention int64 mask', () => attend3({ mask: { dims: [2, 3], type: 'int64', data: new BigInt64Array([1n, 1n, 0n, 1n, 1n, 1n]) }, dtype: 'float16' }),
+    { check: sized((x) => x.output.data) }],
+  ['posenc', 'norms nested float16', () => pe.norms([[1, 2, 3], [4, 5, 6]], { dtype: 'float16' }), { check: sized((x) => x) }],
+  ['posenc', 'gram out bfloat16', () => pe.gram({ shape: [2, 3], data: r64(6, 3) }, { dtype: 'bfloat16', out: new Uint16Array(4) }), { check: sized((x) => x.data) }],
+  ['posenc', 'table gram positions', () => pe.tableGram(3, 8, { dtype: 'float64', preset: 'fairseq' })],
+  ['posenc', 'toyAttention positions', () => pe.toyAttention([1, 2, 3], [0, 5, 9], { weights: [1, 1, 1], threshold: 0.5 })],
   ['variants', 'memoryStats', () => pv.memoryStats()],
   ['fields', 'timestepEmbedding', () => pf.timestepEmbedding([1, 20], 8)],
   ['fields', 'sincos1d', () => pf.sincos1d([0, 1, 2], 8)],
@@ -657,6 +701,37 @@ lieOn('Number.isSafeInteger always true', Number, 'isSafeInteger', constant(true
 lieOn('Number.isFinite always true', Number, 'isFinite', constant(true));
 lieOn('Array.isArray always true', Array, 'isArray', constant(true));
 lieOn('ArrayBuffer.isView always false', ArrayBuffer, 'isView', constant(false));
+// the twenty-sixth pass's: built-ins the lies above leave out
+for (const [tn, t] of Object.entries(TRANSFORMS)) {
+  if (tn === 'rows x8') continue;
+  for (const key of ['abs', 'sqrt', 'log2', 'round', 'fround', 'pow']) lieOn(`Math.${key} ${tn}`, Math, key, resultLie(t), true);
+}
+lieOn('Array.prototype.includes always true', Array.prototype, 'includes', constant(true));
+lieOn('Array.prototype.find never finds', Array.prototype, 'find', constant(undefined));
+lieOn('Array.prototype.filter keeps all', Array.prototype, 'filter', (orig) => method(function () { return gate() ? copyOf(this, same) : own.apply(orig, this, arguments); }));
+lieOn('Array.prototype.push pushes nothing', Array.prototype, 'push', constant(0));
+lieOn('Object.keys one fewer', Object, 'keys', (orig) => method(function (...args) { const got = own.apply(orig, this, args); return gate() ? copyOf(got, same, 'fewer') : got; }), true);
+lieOn('Object.entries one fewer', Object, 'entries', (orig) => method(function (...args) { const got = own.apply(orig, this, args); return gate() ? copyOf(got, same, 'fewer') : got; }), true);
+lieOn('Object.hasOwn always true', Object, 'hasOwn', constant(true));
+lieOn('Object.hasOwn always false', Object, 'hasOwn', constant(false));
+lieOn('Object.getPrototypeOf always Object.prototype', Object, 'getPrototypeOf', constant(Object.prototype));
+lieOn('String.prototype.startsWith always false', String.prototype, 'startsWith', constant(false));
+lieOn('Number.isNaN always false', Number, 'isNaN', constant(false));
+lieOn('isFinite always true', globalThis, 'isFinite', constant(true));
+lieOn('Set.prototype.has always true', Set.prototype, 'has', constant(true));
+for (const T of [Float32Array, Float64Array, Int32Array]) {
+  lieOn(`${T.name}[Symbol.hasInstance] always true`, T, Symbol.hasInstance, constant(true));
+  lieOn(`${T.name}.name lies`, T, 'name', (orig, before) => ({ ...before, value: T === Float32Array ? 'Float64Array' : 'Float32Array' }));
+}
+lieOn('%TypedArray%.from x8', TypedArray, 'from', resultLie(TRANSFORMS.x8), true);
+// callbacks handed other elements (ropeFromConfig's FLUX widths came through map's callback, past every check)
+for (const key of ['map', 'forEach', 'reduce', 'some', 'every', 'filter', 'find', 'flatMap']) {
+  lieOn(`Array.prototype.${key} callback x8`, Array.prototype, key, (orig) => method(function (f, ...rest) {
+    if (typeof f !== 'function' || !gate()) return own.apply(orig, this, [f, ...rest]);
+    const wrapped = key === 'reduce' ? (acc, v, ...more) => f(acc, TRANSFORMS.x8(v), ...more) : (v, ...more) => f(TRANSFORMS.x8(v), ...more);
+    return own.apply(orig, this, [wrapped, ...rest]);
+  }), true);
+}
 
 /** The undo-able planting of one lie; `tell` is the gate it answers to (every use, one use, or none: counting). */
 const plantOne = ({ target, key, make }, tell) => () => {
@@ -706,4 +781,126 @@ test('afterwards every module still gives what it gave before any plant', () => 
   for (const e of ENTRIES) assert.deepEqual(CANARY[e](), firstCanaries[e], e);
   canaryKv.free();
   canaryRope.free();
+});
+
+test('init() hands no replaced built-in an instance, its exports or its memory (a getter planted on Promise.prototype.constructor or Object.prototype.then before the first init())', async () => {
+  // The twenty-sixth pass, part A: WebAssembly.instantiate resolved its promise with { module, instance }, reading that
+  // object's `then`; and awaiting the promise of the exports read its `constructor`, whose getter, given the promise,
+  // took its value with the original then: the module's memory, every later call's data in it.
+  const then = Promise.prototype.then;
+  const seen = [];
+  let inside = false;
+  const constructorBefore = own.describe(Promise.prototype, 'constructor');
+  const plants = [
+    [Promise.prototype, 'constructor', { configurable: true, get() {
+      if (!inside) {
+        inside = true;
+        try {
+          own.apply(then, this, [(v) => seen.push(v), () => {}]);
+        } finally {
+          inside = false;
+        }
+      }
+      return Promise;
+    } }],
+    [Object.prototype, 'then', { configurable: true, get() {
+      seen.push(this);
+      return undefined;
+    } }],
+  ];
+  const files = ['../dist/lib/posenc.js', '../dist/lib/variants.js', '../dist/lib/fields.js', '../dist/lib/lab.js', '../web/lib/index.js', '../web/lib/variants/index.js'];
+  for (const file of files) {
+    const entry = await import(`${file}?planted-init`);
+    for (const [target, key, planted] of plants) own.define(target, key, planted);
+    try {
+      await entry.init();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      own.define(Promise.prototype, 'constructor', constructorBefore);
+      delete Object.prototype.then;
+    }
+  }
+  const leaked = seen.filter((v) => v instanceof WebAssembly.Instance || v instanceof WebAssembly.Memory || (typeof v === 'object' && v !== null
+    && (v.instance instanceof WebAssembly.Instance || v.memory instanceof WebAssembly.Memory)));
+  assert.ok(seen.length > 0, 'the plants were reached');
+  assert.equal(leaked.length, 0, `${leaked.length} of ${seen.length} values handed to the plants held an instance or a memory`);
+});
+
+test('a built-in planted to re-enter posenc (another call, or the handle\'s free) changes no call\'s sizes, reads no freed memory and keeps no block', () => {
+  // The twenty-sixth pass, part A: attention's sizes were one array shared by every call, so an attention run from a
+  // planted slice gave this one's kernel its sizes over this one's buffers (a C assertion in the allocator, blocks
+  // kept); kvCache.attend called isFinite and a rope() handle's apply Math.fround between their checks and their use of
+  // wasm memory, and a handle freed there was worked on (keys, values, cos and sin read from freed memory, or address 0;
+  // a block kept); and attend read its result after making its shape, where a planted slice freed the cache and another
+  // call wrote the freed memory.
+  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
+  const plantOnce = (target, key, action, test = () => true) => {
+    const before = own.describe(target, key);
+    let done = false;
+    own.define(target, key, { ...before, value: function (...args) {
+      if (!done && test(this, args)) {
+        done = true;
+        action();
+      }
+      return own.apply(before.value, this, args);
+    } });
+    return () => own.define(target, key, before);
+  };
+  const shape28 = (self) => own.isArray(self) && self.length === 2 && self[0] === 2 && self[1] === 8;
+  const cases = [
+    ['attention with a mask, another attention from slice', () => attend3({ mask: { shape: [2, 3], data: [1, 1, 1, 1, 1, 1] } }),
+      () => plantOnce(Array.prototype, 'slice', () => pe.attention({ shape: [64, 64], data: r(4096, 1) }, { shape: [64, 64], data: r(4096, 2) }, { shape: [64, 64], data: r(4096, 3) }, { weights: false, dtype: 'float64' }), shape28)],
+    ['attention without weights, another attention from slice', () => attend3({ weights: false }),
+      () => plantOnce(Array.prototype, 'slice', () => pe.attention({ shape: [64, 64], data: r(4096, 1) }, { shape: [64, 64], data: r(4096, 2) }, { shape: [64, 64], data: r(4096, 3) }, { weights: false }), shape28)],
+  ];
+  for (const [name, run, plant] of cases) {
+    const clean = outcome(run);
+    const before = liveNow();
+    const undo = plant();
+    let got;
+    try {
+      got = outcome(run);
+    } finally {
+      undo();
+    }
+    assert.equal(got, clean, name);
+    assert.equal(liveNow(), before, `${name}: blocks kept`);
+  }
+  // a handle freed from a planted built-in: the call refuses (the handle was freed) or gives what it gave; nothing is kept
+  const handles = [
+    ['kvCache.attend, the cache freed from isFinite', () => {
+      const c = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      c.append({ shape: [2, 8], data: r(16, 1) }, { shape: [2, 8], data: r(16, 2) });
+      return [c, () => c.attend({ shape: [1, 8], data: r(8, 3) })];
+    }, (c) => plantOnce(globalThis, 'isFinite', () => c.free())],
+    ['kvCache.attend, the cache freed from slice and its memory written by a table', () => {
+      const c = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+      c.append({ shape: [2, 8], data: r(16, 1) }, { shape: [2, 8], data: r(16, 2) });
+      return [c, () => c.attend({ shape: [1, 8], data: r(8, 3) })];
+    }, (c) => plantOnce(Array.prototype, 'slice', () => {
+      c.free();
+      pe.table(4, 64, { dtype: 'float64' });
+    }, (self) => own.isArray(self) && self.length === 2 && self[0] === 1 && self[1] === 8)],
+    ['rope().apply, the handle freed from Math.fround', () => {
+      const h = pv.rope({ dim: 8, maxLen: 4 });
+      return [h, () => h.apply({ shape: [2, 8], data: r64(16, 4) }, 1)];
+    }, (h) => plantOnce(Math, 'fround', () => h.free())],
+  ];
+  for (const [name, make, plant] of handles) {
+    const before = liveNow();
+    const [cleanHandle, cleanCall] = make();
+    const clean = outcome(cleanCall);
+    cleanHandle.free();
+    const [handle, call] = make();
+    const undo = plant(handle);
+    let got;
+    try {
+      got = outcome(call);
+    } finally {
+      undo();
+    }
+    handle.free();
+    assert.ok(got === clean || /was freed/.test(got), `${name}: ${got.slice(0, 120)}`);
+    assert.equal(liveNow(), before, `${name}: blocks kept`);
+  }
 });

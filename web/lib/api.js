@@ -163,7 +163,7 @@ export function createApi(wasm) {
     const opts = check.options(options, ['dtype']);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // the norms too, before the input is read: 1 GiB of input alone would pass
-    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => rows * 8);
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * 8); // (by index: a destructuring follows an iterator a caller can plant)
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
@@ -176,7 +176,7 @@ export function createApi(wasm) {
     const opts = check.options(options, ['cosine', 'dtype', 'out']);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
     // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
-    const m = readMatrix(check, 'matrix', matrixArg, ([rows]) => outputArgs(check, opts, rows * rows) && rows * rows * 8);
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => outputArgs(check, opts, s[0] * s[0]) && s[0] * s[0] * 8);
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
@@ -245,7 +245,6 @@ export function createApi(wasm) {
   // attention() reads its tensors once, unchecked for finiteness when the
   // float32 kernel may take them (it refuses a non-finite value itself, and a
   // refusal re-runs the call the checked way, which names the element).
-  const DIMS = new Int32Array(7); // attention's sizes, reused: a small call allocates little
   function attention(qArg, kArg, vArg, options) {
     const check = new Checker('attention');
     const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype', 'weights']);
@@ -274,7 +273,9 @@ export function createApi(wasm) {
     k.data = k.data();
     v.data = v.data();
     const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
-    copyTyped(DIMS, [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
+    // the call's own: shared by every call, they were rewritten by an attention run from a function the caller planted
+    // (the slice below), and this one's kernel took the other's sizes over its buffers (a debug build's allocator assertion)
+    const DIMS = copyTyped(new Int32Array(7), [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
     const lead = q.shape.slice(0, -1);
     if (flash) {
       // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).

@@ -5,7 +5,7 @@
 // Decoding is exact (every value is a float32); encoding rounds a float64 to
 // nearest, ties to even, in one step (through float32 it would round twice).
 
-import { typedLength } from './validate.js';
+import { typedLength, typedArrayBuffer } from './validate.js';
 import { Float32Array, Float64Array, Uint32Array, Uint16Array } from './intrinsics.js';
 
 const FORMATS = { float16: [5, 10], bfloat16: [8, 7] }; // exponent and fraction bits
@@ -25,8 +25,8 @@ const layout = (format, [e, f] = FORMATS[format]) => [f, 2 ** (e - 1) - 1, (2 **
  */
 export function decodeHalves(bits, format) {
   const [f, bias, inf] = layout(format);
-  const out = new Float32Array(typedLength(bits)), words = new Uint32Array(out.buffer), scale = 2 ** (127 - bias);
-  for (let i = 0; i < out.length; i++) {
+  const n = typedLength(bits), out = new Float32Array(n), words = new Uint32Array(typedArrayBuffer(out)), scale = 2 ** (127 - bias);
+  for (let i = 0; i < n; i++) {
     const b = bits[i] & 0x7fff;
     words[i] = ((bits[i] & 0x8000) << 16) | (b << (23 - f)); // the sign in float32's sign bit
     out[i] *= b < inf ? scale : b > inf ? NaN : Infinity; // Infinity's pattern is not float32's: ± its value times Infinity
@@ -44,10 +44,11 @@ export function decodeHalves(bits, format) {
  */
 export function encodeHalves(values, format) {
   const [f, bias, inf] = layout(format);
-  const x = new Float64Array(values), words = new Uint32Array(x.buffer), out = new Uint16Array(x.length);
+  // (counted and its buffer taken by slot: a length getter planted on %TypedArray%.prototype made a float16 result 8 times too long)
+  const x = new Float64Array(values), n = typedLength(x), words = new Uint32Array(typedArrayBuffer(x)), out = new Uint16Array(n);
   // from the midpoint between the largest finite value and 2^(bias + 1), Infinity (ties go to the even Infinity)
   const least = 1 - bias, max = (2 - 2 ** (-1 - f)) * 2 ** bias, lift = 2 ** (f - 20), tiny = 2 ** (f - least);
-  for (let i = 0; i < x.length; i++) {
+  for (let i = 0; i < n; i++) {
     // the exponent (2^k <= a < 2^(k+1)), the smallest normal's for subnormals, and the
     // fraction in units of the format's last place, 2^(k - f), from the bits (or, in the
     // least binade and below, from the value)

@@ -129,7 +129,8 @@ function room(wasm, fn, bytes, must) {
  * by 256 MiB (kept) before its refusal. (With nothing live, a footprint within the slack of 1 GiB is made as before.)
  */
 export function openFrame(wasm, check) {
-  if (check.footprint > 0) room(wasm, check.fn, check.footprint + RESERVE_SLACK, wasm.pe_live_allocations());
+  // a name has no footprint (its String.prototype's would be Object.prototype's: one put there grew memory by 1 GB, kept)
+  if (typeof check !== 'string' && check.footprint > 0) room(wasm, check.fn, check.footprint + RESERVE_SLACK, wasm.pe_live_allocations());
   return new Frame(wasm, typeof check === 'string' ? check : check.fn);
 }
 
@@ -197,7 +198,7 @@ export function asDtype(check, data, dtype) {
   if (dtype === 'float64') return data;
   const half = dtype !== 'float32'; // float16 or bfloat16
   const out = half ? encodeHalves(data, dtype) : new Float32Array(data);
-  for (let i = 0; i < out.length; i++) {
+  for (let i = 0, n = typedLength(out); i < n; i++) { // (its count by slot, as every size)
     // Infinity (or NaN) from a finite value: a 16-bit pattern from +Infinity's up, sign aside
     if ((half ? (out[i] & 0x7fff) >= (dtype === 'float16' ? 0x7c00 : 0x7f80) : !Number.isFinite(out[i])) && Number.isFinite(data[i])) {
       throw check.fail(RangeError, `a result (${data[i]}) overflows ${dtype}; use dtype 'float64' (status ${PE_ERR_VALUE})`);

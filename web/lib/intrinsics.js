@@ -13,7 +13,7 @@ export const uncurry = bind.bind(call);
 const getter = (owner, key) => /* @__PURE__ */ uncurry(Object.getOwnPropertyDescriptor(owner, key).get);
 
 export const { Float32Array, Float64Array, Int32Array, Uint32Array, Uint16Array, Uint8Array } = globalThis;
-export const { hasOwn, getPrototypeOf, setPrototypeOf } = Object;
+export const { hasOwn, getPrototypeOf, setPrototypeOf, keys } = Object;
 export const { from: arrayFrom } = Array;
 
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
@@ -33,8 +33,9 @@ const W = globalThis.WebAssembly;
 /** The current ArrayBuffer of a WebAssembly.Memory, and an ArrayBuffer's length. */
 export const memoryBuffer = W && getter(W.Memory.prototype, 'buffer');
 export const byteLength = /* @__PURE__ */ getter(ArrayBuffer.prototype, 'byteLength');
-/** WebAssembly.instantiate, and an Instance's exports (both undefined without WebAssembly). */
-export const wasmInstantiate = W?.instantiate;
+/** WebAssembly.compile, the Instance constructor and an Instance's exports (undefined without WebAssembly). */
+export const wasmCompile = W?.compile;
+export const WasmInstance = W?.Instance;
 export const instanceExports = W && getter(W.Instance.prototype, 'exports');
 
 /** A view of `count` elements of `Type` at byte `ptr` of the module's memory (never kept: memory.grow() detaches it). */

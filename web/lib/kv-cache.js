@@ -10,6 +10,9 @@ import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
 import { PE_ERR_VALUE } from '../../dist/constants.js';
 
+// Taken at load, as intrinsics.js's: called between a check and the use of the cache, one planted later freed it there.
+const { isFinite } = globalThis;
+
 // Frees the wasm memory of caches dropped without free().
 const dropped = new FinalizationRegistry((release) => release());
 // The cache is float32: a finite 1e39 would be Infinity there (and poison every later attend).
@@ -135,8 +138,10 @@ export function createKvCache(wasm, call) {
         if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
-      const result = heapView(Float32Array, wasm, op, count);
-      return tensor([...tq.shape.slice(0, -1), dv], out.out !== null ? out.into(result) : copyOf(result, Float32Array));
+      // copied before the shape is made: a slice planted on Array.prototype freed the cache there, and the result was read
+      // from freed memory another call had written (as isFinite above, taken at load, freed it before q was copied in)
+      const result = heapView(Float32Array, wasm, op, count), data = out.out !== null ? out.into(result) : copyOf(result, Float32Array);
+      return tensor([...tq.shape.slice(0, -1), dv], data);
     }
 
     /** Keeps the first `n` cached positions (drops the rest), as HF's cache.crop(n). */

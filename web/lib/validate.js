@@ -11,7 +11,7 @@
 // The C core's limits (c/posenc.h, through the generated dist/constants.js).
 import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.js';
 import { MIN_SIZE } from './minimums.js';
-import { uncurry, hasOwn, arrayFrom, isView, typedArrayLength, typedArrayName, typedArrayBuffer, typedArrayOffset, typedArraySet, Float32Array, Float64Array } from './intrinsics.js';
+import { uncurry, hasOwn, getPrototypeOf, keys as ownKeys, arrayFrom, isView, typedArrayLength, typedArrayName, typedArrayBuffer, typedArrayOffset, typedArraySet, Float32Array, Float64Array } from './intrinsics.js';
 
 export const MAX_DIM = PE_MAX_DIM;
 export const MAX_POSITION = PE_MAX_POSITION;
@@ -96,7 +96,7 @@ const NO_OPTIONS = Object.freeze(Object.create(null));
  * options (new Map([['dtype', 'float64']]) had none, and was taken as no options). A plain object first: by its tag
  * alone, a Symbol.toStringTag on Object.prototype refused every config ("config must be a parsed config.json object").
  */
-export const isOptions = (value) => Object.getPrototypeOf(value) === Object.prototype || ({}).toString.call(value) === '[object Object]';
+export const isOptions = (value) => getPrototypeOf(value) === Object.prototype || ({}).toString.call(value) === '[object Object]';
 
 /**
  * A string a caller gave, in a message: its first 99 characters. One of the engine's longest (2^29 - 24) made
@@ -216,14 +216,15 @@ export class Checker {
     if (value === undefined || value === null) return NO_OPTIONS;
     // An array, a typed array or a buffer has keys too ("0", "1", ...): refused
     // as what it is, not as an unknown option "0".
-    const keys = typeof value === 'object' && this.read(name, () => isOptions(value) && Object.keys(value));
+    const keys = typeof value === 'object' && this.read(name, () => isOptions(value) && ownKeys(value)); // (taken at load: a planted Object.keys dropped options)
     if (!keys) throw this.fail(TypeError, `${name} must be an object of named options`, value);
     if (!keys.length) return NO_OPTIONS;
     const what = name === 'options' ? 'option' : `${name} option`;
     const unknown = keys.find((key) => !known.includes(key));
     if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${show(unknown)}; known ${what}s are ${known.join(', ')}`);
     const snapshot = Object.create(null);
-    for (const key of keys) snapshot[key] = this.read(`${name}.${key}`, () => value[key]);
+    // by index: a for...of follows an iterator a caller can plant (options dropped: a float16 ropeCache in pairs came as float32 halves)
+    for (let i = 0, key; i < keys.length; i++) snapshot[(key = keys[i])] = this.read(`${name}.${key}`, () => value[key]);
     return snapshot;
   }
 

@@ -5,7 +5,7 @@
 // and gzip on the wire still sees a compressed stream, not wasm bytes as
 // base64 noise. A plain "\0asm" module is used as is.
 
-import { wasmInstantiate, instanceExports } from './intrinsics.js';
+import { wasmCompile, WasmInstance, instanceExports } from './intrinsics.js';
 
 /**
  * The 64 characters of the embedded text, most frequent first in the
@@ -39,16 +39,19 @@ async function decode(text) {
 }
 
 /**
- * Compiles and starts a module; resolves to its raw exports. The shipped
+ * Compiles and starts a module; resolves to create(its raw exports) (default: the exports). The shipped
  * modules import nothing; `imports` is for the debug build, which the tests
  * run with a host for its C assertions (tests/helpers/wasi.js).
  */
-export async function instantiate(text, imports = {}) {
-  if (typeof WebAssembly !== 'object' || !wasmInstantiate) throw new TypeError('posenc: this JavaScript runtime has no WebAssembly');
-  // (taken at load, intrinsics.js: a WebAssembly.instantiate or an exports getter put in place later is never handed them)
-  const exports = instanceExports((await wasmInstantiate(await decode(text), imports)).instance);
+export async function instantiate(text, imports = {}, create = (exports) => exports) {
+  if (typeof WebAssembly !== 'object' || !wasmCompile) throw new TypeError('posenc: this JavaScript runtime has no WebAssembly');
+  // Compiled, then started in the same turn as create() takes its exports (taken at load, intrinsics.js). No promise
+  // holds the instance or the exports: WebAssembly.instantiate resolved its own with { module, instance }, reading that
+  // object's `then` (a getter planted on Object.prototype got the instance, and its memory), and awaiting a promise of the
+  // exports read its `constructor` (a getter planted on Promise.prototype got the promise, and through it the exports).
+  const exports = instanceExports(new WasmInstance(await wasmCompile(await decode(text)), imports));
   if (typeof exports._initialize === 'function') exports._initialize();
-  return exports;
+  return create(exports);
 }
 
 /**
@@ -63,7 +66,7 @@ export function cachedInit(text, create) {
     // awaited, not by then(): a then planted on Promise.prototype was handed create, and with it the module's exports
     ready ??= (async () => {
       try {
-        return create(await instantiate(text));
+        return await instantiate(text, undefined, create);
       } catch (error) {
         ready = undefined; // let a later call try again
         throw error;

@@ -8,7 +8,7 @@ import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype
 import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest, copyTyped } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
@@ -75,10 +75,13 @@ export function createVariants(wasm) {
 
   /** FLUX's axial RoPE: each axis's default frequencies θ^(−2k/d_a), concatenated in axis order. */
   function axialFrequencies(check, r, dtype) {
-    const parts = r.axial.map((d) => frequencies(check, d, { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq);
     const rotaryDim = sum(r.axial);
     const invFreq = new Float64Array(rotaryDim / 2);
-    parts.reduce((at, p) => (invFreq.set(p, at), at + p.length), 0);
+    // each axis's width by index (its own array), its frequencies copied by slot: a map planted on Array.prototype gave
+    // the core widths never checked (memory grown to 256 MiB, kept), a reduce or set planted there placed them
+    for (let i = 0, at = 0, d; i < r.axial.length; i++, at += d / 2) {
+      copyTyped(invFreq, frequencies(check, (d = r.axial[i]), { base: r.theta, code: C.PE_ROPE_DEFAULT, params: null }, 'float64').invFreq, at);
+    }
     // in the dtype asked for, as every other result: float16 and bfloat16 came as a Float64Array of values, not bit patterns
     return { type: 'axial', axesDim: r.axial, theta: r.theta, headDim: r.headDim, rotaryDim, pairing: 'interleaved', invFreq: asDtype(check, invFreq, dtype), attentionFactor: 1, warnings: r.warnings };
   }
@@ -215,7 +218,10 @@ export function createVariants(wasm) {
       // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
       if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
       else {
-        if (rows.length !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, rows.length);
+        // its count by slot: a length getter planted on Float64Array.prototype let 1 position rotate 2 rows, the second by
+        // whatever rows the handle's gather buffer held (another call's freed memory)
+        const n = typedLength(rows);
+        if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
         cacheRowsCheck(ac, cache, rows, 0, s);
       }
       // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
@@ -249,7 +255,8 @@ export function createVariants(wasm) {
     const check = new Checker('ropePermute');
     const opts = check.options(options, ['headDim', 'inverse', 'axis', 'dtype']);
     // read once the options are checked too (2^23 nested values were, 3 s, to be refused by one)
-    const { shape: [rows, cols], data } = readNested(check, 'weights', w, undefined, undefined, undefined, 1);
+    // (its sizes by index: a destructuring follows an iterator a caller can plant, and answered rows and cols for the core)
+    const { shape, data } = readNested(check, 'weights', w, undefined, undefined, undefined, 1), rows = shape[0], cols = shape[1];
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? rows : cols;
     const headDim = opts.headDim ?? along;
@@ -310,7 +317,8 @@ export function createVariants(wasm) {
     // bfloat16 and float32 hold every bias. The largest slope, 2^(-maxBias / P) for P the next power of two from
     // heads (either variant), is the one slope of one head of maxBias / P (exact): the heads' slopes, made before
     // this refusal, grew memory for it where the heap was full (512 KiB at 65536 heads, twentieth pass).
-    const s = slopesOf(check, 1, { maxBias: a.maxBias / 2 ** Math.ceil(Math.log2(heads)) || a.maxBias })[0]; // (one head: either variant)
+    // (one head: either variant; a's own, not Object.prototype's: a variant put there refused every call, status 4)
+    const s = slopesOf(check, 1, { ...a, maxBias: a.maxBias / 2 ** Math.ceil(Math.log2(heads)) || a.maxBias })[0];
     const far = Math.max(queryOffset + qLen - 1, mode === 'causal' ? 0 : kLen - 1 - queryOffset);
     if (dtype === 'float16' && s * far >= 65520) {
       throw check.fail(RangeError, `queryOffset, qLen and kLen must keep |bias| = slope × distance below 65520 for float16: ${s} × ${far} (got queryOffset ${queryOffset}, qLen ${qLen}, kLen ${kLen})`);

@@ -33,7 +33,7 @@ function readSegment(check, seg, i) {
  * and grid index × step is truncated (`.long()`) only at the end.
  */
 function visionRows(seg, start, merge, tokensPerSecond, push) {
-  const [t, h, w] = [seg.grid[0], seg.grid[1] / merge, seg.grid[2] / merge];
+  const t = seg.grid[0], h = seg.grid[1] / merge, w = seg.grid[2] / merge; // (not destructured: an iterator a caller can plant)
   const step = seg.kind === 'video' && tokensPerSecond ? Math.fround(Math.fround(seg.secondsPerGrid) * Math.fround(tokensPerSecond)) : 1;
   let top = start;
   for (let k = 0; k < t; k++) {

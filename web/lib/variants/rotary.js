@@ -6,12 +6,13 @@ import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } fro
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, item } from '../validate.js';
 import { readNested } from '../tensor.js';
-import { Int32Array, heapView, copyOf, memoryBuffer, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
+import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
 // A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
 // and subarray (whose species is read from `constructor`) answer for another type.
 const isF32 = (data) => typedArrayName(data) === 'Float32Array';
+const { fround } = Math; // (taken at load, as intrinsics.js's: see finite())
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
@@ -67,7 +68,9 @@ function quickTensor(x) {
     if (Object.getPrototypeOf(x) !== Object.prototype) return null; // null and undefined throw: caught below
     const s = Object.getOwnPropertyDescriptor(x, 'shape');
     const d = Object.getOwnPropertyDescriptor(x, 'data');
-    if (!('value' in s) || !('value' in d) || !Array.isArray(s.value)) return null; // an absent key throws
+    // own values only (an absent key throws): a descriptor inherits Object.prototype, and a `value` put there was read
+    // as the shape of a tensor whose own shape is a getter ([2, 8] rotated as [1, 16], no word)
+    if (!hasOwn(s, 'value') || !hasOwn(d, 'value') || !Array.isArray(s.value)) return null;
     const data = d.value, v = s.value, type = typedArrayName(data), shape = [];
     // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
     // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
@@ -238,7 +241,8 @@ export function createRotary(wasm, paramsPtr) {
     // decode step's fixed cost. Rotated in float32, a value past its range
     // (1e39 in a Float64Array) is Infinity there: f32 narrows each value first,
     // so that it is refused here, before memory grows, and not by the kernel.
-    const at = f32 && !isF32(data) ? Math.fround : (v) => v;
+    // (fround taken at load: one planted later freed a rope() handle here, and its apply went on reading cos and sin at 0)
+    const at = f32 && !isF32(data) ? fround : (v) => v;
     let acc = 0;
     for (let i = from; i < to; i++) acc += at(data[i]) * 0;
     if (acc === 0) return;
@@ -263,7 +267,7 @@ export function createRotary(wasm, paramsPtr) {
     const n = x.rows * x.rd;
     for (let k = 0, name, j; k < 2; k++) {
       name = k ? 'sin' : 'cos';
-      j = findIndex(heapView(TYPES[x.dtype], wasm, k ? rows.sp : rows.cp, n), (v) => !Number.isFinite(v));
+      j = findIndex(heapView(TYPES[x.dtype], wasm, k ? rows.sp : rows.cp, n), (v) => v - v !== 0); // (no built-in called over the view)
       if (j >= 0) return check.fail(RangeError, `${name}: the row of x's row ${Math.floor(j / x.rd)} holds a value that is not a finite ${x.dtype} number`);
     }
     return check.fail(RangeError, `a rotated value overflows ${x.dtype}${x.dtype === 'float32' ? "; use dtype 'float64'" : ''} (status ${C.PE_ERR_VALUE})`);
