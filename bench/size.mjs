@@ -51,9 +51,16 @@ export const SIZE_TARGET_BYTES = 15000;
  * the line moved to 30,025, still below the 30,137 this module had before
  * the native list. The twenty-fourth pass (rope() reserves both caches at
  * once or refuses before either; the frame's pointer list): 30,068, and the
- * line moved to 30,075.
+ * line moved to 30,075. The twenty-fifth pass (calls refused beside live
+ * handles before their first buffer, rope's generator and slacks counted):
+ * 30,234; the built-ins taken at import (web/lib/intrinsics.js: no built-in
+ * replaced later is handed wasm memory or answers a size; about 300 bytes
+ * in every entry, and the loops by index): 30,642; the twenty-sixth pass
+ * (init() by compile and the Instance constructor, per-call attention sizes,
+ * sizes by slot and by index in rope().apply, ropeFromConfig, ropePermute):
+ * 30,698, and the line moved to 30,700.
  */
-export const VARIANTS_SIZE_TARGET_BYTES = 30075;
+export const VARIANTS_SIZE_TARGET_BYTES = 30700;
 /**
  * posenc's 15 kB target is NOT met: issue 22's 16-bit tensors and option
  * reader took it to 15,886 bytes, issue 24's float32 flash-attention kernel
@@ -111,8 +118,12 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30075;
  * both its buffers at once or refuses before either; a frame's pointer list
  * without a prototype): 18,947 bytes, and the line moved to 18,950 (one
  * shared maker for the two "memory is exhausted" messages was tried: +11).
+ * The twenty-fifth pass (calls beside live handles refused before their
+ * first buffer; attention's slack): 19,009; the built-ins taken at import
+ * (web/lib/intrinsics.js, above): 19,323; the twenty-sixth pass: 19,378, and
+ * the line moved to 19,400.
  */
-export const CORE_CEILING_BYTES = 18950;
+export const CORE_CEILING_BYTES = 19400;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [
