@@ -409,6 +409,8 @@ const CASES = [
   ['fields', 'sincos2d', () => pf.sincos2d(2, 2, 8, { clsToken: true })],
   ['fields', 'fourierFeatures', () => pf.fourierFeatures({ rows: 4, cols: 8, data: new Float64Array(32).fill(0.5) }, { levels: 2 })],
   ['fields', 'randomFourierFeatures', () => pf.randomFourierFeatures({ rows: 1, cols: 2, data: [0.25, 0.5] }, { features: 4 })],
+  // (points far enough out that the drawn B's bound is asked of the core: its result was read through wasm.memory.buffer)
+  ['fields', 'randomFourierFeatures drawn bound', () => pf.randomFourierFeatures({ rows: 1, cols: 2, data: [5e10, -5e10] }, { features: 4, sigma: 1 })],
   ['fields', 'memoryStats', () => pf.memoryStats()],
   ['lab', 'train', () => lab.train({ ...LAB_MODEL, seed: 4 })],
   ['lab', 'examples', () => lab.examples({ task: 'shift', length: 4 })],
