@@ -409,6 +409,8 @@ const CASES = [
   ['fields', 'sincos2d', () => pf.sincos2d(2, 2, 8, { clsToken: true })],
   ['fields', 'fourierFeatures', () => pf.fourierFeatures({ rows: 4, cols: 8, data: new Float64Array(32).fill(0.5) }, { levels: 2 })],
   ['fields', 'randomFourierFeatures', () => pf.randomFourierFeatures({ rows: 1, cols: 2, data: [0.25, 0.5] }, { features: 4 })],
+  // (points far enough out that the drawn B's bound is asked of the core: its result was read through wasm.memory.buffer)
+  ['fields', 'randomFourierFeatures drawn bound', () => pf.randomFourierFeatures({ rows: 1, cols: 2, data: [5e10, -5e10] }, { features: 4, sigma: 1 })],
   ['fields', 'memoryStats', () => pf.memoryStats()],
   ['lab', 'train', () => lab.train({ ...LAB_MODEL, seed: 4 })],
   ['lab', 'examples', () => lab.examples({ task: 'shift', length: 4 })],
@@ -665,7 +667,7 @@ for (const [tn, t] of Object.entries(TRANSFORMS)) {
     }));
   }
   if (tn === 'rows x8') continue; // (numbers alone have no rows)
-  for (const key of ['max', 'min', 'floor', 'ceil', 'trunc']) lieOn(`Math.${key} ${tn}`, Math, key, resultLie(t));
+  for (const key of ['max', 'min', 'floor', 'ceil', 'trunc']) lieOn(`Math.${key} ${tn}`, Math, key, resultLie(t), true); // (also at one use only: table's rows, twenty-seventh pass)
   for (const [name, target, key] of [['%TypedArray%.prototype.length', TypedArray.prototype, 'length'],
     ['%TypedArray%.prototype.byteOffset', TypedArray.prototype, 'byteOffset'], ['%TypedArray%.prototype.byteLength', TypedArray.prototype, 'byteLength'],
     ['ArrayBuffer.prototype.byteLength', ArrayBuffer.prototype, 'byteLength']]) {
@@ -903,4 +905,41 @@ test('a built-in planted to re-enter posenc (another call, or the handle\'s free
     assert.ok(got === clean || /was freed/.test(got), `${name}: ${got.slice(0, 120)}`);
     assert.equal(liveNow(), before, `${name}: blocks kept`);
   }
+});
+
+test('a Math.min planted to answer more at one use only writes no positions past their buffer (table with positions, beside a live kvCache)', () => {
+  // The twenty-seventh pass: table() sized each chunk's rows by Math.min(chunk, maxLen - r0) and wrote the chunk's
+  // positions into a buffer of `chunk`; a min answering 64 times more at that use only (the lies above answer at every
+  // use, and the buffers grew with them) wrote 504 NaNs past it, over a kvCache freed memory had put there: the cache's
+  // next attend trapped ("memory access out of bounds").
+  const hole = pe.kvCache({ heads: 1, headDim: 64, maxLength: 16 }); // freed below: the table's frame is made in its place
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 8 });
+  const kv = { shape: [8, 8], data: r(64, 5) };
+  cache.append(kv, kv);
+  const q = { shape: [1, 8], data: r(8, 6) };
+  const clean = outcome(() => cache.attend(q));
+  hole.free();
+  const min = own.describe(Math, 'min');
+  let uses = 0;
+  // the lie told at each use in turn, the other uses answered honestly
+  for (let k = 1; k <= 4; k++) {
+    const before = pe.memoryStats().liveAllocations;
+    let seen = 0;
+    own.define(Math, 'min', { ...min, value: function (...args) {
+      const got = own.apply(min.value, this, args);
+      return args.length === 2 && ++seen === k ? got * 64 : got;
+    } });
+    let got;
+    try {
+      got = outcome(() => pe.table(8, 64, { positions: [0, 1, 2, 3, 4, 5, 6, 7] }));
+    } finally {
+      own.define(Math, 'min', min);
+    }
+    uses = Math.max(uses, seen);
+    assert.doesNotMatch(got, /RuntimeError/, `lying at use ${k}`);
+    assert.equal(pe.memoryStats().liveAllocations, before, `lying at use ${k}: blocks kept`);
+    assert.equal(outcome(() => cache.attend(q)), clean, `lying at use ${k}: the kvCache beside the call is intact`);
+  }
+  assert.ok(uses >= 1, 'the plant was reached');
+  cache.free();
 });

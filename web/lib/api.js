@@ -73,7 +73,8 @@ export function createApi(wasm) {
       const out = f.output(a.dtype, chunk * dModel), code = dtypeCode(a.dtype);
       const at = p && f.output('float64', chunk);
       for (let r0 = 0; r0 < maxLen; r0 += chunk) {
-        const rows = Math.min(chunk, maxLen - r0);
+        // (compared, not Math.min: one planted to answer more at this use wrote positions past `at`, over a live kvCache)
+        const rows = maxLen - r0 < chunk ? maxLen - r0 : chunk;
         if (p) {
           // by index: a subarray of p is made by its `constructor[Symbol.species]`, which a caller can plant (a view of another length)
           const v = heapView(Float64Array, wasm, at, rows);

@@ -280,7 +280,7 @@ export function createFields(wasm) {
       sum = withFrame(wasm, check.fn, (f) => {
         const out = f.output('float64', 1);
         call(check, wasm.pe_fourier_gaussian_bound(out, m, p.cols, seed, sigma));
-        return new Float64Array(wasm.memory.buffer, out, 1)[0];
+        return f.read('float64', out, 1)[0]; // (by the view taken at load: wasm.memory.buffer handed a getter planted on Memory.prototype the memory)
       });
     }
     if (top * (2 * Math.PI * sum) > MAX_ANGLE) {
