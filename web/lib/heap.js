@@ -118,7 +118,7 @@ export const roomFor = (wasm, check) => wasm.pe_reserve(-(check.footprint + RESE
 export const reserve = (wasm, check, bytes) => room(wasm, check.fn, check.bytes(bytes + RESERVE_SLACK), 1);
 
 /** Grows memory for `bytes` at once; where it cannot and `must`, refuses the call before anything is allocated. */
-function room(wasm, fn, bytes, must) {
+export function room(wasm, fn, bytes, must) {
   if (!wasm.pe_reserve(bytes) && must) throw new RangeError(`posenc.${fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
 }
 

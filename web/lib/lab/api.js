@@ -2,8 +2,8 @@
 // trained model is a plain object (its options and a copy of its parameters),
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
-import { withFrame, openFrame, statusCall } from '../heap.js';
-import { Float32Array, Float64Array, Int32Array, heapView, copyOf, memoryBuffer, byteLength } from '../intrinsics.js';
+import { withFrame, openFrame, statusCall, memoryStats, room } from '../heap.js';
+import { Float32Array, Float64Array, Int32Array, heapView, copyOf } from '../intrinsics.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
@@ -193,9 +193,7 @@ export function createLab(wasm) {
    * examples' tokens each fitted alone, grew memory (146 and 128 MiB, kept) and the maps or targets were then
    * refused as "memory is exhausted".
    */
-  function reserve(check, bytes) {
-    if (!wasm.pe_reserve(bytes + SCRATCH_SLACK)) throw check.fail(RangeError, `WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
-  }
+  const reserve = (check, bytes) => room(wasm, check.fn, bytes + SCRATCH_SLACK, 1);
 
   /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), and its bytes with `extra`. */
   function modelConfig(check, frame, config, params, extra) {
@@ -519,9 +517,7 @@ export function createLab(wasm) {
     }, most + 4);
   }
 
-  const memoryStats = () => ({ bytes: byteLength(memoryBuffer(wasm.memory)), liveAllocations: wasm.pe_live_allocations() });
-
-  return Object.freeze({ train, trainAsync, evaluate, attentionMaps, examples, loss, tensors, memoryStats,
+  return Object.freeze({ train, trainAsync, evaluate, attentionMaps, examples, loss, tensors, memoryStats: () => memoryStats(wasm),
     encodings: ENCODINGS, tasks: TASKS, positions: POSITIONS, probes: PROBES,
     precision: Real === Float64Array ? 'float64' : 'float32' });
 }
