@@ -13,9 +13,10 @@ export class UsageError extends Error {}
  * (`PATH`, up to PATH_MAX) is shown whole, so that its file name is seen.
  */
 export const PATH = 4096;
-export const shown = (text, max = 99) => (text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
-/** shown() in JSON quotes. */
-export const quoted = (text, max = 99) => (text.length > max ? `${JSON.stringify(text.slice(0, max))}… (${text.length} characters)` : JSON.stringify(text));
+const more = (text, max) => (text.length > max ? `… (${text.length} characters)` : '');
+export const shown = (text, max = 99) => text.slice(0, max) + more(text, max);
+/** shown() with the part shown in JSON quotes. */
+export const quoted = (text, max = 99) => JSON.stringify(text.slice(0, max)) + more(text, max);
 
 const INT = /^-?\d+$/;
 /** A real as a flag gives it: decimal or exponent notation (not "0x10", "0b1", " 4" or "Infinity"). */

@@ -74,12 +74,11 @@ function parse(cmd, tokens) {
 /** The parsed config.json, or a usage error naming the file. */
 export function readConfig(file) {
   let text;
+  const tooBig = () => new UsageError(`the config ${shown(file, PATH)} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
   try {
     // A config.json is kilobytes; /dev/zero or a huge file would be read until memory runs out.
     const size = statSync(file).size;
-    if (size > MAX_CONFIG_BYTES || !statSync(file).isFile()) {
-      throw new UsageError(`the config ${shown(file, PATH)} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
-    }
+    if (size > MAX_CONFIG_BYTES || !statSync(file).isFile()) throw tooBig();
     // At most MAX_CONFIG_BYTES + 1 bytes read, whatever the size said: a file of /proc says 0 and may never end
     // (/proc/self/pagemap: 600 MB of memory in 3 s, read until memory ran out).
     const fd = openSync(file, 'r');
@@ -90,7 +89,7 @@ export function readConfig(file) {
     } finally {
       closeSync(fd);
     }
-    if (n > MAX_CONFIG_BYTES) throw new UsageError(`the config ${shown(file, PATH)} is not a file of at most ${MAX_CONFIG_BYTES} bytes (a config.json is a few kB)`);
+    if (n > MAX_CONFIG_BYTES) throw tooBig();
     text = bytes.toString('utf8', 0, n);
   } catch (e) {
     if (e instanceof UsageError) throw e;
