@@ -3,7 +3,7 @@
 // fixed seeds and margins far wider than seed-to-seed spread.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadLab } from './helpers/load.js';
+import { loadLab, build } from './helpers/load.js';
 import { tfjsLabModel, loadTfjs } from './helpers/lab-tfjs.js';
 
 const lab = await loadLab();
@@ -435,4 +435,25 @@ test('a hole in tokens, a batch or trainLengths is refused, not filled by an ind
     }
   }
   assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test("vocabulary, classNames and chance refuse a task, lang or bos they do not know (twenty-eighth pass)", async () => {
+  // An unknown task was answered with copy's words (vocabulary('nope'), classNames(undefined)), chance('constructor')
+  // with Object and chance('nope') with undefined; a lang of 'fr' with English and a bos of 'no' with the start token.
+  const { vocabulary, classNames, chance } = await import(build === 'release' ? '../dist/lib/lab.js' : '../web/lib/lab/index.js');
+  const refused = [
+    [() => chance('constructor'), RangeError, /^posenc\.lab\.chance: task must be one of who-did-what, shift, copy, reverse, recency \(got "constructor"\)$/],
+    [() => chance('nope'), RangeError, /^posenc\.lab\.chance: task must be one of/],
+    [() => vocabulary('nope'), RangeError, /^posenc\.lab\.vocabulary: task must be one of/],
+    [() => vocabulary('__proto__'), RangeError, /^posenc\.lab\.vocabulary: task must be one of/],
+    [() => classNames(undefined), TypeError, /^posenc\.lab\.classNames: task must be a string/],
+    [() => vocabulary('copy', 'fr'), RangeError, /^posenc\.lab\.vocabulary: lang must be one of en, zh \(got "fr"\)$/],
+    [() => classNames('recency', 7), TypeError, /^posenc\.lab\.classNames: lang must be a string/],
+    [() => vocabulary('copy', 'en', 'no'), TypeError, /^posenc\.lab\.vocabulary: bos must be true or false \(got "no"\)$/],
+  ];
+  for (const [call, name, message] of refused) assert.throws(call, { name: name.name, message }, String(call));
+  assert.equal(chance('recency'), 1 / 8);
+  assert.equal(vocabulary('who-did-what', 'zh', true).length, 18);
+  assert.deepEqual(vocabulary('copy'), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '|', '_']);
+  assert.equal(classNames('shift', 'zh').length, 10);
 });
