@@ -77,8 +77,8 @@ export interface Lab {
    */
   evaluate(model: LabModel, options?: { task?: LabTask; length?: number; samples?: number; seed?: number;
     positions?: LabPositions; probe?: 'reversed' }): { accuracy: number; loss: number; scored: number };
-  /** data is layers x heads x n x n, row = query position. */
-  attentionMaps(model: LabModel, tokens: ArrayLike<number>, options?: Record<string, never>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
+  /** data is layers x heads x n x n, row = query position. tokens: an array or an Int32Array (another typed array is refused). */
+  attentionMaps(model: LabModel, tokens: readonly number[] | Int32Array, options?: Record<string, never>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
   examples(options?: { task?: LabTask; length?: number; count?: number; seed?: number; bos?: boolean; probe?: 'reversed' }): LabExamples;
   loss(model: LabModel, batch: LabExamples, options?: { gradient?: boolean }):
     { loss: number; accuracy: number; gradient?: Float32Array | Float64Array };
