@@ -102,7 +102,7 @@ test('bad command lines exit 2 with a message naming the problem, and write noth
     ...['0x10', '1,0b1', '0o7', '+4', '1_0', ' 4e', '.'].map((t) => [['timestep', '--dim', '8', '--timesteps', t, '--out', out('x.npy')],
       new RegExp(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(t.split(',').pop()).replace(/[.+]/g, '\\$&')}`)]),
     [['timestep', '--dim', '8', '--steps', '0', '--out', out('x.npy')], /--steps must be an integer from 1/],
-    [['timestep', '--dim', '2', '--steps', '2', '--out', out('x.npy')], /downscaleFreqShift must be less than dim \/ 2/],
+    [['timestep', '--dim', '2', '--steps', '2', '--out', out('x.npy')], /downscaleFreqShift \(the preset's\) must be less than dim \/ 2 \(1\)/],
     [['timestep', '--dim', '8', '--steps', '2', '--preset', 'sdxl', '--out', out('x.npy')], /preset must be one of/],
     [['timestep', '--dim', '8', '--steps', '2', '--flip-sin-to-cos', '--no-flip-sin-to-cos', '--out', out('x.npy')], /contradict/],
     [['sincos2d', '--grid-h', '4', '--dim', '6', '--out', out('x.npy')], /dim must be a multiple of 4/],
