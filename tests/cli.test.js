@@ -451,3 +451,21 @@ test('a real flag of 130 000 digits and an x is refused at once, not after a qua
     assert.match(r.stderr, /^posenc: --(base expects a finite decimal number|timesteps must be comma-separated finite numbers|short-factor must be comma-separated finite numbers), got "1{99}"… \(13000[1-3] characters\)\n$/);
   }
 });
+
+test('a decimal integer past 2^53 − 1 is refused saying why (twenty-eighth pass)', () => {
+  // "--max-bytes 9007199254740992" and "--steps 9007199254740993" were refused as not "a decimal integer", which they are.
+  const why = '\\(past ±9007199254740991, the largest integer a double holds exactly\\)$';
+  const bad = [
+    [['table', '--d-model', '4', '--max-len', '9007199254740992'], new RegExp(`--max-len expects a decimal integer, got "9007199254740992" ${why}`, 'm')],
+    [['table', '--d-model', '4', '--max-len', '-9007199254740993'], new RegExp(`got "-9007199254740993" ${why}`, 'm')],
+    [['table', '--d-model', '4', '--max-len', '2', '--max-bytes', '9007199254740992'], new RegExp(`--max-bytes expects a decimal integer, got "9007199254740992" ${why}`, 'm')],
+    [['timestep', '--dim', '4', '--steps', '9'.repeat(400)], new RegExp(`--steps expects a decimal integer, got "9{99}"… \\(400 characters\\) ${why}`, 'm')],
+    [['table', '--d-model', '4', '--max-len', '2.5'], /--max-len expects a decimal integer, got "2\.5"$/m],
+  ];
+  for (const [args, message] of bad) {
+    const r = run(...args, '--out', out('big.npy'), '--quiet');
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, message);
+  }
+  assert.ok(!existsSync(out('big.npy')));
+});
