@@ -463,9 +463,9 @@ test('a decimal integer past 2^53 − 1 is refused saying why (twenty-eighth pas
     [['table', '--d-model', '4', '--max-len', '2.5'], /--max-len expects a decimal integer, got "2\.5"$/m],
   ];
   for (const [args, message] of bad) {
-    const r = run(...args, '--out', out('big.npy'), '--quiet');
+    const r = run(...args, '--out', out('p28-unsafe.npy'), '--quiet');
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, message);
   }
-  assert.ok(!existsSync(out('big.npy')));
+  assert.ok(!existsSync(out('p28-unsafe.npy')));
 });
