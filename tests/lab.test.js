@@ -457,3 +457,23 @@ test("vocabulary, classNames and chance refuse a task, lang or bos they do not k
   assert.deepEqual(vocabulary('copy'), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '|', '_']);
   assert.equal(classNames('shift', 'zh').length, 10);
 });
+
+test("evaluate's positions 'trained' and 'new' in a task with no example of the model's longest length are refused first (twenty-eighth pass)", () => {
+  // A recency model trained on length 2, evaluated on who-did-what (same words, shortest length 3): the core was asked
+  // for the trained positions of a who-did-what example of length 2 once the model was made, refused it as "status 2"
+  // naming nothing, and the memory grown for the model (93 MiB for batch 64 and maxLength 512) was kept.
+  const { model } = lab.train({ task: 'recency', trainLengths: [2, 2], steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 });
+  const big = { config: { ...model.config, batch: 64, maxLength: 512 }, params: model.params };
+  const before = lab.memoryStats().bytes;
+  for (const positions of ['trained', 'new']) {
+    assert.throws(() => lab.evaluate(big, { task: 'who-did-what', length: 5, samples: 4, positions }), {
+      name: 'RangeError',
+      message: `posenc.lab.evaluate: positions "${positions}" needs an example of the model's longest training length (2) in task "who-did-what", whose shortest is 3; use positions "all" (got "${positions}")`,
+    });
+  }
+  assert.throws(() => lab.evaluate(model, { task: 'who-did-what', length: 5, positions: 'new', probe: 'reversed' }), { name: 'RangeError', message: /\(probe "reversed"\), whose shortest is 3/ });
+  assert.equal(lab.memoryStats().bytes, before, 'nothing grown by the refusals');
+  assert.equal(lab.evaluate(model, { task: 'who-did-what', length: 5, samples: 4 }).scored, 4, "positions 'all' still scores every answer");
+  assert.equal(lab.evaluate(model, { length: 3, samples: 4, positions: 'new' }).scored > 0, true, 'its own task has its trained positions');
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
