@@ -1,4 +1,5 @@
 // posenc/lab: a tiny Transformer trained in WebAssembly (see docs/lab.md).
+import type { Preset } from '../index.js';
 
 export type LabTask = 'who-did-what' | 'shift' | 'copy' | 'reverse' | 'recency';
 /** Which answers evaluate() scores: all, those at positions training examples had, or the others. */
@@ -28,7 +29,7 @@ export interface LabModelOptions {
   /** Longest token sequence the model accepts (learned tables have this many rows). Default 64. */
   maxLength?: number;
   /** Sinusoidal preset (as posenc's table()). Default 'vaswani'. */
-  preset?: string;
+  preset?: Preset;
   ropeBase?: number;
   alibiMaxBias?: number;
   /** T5's relative-position buckets, 2 to 1024 (at least 4 with bidirectional attention: an exact and a logarithmic one each way). Default 32. */
