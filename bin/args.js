@@ -35,7 +35,9 @@ export function readNumber(name, raw, f) {
   if (f.inf === '-' && /^-inf(inity)?$/i.test(raw)) return -Infinity;
   const kind = f.type === 'int' ? 'a decimal integer' : `a finite decimal number${f.inf === '-' ? ' or -inf' : ''}`;
   const num = (f.type === 'int' ? INT : REAL).test(raw) ? Number(raw) : NaN;
-  const zero = readsAsZero(raw, num);
+  // why a decimal integer is refused as not one: one past 2^53 − 1 was "expects a decimal integer, got "9007199254740993""
+  const zero = readsAsZero(raw, num) || (f.type === 'int' && num === Math.round(num) && !Number.isSafeInteger(num)
+    ? ` (past ±${Number.MAX_SAFE_INTEGER}, the largest integer a double holds exactly)` : '');
   if (!Number.isFinite(num) || (f.type === 'int' && !Number.isSafeInteger(num)) || zero) {
     throw new UsageError(`--${name} expects ${kind}, got ${quoted(raw)}${zero}`);
   }

@@ -14,7 +14,9 @@ function helpOf(key) {
     const d = t.params[key].default;
     return d === null ? `${name} (required)` : d === 0 ? name : `${name} (default ${d})`;
   });
-  const what = p.kind === 'factors' ? 'comma-separated numbers, dim/2 of them' : p.kind === 'boolean' ? 'true | false' : p.hf ?? p.config;
+  // seqLen has no config key (HF's forward argument seq_len): its help said "undefined"
+  const what = p.kind === 'factors' ? 'comma-separated numbers, dim/2 of them' : p.kind === 'boolean' ? 'true | false'
+    : p.hf ?? p.config ?? 'HF\'s seq_len: the sequence length the cache is scaled for (default: the largest position + 1)';
   return `${what}; ${uses.join(', ')}`;
 }
 

@@ -354,3 +354,9 @@ test('inspect refuses a _class_name that is not a string by its key, exit 2 (twe
   writeFileSync(file, JSON.stringify({ _class_name: 'FluxTransformer2DModel', axes_dims_rope: [16, 56, 56], theta: 10000, attention_head_dim: 128 }));
   assert.match(run('inspect', file).stdout, /^model_type {8}FluxTransformer2DModel$/m);
 });
+
+test('rope --help says what every scaling flag is (twenty-eighth pass: --seq-len\'s help read "undefined")', () => {
+  const help = run('rope', '--help').stdout;
+  assert.doesNotMatch(help, /undefined|null/);
+  assert.match(help, /--seq-len <number> +HF's seq_len: the sequence length the cache is scaled for \(default: the largest position \+ 1\); dynamic, longrope/);
+});

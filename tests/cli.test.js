@@ -102,7 +102,7 @@ test('bad command lines exit 2 with a message naming the problem, and write noth
     ...['0x10', '1,0b1', '0o7', '+4', '1_0', ' 4e', '.'].map((t) => [['timestep', '--dim', '8', '--timesteps', t, '--out', out('x.npy')],
       new RegExp(`--timesteps must be comma-separated finite numbers, got ${JSON.stringify(t.split(',').pop()).replace(/[.+]/g, '\\$&')}`)]),
     [['timestep', '--dim', '8', '--steps', '0', '--out', out('x.npy')], /--steps must be an integer from 1/],
-    [['timestep', '--dim', '2', '--steps', '2', '--out', out('x.npy')], /downscaleFreqShift must be less than dim \/ 2/],
+    [['timestep', '--dim', '2', '--steps', '2', '--out', out('x.npy')], /downscaleFreqShift \(the preset's\) must be less than dim \/ 2 \(1\)/],
     [['timestep', '--dim', '8', '--steps', '2', '--preset', 'sdxl', '--out', out('x.npy')], /preset must be one of/],
     [['timestep', '--dim', '8', '--steps', '2', '--flip-sin-to-cos', '--no-flip-sin-to-cos', '--out', out('x.npy')], /contradict/],
     [['sincos2d', '--grid-h', '4', '--dim', '6', '--out', out('x.npy')], /dim must be a multiple of 4/],
@@ -450,4 +450,22 @@ test('a real flag of 130 000 digits and an x is refused at once, not after a qua
     // quoted by its first 99 characters and its length, as the API shows a caller's strings (the whole 128 KiB was quoted before)
     assert.match(r.stderr, /^posenc: --(base expects a finite decimal number|timesteps must be comma-separated finite numbers|short-factor must be comma-separated finite numbers), got "1{99}"… \(13000[1-3] characters\)\n$/);
   }
+});
+
+test('a decimal integer past 2^53 − 1 is refused saying why (twenty-eighth pass)', () => {
+  // "--max-bytes 9007199254740992" and "--steps 9007199254740993" were refused as not "a decimal integer", which they are.
+  const why = '\\(past ±9007199254740991, the largest integer a double holds exactly\\)$';
+  const bad = [
+    [['table', '--d-model', '4', '--max-len', '9007199254740992'], new RegExp(`--max-len expects a decimal integer, got "9007199254740992" ${why}`, 'm')],
+    [['table', '--d-model', '4', '--max-len', '-9007199254740993'], new RegExp(`got "-9007199254740993" ${why}`, 'm')],
+    [['table', '--d-model', '4', '--max-len', '2', '--max-bytes', '9007199254740992'], new RegExp(`--max-bytes expects a decimal integer, got "9007199254740992" ${why}`, 'm')],
+    [['timestep', '--dim', '4', '--steps', '9'.repeat(400)], new RegExp(`--steps expects a decimal integer, got "9{99}"… \\(400 characters\\) ${why}`, 'm')],
+    [['table', '--d-model', '4', '--max-len', '2.5'], /--max-len expects a decimal integer, got "2\.5"$/m],
+  ];
+  for (const [args, message] of bad) {
+    const r = run(...args, '--out', out('p28-unsafe.npy'), '--quiet');
+    assert.equal(r.status, 2, args.join(' '));
+    assert.match(r.stderr, message);
+  }
+  assert.ok(!existsSync(out('p28-unsafe.npy')));
 });

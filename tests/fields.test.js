@@ -289,3 +289,16 @@ test('randomFourierFeatures: B\'s getters run before the points are read, the po
     return pe.randomFourierFeatures(...args);
   }
 });
+
+test("timestepEmbedding's refusals show the value they are about (twenty-eighth pass)", () => {
+  // The angle's refusal showed timesteps[i] alone ("scale × timesteps[1] must lie within ±2^31 (got 1)", read as a
+  // product of 1); the shift's named an option the caller had not given (dim 2 with the diffusers preset's shift of 1).
+  assert.throws(() => pe.timestepEmbedding([0, 1], 4, { scale: 1e300 }),
+    { name: 'RangeError', message: 'posenc.timestepEmbedding: scale × timesteps[1] must lie within ±2^31 (got 1e+300)' });
+  assert.throws(() => pe.timestepEmbedding([3], 4, { scale: 2 ** 30 }),
+    { name: 'RangeError', message: 'posenc.timestepEmbedding: scale × timesteps[0] must lie within ±2^31 (got 3221225472)' });
+  assert.throws(() => pe.timestepEmbedding([1], 2), { name: 'RangeError', message: /^posenc\.timestepEmbedding: downscaleFreqShift \(the preset's\) must be less than dim \/ 2 \(1\)/ });
+  assert.throws(() => pe.timestepEmbedding([1], 2, { downscaleFreqShift: 1 }), { name: 'RangeError', message: /^posenc\.timestepEmbedding: downscaleFreqShift must be less than dim \/ 2 \(1\)/ });
+  assert.equal(pe.timestepEmbedding([2 ** 31], 4).rows, 1, 'the limit itself is allowed');
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -3,7 +3,7 @@
 // fixed seeds and margins far wider than seed-to-seed spread.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadLab } from './helpers/load.js';
+import { loadLab, build } from './helpers/load.js';
 import { tfjsLabModel, loadTfjs } from './helpers/lab-tfjs.js';
 
 const lab = await loadLab();
@@ -434,5 +434,46 @@ test('a hole in tokens, a batch or trainLengths is refused, not filled by an ind
       delete Array.prototype[1];
     }
   }
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test("vocabulary, classNames and chance refuse a task, lang or bos they do not know (twenty-eighth pass)", async () => {
+  // An unknown task was answered with copy's words (vocabulary('nope'), classNames(undefined)), chance('constructor')
+  // with Object and chance('nope') with undefined; a lang of 'fr' with English and a bos of 'no' with the start token.
+  const { vocabulary, classNames, chance } = await import(build === 'release' ? '../dist/lib/lab.js' : '../web/lib/lab/index.js');
+  const refused = [
+    [() => chance('constructor'), RangeError, /^posenc\.lab\.chance: task must be one of who-did-what, shift, copy, reverse, recency \(got "constructor"\)$/],
+    [() => chance('nope'), RangeError, /^posenc\.lab\.chance: task must be one of/],
+    [() => vocabulary('nope'), RangeError, /^posenc\.lab\.vocabulary: task must be one of/],
+    [() => vocabulary('__proto__'), RangeError, /^posenc\.lab\.vocabulary: task must be one of/],
+    [() => classNames(undefined), TypeError, /^posenc\.lab\.classNames: task must be a string/],
+    [() => vocabulary('copy', 'fr'), RangeError, /^posenc\.lab\.vocabulary: lang must be one of en, zh \(got "fr"\)$/],
+    [() => classNames('recency', 7), TypeError, /^posenc\.lab\.classNames: lang must be a string/],
+    [() => vocabulary('copy', 'en', 'no'), TypeError, /^posenc\.lab\.vocabulary: bos must be true or false \(got "no"\)$/],
+  ];
+  for (const [call, name, message] of refused) assert.throws(call, { name: name.name, message }, String(call));
+  assert.equal(chance('recency'), 1 / 8);
+  assert.equal(vocabulary('who-did-what', 'zh', true).length, 18);
+  assert.deepEqual(vocabulary('copy'), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '|', '_']);
+  assert.equal(classNames('shift', 'zh').length, 10);
+});
+
+test("evaluate's positions 'trained' and 'new' in a task with no example of the model's longest length are refused first (twenty-eighth pass)", () => {
+  // A recency model trained on length 2, evaluated on who-did-what (same words, shortest length 3): the core was asked
+  // for the trained positions of a who-did-what example of length 2 once the model was made, refused it as "status 2"
+  // naming nothing, and the memory grown for the model (93 MiB for batch 64 and maxLength 512) was kept.
+  const { model } = lab.train({ task: 'recency', trainLengths: [2, 2], steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 });
+  const big = { config: { ...model.config, batch: 64, maxLength: 512 }, params: model.params };
+  const before = lab.memoryStats().bytes;
+  for (const positions of ['trained', 'new']) {
+    assert.throws(() => lab.evaluate(big, { task: 'who-did-what', length: 5, samples: 4, positions }), {
+      name: 'RangeError',
+      message: `posenc.lab.evaluate: positions "${positions}" needs an example of the model's longest training length (2) in task "who-did-what", whose shortest is 3; use positions "all" (got "${positions}")`,
+    });
+  }
+  assert.throws(() => lab.evaluate(model, { task: 'who-did-what', length: 5, positions: 'new', probe: 'reversed' }), { name: 'RangeError', message: /\(probe "reversed"\), whose shortest is 3/ });
+  assert.equal(lab.memoryStats().bytes, before, 'nothing grown by the refusals');
+  assert.equal(lab.evaluate(model, { task: 'who-did-what', length: 5, samples: 4 }).scored, 4, "positions 'all' still scores every answer");
+  assert.equal(lab.evaluate(model, { length: 3, samples: 4, positions: 'new' }).scored > 0, true, 'its own task has its trained positions');
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });

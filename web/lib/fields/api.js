@@ -95,7 +95,8 @@ export function createFields(wasm) {
     const flip = check.boolean('flipSinToCos', opts.flipSinToCos ?? preset.flipSinToCos);
     const shift = check.finite('downscaleFreqShift', opts.downscaleFreqShift ?? preset.downscaleFreqShift);
     if (half >= 1 && shift >= half) {
-      throw check.fail(RangeError, `downscaleFreqShift must be less than dim / 2 (${half}): the frequencies divide by dim / 2 − shift`, shift);
+      // (naming the preset when the shift is its: dim 2 or 3 with the default preset was refused for an option not given)
+      throw check.fail(RangeError, `downscaleFreqShift${opts.downscaleFreqShift === undefined ? " (the preset's)" : ''} must be less than dim / 2 (${half}): the frequencies divide by dim / 2 − shift`, shift);
     }
     const scale = check.finite('scale', opts.scale ?? 1);
     const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: MIN_MAX_PERIOD });
@@ -106,7 +107,7 @@ export function createFields(wasm) {
     const t = numbers(check, 'timesteps', timesteps, (n) => check.bytes(n * dim * bytesPer(dtype) + n * 8 + half * 8 + SCRATCH_SLACK));
     for (let i = 0; i < t.length; i++) {
       if (Math.abs(scale * t[i]) > MAX_POSITION) {
-        throw check.fail(RangeError, `scale × timesteps[${i}] must lie within ±2^31`, t[i]);
+        throw check.fail(RangeError, `scale × timesteps[${i}] must lie within ±2^31`, scale * t[i]); // (the product: t[i] alone read as a product of 1)
       }
     }
     const n = t.length;

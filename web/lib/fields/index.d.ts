@@ -12,13 +12,19 @@ export interface PosencFields {
   sincos1d(positions: number | ArrayLike<number>, dim: number, options?: SinCos1dOptions): Matrix;
   /** (extraTokens + gridH·gridW) × dim patch-grid table, patches row-major; dim a multiple of 4. */
   sincos2d(gridH: number, gridW: number, dim: number, options?: SinCos2dOptions): PatchGrid;
-  /** NeRF positional encoding of each point (row). A plain array is n points of one coordinate. */
-  fourierFeatures(points: MatrixInput | ArrayLike<number>, options?: FourierOptions): Matrix;
+  /**
+   * NeRF positional encoding of each point (row). An array or a typed array is n points of one coordinate (any other
+   * object is read as a MatrixInput: an array-like { length, 0, … } is refused for its missing rows).
+   */
+  fourierFeatures(points: Points, options?: FourierOptions): Matrix;
   /** Random Fourier features [sin 2πBx | cos 2πBx] (Tancik et al. 2020), n × 2·features, and the B used. */
-  randomFourierFeatures(points: MatrixInput | ArrayLike<number>, options?: RandomFourierOptions): RandomFourier;
+  randomFourierFeatures(points: Points, options?: RandomFourierOptions): RandomFourier;
   /** WebAssembly memory of this module; for leak checks. */
   memoryStats(): MemoryStats;
 }
+
+/** Points: a matrix (one point per row), or an array or typed array of n points of one coordinate. */
+export type Points = MatrixInput | readonly number[] | (ArrayLike<number> & ArrayBufferView);
 
 /** Loads the fields' WebAssembly module once; every call returns the same promise. */
 export function init(): Promise<PosencFields>;

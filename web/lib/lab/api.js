@@ -376,6 +376,12 @@ export function createLab(wasm) {
       if (asked.vocab !== mine.vocab || asked.classes !== mine.classes) {
         throw check.fail(RangeError, `task ${JSON.stringify(task)} uses ${asked.vocab} token ids and ${asked.classes} answers; this model was trained on ${JSON.stringify(config.task)} (${mine.vocab} and ${mine.classes})`, task);
       }
+      // the trained positions are those of an example of the model's longest length in the task asked: a recency model of
+      // length 2 evaluated on who-did-what (its shortest 3) was refused by the core as "status 2", naming nothing
+      const least = taskShape(check, frame, id).minLength;
+      if (positions !== 'all' && config.trainLengths[1] < least) {
+        throw check.fail(RangeError, `positions "${positions}" needs an example of the model's longest training length (${config.trainLengths[1]}) in task ${JSON.stringify(task)}${probe ? ' (probe "reversed")' : ''}, whose shortest is ${least}; use positions "all"`, positions);
+      }
       const need = taskLength(check, frame, id, length);
       if (need > config.maxLength) {
         throw check.fail(RangeError, `length ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);

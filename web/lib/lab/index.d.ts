@@ -1,4 +1,5 @@
 // posenc/lab: a tiny Transformer trained in WebAssembly (see docs/lab.md).
+import type { Preset } from '../index.js';
 
 export type LabTask = 'who-did-what' | 'shift' | 'copy' | 'reverse' | 'recency';
 /** Which answers evaluate() scores: all, those at positions training examples had, or the others. */
@@ -28,7 +29,7 @@ export interface LabModelOptions {
   /** Longest token sequence the model accepts (learned tables have this many rows). Default 64. */
   maxLength?: number;
   /** Sinusoidal preset (as posenc's table()). Default 'vaswani'. */
-  preset?: string;
+  preset?: Preset;
   ropeBase?: number;
   alibiMaxBias?: number;
   /** T5's relative-position buckets, 2 to 1024 (at least 4 with bidirectional attention: an exact and a logarithmic one each way). Default 32. */
@@ -77,8 +78,8 @@ export interface Lab {
    */
   evaluate(model: LabModel, options?: { task?: LabTask; length?: number; samples?: number; seed?: number;
     positions?: LabPositions; probe?: 'reversed' }): { accuracy: number; loss: number; scored: number };
-  /** data is layers x heads x n x n, row = query position. */
-  attentionMaps(model: LabModel, tokens: ArrayLike<number>, options?: Record<string, never>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
+  /** data is layers x heads x n x n, row = query position. tokens: an array or an Int32Array (another typed array is refused). */
+  attentionMaps(model: LabModel, tokens: readonly number[] | Int32Array, options?: Record<string, never>): { shape: [number, number, number, number]; data: Float32Array | Float64Array };
   examples(options?: { task?: LabTask; length?: number; count?: number; seed?: number; bos?: boolean; probe?: 'reversed' }): LabExamples;
   loss(model: LabModel, batch: LabExamples, options?: { gradient?: boolean }):
     { loss: number; accuracy: number; gradient?: Float32Array | Float64Array };

@@ -2,6 +2,7 @@
 // c/lab/tasks.c. Words are for display and for tokenize(); the model sees ids.
 
 import { PE_LAB_WHO, PE_LAB_SHIFT, PE_LAB_COPY, PE_LAB_REVERSE, PE_LAB_RECENCY } from '../../../dist/constants.js';
+import { Checker } from '../validate.js';
 
 export const TASK_IDS = { 'who-did-what': PE_LAB_WHO, shift: PE_LAB_SHIFT, copy: PE_LAB_COPY, reverse: PE_LAB_REVERSE,
   recency: PE_LAB_RECENCY };
@@ -14,8 +15,19 @@ export const TASKS = Object.keys(TASK_IDS);
 // who-did-what probe: the "farther name" rule always picks the other name).
 const CHANCE = { 'who-did-what': 1 / 2, shift: 1 / 10, copy: 1 / 10, reverse: 1 / 10, recency: 1 / 8 };
 
+/**
+ * The helpers' task (and lang, bos), checked: an unknown task was answered with copy's words, and chance('constructor')
+ * with Object, a lang of 'fr' with English and a bos of 'no' with the start token, each without a word.
+ */
+function checked(fn, task, lang = 'en', bos = false) {
+  const check = new Checker(`lab.${fn}`), name = check.oneOf('task', task, TASKS);
+  check.oneOf('lang', lang, ['en', 'zh']);
+  check.boolean('bos', bos);
+  return name;
+}
+
 /** The accuracy of guessing on a task. */
-export const chance = (task) => CHANCE[task];
+export const chance = (task) => CHANCE[checked('chance', task)];
 
 /** The word shown for the start token (bos), the last id of a task with one. */
 export const BOS_WORD = '<s>';
@@ -33,6 +45,7 @@ const usesNames = (task) => task === 'who-did-what' || task === 'recency';
 
 /** The words of a task's tokens, id order; `lang` picks who-did-what's and recency's words; bos adds the start token. */
 export function vocabulary(task, lang = 'en', bos = false) {
+  checked('vocabulary', task, lang, bos);
   const words = usesNames(task) ? WHO[lang === 'zh' ? 'zh' : 'en'].slice()
     : task === 'shift' ? SYMBOLS.slice() : [...SYMBOLS, '|', '_'];
   return bos ? [...words, BOS_WORD] : words;
@@ -40,6 +53,7 @@ export function vocabulary(task, lang = 'en', bos = false) {
 
 /** The words that name the classes (the first `classes` tokens of every task). */
 export function classNames(task, lang = 'en') {
+  checked('classNames', task, lang);
   return vocabulary(task, lang).slice(0, usesNames(task) ? 8 : 10);
 }
 
