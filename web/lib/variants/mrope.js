@@ -115,7 +115,8 @@ export function ropeGridIds(height, width, options) {
   const axes = check.integer('axes', opts.axes ?? 2, 2, 3);
   const time = check.finite('time', opts.time ?? 0, { min: -MAX_POSITION, max: MAX_POSITION });
   if (opts.time !== undefined && axes !== 3) throw check.fail(TypeError, 'time needs axes 3');
-  const offset = check.integer('offset', opts.offset ?? 0, -MAX_POSITION, MAX_POSITION - Math.max(height, width));
+  // its last id offset + max(height, width) - 1 at most MAX_POSITION, as every position (ropeAxialCache took it, this refused it)
+  const offset = check.integer('offset', opts.offset ?? 0, -MAX_POSITION, MAX_POSITION + 1 - Math.max(height, width));
   const count = height * width;
   if (count > MAX_DIM) throw check.fail(RangeError, `height × width must be at most ${MAX_DIM}`, count);
   check.bytes(count * axes * 8);
