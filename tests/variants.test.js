@@ -607,3 +607,18 @@ test('no leaks: every variant function frees what it allocated, also after error
   pe.precisionError(16, { positions: [1, 2, 3], mode: 'both' });
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('twenty-eighth pass: a refusal names the range the code allows (numBuckets from 4, or 2 one-way; an even width from 2), whose ends it takes', () => {
+  const refuse = (f, message) => assert.throws(f, { name: 'RangeError', message });
+  refuse(() => pe.t5Bucket([1], { numBuckets: 0 }), /numBuckets must be an integer from 4 to 65536 \(got 0\)/);
+  refuse(() => pe.t5Bucket([1], { numBuckets: 3 }), /numBuckets must be an integer from 4 to 65536 \(got 3\)/);
+  refuse(() => pe.t5BucketMatrix(2, { numBuckets: 1, bidirectional: false }), /numBuckets must be an integer from 2 to 65536 \(got 1\)/);
+  assert.deepEqual(Array.from(pe.t5Bucket([-1, 0, 1, 9], { numBuckets: 4, maxDistance: 2 })), [1, 0, 3, 3]);
+  assert.deepEqual(Array.from(pe.t5Bucket([-1, 0, 1, -9], { numBuckets: 2, bidirectional: false, maxDistance: 2 })), [1, 0, 0, 1]);
+  for (const [f, name] of [[(v) => pe.ropeFrequencies(v), 'dim'], [(v) => pe.ropeApply([[1, 0, 1, 0]], { rotaryDim: v }), 'rotaryDim'],
+    [(v) => pe.ropeApply([[1, 0]], { headDim: v }), 'headDim'], [(v) => pe.ropePermutation(v), 'headDim'], [(v) => pe.ropeAxialCache([[1]], { axesDim: [v] }), 'axesDim\\[0\\]']]) {
+    refuse(() => f(0), new RegExp(`${name} must be an integer from 2 to \\d+ \\(got 0\\)`));
+    refuse(() => f(1), new RegExp(`${name} must be an integer from 2 to \\d+ \\(got 1\\)`));
+    f(2);
+  }
+});
