@@ -622,3 +622,19 @@ test('twenty-eighth pass: a refusal names the range the code allows (numBuckets 
     f(2);
   }
 });
+
+test('twenty-eighth pass: an attention factor of 0 is refused by its range (it was taken as absent and derived, silently: HF uses 0, and calls it invalid)', () => {
+  const yarn = { type: 'yarn', factor: 2, originalMaxPosition: 64 };
+  const longrope = { type: 'longrope', originalMaxPosition: 64, maxPosition: 128, shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2] };
+  const cfg = (extra) => ({ rope_theta: 1e4, head_dim: 8, max_position_embeddings: 128, rope_scaling: { rope_type: 'yarn', factor: 2, original_max_position_embeddings: 64, ...extra } });
+  for (const scaling of [yarn, longrope]) {
+    assert.throws(() => pe.ropeFrequencies(8, { scaling: { ...scaling, attentionFactor: 0 } }), { name: 'RangeError', message: /scaling\.attentionFactor must be a finite number from 0\.001 to 1000000 \(got 0\)/ });
+    assert.throws(() => pe.ropeCache(2, 8, { scaling: { ...scaling, attentionFactor: -0 } }), /scaling\.attentionFactor must be a finite number from 0\.001/);
+    assert.equal(pe.ropeFrequencies(8, { scaling: { ...scaling, attentionFactor: 0.5 } }).attentionFactor, 0.5);
+    assert.ok(pe.ropeFrequencies(8, { scaling }).attentionFactor > 1); // absent: derived, as HF's None
+  }
+  assert.throws(() => pe.ropeFromConfig(cfg({ attention_factor: 0 })), /config rope_parameters\.attention_factor must be a finite number from 0\.001 to 1000000 \(got 0\)/);
+  // mscale and mscale_all_dim of 0 stay absent, as HF's `if mscale and mscale_all_dim` reads them
+  assert.equal(pe.ropeFromConfig(cfg({ mscale: 0, mscale_all_dim: 0 })).attentionFactor, pe.ropeFromConfig(cfg({})).attentionFactor);
+  assert.equal(pe.ropeFrequencies(8, { scaling: { ...yarn, mscale: 0, mscaleAllDim: 0 } }).attentionFactor, 1 + 0.1 * Math.log(2));
+});
