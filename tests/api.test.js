@@ -81,3 +81,12 @@ test('an error names the function and parameter, and the module keeps working', 
   assert.deepEqual(Array.from(row), [0, 1, Math.sin(1), Math.cos(1)]);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('twenty-eighth pass: rotation\'s dModel and kvCache\'s valueDim are refused with the range the code allows (from 2, from 8), whose ends it takes', () => {
+  for (const v of [0, 1]) assert.throws(() => pe.rotation(1, v), { name: 'RangeError', message: new RegExp(`dModel must be an integer from 2 to 16384 \\(got ${v}\\)`) });
+  assert.equal(pe.rotation(1, 2).rows, 2);
+  for (const v of [0, 1, 7]) assert.throws(() => pe.kvCache({ heads: 1, headDim: 2, valueDim: v, maxLength: 1 }), { name: 'RangeError', message: new RegExp(`valueDim must be an integer from 8 to 16777216 \\(got ${v}\\)`) });
+  assert.throws(() => pe.kvCache({ heads: 1, headDim: 2, valueDim: 12, maxLength: 1 }), /valueDim must be a multiple of 8 \(got 12\)/);
+  pe.kvCache({ heads: 1, headDim: 2, valueDim: 8, maxLength: 1 }).free();
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -3,7 +3,7 @@
 // whole cache (which is O(length · d), the same order as the attention's own
 // arithmetic). attend() runs the float32 blocked kernel (c/flash.c) once per
 // kv head, on the rows in use, in place.
-import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
+import { Checker, copyTyped, typedArrayBuffer, MAX_DIM } from './validate.js';
 import { Frame, reserve } from './heap.js';
 import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
@@ -35,7 +35,7 @@ export function createKvCache(wasm, call) {
     const opts = check.options(options, ['heads', 'headDim', 'valueDim', 'maxLength', 'batch']);
     const heads = check.size('heads', opts.heads);
     const dk = check.size('headDim', opts.headDim);
-    const dv = check.size('valueDim', opts.valueDim ?? dk);
+    const dv = check.integer('valueDim', opts.valueDim ?? dk, 8, MAX_DIM); // (from 8: 1 to 7 are refused below, as not multiples of 8)
     if (dv % 8) throw check.fail(RangeError, 'valueDim must be a multiple of 8', dv);
     const maxLength = check.size('maxLength', opts.maxLength);
     const batch = check.size('batch', opts.batch ?? 1);
