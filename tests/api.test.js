@@ -90,3 +90,18 @@ test('twenty-eighth pass: rotation\'s dModel and kvCache\'s valueDim are refused
   pe.kvCache({ heads: 1, headDim: 2, valueDim: 8, maxLength: 1 }).free();
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('twenty-eighth pass: kvCache.attend names q, with the cache\'s shape, for a q that does not fit (it said "k\'s batch must equal 1 (got 2)" of the cache)', () => {
+  const cache = pe.kvCache({ heads: 2, headDim: 4, valueDim: 8, maxLength: 4, batch: 2 });
+  try {
+    cache.append({ data: new Float32Array(16), shape: [2, 2, 1, 4] }, { data: new Float32Array(32), shape: [2, 2, 1, 8] });
+    for (const [shape, got] of [[[1, 4], '1,4'], [[1, 2, 1, 4], '1,2,1,4'], [[2, 3, 1, 4], '2,3,1,4'], [[2, 2, 1, 3], '2,2,1,3']]) {
+      const q = { data: new Float32Array(shape.reduce((a, b) => a * b)), shape };
+      assert.throws(() => cache.attend(q), { name: 'RangeError', message: `posenc.kvCache.attend: q must be [2, k × 2, n, 4] to fit the cache (got "shape [${got}]")` });
+    }
+    assert.throws(() => cache.attend({ data: new Float32Array(32), shape: [2, 2, 2, 4] }), /q holds 2 queries; the cache holds 1 positions/);
+    assert.deepEqual(cache.attend({ data: new Float32Array(32), shape: [2, 4, 1, 4] }).shape, [2, 4, 1, 8]); // grouped: 4 query heads
+  } finally {
+    cache.free();
+  }
+});

@@ -104,16 +104,16 @@ export function createKvCache(wasm, call) {
       const o = c.options(options, ['causal', 'scale', 'out']);
       const causal = c.boolean('causal', o.causal ?? false);
       const scale = c.finite('scale', o.scale ?? 1 / Math.sqrt(dk), { above: 0 });
-      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1);
+      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1), qs = as4(tq.shape), s = { heads: qs[1], n: qs[2] };
+      // q against the cache, in q's words (attentionShape's, attention()'s, said "k's batch must equal 1 (got 2)" of the cache)
+      if (qs[0] !== batch || qs[1] % heads || qs[3] !== dk) throw c.fail(RangeError, `q must be [${batch}, k × ${heads}, n, ${dk}] to fit the cache`, `shape [${tq.shape}]`);
       // before q's elements are read (2^21 rows were, 3 s, for a cache of 4), and after (a getter of theirs may have truncated it)
       const fit = () => {
-        const s = attentionShape(c, tq, { shape: [batch, heads, length, dk] }, { shape: [batch, heads, length, dv] });
         if (s.n > length) throw c.fail(RangeError, `q holds ${s.n} queries; the cache holds ${length} positions (append first)`);
-        return s;
       };
       fit();
       tq.data = tq.data();
-      const s = fit();
+      fit();
       const count = batch * s.heads * s.n * dv;
       const out = outputArgs(c, o, count); // out: a Float32Array of count elements
       const group = s.heads / heads;
