@@ -104,21 +104,20 @@ export function createKvCache(wasm, call) {
       const o = c.options(options, ['causal', 'scale', 'out']);
       const causal = c.boolean('causal', o.causal ?? false);
       const scale = c.finite('scale', o.scale ?? 1 / Math.sqrt(dk), { above: 0 });
-      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1), qs = as4(tq.shape), s = { heads: qs[1], n: qs[2] };
+      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1), qs = as4(tq.shape), n = qs[2], group = qs[1] / heads;
       // q against the cache, in q's words (attentionShape's, attention()'s, said "k's batch must equal 1 (got 2)" of the cache)
-      if (qs[0] !== batch || qs[1] % heads || qs[3] !== dk) throw c.fail(RangeError, `q must be [${batch}, k × ${heads}, n, ${dk}] to fit the cache`, `shape [${tq.shape}]`);
+      if (qs[0] !== batch || group % 1 || qs[3] !== dk) throw c.fail(RangeError, `q must be [${batch}, k × ${heads}, n, ${dk}] to fit the cache`, `shape [${tq.shape}]`);
       // before q's elements are read (2^21 rows were, 3 s, for a cache of 4), and after (a getter of theirs may have truncated it)
       const fit = () => {
-        if (s.n > length) throw c.fail(RangeError, `q holds ${s.n} queries; the cache holds ${length} positions (append first)`);
+        if (n > length) throw c.fail(RangeError, `q holds ${n} queries; the cache holds ${length} positions (append first)`);
       };
       fit();
       tq.data = tq.data();
       fit();
-      const count = batch * s.heads * s.n * dv;
+      const count = slots * group * n * dv;
       const out = outputArgs(c, o, count); // out: a Float32Array of count elements
-      const group = s.heads / heads;
       // from the checked shape, not q's own (overridable) length
-      const nq = batch * s.heads * s.n * dk;
+      const nq = slots * group * n * dk;
       // checked in doubles: pe_malloc takes 32 bits (2^32 + 64 bytes was a 64-byte buffer)
       const need = c.bytes((nq + count) * 4);
       if (live(c) && ioBytes < need) {
@@ -131,10 +130,10 @@ export function createKvCache(wasm, call) {
       }
       const qp = io.pointers[0], op = qp + nq * 4;
       copyTyped(heap(), tq.data, qp / 4);
-      copyTyped(heapView(Int32Array, wasm, dims, 7), [1, group, 1, s.n, length, dk, dv]);
+      copyTyped(heapView(Int32Array, wasm, dims, 7), [1, group, 1, n, length, dk, dv]);
       for (let h = 0; h < slots; h++) {
-        const status = wasm.pe_attention_f32(op + h * group * s.n * dv * 4, qp + h * group * s.n * dk * 4, kp + h * maxLength * dk * 4,
-          vp + h * maxLength * dv * 4, dims, causal ? 1 + length - s.n : 0, scale);
+        const status = wasm.pe_attention_f32(op + h * group * n * dv * 4, qp + h * group * n * dk * 4, kp + h * maxLength * dk * 4,
+          vp + h * maxLength * dv * 4, dims, causal ? 1 + length - n : 0, scale);
         if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
