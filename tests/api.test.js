@@ -81,3 +81,27 @@ test('an error names the function and parameter, and the module keeps working', 
   assert.deepEqual(Array.from(row), [0, 1, Math.sin(1), Math.cos(1)]);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('twenty-eighth pass: rotation\'s dModel and kvCache\'s valueDim are refused with the range the code allows (from 2, from 8), whose ends it takes', () => {
+  for (const v of [0, 1]) assert.throws(() => pe.rotation(1, v), { name: 'RangeError', message: new RegExp(`dModel must be an integer from 2 to 16384 \\(got ${v}\\)`) });
+  assert.equal(pe.rotation(1, 2).rows, 2);
+  for (const v of [0, 1, 7]) assert.throws(() => pe.kvCache({ heads: 1, headDim: 2, valueDim: v, maxLength: 1 }), { name: 'RangeError', message: new RegExp(`valueDim must be an integer from 8 to 16777216 \\(got ${v}\\)`) });
+  assert.throws(() => pe.kvCache({ heads: 1, headDim: 2, valueDim: 12, maxLength: 1 }), /valueDim must be a multiple of 8 \(got 12\)/);
+  pe.kvCache({ heads: 1, headDim: 2, valueDim: 8, maxLength: 1 }).free();
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('twenty-eighth pass: kvCache.attend names q, with the cache\'s shape, for a q that does not fit (it said "k\'s batch must equal 1 (got 2)" of the cache)', () => {
+  const cache = pe.kvCache({ heads: 2, headDim: 4, valueDim: 8, maxLength: 4, batch: 2 });
+  try {
+    cache.append({ data: new Float32Array(16), shape: [2, 2, 1, 4] }, { data: new Float32Array(32), shape: [2, 2, 1, 8] });
+    for (const [shape, got] of [[[1, 4], '1,4'], [[1, 2, 1, 4], '1,2,1,4'], [[2, 3, 1, 4], '2,3,1,4'], [[2, 2, 1, 3], '2,2,1,3']]) {
+      const q = { data: new Float32Array(shape.reduce((a, b) => a * b)), shape };
+      assert.throws(() => cache.attend(q), { name: 'RangeError', message: `posenc.kvCache.attend: q must be [2, k × 2, n, 4] to fit the cache (got "shape [${got}]")` });
+    }
+    assert.throws(() => cache.attend({ data: new Float32Array(32), shape: [2, 2, 2, 4] }), /q holds 2 queries; the cache holds 1 positions/);
+    assert.deepEqual(cache.attend({ data: new Float32Array(32), shape: [2, 4, 1, 4] }).shape, [2, 4, 1, 8]); // grouped: 4 query heads
+  } finally {
+    cache.free();
+  }
+});

@@ -142,3 +142,13 @@ test('precisionError refuses count x dModel past its bound before making the pos
   assert.ok(made.every((n) => !(n > 2 ** 10)), `made: ${made}`);
   assert.equal(pv.precisionError(8, { count: 4 }).length, 4);
 });
+
+test('twenty-eighth pass: ropeGridIds takes an offset whose last id is 2^31, as ropeAxialCache takes that id (it refused it, one short)', () => {
+  const ids = pv.ropeGridIds(2, 3, { offset: 2 ** 31 - 2 });
+  assert.equal(Math.max(...ids.data), 2 ** 31);
+  assert.deepEqual(Array.from(pv.ropeAxialCache(ids, { axesDim: [2, 2], dtype: 'float64' }).cos.data.subarray(-4)),
+    Array.from(pv.ropeAxialCache([[2 ** 31 - 1, 2 ** 31]], { axesDim: [2, 2], dtype: 'float64' }).cos.data));
+  assert.throws(() => pv.ropeGridIds(2, 3, { offset: 2 ** 31 - 1 }), { name: 'RangeError', message: /offset must be an integer from -2147483648 to 2147483646 \(got 2147483647\)/ });
+  assert.throws(() => pv.ropeGridIds(1, 1, { offset: 2 ** 31 + 1 }), { name: 'RangeError', message: /to 2147483648 \(got 2147483649\)/ });
+  assert.equal(pv.ropeGridIds(1, 1, { offset: 2 ** 31 }).data[1], 2 ** 31);
+});

@@ -325,3 +325,12 @@ test('bad input: a posenc error naming the parameter, and the module stays usabl
   pe.ropeApply(x, { section: [2, 3, 3], positions: pos4 });
   assert.deepEqual(pe.memoryStats(), before);
 });
+
+test('twenty-eighth pass: a video\'s time is HF\'s (arange × second_per_grid_t) × tokens_per_second, left to right in float32 (the rate times the seconds first gave frame 95 time 29, HF 30)', () => {
+  const f = Math.fround;
+  for (const [seconds, rate, frames] of [[2 / 19, 3, 96], [1.998001998001998, 25, 1903], [0.3, 25, 40], [2 / 29.97, 2, 300]]) {
+    const got = pe.mropePositions([{ video: [frames, 2, 2], secondsPerGrid: seconds }], { tokensPerSecond: rate });
+    for (let k = 0; k < frames; k++) assert.equal(got.data[k], Math.trunc(f(f(k * f(seconds)) * f(rate))), `${seconds} s × ${rate}/s, frame ${k}`);
+  }
+  assert.equal(pe.mropePositions([{ video: [96, 2, 2], secondsPerGrid: 2 / 19 }], { tokensPerSecond: 3 }).data[95], 30);
+});

@@ -607,3 +607,34 @@ test('no leaks: every variant function frees what it allocated, also after error
   pe.precisionError(16, { positions: [1, 2, 3], mode: 'both' });
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('twenty-eighth pass: a refusal names the range the code allows (numBuckets from 4, or 2 one-way; an even width from 2), whose ends it takes', () => {
+  const refuse = (f, message) => assert.throws(f, { name: 'RangeError', message });
+  refuse(() => pe.t5Bucket([1], { numBuckets: 0 }), /numBuckets must be an integer from 4 to 65536 \(got 0\)/);
+  refuse(() => pe.t5Bucket([1], { numBuckets: 3 }), /numBuckets must be an integer from 4 to 65536 \(got 3\)/);
+  refuse(() => pe.t5BucketMatrix(2, { numBuckets: 1, bidirectional: false }), /numBuckets must be an integer from 2 to 65536 \(got 1\)/);
+  assert.deepEqual(Array.from(pe.t5Bucket([-1, 0, 1, 9], { numBuckets: 4, maxDistance: 2 })), [1, 0, 3, 3]);
+  assert.deepEqual(Array.from(pe.t5Bucket([-1, 0, 1, -9], { numBuckets: 2, bidirectional: false, maxDistance: 2 })), [1, 0, 0, 1]);
+  for (const [f, name] of [[(v) => pe.ropeFrequencies(v), 'dim'], [(v) => pe.ropeApply([[1, 0, 1, 0]], { rotaryDim: v }), 'rotaryDim'],
+    [(v) => pe.ropeApply([[1, 0]], { headDim: v }), 'headDim'], [(v) => pe.ropePermutation(v), 'headDim'], [(v) => pe.ropeAxialCache([[1]], { axesDim: [v] }), 'axesDim\\[0\\]']]) {
+    refuse(() => f(0), new RegExp(`${name} must be an integer from 2 to \\d+ \\(got 0\\)`));
+    refuse(() => f(1), new RegExp(`${name} must be an integer from 2 to \\d+ \\(got 1\\)`));
+    f(2);
+  }
+});
+
+test('twenty-eighth pass: an attention factor of 0 is refused by its range (it was taken as absent and derived, silently: HF uses 0, and calls it invalid)', () => {
+  const yarn = { type: 'yarn', factor: 2, originalMaxPosition: 64 };
+  const longrope = { type: 'longrope', originalMaxPosition: 64, maxPosition: 128, shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2] };
+  const cfg = (extra) => ({ rope_theta: 1e4, head_dim: 8, max_position_embeddings: 128, rope_scaling: { rope_type: 'yarn', factor: 2, original_max_position_embeddings: 64, ...extra } });
+  for (const scaling of [yarn, longrope]) {
+    assert.throws(() => pe.ropeFrequencies(8, { scaling: { ...scaling, attentionFactor: 0 } }), { name: 'RangeError', message: /scaling\.attentionFactor must be a finite number from 0\.001 to 1000000 \(got 0\)/ });
+    assert.throws(() => pe.ropeCache(2, 8, { scaling: { ...scaling, attentionFactor: -0 } }), /scaling\.attentionFactor must be a finite number from 0\.001/);
+    assert.equal(pe.ropeFrequencies(8, { scaling: { ...scaling, attentionFactor: 0.5 } }).attentionFactor, 0.5);
+    assert.ok(pe.ropeFrequencies(8, { scaling }).attentionFactor > 1); // absent: derived, as HF's None
+  }
+  assert.throws(() => pe.ropeFromConfig(cfg({ attention_factor: 0 })), /config rope_parameters\.attention_factor must be a finite number from 0\.001 to 1000000 \(got 0\)/);
+  // mscale and mscale_all_dim of 0 stay absent, as HF's `if mscale and mscale_all_dim` reads them
+  assert.equal(pe.ropeFromConfig(cfg({ mscale: 0, mscale_all_dim: 0 })).attentionFactor, pe.ropeFromConfig(cfg({})).attentionFactor);
+  assert.equal(pe.ropeFrequencies(8, { scaling: { ...yarn, mscale: 0, mscaleAllDim: 0 } }).attentionFactor, 1 + 0.1 * Math.log(2));
+});

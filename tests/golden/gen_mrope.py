@@ -8,9 +8,9 @@ follows the original code path step by step, on plain Python lists:
 - get_rope_index: transformers' Qwen2VLModel.get_rope_index / Qwen2_5_VLModel's
   on real token id lists (text, <|vision_start|>, image and video pad tokens,
   left padding in the attention mask), scanning for the next image or video
-  token as it does; Qwen2.5-VL's time step is tokens_per_second times the
-  float32 second_per_grid_t, each product in float32 (PyTorch's int64 arange
-  times a float32 scalar), then truncated (`.long()`).
+  token as it does; Qwen2.5-VL's time is (arange * second_per_grid_t) *
+  tokens_per_second, left to right as HF writes it, each product in float32
+  (PyTorch's int64 arange times a float32 scalar), then truncated (`.long()`).
 - caches: inv_freq = base^(-2i/dim), freqs = position x inv_freq per row, then
   Qwen2-VL's split of cat(freqs, freqs) by mrope_section * 2 taking chunk i from
   row i % 3, Qwen3-VL's apply_interleaved_mrope, FLUX's rope() per axis
@@ -96,8 +96,8 @@ def get_rope_index(ids, mask, images, videos, seconds, merge=2, tokens_per_secon
             image_index, remain_images, ed = image_index + 1, remain_images - 1, ed_image
         else:
             t, h, w = videos[video_index]
-            if tokens_per_second is not None:  # Qwen2.5-VL
-                step = f32(f32(seconds[video_index]) * f32(tokens_per_second))
+            if tokens_per_second is not None:  # Qwen2.5-VL: (arange * second_per_grid_t) * tokens_per_second
+                step = (f32(seconds[video_index]), f32(tokens_per_second))
             video_index, remain_videos, ed = video_index + 1, remain_videos - 1, ed_video
         gt, gh, gw = t, h // merge, w // merge
         text_len = ed - st
@@ -107,7 +107,7 @@ def get_rope_index(ids, mask, images, videos, seconds, merge=2, tokens_per_secon
         for a in range(gt):
             for b in range(gh):
                 for c in range(gw):
-                    tr.append(int(f32(a * step)) + text_len + st_idx)
+                    tr.append((int(f32(f32(a * step[0]) * step[1])) if isinstance(step, tuple) else int(f32(a * step))) + text_len + st_idx)
                     hr.append(b + text_len + st_idx)
                     wr.append(c + text_len + st_idx)
         pieces.append([tr, hr, wr])

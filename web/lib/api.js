@@ -201,7 +201,7 @@ export function createApi(wasm) {
     const check = new Checker('rotation');
     const opts = check.options(options, [...ENCODING_KEYS, 'dtype', 'out']);
     check.finite('k', k, { min: -MAX_POSITION, max: MAX_POSITION });
-    check.size('dModel', dModel, PE_MAX_ROTATION_DIM);
+    check.integer('dModel', dModel, 2, PE_MAX_ROTATION_DIM); // (from 2: 1 is odd, refused below)
     if (dModel % 2) throw check.fail(RangeError, 'dModel must be even: the lone sine column of an odd width has no cosine to rotate with', dModel);
     const a = encodingArgs(check, dModel, opts);
     const count = dModel * dModel;

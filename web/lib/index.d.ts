@@ -91,7 +91,11 @@ export interface TableOptions<T extends DType = DType> extends EncodingOptions, 
   offset?: number;
   /** Integer position of each row (packed sequences, left padding); instead of offset. */
   positions?: ArrayLike<number>;
-  /** fairseq only: the row of this position is zero. Default 1. */
+  /**
+   * A zero row (fairseq's padding row; default 1 for fairseq, none otherwise, any preset may give one): with offset, row
+   * paddingIdx of the result (position offset + paddingIdx, as the CLI's chunks count it); with positions, every row whose
+   * position is paddingIdx. Absent from the result when maxLen <= paddingIdx.
+   */
   paddingIdx?: number;
 }
 

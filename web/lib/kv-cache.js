@@ -3,7 +3,7 @@
 // whole cache (which is O(length · d), the same order as the attention's own
 // arithmetic). attend() runs the float32 blocked kernel (c/flash.c) once per
 // kv head, on the rows in use, in place.
-import { Checker, copyTyped, typedArrayBuffer } from './validate.js';
+import { Checker, copyTyped, typedArrayBuffer, MAX_DIM } from './validate.js';
 import { Frame, reserve } from './heap.js';
 import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
@@ -35,7 +35,7 @@ export function createKvCache(wasm, call) {
     const opts = check.options(options, ['heads', 'headDim', 'valueDim', 'maxLength', 'batch']);
     const heads = check.size('heads', opts.heads);
     const dk = check.size('headDim', opts.headDim);
-    const dv = check.size('valueDim', opts.valueDim ?? dk);
+    const dv = check.integer('valueDim', opts.valueDim ?? dk, 8, MAX_DIM); // (from 8: 1 to 7 are refused below, as not multiples of 8)
     if (dv % 8) throw check.fail(RangeError, 'valueDim must be a multiple of 8', dv);
     const maxLength = check.size('maxLength', opts.maxLength);
     const batch = check.size('batch', opts.batch ?? 1);
@@ -104,21 +104,20 @@ export function createKvCache(wasm, call) {
       const o = c.options(options, ['causal', 'scale', 'out']);
       const causal = c.boolean('causal', o.causal ?? false);
       const scale = c.finite('scale', o.scale ?? 1 / Math.sqrt(dk), { above: 0 });
-      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1);
+      const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1), qs = as4(tq.shape), n = qs[2], group = qs[1] / heads;
+      // q against the cache, in q's words (attentionShape's, attention()'s, said "k's batch must equal 1 (got 2)" of the cache)
+      if (qs[0] !== batch || group % 1 || qs[3] !== dk) throw c.fail(RangeError, `q must be [${batch}, k × ${heads}, n, ${dk}] to fit the cache`, `shape [${tq.shape}]`);
       // before q's elements are read (2^21 rows were, 3 s, for a cache of 4), and after (a getter of theirs may have truncated it)
       const fit = () => {
-        const s = attentionShape(c, tq, { shape: [batch, heads, length, dk] }, { shape: [batch, heads, length, dv] });
-        if (s.n > length) throw c.fail(RangeError, `q holds ${s.n} queries; the cache holds ${length} positions (append first)`);
-        return s;
+        if (n > length) throw c.fail(RangeError, `q holds ${n} queries; the cache holds ${length} positions (append first)`);
       };
       fit();
       tq.data = tq.data();
-      const s = fit();
-      const count = batch * s.heads * s.n * dv;
+      fit();
+      const count = slots * group * n * dv;
       const out = outputArgs(c, o, count); // out: a Float32Array of count elements
-      const group = s.heads / heads;
       // from the checked shape, not q's own (overridable) length
-      const nq = batch * s.heads * s.n * dk;
+      const nq = slots * group * n * dk;
       // checked in doubles: pe_malloc takes 32 bits (2^32 + 64 bytes was a 64-byte buffer)
       const need = c.bytes((nq + count) * 4);
       if (live(c) && ioBytes < need) {
@@ -131,10 +130,10 @@ export function createKvCache(wasm, call) {
       }
       const qp = io.pointers[0], op = qp + nq * 4;
       copyTyped(heap(), tq.data, qp / 4);
-      copyTyped(heapView(Int32Array, wasm, dims, 7), [1, group, 1, s.n, length, dk, dv]);
+      copyTyped(heapView(Int32Array, wasm, dims, 7), [1, group, 1, n, length, dk, dv]);
       for (let h = 0; h < slots; h++) {
-        const status = wasm.pe_attention_f32(op + h * group * s.n * dv * 4, qp + h * group * s.n * dk * 4, kp + h * maxLength * dk * 4,
-          vp + h * maxLength * dv * 4, dims, causal ? 1 + length - s.n : 0, scale);
+        const status = wasm.pe_attention_f32(op + h * group * n * dv * 4, qp + h * group * n * dk * 4, kp + h * maxLength * dk * 4,
+          vp + h * maxLength * dv * 4, dims, causal ? 1 + length - n : 0, scale);
         if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }

@@ -333,11 +333,9 @@ export function createVariants(wasm) {
 
   function t5Args(check, opts) {
     const bidirectional = check.boolean('bidirectional', opts.bidirectional ?? true);
-    const numBuckets = check.size('numBuckets', opts.numBuckets ?? 32, C.PE_T5_MAX_BUCKETS);
+    // one range, as lab's t5Buckets: "from 1 to 65536" was followed by "at least 4" for 1 to 3
+    const numBuckets = check.integer('numBuckets', opts.numBuckets ?? 32, bidirectional ? MIN_T5_BUCKETS : MIN_T5_BUCKETS / 2, C.PE_T5_MAX_BUCKETS);
     const least = t5LeastDistance(numBuckets, bidirectional);
-    if (least < 2) {
-      throw check.fail(RangeError, `numBuckets must be at least ${bidirectional ? MIN_T5_BUCKETS : MIN_T5_BUCKETS / 2}`, numBuckets);
-    }
     const maxDistance = check.integer('maxDistance', opts.maxDistance ?? 128, least, MAX_POSITION - 1);
     const precision = check.oneOf('precision', opts.precision ?? 'float32', ['float32', 'float64']);
     return { bidirectional: bidirectional ? 1 : 0, numBuckets, maxDistance, f32: precision === 'float32' ? 1 : 0 };

@@ -29,15 +29,18 @@ function readSegment(check, seg, i) {
  * time step), h and w, each token in (t, h, w) raster order. The time step
  * follows HF: an image's is 1; a video's is tokens_per_second ×
  * second_per_grid (Qwen2.5-VL) or 1 (Qwen2-VL, no tokensPerSecond). As in
- * PyTorch, second_per_grid is a float32 tensor, both products are float32,
- * and grid index × step is truncated (`.long()`) only at the end.
+ * PyTorch, second_per_grid is a float32 tensor, both products are float32
+ * ((grid index × second_per_grid) × tokens_per_second, HF's order), and the
+ * time is truncated (`.long()`) only at the end.
  */
 function visionRows(seg, start, merge, tokensPerSecond, push) {
   const t = seg.grid[0], h = seg.grid[1] / merge, w = seg.grid[2] / merge; // (not destructured: an iterator a caller can plant)
-  const step = seg.kind === 'video' && tokensPerSecond ? Math.fround(Math.fround(seg.secondsPerGrid) * Math.fround(tokensPerSecond)) : 1;
+  // HF's expanded_range * second_per_grid_t * tokens_per_second, left to right: (k × seconds) × rate, each in float32
+  // (the rate times the seconds first gave frame 95 of 2/19 s at 3 tokens/s time 29, HF 30)
+  const video = seg.kind === 'video' && tokensPerSecond, seconds = Math.fround(seg.secondsPerGrid), rate = Math.fround(tokensPerSecond);
   let top = start;
   for (let k = 0; k < t; k++) {
-    const time = start + Math.trunc(Math.fround(k * step));
+    const time = start + (video ? Math.trunc(Math.fround(Math.fround(k * seconds) * rate)) : k);
     for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) push(time, start + y, start + x);
     top = Math.max(top, time, start + h - 1, start + w - 1);
   }
@@ -115,7 +118,8 @@ export function ropeGridIds(height, width, options) {
   const axes = check.integer('axes', opts.axes ?? 2, 2, 3);
   const time = check.finite('time', opts.time ?? 0, { min: -MAX_POSITION, max: MAX_POSITION });
   if (opts.time !== undefined && axes !== 3) throw check.fail(TypeError, 'time needs axes 3');
-  const offset = check.integer('offset', opts.offset ?? 0, -MAX_POSITION, MAX_POSITION - Math.max(height, width));
+  // its last id offset + max(height, width) - 1 at most MAX_POSITION, as every position (ropeAxialCache took it, this refused it)
+  const offset = check.integer('offset', opts.offset ?? 0, -MAX_POSITION, MAX_POSITION + 1 - Math.max(height, width));
   const count = height * width;
   if (count > MAX_DIM) throw check.fail(RangeError, `height × width must be at most ${MAX_DIM}`, count);
   check.bytes(count * axes * 8);

@@ -59,7 +59,9 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
     const { default: fallback, min } = { __proto__: null, ...spec };
     const v = all[key] ?? fallback;
     if (v === null) throw check.fail(TypeError, `${label(key)} is required for scaling type ${JSON.stringify(type)}`);
-    if (v === 0 && fallback === 0) continue; // absent: the C core derives it
+    // absent: the C core derives it; 0 as HF reads it (mscale, seq_len: falsy, so absent), but an attention factor
+    // of 0 is HF's 0 (is None), which its validator calls invalid: refused by its range (it was derived, silently)
+    if (v === 0 && fallback === 0 && (all[key] == null || key !== 'attentionFactor')) continue;
     writeParam(check, params, key, v, { dim, min, name: label(key) });
   }
   if (dim < MIN_NTK_DIM && NTK_TYPES.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= ${MIN_NTK_DIM}`, dim);
