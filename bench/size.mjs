@@ -123,9 +123,11 @@ export const VARIANTS_SIZE_TARGET_BYTES = 30700;
  * The twenty-fifth pass (calls beside live handles refused before their
  * first buffer; attention's slack): 19,009; the built-ins taken at import
  * (web/lib/intrinsics.js, above): 19,323; the twenty-sixth pass: 19,378, and
- * the line moved to 19,400.
+ * the line moved to 19,400. The twenty-eighth pass (kvCache.attend names q,
+ * not the cache's k, when q does not fit): 19,425, and the line moved to
+ * 19,450 (a loop for attend's two length checks was tried: −6, and wrong).
  */
-export const CORE_CEILING_BYTES = 19400;
+export const CORE_CEILING_BYTES = 19450;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [
