@@ -323,14 +323,11 @@ async function runTable(pe, { values: v, raw, format, dtype }, out, tick) {
   // Validate everything (first and last rows) before the file is created.
   pe.table(1, dModel, { ...opts, offset });
   pe.table(1, dModel, { ...opts, offset: offset + maxLen - 1 });
-  const preset = pe.presets[v.preset ?? 'vaswani'];
-  const padding = preset.paddingIdx; // fairseq: a zero row, counted from row 0 of the whole table
   const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / dModel));
   await writeArray(out, format, dtype, [maxLen, dModel], function* () {
+    // a preset's zero row (fairseq's) is the row at position paddingIdx: whichever chunk holds it zeroes it
     for (let r0 = 0; r0 < maxLen; r0 += chunk) {
-      const n = Math.min(chunk, maxLen - r0);
-      const paddingIdx = padding !== undefined && padding >= r0 && padding < r0 + n ? padding - r0 : null;
-      yield pe.table(n, dModel, { ...opts, offset: offset + r0, ...(padding !== undefined ? { paddingIdx } : {}) }).data;
+      yield pe.table(Math.min(chunk, maxLen - r0), dModel, { ...opts, offset: offset + r0 }).data;
     }
   }, tick);
   return [maxLen, dModel];

@@ -105,3 +105,17 @@ test('twenty-eighth pass: kvCache.attend names q, with the cache\'s shape, for a
     cache.free();
   }
 });
+
+test('paddingIdx zeroes the row at that position, with offset as with positions (an offset of 2 zeroed position 3)', () => {
+  const positions = (from, n) => Array.from({ length: n }, (_, i) => from + i);
+  for (const [offset, paddingIdx, zeroRow] of [[2, undefined, -1], [2, 5, 3], [-3, 0, 3], [0.5, 2, -1], [0, 1, 1], [7, null, -1]]) {
+    const opts = { preset: 'fairseq', dtype: 'float64', ...(paddingIdx !== undefined ? { paddingIdx } : {}) };
+    const t = pe.table(6, 8, { ...opts, offset });
+    const rows = Array.from({ length: 6 }, (_, r) => t.data.subarray(r * 8, r * 8 + 8));
+    assert.deepEqual(rows.map((row) => row.every((x) => x === 0)), rows.map((_, r) => r === zeroRow), `offset ${offset}, paddingIdx ${paddingIdx}`);
+    if (Number.isInteger(offset)) assert.deepEqual(t.data, pe.table(6, 8, { ...opts, positions: positions(offset, 6) }).data);
+    // tableGram forms the same table: its zero row is a zero row and column of the Gram (each sum formed its own way: 1e-12)
+    const g = pe.tableGram(6, 8, { ...opts, offset }).data, want = pe.gram(t, { dtype: 'float64' }).data;
+    want.forEach((x, i) => assert.ok(x === 0 ? g[i] === 0 : Math.abs(g[i] - x) <= 1e-12, `Gram [${Math.floor(i / 6)}, ${i % 6}]: ${g[i]} vs ${x}`));
+  }
+});

@@ -469,3 +469,15 @@ test('a decimal integer past 2^53 − 1 is refused saying why (twenty-eighth pas
   }
   assert.ok(!existsSync(out('p28-unsafe.npy')));
 });
+
+test('table: fairseq\'s zero row is the row at position paddingIdx, in whichever chunk holds it (an --offset moves it)', () => {
+  // 2^18 columns: chunks of 4 rows, so positions -3 .. 2 are two chunks and position 1 is row 4, in the second
+  const d = 2 ** 18, file = out('fairseq-offset.npy');
+  const r = run('table', '--d-model', String(d), '--max-len', '6', '--offset', '-3', '--preset', 'fairseq', '--out', file);
+  assert.equal(r.status, 0, r.stderr);
+  const npy = readNpy(file);
+  rmSync(file);
+  assert.deepEqual(npy.data, pe.table(6, d, { preset: 'fairseq', offset: -3 }).data);
+  const zero = (row) => npy.data.subarray(row * d, (row + 1) * d).every((x) => x === 0);
+  assert.deepEqual([0, 1, 2, 3, 4, 5].map(zero), [false, false, false, false, true, false]);
+});

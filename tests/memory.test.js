@@ -302,15 +302,16 @@ test('running out of WebAssembly memory between two allocations of a call frees 
 test('chunked tables are bit-identical to one call of the core for the whole table', async () => {
   const { raw, api } = await fresh();
   // Each is made in two or more chunks (of 512, 256 and 512 rows), the padding
-  // row in the middle one or the first.
-  for (const [n, d, offset, zero, dtype] of [[1300, 1024, 0, -1, 'float32'], [777, 1033, 2.5, 300, 'float64'], [1100, 1000, -100, 5, 'float32']]) {
+  // row (the one at position paddingIdx: row paddingIdx - offset) in the middle one or the first.
+  for (const [n, d, offset, zero, dtype] of [[1300, 1024, 0, -1, 'float32'], [777, 1033, 2.5, -1, 'float64'], [777, 1033, 3, 300, 'float64'],
+    [1100, 1000, -100, 105, 'float32']]) {
     const code = dtype === 'float32' ? 0 : 1;
     const Type = dtype === 'float32' ? Float32Array : Float64Array;
     const ptr = raw.pe_malloc(n * d * Type.BYTES_PER_ELEMENT);
     try {
       assert.equal(raw.pe_table(ptr, code, n, d, 0, 0, 10000, offset, zero), 0);
       const whole = new Type(raw.memory.buffer, ptr, n * d).slice();
-      const chunked = api.table(n, d, { offset, dtype, ...(zero >= 0 ? { paddingIdx: zero } : {}) }).data;
+      const chunked = api.table(n, d, { offset, dtype, ...(zero >= 0 ? { paddingIdx: offset + zero } : {}) }).data;
       assert.ok(whole.every((v, i) => Object.is(v, chunked[i])), `${n}x${d} offset ${offset}`);
     } finally {
       raw.pe_free(ptr);

@@ -51,7 +51,8 @@ def resolve(d, opts):
         'frequencies': opts.get('frequencies', p['frequencies']),
         'base': float(opts.get('base', p['base'])),
         'offset': opts.get('offset', 0),
-        'zeroRow': opts.get('paddingIdx', 1) if preset == 'fairseq' else None,
+        # fairseq's padding: the row at this position (offset + r) is zero
+        'zeroPosition': opts.get('paddingIdx', 1 if preset == 'fairseq' else None),
     }
     if p['evenOnly'] and d % 2:
         raise ConventionError('preset %s needs an even dModel' % preset)
@@ -124,7 +125,7 @@ def table_rows_fx(max_len, d, opts, rows=None, exponent_factor=1):
     out = []
     for r in rows:
         assert 0 <= r < max_len
-        if conv['zeroRow'] is not None and r == conv['zeroRow']:
+        if conv['zeroPosition'] is not None and conv['offset'] + r == conv['zeroPosition']:
             out.append([0] * d)
         else:
             out.append(row_fx(fx(conv['offset']) + fx(r), d, conv, omegas))
@@ -309,6 +310,11 @@ def table_cases():
         ('fairseq d=8 len=6 paddingIdx=3', 6, 8, {'preset': 'fairseq', 'paddingIdx': 3}, None),
         ('fairseq d=7 len=5 paddingIdx default (1), odd d', 5, 7, {'preset': 'fairseq'}, None),
         ('fairseq d=8 len=4 paddingIdx=10 (beyond the table: no zero row)', 4, 8, {'preset': 'fairseq', 'paddingIdx': 10}, None),
+        ('fairseq d=8 len=6 offset=2 (position 1 before the table: no zero row)', 6, 8, {'preset': 'fairseq', 'offset': 2}, None),
+        ('fairseq d=8 len=6 offset=2 paddingIdx=5 (row 3, at position 5)', 6, 8, {'preset': 'fairseq', 'offset': 2, 'paddingIdx': 5}, None),
+        ('fairseq d=8 len=6 offset=-3 paddingIdx=0 (row 3)', 6, 8, {'preset': 'fairseq', 'offset': -3, 'paddingIdx': 0}, None),
+        ('fairseq d=8 len=6 offset=0.5 paddingIdx=2 (no row at a whole position)', 6, 8, {'preset': 'fairseq', 'offset': 0.5, 'paddingIdx': 2}, None),
+        ('vaswani d=8 len=5 offset=7 paddingIdx=9 (any preset takes one)', 5, 8, {'offset': 7, 'paddingIdx': 9}, None),
         ('fairseq d=16 len=5 base=100', 5, 16, {'preset': 'fairseq', 'base': 100}, None),
         ('tf-tutorial d=6 len=5', 5, 6, {'preset': 'tf-tutorial'}, None),
         ('tf-tutorial d=64 len=10', 10, 64, {'preset': 'tf-tutorial'}, None),
@@ -392,6 +398,7 @@ def gram_cases():
         ('vaswani d=7 len=8 (odd d)', 8, 7, {}),
         ('tensor2tensor d=16 len=10 offset=5', 10, 16, {'preset': 'tensor2tensor', 'offset': 5}),
         ('fairseq d=8 len=6 (padding row: not Toeplitz)', 6, 8, {'preset': 'fairseq'}),
+        ('fairseq d=8 len=6 offset=-2 (padding row 3, at position 1)', 6, 8, {'preset': 'fairseq', 'offset': -2}),
         ('marian d=6 len=6', 6, 6, {'preset': 'marian'}),
         ('vaswani d=8 len=5 base=100 offset=2.5', 5, 8, {'base': 100, 'offset': 2.5}),
     ]
@@ -405,7 +412,8 @@ def gram_cases():
                     for j in range(max_len):
                         assert abs(g[i][j] - g[i - j if i >= j else j - i][0]) < 1 << 40
             if not cosine and opts.get('preset') == 'fairseq':
-                assert g[0][0] != g[1][1] == 0
+                z = 1 - opts.get('offset', 0)  # the row at position 1
+                assert g[0 if z else 1][0 if z else 1] != g[z][z] == 0
             cases.append({'name': ('cosine ' if cosine else 'gram ') + name, 'cosine': cosine,
                           'table': {'maxLen': max_len, 'dModel': d, 'options': opts},
                           'data': flm(g)})

@@ -19,8 +19,12 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
   const enc = encodingArgs(check, dModel, opts);
   const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
   const padding = opts.paddingIdx !== undefined ? opts.paddingIdx : Object.hasOwn(enc.preset, 'paddingIdx') ? enc.preset.paddingIdx : undefined;
-  const zeroRow = padding === undefined || padding === null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
-  return { ...enc, offset, zeroRow, ...outputArgs(check, opts, maxLen * (gram ? maxLen : dModel)) };
+  const pad = padding == null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
+  // The zero row is the one at position paddingIdx, as in fairseq's weights and as with `positions`: row
+  // paddingIdx − offset (row paddingIdx of the result was zeroed, so an offset of 2 zeroed position 3), none
+  // when a fractional offset or the table's rows miss that position.
+  const row = pad - offset, zeroRow = pad >= 0 && row >= 0 && Number.isInteger(row) ? row : -1;
+  return { ...enc, offset, pad, zeroRow, ...outputArgs(check, opts, maxLen * (gram ? maxLen : dModel)) };
 }
 
 // What pe_table and pe_table_gram hold besides their output, as their own
@@ -66,7 +70,7 @@ export function createApi(wasm) {
     // float64 chunk it is rounded from), though wasm memory holds one chunk (and its positions) and the core's scratch;
     // before the positions are read (2^24 of them were, 1.7 s, for a table refused by its size).
     check.bytes(maxLen * dModel * TYPES[a.dtype].BYTES_PER_ELEMENT, chunk * (dModel * bytesPer(a.dtype) + (given ? 8 : 0)) + tableScratch(dModel));
-    // Row r is position offset + r, or positions[r]; the zero row is row paddingIdx, or the rows at position paddingIdx.
+    // Row r is position offset + r, or positions[r]; the rows at position paddingIdx are zero.
     const p = given ? tablePositions(check, opts.positions, maxLen) : null;
     const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, check, (f) => {
@@ -81,7 +85,7 @@ export function createApi(wasm) {
           for (let i = 0; i < rows; i++) v[i] = p[r0 + i];
         }
         const zero = a.zeroRow - r0;
-        call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.zeroRow)
+        call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.pad)
           : wasm.pe_table(out, code, rows, dModel, a.layout, a.freq, a.base, a.offset + r0, zero >= 0 && zero < rows ? zero : -1));
         f.readInto(data, r0 * dModel, a.dtype, out, rows * dModel);
       }

@@ -61,7 +61,7 @@ export interface OutputOptions<T extends DType> {
  * Conventions found in real code:
  * - 'vaswani' (default): interleaved sin/cos, w_i = base^(-2i/d), base 10000.
  * - 'tensor2tensor': [sin | cos], w_i = exp(-i ln(base) / max(d/2 - 1, 1)); odd d gets a zero last column.
- * - 'fairseq': tensor2tensor frequencies; row paddingIdx (default 1) is zero, tokens start at paddingIdx + 1.
+ * - 'fairseq': tensor2tensor frequencies; the row at position paddingIdx (default 1) is zero, tokens start at paddingIdx + 1.
  * - 'tf-tutorial': [sin | cos], w_i = base^(-2i/d); needs an even dModel.
  * - 'marian': the vaswani columns reordered, the sines first then the cosines (Hugging Face Marian).
  */
@@ -92,11 +92,11 @@ export interface TableOptions<T extends DType = DType> extends EncodingOptions, 
   /** Integer position of each row (packed sequences, left padding); instead of offset. */
   positions?: ArrayLike<number>;
   /**
-   * A zero row (fairseq's padding row; default 1 for fairseq, none otherwise, any preset may give one): with offset, row
-   * paddingIdx of the result (position offset + paddingIdx, as the CLI's chunks count it); with positions, every row whose
-   * position is paddingIdx. Absent from the result when maxLen <= paddingIdx.
+   * The position whose row is zero (fairseq's padding row; default 1 for fairseq, none otherwise; any preset may
+   * give one, null gives none): the row at position paddingIdx, that is row paddingIdx - offset, or with positions
+   * every row whose position is paddingIdx. No row is zero when the table's positions miss it.
    */
-  paddingIdx?: number;
+  paddingIdx?: number | null;
 }
 
 export interface TableGramOptions<T extends DType = DType> extends Omit<TableOptions<T>, 'positions'> {

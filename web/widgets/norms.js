@@ -52,7 +52,8 @@ export class PeNorms extends PeWidget {
       setSeries(rotChart, [], {});
       return this.t('noRotation');
     }
-    const row = (p) => Array.from(api.table(1, d, { ...enc, offset: p, dtype: 'float64' }).data);
+    // the sinusoid at p, without fairseq's zero row at position 1: M_k moves rows of sines, not padding
+    const row = (p) => Array.from(api.table(1, d, { ...enc, offset: p, paddingIdx: null, dtype: 'float64' }).data);
     const from = row(v.pos);
     const to = row(v.pos + v.k);
     // (M_k PE_pos)_r = M_k[r] · PE_pos, one WASM dot product per row.
