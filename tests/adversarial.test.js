@@ -1238,3 +1238,32 @@ test('hole the twenty-sixth pass (part A) found: a `value` on Object.prototype w
     h.free();
   }
 });
+
+test('the lab trainer answers an attention request with the tokens it was asked about (two quick requests labelled the first maps with the second sentence)', async () => {
+  const { trainer } = await import('../web/widgets/lab-jobs.js');
+  const messages = [];
+  let wake = () => {};
+  const jobs = trainer((m) => {
+    messages.push(m);
+    wake();
+  });
+  const until = (n) => new Promise((resolve) => {
+    wake = () => messages.length >= n && resolve();
+    wake();
+  });
+  await until(1); // ready
+  // a model of the trainer's own module (the release lab's, whichever build this suite loads)
+  const run = { task: 'shift', encoding: 'sinusoidal', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, seed: 1 };
+  jobs.handle({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [3], samples: 2 });
+  await new Promise((resolve) => {
+    wake = () => messages.at(-1).type !== 'progress' && messages.length > 1 && resolve();
+    wake();
+  });
+  const { model } = messages.at(-1);
+  messages.length = 1;
+  jobs.handle({ type: 'attention', id: 1, model, tokens: [1, 2, 3] });
+  jobs.handle({ type: 'attention', id: 1, model, tokens: [4, 5, 6, 7, 0] });
+  await until(3);
+  const answers = messages.slice(1);
+  assert.deepEqual(answers.map((m) => [m.type, m.tokens, m.shape[2]]), [['attention', [1, 2, 3], 3], ['attention', [4, 5, 6, 7, 0], 5]]);
+});

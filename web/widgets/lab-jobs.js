@@ -53,7 +53,8 @@ export function trainer(post, inPage = false) {
 
   async function attention({ id, model, tokens }) {
     const maps = (await ready).attentionMaps(model, tokens); // checks model before its config is read
-    post({ type: 'attention', id, encoding: model.config.encoding, ...maps });
+    // the tokens come back with their maps: a second request's were labelling the first's maps until its answer came
+    post({ type: 'attention', id, encoding: model.config.encoding, ...maps, tokens });
   }
 
   ready.then(() => post({ type: 'ready' }), (e) => post({ type: 'error', message: `${e.name}: ${e.message}` }));

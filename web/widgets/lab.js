@@ -447,17 +447,17 @@ export class PeLab extends PeWidget {
       return;
     }
     // a model trained with a start token reads every sentence after one
-    this.mapTokens = [...(this.trained.bos ? [vocabulary(this.trained.task, 'en', true).length - 1] : []), ...ids].slice(0, 24);
+    const tokens = [...(this.trained.bos ? [vocabulary(this.trained.task, 'en', true).length - 1] : []), ...ids].slice(0, 24);
     const model = this.curves.get(encoding)?.model;
     if (!model) return;
-    this.runner.attention({ type: 'attention', id: this.runId, model, tokens: this.mapTokens });
+    this.runner.attention({ type: 'attention', id: this.runId, model, tokens });
   }
 
   drawMaps(m) {
     this.mapsData = m;
     const { shape: [layers, heads, n], data } = m;
     const words = vocabulary(this.trained.task, this.language, this.trained.bos);
-    const labels = this.mapTokens.map((i) => words[i]);
+    const labels = m.tokens.map((i) => words[i]); // the tokens of this answer, not of the latest request
     const maps = [];
     for (let l = 0; l < layers; l++) {
       for (let h = 0; h < heads; h++) {
