@@ -362,7 +362,7 @@ export function createLab(wasm) {
     const { config, params } = checkModel(check, model);
     const o = check.options(options, ['task', 'length', 'samples', 'seed', 'positions', 'probe']);
     const task = check.oneOf('task', o.task ?? config.task, TASKS);
-    const length = check.integer('length', o.length ?? config.trainLengths[1], 1, PE_LAB_MAX_LENGTH);
+    const length = o.length ?? config.trainLengths[1]; // checked by taskLength, from the task's shortest ("from 1" came first)
     const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const positions = check.oneOf('positions', o.positions ?? 'all', POSITIONS);
@@ -435,7 +435,7 @@ export function createLab(wasm) {
     const check = new Checker('lab.examples');
     const o = check.options(options, ['task', 'length', 'count', 'seed', 'bos', 'probe']);
     const task = check.oneOf('task', o.task ?? 'who-did-what', TASKS);
-    const length = check.integer('length', o.length ?? 3, 1, PE_LAB_MAX_LENGTH);
+    const length = o.length ?? 3; // (as evaluate's)
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const bos = check.boolean('bos', o.bos ?? false);
