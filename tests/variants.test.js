@@ -638,3 +638,14 @@ test('twenty-eighth pass: an attention factor of 0 is refused by its range (it w
   assert.equal(pe.ropeFromConfig(cfg({ mscale: 0, mscale_all_dim: 0 })).attentionFactor, pe.ropeFromConfig(cfg({})).attentionFactor);
   assert.equal(pe.ropeFrequencies(8, { scaling: { ...yarn, mscale: 0, mscaleAllDim: 0 } }).attentionFactor, 1 + 0.1 * Math.log(2));
 });
+
+test("twenty-ninth pass: ropeApply's headDim taken from x's last dimension (none given) is refused as x's", () => {
+  // x of 3 columns and no headDim was "headDim must be even (RoPE rotates pairs) (got 3)", an option the caller had not
+  // given (the family of the twenty-eighth pass's "(the preset's)"); with section or axesDim too
+  const refuse = (f, message) => assert.throws(f, { name: 'RangeError', message });
+  refuse(() => pe.ropeApply([[1, 0, 1]]), "posenc.ropeApply: headDim (x's last dimension) must be even (RoPE rotates pairs) (got 3)");
+  refuse(() => pe.ropeApply([[1]]), "posenc.ropeApply: headDim (x's last dimension) must be an integer from 2 to 16777216 (got 1)");
+  refuse(() => pe.ropeApply([[1, 0, 1]], { positions: [[0], [0]], axesDim: [2, 2] }), /^posenc\.ropeApply: headDim \(x's last dimension\) must be even/);
+  refuse(() => pe.ropeApply([[1, 0, 1, 0, 1, 0]], { headDim: 3 }), 'posenc.ropeApply: headDim must be even (RoPE rotates pairs) (got 3)');
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
