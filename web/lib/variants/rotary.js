@@ -39,8 +39,7 @@ export function evenSize(check, name, value, max = MAX_DIM) {
 /** headDim, even and dividing x's last dimension `cols` into heads. */
 export function headDimArg(check, headDim, cols) {
   // (named as x's when it is: with no headDim, x of 3 columns was "headDim must be even", an option not given)
-  evenSize(check, headDim === cols ? "headDim (x's last dimension)" : 'headDim', headDim);
-  if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+  if (cols % evenSize(check, headDim === cols ? "headDim (x's last dimension)" : 'headDim', headDim)) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
 }
 
 /**
