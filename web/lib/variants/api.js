@@ -260,8 +260,7 @@ export function createVariants(wasm) {
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? rows : cols;
     const headDim = opts.headDim ?? along;
-    evenSize(check, 'headDim', headDim);
-    if (along % headDim) throw check.fail(RangeError, `weights.${axis} must be a multiple of headDim (${headDim})`, along);
+    headDimArg(check, headDim, along, `weights.${axis}`); // (weights of 3 rows and no headDim were "headDim must be even")
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = rows * cols;
