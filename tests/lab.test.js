@@ -478,7 +478,7 @@ test("evaluate's positions 'trained' and 'new' in a task with no example of the 
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
 
-test("evaluate's and examples' length refusals name the task's shortest length, not 1 (twenty-ninth pass)", () => {
+test("evaluate's and examples' length refusals name the task's shortest length, not 1, and a length not given as the model's (twenty-ninth pass)", () => {
   // length 0 was "must be an integer from 1 to 1024", and then 1 "must be an integer from 3 to 1024" (who-did-what): a
   // message naming a range a second rule narrows, the family the twenty-eighth pass closed in posenc and posenc/variants
   const { model } = lab.train({ steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 });
@@ -493,5 +493,10 @@ test("evaluate's and examples' length refusals name the task's shortest length, 
   assert.equal(lab.memoryStats().bytes, before, 'nothing grown by the refusals');
   assert.equal(lab.evaluate(model, { length: 3, samples: 4 }).scored, 4, 'the shortest is allowed');
   assert.deepEqual(lab.examples({ task: 'recency', length: 2 }).shape.length, 2);
+  // a length not given is the model's longest training length, and the refusal says so: a recency model of length 2 on
+  // who-did-what was "length must be an integer from 3 to 1024 (got 2)", an option the caller had not given
+  const recency = lab.train({ task: 'recency', trainLengths: [2, 2], steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 }).model;
+  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2 }), { name: 'RangeError', message: "posenc.lab.evaluate: length (the model's longest training length) must be an integer from 3 to 1024 (got 2)" });
+  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2, length: 2 }), { name: 'RangeError', message: 'posenc.lab.evaluate: length must be an integer from 3 to 1024 (got 2)' });
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
