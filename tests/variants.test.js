@@ -652,5 +652,9 @@ test("twenty-ninth pass: ropeApply's headDim taken from x's last dimension (none
   refuse(() => pe.ropePermute([[1, 2, 3]], { axis: 'cols' }), 'posenc.ropePermute: headDim (weights.cols) must be even (RoPE rotates pairs) (got 3)');
   refuse(() => pe.ropePermute([[1], [2], [3], [4], [5], [6]], { headDim: 4 }), 'posenc.ropePermute: weights.rows must be a multiple of headDim (4) (got 6)');
   assert.deepEqual(pe.ropePermute([[1], [2]]).shape, [2, 1]);
+  // rope()'s headDim taken from a config's head_dim, narrower than the dim asked: named as the config's
+  const config = { hidden_size: 32, num_attention_heads: 4, head_dim: 8, max_position_embeddings: 64, rope_theta: 10000 };
+  refuse(() => pe.rope({ config, dim: 16, maxLen: 4 }), "posenc.rope: the config's head_dim must be at least dim (16): dim coordinates of each head rotate (got 8)");
+  refuse(() => pe.rope({ config, dim: 16, headDim: 8, maxLen: 4 }), /^posenc\.rope: headDim must be at least dim \(16\)/);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
