@@ -91,6 +91,18 @@ test('twenty-eighth pass: rotation\'s dModel and kvCache\'s valueDim are refused
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
+test('twenty-ninth pass: kvCache\'s valueDim taken from headDim (none given) is refused as headDim\'s, not as an option the caller gave', () => {
+  // headDim 4 with no valueDim was "valueDim must be an integer from 8 to 16777216 (got 4)", and 12 "valueDim must be a
+  // multiple of 8": an option the caller had not given (the family of the twenty-eighth pass's "(the preset's)")
+  for (const valueDim of [undefined, null]) {
+    assert.throws(() => pe.kvCache({ heads: 1, headDim: 4, valueDim, maxLength: 1 }), { name: 'RangeError', message: "posenc.kvCache: valueDim (headDim's) must be an integer from 8 to 16777216 (got 4)" });
+    assert.throws(() => pe.kvCache({ heads: 1, headDim: 12, valueDim, maxLength: 1 }), { name: 'RangeError', message: "posenc.kvCache: valueDim (headDim's) must be a multiple of 8 (got 12)" });
+  }
+  assert.throws(() => pe.kvCache({ heads: 1, headDim: 12, valueDim: 12, maxLength: 1 }), { name: 'RangeError', message: 'posenc.kvCache: valueDim must be a multiple of 8 (got 12)' });
+  pe.kvCache({ heads: 1, headDim: 16, maxLength: 1 }).free();
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
 test('twenty-eighth pass: kvCache.attend names q, with the cache\'s shape, for a q that does not fit (it said "k\'s batch must equal 1 (got 2)" of the cache)', () => {
   const cache = pe.kvCache({ heads: 2, headDim: 4, valueDim: 8, maxLength: 4, batch: 2 });
   try {

@@ -302,3 +302,18 @@ test("timestepEmbedding's refusals show the value they are about (twenty-eighth 
   assert.equal(pe.timestepEmbedding([2 ** 31], 4).rows, 1, 'the limit itself is allowed');
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("sincos1d's and sincos2d's dim refusals name the range they allow, and an absent shift of null is the preset's (twenty-ninth pass)", () => {
+  // dim 0 was "must be an integer from 1 to 16777216", though 1 (to 3, for sincos2d) is refused too, by a second rule: the
+  // family the twenty-eighth pass closed in posenc and posenc/variants (rotation's dModel, RoPE's even widths)
+  for (const [call, first, rule] of [[(d) => pe.sincos1d([1], d), 2, 'even'], [(d) => pe.sincos2d(2, 2, d), 4, 'a multiple of 4']]) {
+    for (const d of [0, -1, 1.5]) assert.throws(() => call(d), { name: 'RangeError', message: new RegExp(`dim must be an integer from ${first} to 16777216 \\(got ${d}\\)$`) });
+    for (let d = first; d < first * 2; d++) {
+      if (d % first) assert.throws(() => call(d), { name: 'RangeError', message: new RegExp(`dim must be ${rule}`) });
+      else assert.equal(call(d).cols, d, 'the least allowed dim is allowed');
+    }
+  }
+  // a shift of null is read as absent (the preset's, by ??), so its refusal says so, as for one not given
+  assert.throws(() => pe.timestepEmbedding([1], 2, { downscaleFreqShift: null }), { name: 'RangeError', message: /^posenc\.timestepEmbedding: downscaleFreqShift \(the preset's\) must be less than dim \/ 2 \(1\)/ });
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

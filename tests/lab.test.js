@@ -282,7 +282,7 @@ test('issue 22: loss, evaluate, attentionMaps and examples refuse bad arguments 
     raises(() => lab.attentionMaps(model, answering(length)), RangeError, new RegExp(`tokens must hold 1 to 64 ids \\(the model's maxLength\\) \\(got ${shown}\\)`));
     raises(() => lab.loss(model, { ...batch, tokens: answering(length) }), RangeError, /batch\.tokens must hold count x n = \d+ ids/);
   }
-  raises(() => lab.examples({ length: -1 }), RangeError, /length must be an integer from 1/);
+  raises(() => lab.examples({ length: -1 }), RangeError, /length must be an integer from 3/); // (who-did-what's shortest)
   raises(() => lab.examples({ count: '2' }), TypeError, /count must be a number/);
   raises(() => lab.examples({ gradiant: true }), TypeError, /unknown option "gradiant"/);
   raises(() => lab.examples({ task: 'shift', probe: 'reversed' }), RangeError, /probe "reversed" is a probe of who-did-what/);
@@ -475,5 +475,28 @@ test("evaluate's positions 'trained' and 'new' in a task with no example of the 
   assert.equal(lab.memoryStats().bytes, before, 'nothing grown by the refusals');
   assert.equal(lab.evaluate(model, { task: 'who-did-what', length: 5, samples: 4 }).scored, 4, "positions 'all' still scores every answer");
   assert.equal(lab.evaluate(model, { length: 3, samples: 4, positions: 'new' }).scored > 0, true, 'its own task has its trained positions');
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test("evaluate's and examples' length refusals name the task's shortest length, not 1, and a length not given as the model's (twenty-ninth pass)", () => {
+  // length 0 was "must be an integer from 1 to 1024", and then 1 "must be an integer from 3 to 1024" (who-did-what): a
+  // message naming a range a second rule narrows, the family the twenty-eighth pass closed in posenc and posenc/variants
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 });
+  const before = lab.memoryStats().bytes;
+  for (const length of [0, -1, 2.5, 1e300]) {
+    assert.throws(() => lab.evaluate(model, { length, samples: 4 }), { name: 'RangeError', message: `posenc.lab.evaluate: length must be an integer from 3 to 1024 (got ${length})` });
+    assert.throws(() => lab.examples({ length }), { name: 'RangeError', message: `posenc.lab.examples: length must be an integer from 3 to 1024 (got ${length})` });
+    assert.throws(() => lab.examples({ task: 'recency', length }), { name: 'RangeError', message: /length must be an integer from 2 to 1024/ });
+  }
+  assert.throws(() => lab.evaluate(model, { length: '5' }), { name: 'TypeError', message: /^posenc\.lab\.evaluate: length must be a number/ });
+  assert.throws(() => lab.examples({ length: true }), { name: 'TypeError', message: /^posenc\.lab\.examples: length must be a number/ });
+  assert.equal(lab.memoryStats().bytes, before, 'nothing grown by the refusals');
+  assert.equal(lab.evaluate(model, { length: 3, samples: 4 }).scored, 4, 'the shortest is allowed');
+  assert.deepEqual(lab.examples({ task: 'recency', length: 2 }).shape.length, 2);
+  // a length not given is the model's longest training length, and the refusal says so: a recency model of length 2 on
+  // who-did-what was "length must be an integer from 3 to 1024 (got 2)", an option the caller had not given
+  const recency = lab.train({ task: 'recency', trainLengths: [2, 2], steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 }).model;
+  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2 }), { name: 'RangeError', message: "posenc.lab.evaluate: length (the model's longest training length) must be an integer from 3 to 1024 (got 2)" });
+  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2, length: 2 }), { name: 'RangeError', message: 'posenc.lab.evaluate: length must be an integer from 3 to 1024 (got 2)' });
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });

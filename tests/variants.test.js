@@ -638,3 +638,23 @@ test('twenty-eighth pass: an attention factor of 0 is refused by its range (it w
   assert.equal(pe.ropeFromConfig(cfg({ mscale: 0, mscale_all_dim: 0 })).attentionFactor, pe.ropeFromConfig(cfg({})).attentionFactor);
   assert.equal(pe.ropeFrequencies(8, { scaling: { ...yarn, mscale: 0, mscaleAllDim: 0 } }).attentionFactor, 1 + 0.1 * Math.log(2));
 });
+
+test("twenty-ninth pass: ropeApply's headDim taken from x's last dimension (none given) is refused as x's, ropePermute's as the weights'", () => {
+  // x of 3 columns and no headDim was "headDim must be even (RoPE rotates pairs) (got 3)", an option the caller had not
+  // given (the family of the twenty-eighth pass's "(the preset's)"); with section or axesDim too
+  const refuse = (f, message) => assert.throws(f, { name: 'RangeError', message });
+  refuse(() => pe.ropeApply([[1, 0, 1]]), "posenc.ropeApply: headDim (x's last dimension) must be even (RoPE rotates pairs) (got 3)");
+  refuse(() => pe.ropeApply([[1]]), "posenc.ropeApply: headDim (x's last dimension) must be an integer from 2 to 16777216 (got 1)");
+  refuse(() => pe.ropeApply([[1, 0, 1]], { positions: [[0], [0]], axesDim: [2, 2] }), /^posenc\.ropeApply: headDim \(x's last dimension\) must be even/);
+  refuse(() => pe.ropeApply([[1, 0, 1, 0, 1, 0]], { headDim: 3 }), 'posenc.ropeApply: headDim must be even (RoPE rotates pairs) (got 3)');
+  // ropePermute's headDim taken from the weights' rows (or cols) alike
+  refuse(() => pe.ropePermute([[1, 2], [3, 4], [5, 6]]), 'posenc.ropePermute: headDim (weights.rows) must be even (RoPE rotates pairs) (got 3)');
+  refuse(() => pe.ropePermute([[1, 2, 3]], { axis: 'cols' }), 'posenc.ropePermute: headDim (weights.cols) must be even (RoPE rotates pairs) (got 3)');
+  refuse(() => pe.ropePermute([[1], [2], [3], [4], [5], [6]], { headDim: 4 }), 'posenc.ropePermute: weights.rows must be a multiple of headDim (4) (got 6)');
+  assert.deepEqual(pe.ropePermute([[1], [2]]).shape, [2, 1]);
+  // rope()'s headDim taken from a config's head_dim, narrower than the dim asked: named as the config's
+  const config = { hidden_size: 32, num_attention_heads: 4, head_dim: 8, max_position_embeddings: 64, rope_theta: 10000 };
+  refuse(() => pe.rope({ config, dim: 16, maxLen: 4 }), "posenc.rope: the config's head_dim must be at least dim (16): dim coordinates of each head rotate (got 8)");
+  refuse(() => pe.rope({ config, dim: 16, headDim: 8, maxLen: 4 }), /^posenc\.rope: headDim must be at least dim \(16\)/);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -35,8 +35,10 @@ export function createKvCache(wasm, call) {
     const opts = check.options(options, ['heads', 'headDim', 'valueDim', 'maxLength', 'batch']);
     const heads = check.size('heads', opts.heads);
     const dk = check.size('headDim', opts.headDim);
-    const dv = check.integer('valueDim', opts.valueDim ?? dk, 8, MAX_DIM); // (from 8: 1 to 7 are refused below, as not multiples of 8)
-    if (dv % 8) throw check.fail(RangeError, 'valueDim must be a multiple of 8', dv);
+    // (from 8: 1 to 7 are refused below, as not multiples of 8; one not given is headDim's, and said so: headDim 4 was
+    // refused as "valueDim must be …", an option the caller had not given)
+    const vd = `valueDim${opts.valueDim == null ? " (headDim's)" : ''}`, dv = check.integer(vd, opts.valueDim ?? dk, 8, MAX_DIM);
+    if (dv % 8) throw check.fail(RangeError, `${vd} must be a multiple of 8`, dv);
     const maxLength = check.size('maxLength', opts.maxLength);
     const batch = check.size('batch', opts.batch ?? 1);
     const slots = batch * heads;

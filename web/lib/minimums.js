@@ -15,6 +15,8 @@ export const MIN_T5_BUCKETS = 4;
 /** NTK and dynamic RoPE scaling (the types NTK_TYPES matches) raise the base to the power d / (d − 2). */
 export const MIN_NTK_DIM = 4;
 export const NTK_TYPES = /ntk|dyn/;
+/** sincos1d's dim: a sine and a cosine of one frequency (sincos2d's is twice it: that on each of two axes). */
+export const MIN_SINCOS_DIM = 2;
 /** sincos2d with frequencies "spaced": two frequencies per axis, a sine and a cosine of each on each of two axes. */
 export const MIN_SPACED_GRID_DIM = 8;
 /**

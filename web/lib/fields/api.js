@@ -5,9 +5,9 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { readMatrix, readNested } from '../tensor.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
-import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SPACED_GRID_DIM } from '../minimums.js';
+import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SINCOS_DIM, MIN_SPACED_GRID_DIM } from '../minimums.js';
 
 /** Largest |angle| the core evaluates (PE_MAX_ANGLE): past it a double angle has no sine left. */
 const MAX_ANGLE = C.PE_MAX_ANGLE;
@@ -96,7 +96,7 @@ export function createFields(wasm) {
     const shift = check.finite('downscaleFreqShift', opts.downscaleFreqShift ?? preset.downscaleFreqShift);
     if (half >= 1 && shift >= half) {
       // (naming the preset when the shift is its: dim 2 or 3 with the default preset was refused for an option not given)
-      throw check.fail(RangeError, `downscaleFreqShift${opts.downscaleFreqShift === undefined ? " (the preset's)" : ''} must be less than dim / 2 (${half}): the frequencies divide by dim / 2 − shift`, shift);
+      throw check.fail(RangeError, `downscaleFreqShift${opts.downscaleFreqShift == null ? " (the preset's)" : ''} must be less than dim / 2 (${half}): the frequencies divide by dim / 2 − shift`, shift);
     }
     const scale = check.finite('scale', opts.scale ?? 1);
     const maxPeriod = check.finite('maxPeriod', opts.maxPeriod ?? 10000, { min: MIN_MAX_PERIOD });
@@ -133,7 +133,7 @@ export function createFields(wasm) {
   function sincos1d(positions, dim, options) {
     const check = new Checker('sincos1d');
     const opts = check.options(options, ['frequencies', 'base', 'dtype']);
-    check.size('dim', dim);
+    check.integer('dim', dim, MIN_SINCOS_DIM, MAX_DIM); // (from 2: "from 1" named a range whose 1 is refused too, as odd)
     if (dim % 2) throw check.fail(RangeError, 'dim must be even: each frequency has a sin and a cos column', dim);
     const rule = gridRule(check, opts, { frequencies: 'mae' }, dim, dim / 2, 4);
     const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
@@ -164,7 +164,7 @@ export function createFields(wasm) {
     const preset = presetOf(check, opts, GRID_PRESETS, 'mae');
     check.size('gridH', gridH, C.PE_MAX_GRID);
     check.size('gridW', gridW, C.PE_MAX_GRID);
-    check.size('dim', dim);
+    check.integer('dim', dim, 2 * MIN_SINCOS_DIM, MAX_DIM); // (from 4: 1 to 3 are refused below too)
     if (dim % 4) throw check.fail(RangeError, 'dim must be a multiple of 4: each axis gets half, as sines and cosines', dim);
     const rule = gridRule(check, opts, preset, dim, dim / 4, MIN_SPACED_GRID_DIM);
     const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });

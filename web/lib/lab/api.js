@@ -79,8 +79,8 @@ export function createLab(wasm) {
   }
 
   /** The tokens of an example of `length` (checked from the task's shortest to PE_LAB_MAX_LENGTH: C said only "status 2"). */
-  function taskLength(check, frame, id, length) {
-    check.integer('length', length, taskShape(check, frame, id).minLength, PE_LAB_MAX_LENGTH);
+  function taskLength(check, frame, id, length, name = 'length') {
+    check.integer(name, length, taskShape(check, frame, id).minLength, PE_LAB_MAX_LENGTH);
     return seqLen(check, frame, id, length);
   }
 
@@ -362,7 +362,9 @@ export function createLab(wasm) {
     const { config, params } = checkModel(check, model);
     const o = check.options(options, ['task', 'length', 'samples', 'seed', 'positions', 'probe']);
     const task = check.oneOf('task', o.task ?? config.task, TASKS);
-    const length = check.integer('length', o.length ?? config.trainLengths[1], 1, PE_LAB_MAX_LENGTH);
+    const length = o.length ?? config.trainLengths[1]; // checked by taskLength, from the task's shortest ("from 1" came first)
+    // (one not given is the model's, and said so: a recency model of length 2 on who-did-what was "length must be …")
+    const named = `length${o.length == null ? " (the model's longest training length)" : ''}`;
     const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const positions = check.oneOf('positions', o.positions ?? 'all', POSITIONS);
@@ -382,9 +384,9 @@ export function createLab(wasm) {
       if (positions !== 'all' && config.trainLengths[1] < least) {
         throw check.fail(RangeError, `positions "${positions}" needs an example of the model's longest training length (${config.trainLengths[1]}) in task ${JSON.stringify(task)}${probe ? ' (probe "reversed")' : ''}, whose shortest is ${least}; use positions "all"`, positions);
       }
-      const need = taskLength(check, frame, id, length);
+      const need = taskLength(check, frame, id, length, named);
       if (need > config.maxLength) {
-        throw check.fail(RangeError, `length ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);
+        throw check.fail(RangeError, `${named} ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);
       }
     });
     return withModel(check, config, params, (ptr, frame) => {
@@ -435,7 +437,7 @@ export function createLab(wasm) {
     const check = new Checker('lab.examples');
     const o = check.options(options, ['task', 'length', 'count', 'seed', 'bos', 'probe']);
     const task = check.oneOf('task', o.task ?? 'who-did-what', TASKS);
-    const length = check.integer('length', o.length ?? 3, 1, PE_LAB_MAX_LENGTH);
+    const length = o.length ?? 3; // (as evaluate's)
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const bos = check.boolean('bos', o.bos ?? false);

@@ -196,7 +196,8 @@ export function createVariants(wasm) {
     const dim = evenSize(check, 'dim', opts.dim ?? model.rotaryDim);
     const headDim = opts.headDim ?? model.headDim ?? dim;
     evenSize(check, 'headDim', headDim);
-    if (headDim < dim) throw check.fail(RangeError, `headDim must be at least dim (${dim}): dim coordinates of each head rotate`, headDim);
+    // (one not given is the config's head_dim, and named so: "headDim must be …" named an option the caller had not given)
+    if (headDim < dim) throw check.fail(RangeError, `${opts.headDim == null ? "the config's head_dim" : 'headDim'} must be at least dim (${dim}): dim coordinates of each head rotate`, headDim);
     const maxLen = check.size('maxLen', opts.maxLen);
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, dim);
@@ -260,8 +261,7 @@ export function createVariants(wasm) {
     const axis = check.oneOf('axis', opts.axis ?? 'rows', ['rows', 'cols']);
     const along = axis === 'rows' ? rows : cols;
     const headDim = opts.headDim ?? along;
-    evenSize(check, 'headDim', headDim);
-    if (along % headDim) throw check.fail(RangeError, `weights.${axis} must be a multiple of headDim (${headDim})`, along);
+    headDimArg(check, headDim, along, `weights.${axis}`); // (weights of 3 rows and no headDim were "headDim must be even")
     const inverse = check.boolean('inverse', opts.inverse ?? false);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = rows * cols;

@@ -36,10 +36,10 @@ export function evenSize(check, name, value, max = MAX_DIM) {
   return value;
 }
 
-/** headDim, even and dividing x's last dimension `cols` into heads. */
-export function headDimArg(check, headDim, cols) {
-  evenSize(check, 'headDim', headDim);
-  if (cols % headDim) throw check.fail(RangeError, `x's last dimension must be a multiple of headDim (${headDim})`, cols);
+/** headDim, even and dividing x's last dimension (or `what`), `cols`, into heads. */
+export function headDimArg(check, headDim, cols, what = "x's last dimension") {
+  // (named as x's when it is: with no headDim, x of 3 columns was "headDim must be even", an option not given)
+  if (cols % evenSize(check, headDim === cols ? `headDim (${what})` : 'headDim', headDim)) throw check.fail(RangeError, `${what} must be a multiple of headDim (${headDim})`, cols);
 }
 
 /**
