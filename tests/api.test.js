@@ -131,3 +131,17 @@ test('paddingIdx zeroes the row at that position, with offset as with positions 
     want.forEach((x, i) => assert.ok(x === 0 ? g[i] === 0 : Math.abs(g[i] - x) <= 1e-12, `Gram [${Math.floor(i / 6)}, ${i % 6}]: ${g[i]} vs ${x}`));
   }
 });
+
+test('paddingIdx at the ends of the position range zeroes no row it should not (rows from -2^31 to 2^32 - 1 reach the core as int32)', () => {
+  const M = 2 ** 31;
+  for (const [offset, paddingIdx] of [[-M, M - 1], [M - 2, 0], [-M, 0], [M - 2, M - 5], [-M + 7, M - 1]]) {
+    const opts = { dtype: 'float64', offset };
+    const want = pe.table(3, 4, opts).data;
+    assert.deepEqual(pe.table(3, 4, { ...opts, paddingIdx }).data, want, `table, offset ${offset}, paddingIdx ${paddingIdx}`);
+    assert.deepEqual(pe.tableGram(3, 4, { ...opts, paddingIdx }).data, pe.tableGram(3, 4, opts).data, `tableGram, offset ${offset}`);
+  }
+  // and the row at position 2^31 - 1, the last a table can hold, is zeroed
+  const t = pe.table(3, 4, { dtype: 'float64', offset: M - 3, paddingIdx: M - 1 }).data;
+  assert.deepEqual(Array.from(t.subarray(8)), [0, 0, 0, 0]);
+  assert.ok(t.subarray(0, 8).some((x) => x !== 0));
+});

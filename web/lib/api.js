@@ -22,8 +22,9 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
   const pad = padding == null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
   // The zero row is the one at position paddingIdx, as in fairseq's weights and as with `positions`: row
   // paddingIdx − offset (row paddingIdx of the result was zeroed, so an offset of 2 zeroed position 3), none
-  // when a fractional offset or the table's rows miss that position.
-  const row = pad - offset, zeroRow = pad >= 0 && row >= 0 && Number.isInteger(row) ? row : -1;
+  // when a fractional offset or the table's rows miss that position. The core zeroes no row outside its rows:
+  // a negative one, or one past them (up to 2^32 - 1 here, which an int32 argument takes as negative).
+  const row = pad - offset, zeroRow = pad < 0 || row % 1 ? -1 : row;
   return { ...enc, offset, pad, zeroRow, ...outputArgs(check, opts, maxLen * (gram ? maxLen : dModel)) };
 }
 
@@ -84,9 +85,8 @@ export function createApi(wasm) {
           const v = heapView(Float64Array, wasm, at, rows);
           for (let i = 0; i < rows; i++) v[i] = p[r0 + i];
         }
-        const zero = a.zeroRow - r0;
         call(check, p ? wasm.pe_table_at(out, code, rows, dModel, a.layout, a.freq, a.base, at, a.pad)
-          : wasm.pe_table(out, code, rows, dModel, a.layout, a.freq, a.base, a.offset + r0, zero >= 0 && zero < rows ? zero : -1));
+          : wasm.pe_table(out, code, rows, dModel, a.layout, a.freq, a.base, a.offset + r0, a.zeroRow - r0));
         f.readInto(data, r0 * dModel, a.dtype, out, rows * dModel);
       }
       return matrix(maxLen, dModel, data);
@@ -145,7 +145,7 @@ export function createApi(wasm) {
     return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, count);
       call(check, wasm.pe_table_gram(out, dtypeCode(a.dtype), maxLen, dModel,
-        a.layout, a.freq, a.base, a.offset, a.zeroRow < maxLen ? a.zeroRow : -1, cosine ? 1 : 0));
+        a.layout, a.freq, a.base, a.offset, a.zeroRow, cosine ? 1 : 0));
       return matrix(maxLen, maxLen, a.into(f.read(a.dtype, out, count)));
     });
   }
