@@ -459,7 +459,8 @@ test('holes the fourth pass found: a getter of an element of trainLengths or bat
   assert.equal(lab.loss(model, batch([1, 4])).loss > 0, true);
 });
 
-test('holes the fourth pass found: the lab trainer answers every malformed message with an error message, never a throw', async () => {
+/** The lab trainer of web/widgets/lab-jobs.js, its messages collected, once ready: when(holds) resolves once holds() does, until(n) at n messages. */
+async function trainerSession() {
   const { trainer } = await import('../web/widgets/lab-jobs.js');
   const messages = [];
   let wake = () => {};
@@ -467,11 +468,17 @@ test('holes the fourth pass found: the lab trainer answers every malformed messa
     messages.push(m);
     wake();
   });
-  const until = (n) => new Promise((resolve) => {
-    wake = () => messages.length >= n && resolve();
+  const when = (holds) => new Promise((resolve) => {
+    wake = () => holds() && resolve();
     wake();
   });
+  const until = (n) => when(() => messages.length >= n);
   await until(1); // ready
+  return { jobs, messages, when, until };
+}
+
+test('holes the fourth pass found: the lab trainer answers every malformed message with an error message, never a throw', async () => {
+  const { jobs, messages, when, until } = await trainerSession();
   const run = { task: 'shift', encoding: 'none', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 40, seed: 1 };
   // null and undefined threw a raw TypeError out of handle() (and out of its catch); an unknown type was read as attention
   const bad = [null, undefined, 42, 'train', {}, { type: 'stop' }, { type: 'attention' }, { type: 'attention', model: {} }];
@@ -488,10 +495,9 @@ test('holes the fourth pass found: the lab trainer answers every malformed messa
   assert.deepEqual(messages.slice(1).map((m) => m.message).sort(), [...Array(2).fill('TypeError: a train message needs run, the options of lab.train'),
     'TypeError: unknown message type object', `TypeError: unknown message type ${'x'.repeat(99)}`]);
   // a run without trainLengths trains with its task's default, and is evaluated at it (it failed reading run.trainLengths[1])
+  const seen = messages.length;
   jobs.handle({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [3, 20], samples: 4 });
-  await new Promise((resolve) => {
-    wake = () => messages.at(-1).type !== 'progress' && resolve();
-  });
+  await when(() => messages.length > seen && messages.at(-1).type !== 'progress');
   const done = messages.at(-1);
   assert.equal(done.type, 'done', done.message);
   assert.deepEqual(done.result.points.map((p) => [p.length, p.positions]), [[3, 'trained'], [20, 'new']]);
@@ -1240,25 +1246,11 @@ test('hole the twenty-sixth pass (part A) found: a `value` on Object.prototype w
 });
 
 test('the lab trainer answers an attention request with the tokens it was asked about (two quick requests labelled the first maps with the second sentence)', async () => {
-  const { trainer } = await import('../web/widgets/lab-jobs.js');
-  const messages = [];
-  let wake = () => {};
-  const jobs = trainer((m) => {
-    messages.push(m);
-    wake();
-  });
-  const until = (n) => new Promise((resolve) => {
-    wake = () => messages.length >= n && resolve();
-    wake();
-  });
-  await until(1); // ready
+  const { jobs, messages, when, until } = await trainerSession();
   // a model of the trainer's own module (the release lab's, whichever build this suite loads)
   const run = { task: 'shift', encoding: 'sinusoidal', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16, seed: 1 };
   jobs.handle({ type: 'train', id: 1, run, seedIndex: 0, seeds: 1, lengths: [3], samples: 2 });
-  await new Promise((resolve) => {
-    wake = () => messages.at(-1).type !== 'progress' && messages.length > 1 && resolve();
-    wake();
-  });
+  await when(() => messages.length > 1 && messages.at(-1).type !== 'progress');
   const { model } = messages.at(-1);
   messages.length = 1;
   jobs.handle({ type: 'attention', id: 1, model, tokens: [1, 2, 3] });
