@@ -109,7 +109,7 @@ test('twenty-eighth pass: kvCache.attend names q, with the cache\'s shape, for a
     cache.append({ data: new Float32Array(16), shape: [2, 2, 1, 4] }, { data: new Float32Array(32), shape: [2, 2, 1, 8] });
     for (const [shape, got] of [[[1, 4], '1,4'], [[1, 2, 1, 4], '1,2,1,4'], [[2, 3, 1, 4], '2,3,1,4'], [[2, 2, 1, 3], '2,2,1,3']]) {
       const q = { data: new Float32Array(shape.reduce((a, b) => a * b)), shape };
-      assert.throws(() => cache.attend(q), { name: 'RangeError', message: `posenc.kvCache.attend: q must be [2, k × 2, n, 4] to fit the cache (got "shape [${got}]")` });
+      assert.throws(() => cache.attend(q), { name: 'RangeError', message: `posenc.kvCache.attend: q must be [2, a multiple of 2, n, 4] to fit the cache (got "shape [${got}]")` });
     }
     assert.throws(() => cache.attend({ data: new Float32Array(32), shape: [2, 2, 2, 4] }), /q holds 2 queries; the cache holds 1 positions/);
     assert.deepEqual(cache.attend({ data: new Float32Array(32), shape: [2, 4, 1, 4] }).shape, [2, 4, 1, 8]); // grouped: 4 query heads

@@ -134,8 +134,8 @@ test('refusals name the parameter; the cache stays usable; a freed cache says so
   assert.equal(cache.length, 0, 'nothing was added by a refused call');
   cache.append(kv(2), kv(2));
   // q named, with the cache's shape (twenty-eighth pass: "k's last dimension must equal 16" blamed the cache for q's 16)
-  bad(() => cache.attend({ data: new Float32Array(24), shape: [3, 1, 8] }), RangeError, 'q must be [1, k × 2, n, 8] to fit the cache (got "shape [3,1,8]")');
-  bad(() => cache.attend({ data: new Float32Array(32), shape: [2, 1, 16] }), RangeError, 'q must be [1, k × 2, n, 8] to fit the cache (got "shape [2,1,16]")');
+  bad(() => cache.attend({ data: new Float32Array(24), shape: [3, 1, 8] }), RangeError, 'q must be [1, a multiple of 2, n, 8] to fit the cache (got "shape [3,1,8]")');
+  bad(() => cache.attend({ data: new Float32Array(32), shape: [2, 1, 16] }), RangeError, 'q must be [1, a multiple of 2, n, 8] to fit the cache (got "shape [2,1,16]")');
   bad(() => cache.attend({ data: new Float32Array(48), shape: [2, 3, 8] }), RangeError, 'q holds 3 queries');
   bad(() => cache.attend({ data: new Float32Array(16).fill(Infinity), shape: [2, 1, 8] }), RangeError, 'q.data[0]');
   bad(() => cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }, { out: new Float64Array(16) }), TypeError, 'out');

@@ -108,7 +108,7 @@ export function createKvCache(wasm, call) {
       const scale = c.finite('scale', o.scale ?? 1 / Math.sqrt(dk), { above: 0 });
       const tq = readNested(c, 'q', q, [2, 3, 4], numbersOnly, undefined, 1), qs = as4(tq.shape), n = qs[2], group = qs[1] / heads;
       // q against the cache, in q's words (attentionShape's, attention()'s, said "k's batch must equal 1 (got 2)" of the cache)
-      if (qs[0] !== batch || group % 1 || qs[3] !== dk) throw c.fail(RangeError, `q must be [${batch}, k × ${heads}, n, ${dk}] to fit the cache`, `shape [${tq.shape}]`);
+      if (qs[0] !== batch || group % 1 || qs[3] !== dk) throw c.fail(RangeError, `q must be [${batch}, a multiple of ${heads}, n, ${dk}] to fit the cache`, `shape [${tq.shape}]`);
       // before q's elements are read (2^21 rows were, 3 s, for a cache of 4), and after (a getter of theirs may have truncated it)
       const fit = () => {
         if (n > length) throw c.fail(RangeError, `q holds ${n} queries; the cache holds ${length} positions (append first)`);
