@@ -456,6 +456,9 @@ test("vocabulary, classNames and chance refuse a task, lang or bos they do not k
   assert.equal(vocabulary('who-did-what', 'zh', true).length, 18);
   assert.deepEqual(vocabulary('copy'), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '|', '_']);
   assert.equal(classNames('shift', 'zh').length, 10);
+  // null is absent, as in every option of the API (a null lang was refused as not a string)
+  assert.deepEqual(vocabulary('who-did-what', null, null), vocabulary('who-did-what'));
+  assert.deepEqual(classNames('recency', null), classNames('recency', 'en'));
 });
 
 test("evaluate's positions 'trained' and 'new' in a task with no example of the model's longest length are refused first (twenty-eighth pass)", () => {

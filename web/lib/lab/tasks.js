@@ -19,10 +19,10 @@ const CHANCE = { 'who-did-what': 1 / 2, shift: 1 / 10, copy: 1 / 10, reverse: 1 
  * The helpers' task (and lang, bos), checked: an unknown task was answered with copy's words, and chance('constructor')
  * with Object, a lang of 'fr' with English and a bos of 'no' with the start token, each without a word.
  */
-function checked(fn, task, lang = 'en', bos = false) {
+function checked(fn, task, lang, bos) {
   const check = new Checker(`lab.${fn}`), name = check.oneOf('task', task, TASKS);
-  check.oneOf('lang', lang, ['en', 'zh']);
-  check.boolean('bos', bos);
+  check.oneOf('lang', lang ?? 'en', ['en', 'zh']); // null is absent, as in every option of the API
+  check.boolean('bos', bos ?? false);
   return name;
 }
 
