@@ -1259,3 +1259,21 @@ test('the lab trainer answers an attention request with the tokens it was asked 
   const answers = messages.slice(1);
   assert.deepEqual(answers.map((m) => [m.type, m.tokens, m.shape[2]]), [['attention', [1, 2, 3], 3], ['attention', [4, 5, 6, 7, 0], 5]]);
 });
+
+test('shapes are copied by assignment only while no index is planted on Array.prototype: one planted by a getter mid-copy changes no size', () => {
+  const pe = apis.posenc;
+  const data = new Float32Array([1, 2, 3, 4]);
+  const clean = pe.gram({ data, shape: [2, 2] }).data;
+  const plant = () => Object.defineProperty(Array.prototype, '1', { get: () => 99, set() {}, configurable: true }); // eslint-disable-line no-extend-native
+  try {
+    // planted by the getter of the shape's first size: its setter would take the second size, and the hole read 99
+    const shape = [undefined, 2];
+    Object.defineProperty(shape, 0, { get: () => (plant(), 2), enumerable: true });
+    assert.deepEqual(pe.gram({ data, shape }).data, clean);
+    // planted before the call
+    assert.deepEqual(pe.gram({ data, shape: [2, 2] }).data, clean);
+  } finally {
+    delete Array.prototype[1];
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

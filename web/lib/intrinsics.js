@@ -14,7 +14,7 @@ const getter = (owner, key) => /* @__PURE__ */ uncurry(Object.getOwnPropertyDesc
 
 export const { Float32Array, Float64Array, Int32Array, Uint32Array, Uint16Array, Uint8Array } = globalThis;
 export const { hasOwn, getPrototypeOf, setPrototypeOf, keys } = Object;
-export const { from: arrayFrom } = Array;
+export const { from: arrayFrom, prototype: ArrayPrototype } = Array;
 
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);
 /** The element count, class name, buffer and offset of a typed array, by its internal slots (each throws for anything else). */

@@ -70,7 +70,9 @@ function parts(check, name, value) {
   // Each field read once, in one place; a getter that throws is reported as such.
   // Only fields of the object and its classes count (field()).
   const f = check.read(name, () => {
-    const get = (key) => field(value, key);
+    // a plain object's fields are its own (Object.prototype's are never read): one prototype read, not a walk a field
+    const plain = Object.getPrototypeOf(value) === Object.prototype;
+    const get = (key) => (!plain ? field(value, key) : Object.hasOwn(value, key) ? value[key] : undefined);
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
     // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
