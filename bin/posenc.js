@@ -313,6 +313,14 @@ function progressLine(quiet, label, bytes) {
 
 // Rows computed per call for the chunked commands (keeps memory small for big outputs).
 const CHUNK_ELEMENTS = 1 << 20;
+// A table's or RoPE cache's rows: whole periods of the core's exact anchors (PE_ANCHOR in c/oscillator.h, 256 rows)
+// where 2^20 elements hold one, so each chunk starts where one call re-anchors and the file is the API's result bit
+// for bit (1365-row chunks of d 768 put values an ulp off); rows wider than 4096 take fewer, each chunk re-anchored.
+const ANCHOR_ROWS = 256;
+function anchoredRows(cols) {
+  const rows = Math.floor(CHUNK_ELEMENTS / cols);
+  return rows >= ANCHOR_ROWS ? rows - (rows % ANCHOR_ROWS) : Math.max(1, rows);
+}
 
 async function runTable(pe, { values: v, raw, format, dtype }, out, tick) {
   const maxLen = v['max-len'];
@@ -323,7 +331,7 @@ async function runTable(pe, { values: v, raw, format, dtype }, out, tick) {
   // Validate everything (first and last rows) before the file is created.
   pe.table(1, dModel, { ...opts, offset });
   pe.table(1, dModel, { ...opts, offset: offset + maxLen - 1 });
-  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / dModel));
+  const chunk = anchoredRows(dModel);
   await writeArray(out, format, dtype, [maxLen, dModel], function* () {
     // a preset's zero row (fairseq's) is the row at position paddingIdx: whichever chunk holds it zeroes it
     for (let r0 = 0; r0 < maxLen; r0 += chunk) {
@@ -349,7 +357,7 @@ async function runRope(pe, { values: v, raw, format, dtype }, out, tick) {
   pe.ropeCache(1, dim, { ...opts, offset: offset + maxLen - 1 });
   const cols = probe.cos.cols;
   const parts = part === 'both' ? ['cos', 'sin'] : [part];
-  const chunk = Math.max(1, Math.floor(CHUNK_ELEMENTS / cols));
+  const chunk = anchoredRows(cols);
   const shape = part === 'both' ? [2, maxLen, cols] : [maxLen, cols];
   await writeArray(out, format, dtype, shape, function* () {
     for (const which of parts) {

@@ -145,3 +145,18 @@ test('paddingIdx at the ends of the position range zeroes no row it should not (
   assert.deepEqual(Array.from(t.subarray(8)), [0, 0, 0, 0]);
   assert.ok(t.subarray(0, 8).some((x) => x !== 0));
 });
+
+test('thirtieth pass: an offset with any fraction zeroes no row, however small the fraction (1 - 2^-53 as an offset\'s complement rounded to a row, or not, by the ulp)', () => {
+  // The row at position paddingIdx exists only for a whole offset. paddingIdx − offset rounded to a whole number for
+  // offsets within an ulp of one (1e-20 and -2^-53 zeroed fairseq's row 1, 2^-53 did not, where the golden generator's
+  // offset + r == paddingIdx zeroed it): positions offset + r that are not whole held a zero row or not by rounding.
+  for (const offset of [2 ** -53, -(2 ** -53), 2 ** -54, 1e-20, -1e-20, 5e-324, 1 - 2 ** -53, 2 ** 20 + 2 ** -32]) {
+    for (const paddingIdx of [1, 2 ** 20 + 1]) {
+      const opts = { preset: 'fairseq', dtype: 'float64', offset, paddingIdx };
+      const t = pe.table(4, 8, opts).data;
+      for (let r = 0; r < 4; r++) assert.ok(t.subarray(r * 8, r * 8 + 8).some((x) => x !== 0), `table, offset ${offset}, paddingIdx ${paddingIdx}: row ${r} is zero`);
+      const g = pe.tableGram(4, 8, opts).data;
+      for (let r = 0; r < 4; r++) assert.ok(g[r * 5] > 0, `tableGram, offset ${offset}, paddingIdx ${paddingIdx}: [${r}, ${r}] is ${g[r * 5]}`);
+    }
+  }
+});

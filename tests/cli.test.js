@@ -481,3 +481,19 @@ test('table: fairseq\'s zero row is the row at position paddingIdx, in whichever
   const zero = (row) => npy.data.subarray(row * d, (row + 1) * d).every((x) => x === 0);
   assert.deepEqual([0, 1, 2, 3, 4, 5].map(zero), [false, false, false, false, true, false]);
 });
+
+test('thirtieth pass: table and rope files are the API\'s results bit for bit where a chunk holds 256 rows (1365-row chunks of d 768 put values an ulp off)', () => {
+  // The core re-anchors its oscillator every 256 rows from a call's first row: chunks of 1365 (d 768) or 10922 rows
+  // (RoPE dim 96) started fresh anchors that one call does not have, and a few float32 values came out an ulp apart.
+  const t = out('p30-d768.npy'), r = out('p30-rope96.npy');
+  let res = run('table', '--d-model', '768', '--max-len', '4096', '--out', t);
+  assert.equal(res.status, 0, res.stderr);
+  const a = readNpy(t).data, want = pe.table(4096, 768).data;
+  rmSync(t);
+  assert.equal(a.findIndex((x, i) => !Object.is(x, want[i])), -1);
+  res = run('rope', '--dim', '96', '--max-len', '12000', '--part', 'cos', '--out', r);
+  assert.equal(res.status, 0, res.stderr);
+  const c = readNpy(r).data, wantCos = pv.ropeCache(12000, 96).cos.data;
+  rmSync(r);
+  assert.equal(c.findIndex((x, i) => !Object.is(x, wantCos[i])), -1);
+});

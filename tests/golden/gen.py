@@ -125,7 +125,8 @@ def table_rows_fx(max_len, d, opts, rows=None, exponent_factor=1):
     out = []
     for r in rows:
         assert 0 <= r < max_len
-        if conv['zeroPosition'] is not None and conv['offset'] + r == conv['zeroPosition']:
+        # a whole position: offset + r rounded to paddingIdx (offset 2^-53, r 1) is no row at it
+        if conv['zeroPosition'] is not None and conv['offset'] % 1 == 0 and conv['offset'] + r == conv['zeroPosition']:
             out.append([0] * d)
         else:
             out.append(row_fx(fx(conv['offset']) + fx(r), d, conv, omegas))
@@ -314,6 +315,8 @@ def table_cases():
         ('fairseq d=8 len=6 offset=2 paddingIdx=5 (row 3, at position 5)', 6, 8, {'preset': 'fairseq', 'offset': 2, 'paddingIdx': 5}, None),
         ('fairseq d=8 len=6 offset=-3 paddingIdx=0 (row 3)', 6, 8, {'preset': 'fairseq', 'offset': -3, 'paddingIdx': 0}, None),
         ('fairseq d=8 len=6 offset=0.5 paddingIdx=2 (no row at a whole position)', 6, 8, {'preset': 'fairseq', 'offset': 0.5, 'paddingIdx': 2}, None),
+        ('fairseq d=8 len=4 offset=2^-53 (1 + 2^-53 rounds to 1, but is no whole position)', 4, 8, {'preset': 'fairseq', 'offset': 2.0 ** -53}, None),
+        ('fairseq d=8 len=4 offset=-1e-20 (no whole position)', 4, 8, {'preset': 'fairseq', 'offset': -1e-20}, None),
         ('vaswani d=8 len=5 offset=7 paddingIdx=9 (any preset takes one)', 5, 8, {'offset': 7, 'paddingIdx': 9}, None),
         ('fairseq d=16 len=5 base=100', 5, 16, {'preset': 'fairseq', 'base': 100}, None),
         ('tf-tutorial d=6 len=5', 5, 6, {'preset': 'tf-tutorial'}, None),

@@ -22,9 +22,10 @@ function tableArgs(check, maxLen, dModel, opts, gram = false) {
   const pad = padding == null ? -1 : check.integer('paddingIdx', padding, 0, MAX_POSITION - 1);
   // The zero row is the one at position paddingIdx, as in fairseq's weights and as with `positions`: row
   // paddingIdx − offset (row paddingIdx of the result was zeroed, so an offset of 2 zeroed position 3), none
-  // when a fractional offset or the table's rows miss that position. The core zeroes no row outside its rows:
-  // a negative one, or one past them (up to 2^32 - 1 here, which an int32 argument takes as negative).
-  const row = pad - offset, zeroRow = pad < 0 || row % 1 ? -1 : row;
+  // when a fractional offset (any fraction: paddingIdx − offset rounded 1e-20 to a whole row) or the table's
+  // rows miss that position. The core zeroes no row outside its rows: a negative one, or one past them (up to
+  // 2^32 - 1 here, which an int32 argument takes as negative).
+  const zeroRow = pad < 0 || offset % 1 ? -1 : pad - offset;
   return { ...enc, offset, pad, zeroRow, ...outputArgs(check, opts, maxLen * (gram ? maxLen : dModel)) };
 }
 
