@@ -477,7 +477,10 @@ test('table: fairseq\'s zero row is the row at position paddingIdx, in whichever
   assert.equal(r.status, 0, r.stderr);
   const npy = readNpy(file);
   rmSync(file);
-  assert.deepEqual(npy.data, pe.table(6, d, { preset: 'fairseq', offset: -3 }).data);
+  // chunks of 4 rows start the core's recurrence off its 256-row anchors, where table() makes the 6 rows in one call:
+  // equal within float32 rounding of values 1e-12 apart (docs/limits.md), not bit for bit
+  const want = pe.table(6, d, { preset: 'fairseq', offset: -3 }).data;
+  assert.ok(want.every((x, i) => Math.abs(npy.data[i] - x) <= 6e-8), 'the CLI file and table() agree');
   const zero = (row) => npy.data.subarray(row * d, (row + 1) * d).every((x) => x === 0);
   assert.deepEqual([0, 1, 2, 3, 4, 5].map(zero), [false, false, false, false, true, false]);
 });

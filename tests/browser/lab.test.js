@@ -103,6 +103,24 @@ test('<pe-lab> trains on a worker per core, the page stays responsive, Node gets
     assert.equal(result.table[0].length, 4);
     assert.match(result.table[2][1], /^\d\.\d\d( \[\d\.\d\d, \d\.\d\d\])?$/);
     await page.waitForFunction(() => Number(document.querySelector('#w-lab').dataset.maps) === 8, null, { timeout: 30000 });
+    // Show twice: a sentence, then at once a word the task does not know. The first answer, arriving after the
+    // second Show, is not drawn over the "unknown word" note (it was, rightly labelled, milliseconds later).
+    const stale = await page.evaluate(async () => {
+      const w = document.querySelector('#w-lab');
+      const answered = new Promise((resolve) => {
+        const draw = w.drawMaps;
+        w.drawMaps = (m) => (draw.call(w, m), resolve());
+      });
+      w.sentence.value = w.sentence.value.split(' ').slice(0, 2).join(' ');
+      w.showMaps();
+      w.sentence.value = 'zzz';
+      w.showMaps();
+      await answered;
+      delete w.drawMaps;
+      return { maps: w.mapsEl.children.length, note: w.mapsNote.textContent };
+    });
+    assert.equal(stale.maps, 0, stale.note);
+    assert.match(stale.note, /zzz/);
     assert.match(result.status, /100/);
     assert.deepEqual(errors, []);
   } finally {

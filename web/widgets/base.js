@@ -120,7 +120,7 @@ function enqueue(widget) {
 export const OWNED = new Set(('accChart answer barOf bars bitmap box canvas captionEl categories chart chartsEl codesBox cols '
   + 'columnsNote controlsEl cosChart ctl curves curvesShown data describe dirty drawnAt errEl exportEl extraEl fg focus frame '
   + 'frameEl freqChart generation heat heats host idsEl image kept kind label language last leftOut lenChart line lines live '
-  + 'lossChart main mapLabels mapModel mapsData mapsEl mapsNote newCaption normChart notesEl pairChart pending '
+  + 'lossChart main mapLabels mapModel mapsAsked mapsData mapsEl mapsNote newCaption normChart notesEl pairChart pending '
   + 'pendingNotes placeholder play posBox profile progress range renders resetBtn rotChart rows runId runState runner sentence '
   + 'sentenceTask shares showBtn status statusEl stopBtn summaryEl table tables timer tip titleEl trainBtn trainQueued trained '
   + 'values verdicts visible waveChart where width').split(' '));

@@ -28,8 +28,9 @@ export class PeCircles extends PeWidget {
     if (!pairs.length) throw new RangeError(this.t('noPairs', { d }));
     const last = single ? len - 1 : Math.max(len - 1, 200);
     const pos = Math.min(v.pos, last);
-    const table = api.table(len, d, enc);
-    const now = api.table(1, d, { ...enc, offset: pos }).data;
+    // the sinusoid's pairs, as the caption's angles: fairseq's zero row (position 1) would stop every clock there
+    const table = api.table(len, d, { ...enc, paddingIdx: null });
+    const now = api.table(1, d, { ...enc, offset: pos, paddingIdx: null }).data;
     const freqs = api.frequencies(d, enc);
     this.controls(pos, last);
     this.canvas ??= this.newCanvas();

@@ -441,6 +441,7 @@ export class PeLab extends PeWidget {
     if (!encoding || !this.runner || !this.trained) return;
     const { ids, at } = splitWords(this.trained.task, this.sentence.value);
     if (!ids || !ids.length) {
+      this.mapsAsked = ''; // an answer still on its way for the sentence before is not drawn over this note
       this.mapsNote.textContent = this.tl('unknownWord', { rest: this.sentence.value.slice(Math.max(at, 0), Math.max(at, 0) + 8),
         words: vocabulary(this.trained.task, this.language).join(' ') });
       this.mapsEl.replaceChildren();
@@ -450,10 +451,12 @@ export class PeLab extends PeWidget {
     const tokens = [...(this.trained.bos ? [vocabulary(this.trained.task, 'en', true).length - 1] : []), ...ids].slice(0, 24);
     const model = this.curves.get(encoding)?.model;
     if (!model) return;
+    this.mapsAsked = String(tokens);
     this.runner.attention({ type: 'attention', id: this.runId, model, tokens });
   }
 
   drawMaps(m) {
+    if (String(m.tokens) !== this.mapsAsked) return; // the answer to a sentence asked before the last one
     this.mapsData = m;
     const { shape: [layers, heads, n], data } = m;
     const words = vocabulary(this.trained.task, this.language, this.trained.bos);
