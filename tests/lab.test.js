@@ -155,7 +155,7 @@ test('bad options: clear errors naming the option, nothing leaked, module still 
   ];
   for (const [fn, Type, message] of cases) assert.throws(fn, (e) => e instanceof Type && message.test(e.message), String(fn));
   const { model } = lab.train({ steps: 2, dModel: 8, heads: 2 });
-  assert.throws(() => lab.evaluate(model, { length: 80 }), /maxLength/);
+  assert.throws(() => lab.evaluate(model, { length: 80 }), /length must be an integer from 3 to 63 \(got 80\)/); // (the model's maxLength 64)
   assert.throws(() => lab.evaluate(model, { task: 'copy' }), /shapes|vocab|RangeError|status/);
   assert.throws(() => lab.attentionMaps(model, [0, 99]), /tokens\[1\] must be an integer from 0 to 16/);
   assert.throws(() => lab.attentionMaps(model, []), /tokens must hold 1 to 64/);
@@ -487,7 +487,7 @@ test("evaluate's and examples' length refusals name the task's shortest length, 
   const { model } = lab.train({ steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 });
   const before = lab.memoryStats().bytes;
   for (const length of [0, -1, 2.5, 1e300]) {
-    assert.throws(() => lab.evaluate(model, { length, samples: 4 }), { name: 'RangeError', message: `posenc.lab.evaluate: length must be an integer from 3 to 1024 (got ${length})` });
+    assert.throws(() => lab.evaluate(model, { length, samples: 4 }), { name: 'RangeError', message: `posenc.lab.evaluate: length must be an integer from 3 to 39 (got ${length})` });
     assert.throws(() => lab.examples({ length }), { name: 'RangeError', message: `posenc.lab.examples: length must be an integer from 3 to 1024 (got ${length})` });
     assert.throws(() => lab.examples({ task: 'recency', length }), { name: 'RangeError', message: /length must be an integer from 2 to 1024/ });
   }
@@ -499,7 +499,37 @@ test("evaluate's and examples' length refusals name the task's shortest length, 
   // a length not given is the model's longest training length, and the refusal says so: a recency model of length 2 on
   // who-did-what was "length must be an integer from 3 to 1024 (got 2)", an option the caller had not given
   const recency = lab.train({ task: 'recency', trainLengths: [2, 2], steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2, maxLength: 40 }).model;
-  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2 }), { name: 'RangeError', message: "posenc.lab.evaluate: length (the model's longest training length) must be an integer from 3 to 1024 (got 2)" });
-  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2, length: 2 }), { name: 'RangeError', message: 'posenc.lab.evaluate: length must be an integer from 3 to 1024 (got 2)' });
+  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2 }), { name: 'RangeError', message: "posenc.lab.evaluate: length (the model's longest training length) must be an integer from 3 to 39 (got 2)" });
+  assert.throws(() => lab.evaluate(recency, { task: 'who-did-what', samples: 2, length: 2 }), { name: 'RangeError', message: 'posenc.lab.evaluate: length must be an integer from 3 to 39 (got 2)' });
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test("thirtieth pass: train's maxLength, trainLengths, t5Buckets and t5MaxDistance, and evaluate's length, each refused once, with the range the call can take", () => {
+  const small = { steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2 };
+  const refuse = (f, message) => assert.throws(f, { name: 'RangeError', message });
+  // maxLength from the tokens of the longest training example: "from 1 to 1024", then 1 to 4 "shorter than the 5 tokens"
+  for (const maxLength of [-1, 0, 1, 4]) {
+    refuse(() => lab.train({ ...small, trainLengths: [3, 4], maxLength }), `posenc.lab.train: maxLength (5 tokens of a training example of length 4) must be an integer from 5 to 1024 (got ${maxLength})`);
+  }
+  assert.equal(lab.train({ ...small, trainLengths: [3, 4], maxLength: 5 }).model.config.maxLength, 5, 'the least stated is taken');
+  // trainLengths up to the longest whose examples a model takes (1024 tokens): copy's of 1024 have 2049, and were refused
+  // as more than maxLength after "from 3 to 1024"; who-did-what's of 1024 have 1025
+  refuse(() => lab.train({ ...small, task: 'copy', trainLengths: [3, 512], maxLength: 1024 }), 'posenc.lab.train: trainLengths[1] must be an integer from 3 to 511 (got 512)');
+  refuse(() => lab.train({ ...small, task: 'copy', trainLengths: [512, 600], maxLength: 1024 }), 'posenc.lab.train: trainLengths[0] must be an integer from 1 to 511 (got 512)');
+  refuse(() => lab.train({ ...small, trainLengths: [3, 1024], maxLength: 1024 }), 'posenc.lab.train: trainLengths[1] must be an integer from 3 to 1023 (got 1024)');
+  // t5's least buckets and distance, said once: "from 2 to 1024" for 1, then "(bidirectional) … from 4" for 2
+  for (const t5Buckets of [1, 2, 3]) {
+    refuse(() => lab.train({ ...small, encoding: 't5', t5Buckets }), `posenc.lab.train: t5Buckets (bidirectional) must be an integer from 4 to 1024 (got ${t5Buckets})`);
+  }
+  refuse(() => lab.train({ ...small, encoding: 't5', attention: 'causal', t5Buckets: 1 }), 'posenc.lab.train: t5Buckets (causal) must be an integer from 2 to 1024 (got 1)');
+  for (const t5MaxDistance of [0, 1, 2]) {
+    refuse(() => lab.train({ ...small, encoding: 't5', t5Buckets: 8, t5MaxDistance }), `posenc.lab.train: t5MaxDistance (past the exact distances of 8 buckets) must be an integer from 3 to 1048576 (got ${t5MaxDistance})`);
+  }
+  assert.equal(lab.train({ ...small, encoding: 't5', t5Buckets: 4, t5MaxDistance: 2 }).model.config.t5MaxDistance, 2);
+  assert.equal(lab.train({ ...small, t5Buckets: 2, t5MaxDistance: 1 }).model.config.t5Buckets, 2, 'unused without t5: its own range');
+  // evaluate's length up to the longest example the model takes (its maxLength): "from 3 to 1024", then "makes N tokens"
+  const { model } = lab.train({ ...small, trainLengths: [3, 4], maxLength: 8 });
+  for (const length of [-1, 8, 1024]) refuse(() => lab.evaluate(model, { length, samples: 2 }), `posenc.lab.evaluate: length must be an integer from 3 to 7 (got ${length})`);
+  assert.equal(lab.evaluate(model, { length: 7, samples: 2 }).scored > 0, true);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });

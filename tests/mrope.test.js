@@ -334,3 +334,19 @@ test('twenty-eighth pass: a video\'s time is HF\'s (arange × second_per_grid_t)
   }
   assert.equal(pe.mropePositions([{ video: [96, 2, 2], secondsPerGrid: 2 / 19 }], { tokensPerSecond: 3 }).data[95], 30);
 });
+
+test('thirtieth pass: an image\'s height and width from spatialMergeSize, and leftPadding to what the segments leave', () => {
+  const refuse = (f, message) => assert.throws(f, { name: 'RangeError', message });
+  // "from 1 to 16777216" for 0, then "must be multiples of spatialMergeSize (2)" for 1: a least refused too
+  for (const h of [0, 1]) refuse(() => pe.mropePositions([{ image: [1, h, 4] }]), `posenc.mropePositions: segments[0].image[1] must be an integer from 2 to 16777216 (got ${h})`);
+  refuse(() => pe.mropePositions([{ video: [1, 8, 3] }], { spatialMergeSize: 4 }), 'posenc.mropePositions: segments[0].video[2] must be an integer from 4 to 16777216 (got 3)');
+  refuse(() => pe.mropePositions([{ image: [0, 2, 2] }]), 'posenc.mropePositions: segments[0].image[0] must be an integer from 1 to 16777216 (got 0)');
+  assert.deepEqual(pe.mropePositions([{ image: [1, 2, 2] }]).shape, [3, 1]);
+  assert.deepEqual(pe.mropePositions([{ image: [1, 1, 1] }], { spatialMergeSize: 1 }).shape, [3, 1]);
+  // leftPadding up to 2^24 less the segments' tokens: "from 0 to 16777216", then "the prompt must have at most
+  // 16777216 tokens", which named no parameter
+  refuse(() => pe.mropePositions([{ text: 3 }], { leftPadding: 2 ** 24 }), 'posenc.mropePositions: leftPadding must be an integer from 0 to 16777215 (got 16777216)');
+  refuse(() => pe.mropePositions([{ text: 3 }], { leftPadding: 2 ** 24 - 2 }), 'posenc.mropePositions: leftPadding must be an integer from 0 to 16777213 (got 16777214)');
+  refuse(() => pe.mropePositions([{ text: 2 ** 24 }, { text: 1 }]), 'posenc.mropePositions: segments must hold at most 16777216 tokens (got 16777217)');
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -197,7 +197,7 @@ test('rope(): bad options and bad calls give posenc errors; the handle stays usa
   for (const [opts, re] of [
     [{ dim: 7, maxLen: 4 }, /posenc\.rope: dim must be even/],
     [{ dim: 8 }, /posenc\.rope: maxLen must be a number/],
-    [{ dim: 8, maxLen: 4, headDim: 6 }, /posenc\.rope: headDim must be at least dim \(8\)/],
+    [{ dim: 8, maxLen: 4, headDim: 6 }, /posenc\.rope: headDim must be an integer from 8 to 16777216 \(got 6\)/], // (from dim: thirtieth pass)
     [{ dim: 8, maxLen: 4, pairing: 'pairs' }, /posenc\.rope: pairing must be one of interleaved, half/],
     [{ dim: 8, maxLen: 4, scaling: { type: 'yarn' } }, /posenc\.rope: scaling\.\w+ is required/],
     [{ dim: 8, maxLen: 4, cos: [] }, /posenc\.rope: unknown option "cos"/],

@@ -654,7 +654,10 @@ test("twenty-ninth pass: ropeApply's headDim taken from x's last dimension (none
   assert.deepEqual(pe.ropePermute([[1], [2]]).shape, [2, 1]);
   // rope()'s headDim taken from a config's head_dim, narrower than the dim asked: named as the config's
   const config = { hidden_size: 32, num_attention_heads: 4, head_dim: 8, max_position_embeddings: 64, rope_theta: 10000 };
-  refuse(() => pe.rope({ config, dim: 16, maxLen: 4 }), "posenc.rope: the config's head_dim must be at least dim (16): dim coordinates of each head rotate (got 8)");
-  refuse(() => pe.rope({ config, dim: 16, headDim: 8, maxLen: 4 }), /^posenc\.rope: headDim must be at least dim \(16\)/);
+  // (its range from dim, where "from 2" was said for -1 and "at least dim (16)" for 2: thirtieth pass)
+  refuse(() => pe.rope({ config, dim: 16, maxLen: 4 }), "posenc.rope: the config's head_dim must be an integer from 16 to 16777216 (got 8)");
+  refuse(() => pe.rope({ config, dim: 16, headDim: 8, maxLen: 4 }), 'posenc.rope: headDim must be an integer from 16 to 16777216 (got 8)');
+  refuse(() => pe.rope({ dim: 16, headDim: -1, maxLen: 4 }), 'posenc.rope: headDim must be an integer from 16 to 16777216 (got -1)');
+  assert.ok(pe.rope({ dim: 16, headDim: 16, maxLen: 4 }).free() === undefined);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });

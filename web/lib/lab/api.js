@@ -78,9 +78,21 @@ export function createLab(wasm) {
     return { vocab: v[0], classes: v[1], minLength: v[2] };
   }
 
-  /** The tokens of an example of `length` (checked from the task's shortest to PE_LAB_MAX_LENGTH: C said only "status 2"). */
-  function taskLength(check, frame, id, length, name = 'length') {
-    check.integer(name, length, taskShape(check, frame, id).minLength, PE_LAB_MAX_LENGTH);
+  /**
+   * The longest length of task `id` from `least` whose examples have at most `tokens` tokens, PE_LAB_MAX_LENGTH at most
+   * (a copy example of length 1024 has 2049: "from 3 to 1024", then "more than maxLength", named two ranges); where
+   * none fits, PE_LAB_MAX_LENGTH, and the caller says why.
+   */
+  function mostLength(check, frame, id, least, tokens) {
+    const t0 = seqLen(check, frame, id, least);
+    const most = least + Math.floor((tokens - t0) / (seqLen(check, frame, id, least + 1) - t0));
+    return most < least ? PE_LAB_MAX_LENGTH : Math.min(most, PE_LAB_MAX_LENGTH);
+  }
+
+  /** The tokens of an example of `length` (checked from the task's shortest to the longest of `tokens`: C said only "status 2"). */
+  function taskLength(check, frame, id, length, name = 'length', tokens = Infinity) {
+    const least = taskShape(check, frame, id).minLength;
+    check.integer(name, length, least, mostLength(check, frame, id, least, tokens));
     return seqLen(check, frame, id, length);
   }
 
@@ -114,8 +126,16 @@ export function createLab(wasm) {
     // by item(), as posenc's readers: a hole is undefined, not an index planted on Array.prototype (a token of [0, , 2]
     // was read as Array.prototype[1] and the maps made of it; posenc and posenc/fields refused the hole)
     const [l0, l1] = check.read('trainLengths', () => [item(lengths, 0), item(lengths, 1)]);
-    const lo = check.integer('trainLengths[0]', l0, minLength, PE_LAB_MAX_LENGTH);
-    const hi = check.integer('trainLengths[1]', l1, lo, PE_LAB_MAX_LENGTH);
+    // the longest length whose examples fit a model (PE_LAB_MAX_TOKENS): a copy example of length 1024 has 2049 tokens,
+    // and was refused as more than maxLength (1024) after "from 3 to 1024" (the range's top refused too, thirtieth pass)
+    const id = taskId(task, bos);
+    const most = withFrame(wasm, check, (frame) => mostLength(check, frame, id, minLength, PE_LAB_MAX_TOKENS));
+    const lo = check.integer('trainLengths[0]', l0, minLength, most);
+    const hi = check.integer('trainLengths[1]', l1, lo, most);
+    // the tokens of the longest training example: maxLength's least ("from 1", then "shorter than the 5 tokens of a
+    // training example of length 4" for 1 to 4: a range whose least was refused too, thirtieth pass)
+    const longest = withFrame(wasm, check, (frame) => seqLen(check, frame, id, hi));
+    const t5 = encoding === 't5', two = attention === 'bidirectional';
     const config = {
       task, encoding, attention, dModel, heads, bos,
       seed: check.integer('seed', o.seed ?? 1, 0, PE_LAB_MAX_SEED),
@@ -126,28 +146,18 @@ export function createLab(wasm) {
       weightDecay: check.finite('weightDecay', o.weightDecay ?? 0.01, { min: 0, max: 1 }),
       clip: check.finite('clip', o.clip ?? 1, { min: 0 }),
       trainLengths: [lo, hi],
-      maxLength: check.integer('maxLength', o.maxLength ?? 64, 1, PE_LAB_MAX_TOKENS),
+      maxLength: check.integer(`maxLength (${longest} tokens of a training example of length ${hi})`, o.maxLength ?? 64, longest, PE_LAB_MAX_TOKENS),
       preset: check.oneOf('preset', o.preset ?? 'vaswani', PRESET_NAMES),
       ropeBase: check.finite('ropeBase', o.ropeBase ?? 10000, { above: 1 }),
       alibiMaxBias: check.finite('alibiMaxBias', o.alibiMaxBias ?? 8, { above: 0, max: PE_LAB_MAX_ALIBI_BIAS }),
-      t5Buckets: check.integer('t5Buckets', o.t5Buckets ?? 32, PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
-      t5MaxDistance: check.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, PE_LAB_MAX_DISTANCE),
+      // for t5, the core's buckets need an exact and a logarithmic one each way, and a distance past the exact ones
+      // (the model refused them as "status 2" or "status 7" once its block was allocated, 788 MiB kept); checked
+      // once, with that least: "from 2" (or "from 1"), then "from 4" (or "from 3") for the same value, named two ranges
+      t5Buckets: check.integer(t5 ? `t5Buckets (${attention})` : 't5Buckets', o.t5Buckets ?? 32, t5 && two ? MIN_T5_BUCKETS : PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
     };
-    if (encoding === 't5') {
-      // the core's buckets need an exact and a logarithmic one each way, and a distance past the exact ones: the
-      // model refused them as "status 2" or "status 7" once its block was allocated (788 MiB kept)
-      const two = attention === 'bidirectional';
-      check.integer(`t5Buckets (${attention})`, config.t5Buckets, two ? MIN_T5_BUCKETS : 2, PE_LAB_MAX_BUCKETS);
-      check.integer(`t5MaxDistance (past the exact distances of ${config.t5Buckets} buckets)`, config.t5MaxDistance,
-        t5LeastDistance(config.t5Buckets, two), PE_LAB_MAX_DISTANCE);
-    }
+    config.t5MaxDistance = check.integer(t5 ? `t5MaxDistance (past the exact distances of ${config.t5Buckets} buckets)` : 't5MaxDistance',
+      o.t5MaxDistance ?? 128, t5 ? t5LeastDistance(config.t5Buckets, two) : 1, PE_LAB_MAX_DISTANCE);
     config.randomizedPositions = randomRange(check, o.randomizedPositions ?? 0, config.maxLength);
-    withFrame(wasm, check, (frame) => {
-      const longest = seqLen(check, frame, task, hi, bos);
-      if (longest > config.maxLength) {
-        throw check.fail(RangeError, `maxLength (${config.maxLength}) is shorter than the ${longest} tokens of a training example of length ${hi}`);
-      }
-    });
     return config;
   }
 
@@ -384,7 +394,7 @@ export function createLab(wasm) {
       if (positions !== 'all' && config.trainLengths[1] < least) {
         throw check.fail(RangeError, `positions "${positions}" needs an example of the model's longest training length (${config.trainLengths[1]}) in task ${JSON.stringify(task)}${probe ? ' (probe "reversed")' : ''}, whose shortest is ${least}; use positions "all"`, positions);
       }
-      const need = taskLength(check, frame, id, length, named);
+      const need = taskLength(check, frame, id, length, named, config.maxLength);
       if (need > config.maxLength) {
         throw check.fail(RangeError, `${named} ${length} makes ${need} tokens, more than the model's maxLength (${config.maxLength})`);
       }

@@ -195,9 +195,9 @@ export function createVariants(wasm) {
     const model = configShape(check, opts); // a config's rotary dim, head_dim and pairing are the defaults
     const dim = evenSize(check, 'dim', opts.dim ?? model.rotaryDim);
     const headDim = opts.headDim ?? model.headDim ?? dim;
-    evenSize(check, 'headDim', headDim);
-    // (one not given is the config's head_dim, and named so: "headDim must be …" named an option the caller had not given)
-    if (headDim < dim) throw check.fail(RangeError, `${opts.headDim == null ? "the config's head_dim" : 'headDim'} must be at least dim (${dim}): dim coordinates of each head rotate`, headDim);
+    // from dim, as dim coordinates of each head rotate ("from 2", then "at least dim (8)" for 2: a least refused too,
+    // thirtieth pass); one not given is the config's head_dim, and named so (an option the caller had not given)
+    evenSize(check, opts.headDim == null ? "the config's head_dim" : 'headDim', headDim, C.PE_MAX_DIM, dim);
     const maxLen = check.size('maxLen', opts.maxLen);
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const a = ropeCommon(check, opts, dim);

@@ -10,7 +10,7 @@ const KINDS = ['text', 'image', 'video'];
 const TYPE_CODES = { text: 0, image: 1, video: 2 };
 
 /** One segment as { kind, count (text) | grid [t, h, w], secondsPerGrid }. */
-function readSegment(check, seg, i) {
+function readSegment(check, seg, i, merge) {
   const name = `segments[${i}]`;
   const o = check.options(seg, [...KINDS, 'secondsPerGrid'], name);
   const kinds = KINDS.filter((k) => o[k] !== undefined);
@@ -19,7 +19,9 @@ function readSegment(check, seg, i) {
   if (o.secondsPerGrid !== undefined && kind !== 'video') throw check.fail(TypeError, `${name}.secondsPerGrid belongs to a video segment`);
   if (kind === 'text') return { kind, grid: 0, count: check.integer(`${name}.text`, o.text, 0, MAX_DIM) }; // grid own: Object.prototype's emptied the prompt
   const g = check.vector(`${name}.${kind}`, o[kind], 3);
-  const grid = Array.from(g, (n, k) => check.size(`${name}.${kind}[${k}]`, n));
+  // height and width from spatialMergeSize, of which they are multiples ("from 1", then "multiples of spatialMergeSize (2)"
+  // for 1: a least refused too, thirtieth pass)
+  const grid = Array.from(g, (n, k) => check.integer(`${name}.${kind}[${k}]`, n, k ? merge : 1, MAX_DIM));
   const secondsPerGrid = kind === 'video' ? check.finite(`${name}.secondsPerGrid`, o.secondsPerGrid ?? 1, { above: 0, max: MAX_POSITION }) : 0;
   return { kind, grid, secondsPerGrid };
 }
@@ -53,16 +55,16 @@ export function mropePositions(segments, options) {
   const merge = check.integer('spatialMergeSize', opts.spatialMergeSize ?? 2, 1, 8);
   const tokensPerSecond = opts.tokensPerSecond === undefined ? 0
     : check.finite('tokensPerSecond', opts.tokensPerSecond, { above: 0, max: MAX_POSITION });
-  const pad = check.integer('leftPadding', opts.leftPadding ?? 0, 0, MAX_DIM);
+  const pad = check.integer('leftPadding', opts.leftPadding ?? 0, 0, MAX_DIM - 1); // (- 1: segments hold a token at least)
   // a number once: a length object answering 1, then ever more, was compared on each turn (an endless loop)
   const n = check.read('segments', () => (Array.isArray(segments) ? +segments.length : -1));
   if (!(n >= 1)) throw check.fail(TypeError, 'segments must be a non-empty array of { text }, { image } or { video } objects', segments);
   // Bounded before it is walked: 2^32 - 1 segments of { text: 0 } add no token, and were read one by one.
   if (n > MAX_DIM) throw check.fail(RangeError, `segments may have at most ${MAX_DIM} entries`, `${n} entries`);
   const segs = [];
-  let tokens = pad;
+  let tokens = 0;
   for (let i = 0; i < n; i++) {
-    const seg = readSegment(check, check.read(`segments[${i}]`, () => item(segments, i)), i);
+    const seg = readSegment(check, check.read(`segments[${i}]`, () => item(segments, i)), i, merge);
     if (seg.grid) {
       if (seg.grid[1] % merge || seg.grid[2] % merge) {
         throw check.fail(RangeError, `segments[${i}].${seg.kind}: height and width must be multiples of spatialMergeSize (${merge})`, `[${seg.grid}]`);
@@ -70,10 +72,12 @@ export function mropePositions(segments, options) {
       seg.count = seg.grid[0] * (seg.grid[1] / merge) * (seg.grid[2] / merge);
     }
     tokens += seg.count;
-    if (tokens > MAX_DIM) throw check.fail(RangeError, `the prompt must have at most ${MAX_DIM} tokens`, tokens);
+    // (named: "the prompt must have at most 16777216 tokens" named no parameter, and leftPadding's top was refused too)
+    if (tokens > MAX_DIM) throw check.fail(RangeError, `segments must hold at most ${MAX_DIM} tokens`, tokens);
     segs.push(seg);
   }
-  if (tokens === pad) throw check.fail(RangeError, 'segments must hold at least one token');
+  if (!tokens) throw check.fail(RangeError, 'segments must hold at least one token');
+  tokens += check.integer('leftPadding', pad, 0, MAX_DIM - tokens);
   const data = new Int32Array(3 * tokens);
   const tokenTypes = new Uint8Array(tokens);
   const attentionMask = new Uint8Array(tokens);

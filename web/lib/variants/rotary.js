@@ -30,8 +30,8 @@ const BLOCK_BYTES = 2 ** 17;
 export const generatorBytes = (dim) => 28 * dim + 1024; // (not a C limit)
 
 /** A size (check.size) that must be even, as RoPE rotates pairs. */
-export function evenSize(check, name, value, max = MAX_DIM) {
-  check.integer(name, value, 2, max); // (from 2: "from 1" named a range whose 1 is refused too, as odd)
+export function evenSize(check, name, value, max = MAX_DIM, min = 2) {
+  check.integer(name, value, min, max); // (from 2: "from 1" named a range whose 1 is refused too, as odd)
   if (value % 2) throw check.fail(RangeError, `${name} must be even (RoPE rotates pairs)`, value);
   return value;
 }
