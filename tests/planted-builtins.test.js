@@ -944,7 +944,7 @@ test('a Math.min planted to answer more at one use only writes no positions past
   cache.free();
 });
 
-test('a setter planted on an index of Array.prototype, or a proxy made its prototype, puts no accessor in a shape\'s copy (the sizes checked are the sizes used)', () => {
+test('a setter planted on an index of Array.prototype, or a proxy made its prototype, puts no accessor in a shape\'s copy (attention, rope.apply: the sizes checked are the sizes used)', () => {
   // The thirty-first pass: byIndex copied a shape by assignment and asked Array.prototype for the index after it, so a
   // setter planted there, called with the copy as `this`, defined an accessor on the copy and deleted itself: the
   // accessor gave the sizes checked, then others (attention's heads 2 read as 2^20 trapped, "memory access out of
@@ -954,6 +954,7 @@ test('a setter planted on an index of Array.prototype, or a proxy made its proto
   const q4 = (s) => ({ shape: [1, 2, 3, 4], data: r(24, s) });
   const calls = [
     ['attention', () => pe.attention(q4(1), q4(2), q4(3))],
+    ['rope().apply', () => canaryRope.apply({ shape: [2, 2, 8], data: r64(32, 4) }, 1)],
   ];
   const accessor = (self, key, value, lie) => {
     let reads = 0;
