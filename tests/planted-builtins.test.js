@@ -943,3 +943,64 @@ test('a Math.min planted to answer more at one use only writes no positions past
   assert.ok(uses >= 1, 'the plant was reached');
   cache.free();
 });
+
+test('a setter planted on an index of Array.prototype, or a proxy made its prototype, puts no accessor in a shape\'s copy (attention, rope.apply: the sizes checked are the sizes used)', () => {
+  // The thirty-first pass: byIndex copied a shape by assignment and asked Array.prototype for the index after it, so a
+  // setter planted there, called with the copy as `this`, defined an accessor on the copy and deleted itself: the
+  // accessor gave the sizes checked, then others (attention's heads 2 read as 2^20 trapped, "memory access out of
+  // bounds"; as 8, 96 outputs were read from a 24-element call's memory). A proxy made Array.prototype's prototype
+  // answered `in` with false and did the same from its set trap.
+  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
+  const q4 = (s) => ({ shape: [1, 2, 3, 4], data: r(24, s) });
+  const calls = [
+    ['attention', () => pe.attention(q4(1), q4(2), q4(3))],
+    ['rope().apply', () => canaryRope.apply({ shape: [2, 2, 8], data: r64(32, 4) }, 1)],
+  ];
+  const accessor = (self, key, value, lie) => {
+    let reads = 0;
+    own.define(self, key, { configurable: true, enumerable: true, get: () => (reads++ < 1 ? value : lie), set() {} });
+  };
+  let reached = 0;
+  const plants = [];
+  for (let index = 0; index < 4; index++) {
+    for (const lie of [8, 2 ** 20]) {
+      plants.push([`a setter on Array.prototype[${index}], then ${lie}`, () => {
+        own.define(Array.prototype, index, { configurable: true, set(value) {
+          reached++;
+          delete Array.prototype[index];
+          accessor(this, index, value, lie);
+        } });
+        return () => delete Array.prototype[index];
+      }]);
+    }
+  }
+  plants.push(['a proxy as Array.prototype\'s prototype', () => {
+    const proxy = new Proxy(Object.prototype, {
+      has: (target, key) => (typeof key === 'string' && /^[0-3]$/.test(key) ? false : Reflect.has(target, key)),
+      set: (target, key, value, receiver) => {
+        if (!(typeof key === 'string' && /^[0-3]$/.test(key) && own.isArray(receiver))) return Reflect.set(target, key, value, receiver);
+        reached++;
+        accessor(receiver, key, value, 8);
+        return true;
+      },
+    });
+    Object.setPrototypeOf(Array.prototype, proxy);
+    return () => Object.setPrototypeOf(Array.prototype, Object.prototype);
+  }]);
+  for (const [callName, call] of calls) {
+    const clean = outcome(call);
+    for (const [plantName, plant] of plants) {
+      const before = liveNow();
+      const undo = plant();
+      let got;
+      try {
+        got = outcome(call);
+      } finally {
+        undo();
+      }
+      assert.equal(got, clean, `${callName}, ${plantName}`);
+      assert.equal(liveNow(), before, `${callName}, ${plantName}: blocks kept`);
+    }
+  }
+  assert.equal(reached, 0, 'a planted setter was called');
+});

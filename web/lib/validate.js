@@ -11,7 +11,7 @@
 // The C core's limits (c/posenc.h, through the generated dist/constants.js).
 import { PE_MAX_DIM, PE_MAX_POSITION, PE_MAX_BYTES } from '../../dist/constants.js';
 import { MIN_SIZE } from './minimums.js';
-import { uncurry, hasOwn, getPrototypeOf, keys as ownKeys, arrayFrom, ArrayPrototype, isView, typedArrayLength, typedArrayName, typedArrayBuffer, typedArrayOffset, typedArraySet, Float32Array, Float64Array } from './intrinsics.js';
+import { uncurry, hasOwn, getPrototypeOf, setPrototypeOf, keys as ownKeys, ArrayPrototype, isView, typedArrayLength, typedArrayName, typedArrayBuffer, typedArrayOffset, typedArraySet, Float32Array, Float64Array } from './intrinsics.js';
 
 export const MAX_DIM = PE_MAX_DIM;
 export const MAX_POSITION = PE_MAX_POSITION;
@@ -68,13 +68,15 @@ export function typedLength(value) {
 export const item = (value, i) => (i in ArrayPrototype && !hasOwn(value, i) ? undefined : value[i]);
 
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
-// (from an array-like without a prototype: with an iterator planted on Object.prototype, Array.from followed it)
-// (Assigned, a tenth of Array.from's cost for a shape, unless an index is planted on Array.prototype or Object.prototype,
-// asked after each read, as a getter of value may plant one: its setter would have taken the element, leaving a hole.)
+// (no iterator: Array.from of an array-like followed one planted on Object.prototype, until it was given one without a prototype)
+// (Assigned, a fraction of Array.from's cost for a shape, into an array without a prototype until it is full: assigned
+// under Array.prototype, a setter planted on an index (or a proxy made its prototype) was called with the copy as `this`
+// and defined an accessor on it that gave the sizes checked, then others (attention's heads 2 read as 2^20: a wasm
+// trap; as 8: other memory read, thirty-first pass). An array without a prototype takes each element as its own.)
 export const byIndex = (value, n) => {
-  const out = [];
-  for (let i = 0; i < n; i++) if ((out[i] = item(value, i), i in ArrayPrototype)) return arrayFrom({ __proto__: null, length: n }, (_, j) => item(value, j));
-  return out;
+  const out = setPrototypeOf([], null);
+  for (let i = 0; i < n; i++) out[i] = item(value, i);
+  return setPrototypeOf(out, ArrayPrototype);
 };
 
 /** The product of `shape[from..to)`, by index (a reduce planted on Array.prototype could answer any count). */
