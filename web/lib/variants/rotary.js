@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, byIndex } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, shapeByIndex } from '../validate.js';
 import { readNested } from '../tensor.js';
 import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
@@ -75,10 +75,12 @@ function quickTensor(x) {
     // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
     // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
     // (and by index, not push or for...of: methods a caller can plant, answering a shape other than the count checked;
-    // byIndex, not assigned here: a setter planted on Array.prototype[i] made the copy's element an accessor that gave
-    // the count checked, then another shape: rope().apply's [2, 2, 8] given back as [8, 2, 8], thirty-first pass)
-    const rank = Math.min(v.length, 5), shape = byIndex(v, rank);
+    // an array literal, not assigned: a setter planted on Array.prototype[i] made the copy's element an accessor that
+    // gave the count checked, then another shape: rope().apply's [2, 2, 8] given back as [8, 2, 8], thirty-first pass.
+    // shapeByIndex's literal defines its elements, and costs a decode step nothing, where byIndex's cost it 10%.)
+    const rank = Math.min(v.length, 5);
     if (rank < 2 || rank > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null;
+    const shape = shapeByIndex(v, rank);
     let count = 1;
     for (let i = 0, n; i < rank; i++) {
       if (!Number.isInteger((n = shape[i])) || n < 1 || n > MAX_DIM) return null;
