@@ -440,6 +440,16 @@ const outcome = (fn) => {
     return `${error?.constructor?.name}: ${error?.message}`;
   }
 };
+
+/** outcome(run) with plant()'s change in place, undone after. */
+const outcomeWith = (plant, run) => {
+  const undo = plant();
+  try {
+    return outcome(run);
+  } finally {
+    undo();
+  }
+};
 /** What a module gives for calls that read the handles and model made at the start, and a fresh result. */
 const CANARY = {
   posenc: () => [outcome(() => canaryKv.attend({ shape: [2, 1, 8], data: r(16, 6) })), outcome(() => pe.table(4, 8))],
@@ -858,13 +868,7 @@ test('a built-in planted to re-enter posenc (another call, or the handle\'s free
   for (const [name, run, plant] of cases) {
     const clean = outcome(run);
     const before = liveNow();
-    const undo = plant();
-    let got;
-    try {
-      got = outcome(run);
-    } finally {
-      undo();
-    }
+    const got = outcomeWith(plant, run);
     assert.equal(got, clean, name);
     assert.equal(liveNow(), before, `${name}: blocks kept`);
   }
@@ -991,13 +995,7 @@ test('a setter planted on an index of Array.prototype, or a proxy made its proto
     const clean = outcome(call);
     for (const [plantName, plant] of plants) {
       const before = liveNow();
-      const undo = plant();
-      let got;
-      try {
-        got = outcome(call);
-      } finally {
-        undo();
-      }
+      const got = outcomeWith(plant, call);
       assert.equal(got, clean, `${callName}, ${plantName}`);
       assert.equal(liveNow(), before, `${callName}, ${plantName}: blocks kept`);
     }
