@@ -4,7 +4,7 @@
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
 import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product } from './validate.js';
-import { Float64Array } from './intrinsics.js';
+import { Float64Array, getPrototypeOf, hasOwn } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
@@ -71,8 +71,8 @@ function parts(check, name, value) {
   // Only fields of the object and its classes count (field()).
   const f = check.read(name, () => {
     // a plain object's fields are its own (Object.prototype's are never read): one prototype read, not a walk a field
-    const plain = Object.getPrototypeOf(value) === Object.prototype;
-    const get = (key) => (!plain ? field(value, key) : Object.hasOwn(value, key) ? value[key] : undefined);
+    const plain = getPrototypeOf(value) === Object.prototype;
+    const get = (key) => (!plain ? field(value, key) : hasOwn(value, key) ? value[key] : undefined);
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
     // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
