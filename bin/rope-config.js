@@ -163,6 +163,13 @@ function npzChunks(members) {
   return [...chunks, ...central, end];
 }
 
+/** --max-bytes as both commands here read it: 1 GiB unless given, at least 1. */
+function maxBytesOf(values, raw) {
+  const maxBytes = values['max-bytes'] ?? 2 ** 30;
+  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${shown(raw['max-bytes'])}`);
+  return maxBytes;
+}
+
 /**
  * Writes the chunks to a temporary file beside `target`, then moves it there
  * (never over a file without force), as bin/posenc.js does. Its own writer
@@ -199,8 +206,7 @@ async function ropeCommand(pv, values, raw) {
   if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${quoted(dtype)}`);
   // As the other commands: the output's size against --max-bytes first (two caches, two headers at most 512 bytes);
   // the API then checks every size (1 GiB per call) before anything is allocated or written.
-  const maxBytes = values['max-bytes'] ?? 2 ** 30;
-  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${shown(raw['max-bytes'])}`);
+  const maxBytes = maxBytesOf(values, raw);
   const planned = 512 + 2 * maxLen * (values.layout === 'pairs' ? r.rotaryDim / 2 : r.rotaryDim) * (dtype === 'float32' ? 4 : 8);
   if (planned > maxBytes) {
     const rows = values['max-len'] === undefined ? ` (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)` : '';
@@ -231,8 +237,7 @@ async function ropeCommand(pv, values, raw) {
 
 function inspectCommand(pv, values, raw, positional) {
   if (positional.length !== 1) throw new UsageError('give one config.json (posenc inspect config.json)');
-  const maxBytes = values['max-bytes'] ?? 2 ** 30;
-  if (!(maxBytes >= 1)) throw new UsageError(`--max-bytes must be at least 1, got ${shown(raw['max-bytes'])}`);
+  const maxBytes = maxBytesOf(values, raw);
   const config = readConfig(positional[0]);
   // writeSync, as --out - is written: process.stdout.write's EPIPE (| head) escaped as an unhandled 'error' event with a stack.
   // Parts made as they are written (a function), so one layer type's JSON is held at a time.
