@@ -336,6 +336,7 @@ test('every numeric parameter: its refusal states the range the function accepts
 // Refusals of a value the caller did not give (a default, or one derived from what was given: passes 28 and 29 found
 // five that named an option never given): each names what was given, or says whose value it is.
 const recency = lab.train({ task: 'recency', trainLengths: [2, 2], steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 }).model;
+const QWEN_VL = { hidden_size: 64, num_attention_heads: 4, rope_scaling: { type: 'mrope', mrope_section: [2, 3, 3] } };
 const DERIVED_CASES = [ // [entry, function, arguments, names the call was given positionally]
   ['posenc', 'kvCache', [{ heads: 1, headDim: 4, maxLength: 4 }], []],
   ['variants', 'ropeApply', [[[1, 0, 1]]], ['x']],
@@ -345,6 +346,16 @@ const DERIVED_CASES = [ // [entry, function, arguments, names the call was given
   ['fields', 'timestepEmbedding', [[1], 2, { preset: 'diffusers' }], ['timesteps', 'dim']],
   ['fields', 'timestepEmbedding', [[1], 2, { downscaleFreqShift: null }], ['timesteps', 'dim']],
   ['lab', 'evaluate', [recency, { task: 'who-did-what' }], ['model']],
+  // a config's rotary dim, mrope_section and axes_dims_rope, and a section or axesDim wider than x's heads (thirty-second
+  // pass: "rotaryDim must be …", "section must sum to …", "axesDim must have …" named options not given, "the rotated width …" none)
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { config: { hidden_size: 32, num_attention_heads: 4 }, headDim: 2 }], ['x']],
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { section: [2, 2], positions: [[0], [0]] }], ['x']],
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { axesDim: [4, 4], positions: [[0, 0]] }], ['x']],
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { config: QWEN_VL, headDim: 4, positions: [[0], [0], [0]] }], ['x']],
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { config: { axes_dims_rope: [4, 4] }, headDim: 4, positions: [[0, 0]] }], ['x']],
+  ['variants', 'mropeCache', [[[0], [0], [0]], 8, { config: QWEN_VL }], ['positions', 'headDim']],
+  ['variants', 'mropeCache', [[[0], [0]], 16, { config: QWEN_VL }], ['positions', 'headDim']],
+  ['variants', 'ropeAxialCache', [[[0, 0]], { config: { axes_dims_rope: [2, 4, 4] } }], ['ids']],
 ];
 
 test('a refusal of a value not given (a default, a derived one) names what was given, or says whose value it is', async () => {

@@ -131,7 +131,8 @@ export function createVariants(wasm) {
       const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
       const headDim = opts.headDim ?? model.headDim ?? cols;
       headDimArg(check, headDim, cols);
-      const rotaryDim = evenSize(check, 'rotaryDim', opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
+      // one not given is the config's rotary dim, and named so ("rotaryDim must be …", an option not given)
+      const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing) : null;
       const a = caches ? null : ropeCommon(check, opts, rotaryDim);

@@ -28,16 +28,17 @@ positionElements.integers = true;
 export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencies'];
 
 /** The section option: whole numbers summing to `half` (HF's mrope_section), one per position row. */
-function sectionArg(check, value, rows, half) {
+// `name`: a config's mrope_section is named as the config's ("section must sum to ..." named an option not given)
+function sectionArg(check, value, rows, half, name = 'section') {
   // one entry a row, counted before any is read (2^24 entries were each checked, 0.7 s, before this refused them)
-  const s = check.vector('section', value, (n) => {
-    if (n !== rows) throw check.fail(RangeError, `section has ${n} entries but positions has ${rows} rows`);
+  const s = check.vector(name, value, (n) => {
+    if (n !== rows) throw check.fail(RangeError, `${name} has ${n} entries but positions has ${rows} rows`);
   });
   const n = typedLength(s);
-  for (let i = 0; i < n; i++) check.integer(`section[${i}]`, s[i], 0, half ?? MAX_DIM / 2); // (by index, as every size here: see sum())
+  for (let i = 0; i < n; i++) check.integer(`${name}[${i}]`, s[i], 0, half ?? MAX_DIM / 2); // (by index, as every size here: see sum())
   const total = sum(s);
-  if (total < 1) throw check.fail(RangeError, 'section must hold at least one frequency', `[${s}]`);
-  if (half !== undefined && total !== half) throw check.fail(RangeError, `section must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
+  if (total < 1) throw check.fail(RangeError, `${name} must hold at least one frequency`, `[${s}]`);
+  if (half !== undefined && total !== half) throw check.fail(RangeError, `${name} must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
   return byIndex(s, n);
 }
 
@@ -63,11 +64,11 @@ export function sectionAxes(section, interleaved) {
 }
 
 /** axesDim: an even width per axis (FLUX's axes_dim), their sum at most MAX_DIM. */
-function axesDimArg(check, value, axes) {
-  const d = check.vector('axesDim', value, axes);
-  for (let i = 0; i < axes; i++) evenSize(check, `axesDim[${i}]`, d[i]);
+function axesDimArg(check, value, axes, name = 'axesDim') {
+  const d = check.vector(name, value, axes);
+  for (let i = 0; i < axes; i++) evenSize(check, `${name}[${i}]`, d[i]);
   const total = sum(d);
-  if (total > MAX_DIM) throw check.fail(RangeError, `axesDim must sum to at most ${MAX_DIM}`, total);
+  if (total > MAX_DIM) throw check.fail(RangeError, `${name} must sum to at most ${MAX_DIM}`, total);
   return byIndex(d, axes);
 }
 
@@ -116,7 +117,7 @@ export function createAxes(wasm, call, frequencies) {
 
   /** The axial plan's options: axesDim, frequencies rule, base. */
   function axialPlan(check, opts, axes) {
-    const axesDim = axesDimArg(check, opts.axesDim, axes);
+    const axesDim = axesDimArg(check, opts.axesDim, axes, opts.named);
     const rule = check.oneOf('frequencies', opts.frequencies ?? 'axis', ['axis', 'alternate']);
     if (rule === 'alternate' && axesDim.some((d) => d !== axesDim[0])) {
       throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
@@ -161,7 +162,7 @@ export function createAxes(wasm, call, frequencies) {
   function sectionOfConfig(check, opts, r) {
     if (opts.section !== undefined || opts.interleaved !== undefined) throw check.fail(TypeError, 'give config or section and interleaved, not both');
     if (!r.mropeSection) throw check.fail(RangeError, 'config has no mrope_section (in rope_scaling or rope_parameters): not an M-RoPE model');
-    return { section: r.mropeSection, interleaved: r.mropeInterleaved };
+    return { section: r.mropeSection, interleaved: r.mropeInterleaved, named: 'config mrope_section' };
   }
 
   function mropeCache(positions, headDim, options) {
@@ -172,7 +173,7 @@ export function createAxes(wasm, call, frequencies) {
     const rows = t.shape[0], s = t.shape[1];
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
-    const section = sectionArg(check, m.section, rows, headDim / 2);
+    const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const common = ropeCommon(check, opts, headDim);
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
@@ -202,7 +203,7 @@ export function createAxes(wasm, call, frequencies) {
     for (const key of ['axesDim', 'base']) if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
     if (!r.axial) throw check.fail(RangeError, 'config has no axes_dims_rope: not an axial RoPE model (ropeFromConfig tells what it holds)');
     if (opts.layerType !== undefined) throw check.fail(RangeError, 'layerType needs a config with layer types (layer_types or rope_parameters keyed by layer type); this one has none', opts.layerType);
-    return { __proto__: null, ...opts, config: undefined, axesDim: r.axial, base: r.theta }; // no option from Object.prototype
+    return { __proto__: null, ...opts, config: undefined, axesDim: r.axial, base: r.theta, named: 'config axes_dims_rope' }; // no option from Object.prototype
   }
 
   /**
@@ -246,13 +247,15 @@ export function createAxes(wasm, call, frequencies) {
     if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
     let plan;
     if (bySection) {
-      const section = sectionArg(check, opts.section, pRows, undefined);
+      const section = sectionArg(check, opts.section, pRows, undefined, opts.named);
       const dim = 2 * sum(section);
       plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim) };
     } else {
       plan = axialPlan(check, opts, pRows);
     }
-    if (plan.dim > headDim) throw check.fail(RangeError, `the rotated width (${plan.dim}) must be at most headDim (${headDim})`);
+    // named: "the rotated width (16) must be …" named nothing the call was given
+    const per = bySection ? 2 : 1; // (a section counts frequencies, axesDim columns)
+    if (plan.dim > headDim) throw check.fail(RangeError, `${opts.named ?? (bySection ? 'section' : 'axesDim')} must sum to at most headDim${bySection ? ' / 2' : ''} (${headDim / per})`, plan.dim / per);
     const count = product(t.shape);
     const o = outputArgs(check, opts, count);
     // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
