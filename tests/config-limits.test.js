@@ -326,3 +326,19 @@ test('the twenty-third adversarial pass: a Symbol.toStringTag planted on Object.
     delete Object.prototype[Symbol.toStringTag];
   }
 });
+
+test('the thirty-second adversarial pass: a config\'s mrope_section is counted before any entry is read, as axes_dims_rope', () => {
+  // a proxy of 2^24 entries (no element but 0) was read whole, 2.6 s, by every RoPE call given the config (ropeApply's text
+  // form read it three times, 7.7 s; a ropeCache of 2 rows), and mropeCache refused it by the positions' rows only after
+  let reads = 0;
+  const section = (n) => new Proxy({}, { get: (o, k) => (k === 'length' ? n : (reads++, 0)) });
+  const cfg = (n) => ({ hidden_size: 64, num_attention_heads: 4, rope_scaling: { type: 'mrope', mrope_section: section(n) } });
+  const x = { shape: [1, 16], data: new Float32Array(16) };
+  for (const call of [(c) => pv.ropeFromConfig(c), (c) => pv.ropeCache(2, 16, { config: c }), (c) => pv.ropeApply(x, { config: c }),
+    (c) => pv.mropeCache([[0], [0], [0]], 16, { config: c })]) {
+    assert.throws(() => call(cfg(2 ** 19 + 1)), (e) => e instanceof RangeError
+      && e.message.endsWith(': config rope_parameters.mrope_section (their count) must be an integer from 1 to 524288 (got 524289)'));
+  }
+  assert.equal(reads, 0);
+  assert.deepEqual(pv.ropeFromConfig(cfg(3)).mropeSection, [0, 0, 0]);
+});

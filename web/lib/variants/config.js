@@ -276,7 +276,9 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
 function mropeOf(check, d) {
   if (d.mrope_section === undefined) return {};
   // by index, as every size (Array.from and forEach follow what a caller can plant): see validate.js's sum()
-  const v = check.vector('config rope_parameters.mrope_section', d.mrope_section), n = typedLength(v);
+  // counted before any is read, as axes_dims_rope: 2^24 entries (a proxy's) were read, 2.6 s, by every call given the
+  // config (ropeApply's three readings of it, 7.7 s; a ropeCache of 2 rows), and refused by mropeCache only after
+  const v = check.vector('config rope_parameters.mrope_section', d.mrope_section, (k) => check.integer('config rope_parameters.mrope_section (their count)', k, 1, MAX_WIDTH / 2)), n = typedLength(v);
   for (let i = 0; i < n; i++) check.integer(`config rope_parameters.mrope_section[${i}]`, v[i], 0, MAX_WIDTH);
   const section = byIndex(v, n);
   return { mropeSection: section, mropeInterleaved: !!typed(check, 'rope_parameters.mrope_interleaved', d.mrope_interleaved, isBoolean, 'true or false') };
