@@ -519,3 +519,19 @@ test('alibiBias and M-RoPE ropeApply counted within their small buffers of 1 GiB
     assert.deepEqual(pv.memoryStats(), before, name);
   }
 });
+
+test('kvCache.attend refused for scores that overflow float32 keeps no block (thirty-second pass)', () => {
+  // decided by the data, after the kernel ran: the scratch it grew for q was kept by the cache (64 MiB for q of 2^20 heads)
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  const huge = (heads) => ({ shape: [1, heads, 1, 8], data: new Float32Array(heads * 8).fill(1e20) });
+  cache.append(huge(1), { shape: [1, 1, 1, 8], data: new Float32Array(8).fill(1) });
+  const held = pe.memoryStats().liveAllocations; // the cache's keys, values and sizes
+  for (const heads of [1, 64]) {
+    assert.throws(() => cache.attend(huge(heads)), /^RangeError: posenc\.kvCache\.attend: .*\(status 7\)$/);
+    assert.equal(pe.memoryStats().liveAllocations, held, `q of ${heads} heads`);
+  }
+  // a scratch grown by an accepted call is kept for the next, as before
+  cache.attend({ shape: [1, 1, 1, 8], data: new Float32Array(8).fill(1) });
+  assert.equal(pe.memoryStats().liveAllocations, held + 1);
+  cache.free();
+});

@@ -136,6 +136,9 @@ export function createKvCache(wasm, call) {
       for (let h = 0; h < slots; h++) {
         const status = wasm.pe_attention_f32(op + h * group * n * dv * 4, qp + h * group * n * dk * 4, kp + h * maxLength * dk * 4,
           vp + h * maxLength * dv * 4, dims, causal ? 1 + length - n : 0, scale);
+        // refused (scores that overflow float32, decided by the data): the scratch let go, as no refused call keeps a block
+        // (it was kept, grown for q: 64 MiB for q [1, 2^20, 1, 8] of 1e20 against keys of 1e20)
+        if (status) io.free(), ioBytes = 0;
         if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
