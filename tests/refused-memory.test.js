@@ -535,3 +535,18 @@ test('kvCache.attend refused for scores that overflow float32 keeps no block (th
   assert.equal(pe.memoryStats().liveAllocations, held + 1);
   cache.free();
 });
+
+test('rope().apply refused for a rotated value that overflows float32 keeps no block (thirty-second pass)', () => {
+  // decided by the data, after the kernel ran: the scratch grown for x (and for the gathered rows) was kept by the handle
+  const handle = pv.rope({ dim: 8, maxLen: 4 });
+  const held = pv.memoryStats().liveAllocations; // the handle's cos and sin
+  const x = (rows) => ({ shape: [rows, 1, 8], data: new Float32Array(rows * 8).fill(3e38) });
+  for (const [rows, positions] of [[1, 1], [64, 1], [64, [1]], [128, [2]]]) {
+    assert.throws(() => handle.apply(x(rows), positions), /^RangeError: posenc\.rope\.apply: a rotated value overflows float32/);
+    assert.equal(pv.memoryStats().liveAllocations, held, `x of ${rows} rows at ${positions}`);
+  }
+  // a scratch grown by an accepted call is kept for the next, as before
+  handle.apply({ shape: [1, 8], data: new Float32Array(8).fill(1) }, [1]);
+  assert.equal(pv.memoryStats().liveAllocations, held + 2);
+  handle.free();
+});

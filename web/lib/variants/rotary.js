@@ -326,6 +326,13 @@ export function createRotary(wasm, paramsPtr) {
       own[countKey] = count;
     };
 
+    // the scratch let go: x's and the gathered rows'
+    const drop = () => {
+      if (own.x) wasm.pe_free(own.x);
+      if (own.rows) wasm.pe_free(own.rows);
+      own.x = own.xCount = own.rows = own.rowsCount = 0;
+    };
+
     /** Rotates x (checked by the caller: blocks × s × cols of data) at offset or positions into out or a fresh array. */
     function rotateAt(ac, x, positions, offset, out) {
       if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
@@ -336,9 +343,7 @@ export function createRotary(wasm, paramsPtr) {
         finite(ac, 'x.data', x.data, 0, x.count, undefined, g.dtype === 'float32');
         // both let go, then room for both reserved at once, or refused: x's grew memory (kept by the handle) before the
         // rows' was refused beside the caches and other handles
-        if (own.x) wasm.pe_free(own.x);
-        if (own.rows) wasm.pe_free(own.rows);
-        own.x = own.xCount = own.rows = own.rowsCount = 0;
+        drop();
         reserve(wasm, ac, (x.count + gather) * eb);
       }
       grow('x', 'xCount', x.count);
@@ -360,8 +365,14 @@ export function createRotary(wasm, paramsPtr) {
       copyTyped(view(), x.data, xa);
       const status = wasm.pe_rope_rotate(own.x, own.x, dtypeCode(g.dtype), x.blocks, x.rows, x.cols, g.headDim, g.dim,
         PAIRINGS[g.pairing], cp, sp);
-      if (status === C.PE_ERR_VALUE) throw nonFinite(ac, { ...x, dtype: g.dtype, rd: g.dim }, { cp, sp });
-      call(ac, status);
+      if (status) {
+        // refused (a rotated value that overflows, decided by the data): named, then the scratch let go, as no refused call
+        // keeps a block (x's and the rows' were kept, grown for it: 4 MiB for 2^20 float32 values of 3e38)
+        const error = status === C.PE_ERR_VALUE && nonFinite(ac, { ...x, dtype: g.dtype, rd: g.dim }, { cp, sp });
+        drop();
+        if (error) throw error;
+        call(ac, status);
+      }
       const result = heapView(Type, wasm, own.x, x.count);
       return out ? copyTyped(out, result) : copyOf(result, Type); // by slot: an own `set` on out is not called
     }
