@@ -356,6 +356,10 @@ const DERIVED_CASES = [ // [entry, function, arguments, names the call was given
   ['variants', 'mropeCache', [[[0], [0], [0]], 8, { config: QWEN_VL }], ['positions', 'headDim']],
   ['variants', 'mropeCache', [[[0], [0]], 16, { config: QWEN_VL }], ['positions', 'headDim']],
   ['variants', 'ropeAxialCache', [[[0, 0]], { config: { axes_dims_rope: [2, 4, 4] } }], ['ids']],
+  // a width the config's rotary dim refuses, named as what gave it ("the dim must be …": neither call has a dim)
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { config: { hidden_size: 16, num_attention_heads: 4 }, rotaryDim: 2 }], ['x']],
+  ['variants', 'ropeApply', [[[1, 0, 1, 0]], { section: [1, 1], config: { hidden_size: 32, num_attention_heads: 4 }, positions: [[0], [0]] }], ['x']],
+  ['variants', 'mropeCache', [[[0], [0], [0]], 16, { config: { ...QWEN_VL, hidden_size: 128 } }], ['positions', 'headDim']],
 ];
 
 test('a refusal of a value not given (a default, a derived one) names what was given, or says whose value it is', async () => {

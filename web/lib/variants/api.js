@@ -135,7 +135,7 @@ export function createVariants(wasm) {
       const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing) : null;
-      const a = caches ? null : ropeCommon(check, opts, rotaryDim);
+      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
       const positions = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
       if (caches) cacheRowsCheck(check, caches, positions, offset, s);

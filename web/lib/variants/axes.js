@@ -123,7 +123,7 @@ export function createAxes(wasm, call, frequencies) {
       throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
     }
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
-    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: ropeCommon(check, opts, largest(axesDim)) };
+    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: ropeCommon(check, opts, largest(axesDim), 'axesDim (its largest)') };
   }
 
   /** t: positions [A, S], or ids [S, A] (idsRows) as readNested reads them later. */
@@ -175,7 +175,7 @@ export function createAxes(wasm, call, frequencies) {
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
     const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
-    const common = ropeCommon(check, opts, headDim);
+    const common = ropeCommon(check, opts, headDim, 'headDim');
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t, false, layout, dtype);
@@ -249,7 +249,7 @@ export function createAxes(wasm, call, frequencies) {
     if (bySection) {
       const section = sectionArg(check, opts.section, pRows, undefined, opts.named);
       const dim = 2 * sum(section);
-      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim) };
+      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim, `${opts.named ?? 'section'} (twice its sum)`) };
     } else {
       plan = axialPlan(check, opts, pRows);
     }

@@ -85,20 +85,23 @@ function oneLayer(check, opts) {
 }
 
 /** The base and scaling of one layer of a model's config (the `config` and `layerType` options). */
-function fromConfig(check, opts, dim) {
+function fromConfig(check, opts, dim, name = 'the dim') {
   for (const key of ['base', 'scaling']) {
     if (opts[key] !== undefined) throw check.fail(TypeError, `give config or ${key}, not both`);
   }
   const r = oneLayer(check, opts);
   if (dim !== r.rotaryDim) {
-    throw check.fail(RangeError, `the dim must be ${r.rotaryDim}, the config's rotary dim (head_dim ${r.headDim} × partial_rotary_factor)`, dim);
+    throw check.fail(RangeError, `${name} must be ${r.rotaryDim}, the config's rotary dim (head_dim ${r.headDim} × partial_rotary_factor)`, dim);
   }
   return { base: r.theta, ...scalingArgs(check, r.scaling, dim, CONFIG_NAME) };
 }
 
-/** The base and the scaling of a RoPE call: `base` and `scaling`, or a model's `config` (+ `layerType`). */
-export function ropeCommon(check, opts, dim) {
-  if (opts.config !== undefined) return fromConfig(check, opts, dim);
+/**
+ * The base and the scaling of a RoPE call: `base` and `scaling`, or a model's `config` (+ `layerType`). `name`: what
+ * gave dim, where the call has no dim (ropeApply's rotaryDim, mropeCache's headDim: "the dim must be …" named neither)
+ */
+export function ropeCommon(check, opts, dim, name) {
+  if (opts.config !== undefined) return fromConfig(check, opts, dim, name);
   if (opts.layerType !== undefined) throw check.fail(TypeError, 'layerType needs config');
   const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
   // NTK's base × factor^(dim/(dim−2)) can overflow: the C core refuses it (status 7).
