@@ -360,6 +360,9 @@ const DERIVED_CASES = [ // [entry, function, arguments, names the call was given
   ['variants', 'ropeApply', [[[1, 0, 1, 0]], { config: { hidden_size: 16, num_attention_heads: 4 }, rotaryDim: 2 }], ['x']],
   ['variants', 'ropeApply', [[[1, 0, 1, 0]], { section: [1, 1], config: { hidden_size: 32, num_attention_heads: 4 }, positions: [[0], [0]] }], ['x']],
   ['variants', 'mropeCache', [[[0], [0], [0]], 16, { config: { ...QWEN_VL, hidden_size: 128 } }], ['positions', 'headDim']],
+  // a config's odd head_dim, as the config's ("headDim must be even", or "headDim (x's last dimension)" for x of 3 columns)
+  ['variants', 'ropeApply', [[[1, 0, 1, 0, 1, 0]], { config: { head_dim: 3, partial_rotary_factor: 0.9 } }], ['x']],
+  ['variants', 'ropeApply', [[Array(18).fill(1)], { config: { axes_dims_rope: [4, 4], attention_head_dim: 9 }, positions: [[0, 0]] }], ['x']],
 ];
 
 test('a refusal of a value not given (a default, a derived one) names what was given, or says whose value it is', async () => {

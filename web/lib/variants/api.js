@@ -130,7 +130,7 @@ export function createVariants(wasm) {
       const count = typedLength(t.data);
       const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
       const headDim = opts.headDim ?? model.headDim ?? cols;
-      headDimArg(check, headDim, cols);
+      headDimArg(check, headDim, cols, undefined, opts.headDim == null && model.headDim);
       // one not given is the config's rotary dim, and named so ("rotaryDim must be …", an option not given)
       const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));

@@ -216,8 +216,8 @@ export function createAxes(wasm, call, frequencies) {
     if (opts.section !== undefined || opts.axesDim !== undefined) return opts;
     if (opts.config === undefined) return null;
     const r = resolveConfig(check, opts.config, { layerType: opts.layerType });
-    const headDim = opts.headDim ?? r.headDim;
-    if (r.axial) return { __proto__: null, ...axialOfConfig(check, opts, r), headDim, pairing: opts.pairing ?? 'interleaved' };
+    const headDim = opts.headDim ?? r.headDim, configHead = opts.headDim == null; // (named as the config's when refused)
+    if (r.axial) return { __proto__: null, ...axialOfConfig(check, opts, r), headDim, configHead, pairing: opts.pairing ?? 'interleaved' };
     // [A, S] positions (nested arrays, { shape }, a tensor's dims) are M-RoPE's; a list or a typed array is text. By
     // own fields: a `length` on Number.prototype made a list [0, 1, 2] M-RoPE's, a `shape` on Object.prototype a Float64Array
     const p = opts.positions;
@@ -225,7 +225,7 @@ export function createAxes(wasm, call, frequencies) {
     // must be an array ... (got Object)"); a list, a typed array or an array-like (an own or class `length`) is text
     const twoD = () => (Array.isArray(p) ? Array.isArray(item(p, 0)) : Object(p) === p && !ArrayBuffer.isView(p) && field(p, 'length') === undefined);
     if (!r.mropeSection || !check.read('positions', twoD)) return null;
-    return { __proto__: null, ...opts, headDim, ...sectionOfConfig(check, opts, r) };
+    return { __proto__: null, ...opts, headDim, configHead, ...sectionOfConfig(check, opts, r) };
   }
 
   /** ropeApply with a section ([A, S] positions) or axesDim ([S, A] ids); opts already read. */
@@ -238,7 +238,7 @@ export function createAxes(wasm, call, frequencies) {
     const t = readNested(check, 'x', x, [2, 3, 4], undefined, undefined, 1);
     const rank = t.shape.length, s = t.shape[rank - 2], cols = t.shape[rank - 1];
     const headDim = opts.headDim ?? cols;
-    headDimArg(check, headDim, cols);
+    headDimArg(check, headDim, cols, undefined, opts.configHead);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
     if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
     const p = readNested(check, 'positions', opts.positions, [2], positionElements, undefined, 1);

@@ -36,10 +36,11 @@ export function evenSize(check, name, value, max = MAX_DIM, min = 2) {
   return value;
 }
 
-/** headDim, even and dividing x's last dimension (or `what`), `cols`, into heads. */
-export function headDimArg(check, headDim, cols, what = "x's last dimension") {
-  // (named as x's when it is: with no headDim, x of 3 columns was "headDim must be even", an option not given)
-  if (cols % evenSize(check, headDim === cols ? `headDim (${what})` : 'headDim', headDim)) throw check.fail(RangeError, `${what} must be a multiple of headDim (${headDim})`, cols);
+/** headDim, even and dividing x's last dimension (or `what`), `cols`, into heads; `config`: it is a config's head_dim. */
+export function headDimArg(check, headDim, cols, what = "x's last dimension", config) {
+  // (named as x's when it is: with no headDim, x of 3 columns was "headDim must be even", an option not given; and as the
+  // config's when it is: a config's head_dim of 63 was "headDim (x's last dimension)" or "headDim", thirty-second pass)
+  if (cols % evenSize(check, config ? "headDim (the config's)" : headDim === cols ? `headDim (${what})` : 'headDim', headDim)) throw check.fail(RangeError, `${what} must be a multiple of headDim (${headDim})`, cols);
 }
 
 /**
