@@ -241,8 +241,8 @@ export interface Posenc {
   kvCache(options: KvCacheOptions): KvCache;
   /** WebAssembly memory in use; for leak checks and benchmarks. */
   memoryStats(): MemoryStats;
-  /** The presets and the options they stand for. */
-  readonly presets: Readonly<Record<Preset, Readonly<{ layout: Layout; frequencies: FrequencyRule; base: number; evenOnly: boolean }>>>;
+  /** The presets and the options they stand for (fairseq's paddingIdx too: the position whose row is zero). */
+  readonly presets: Readonly<Record<Preset, Readonly<{ layout: Layout; frequencies: FrequencyRule; base: number; evenOnly: boolean; paddingIdx?: number }>>>;
   /** Largest number of bytes one call may hold in WebAssembly memory at once, inputs, outputs and scratch (1 GiB). */
   readonly maxBytes: number;
 }
