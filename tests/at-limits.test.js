@@ -152,3 +152,23 @@ test('twenty-eighth pass: ropeGridIds takes an offset whose last id is 2^31, as 
   assert.throws(() => pv.ropeGridIds(1, 1, { offset: 2 ** 31 + 1 }), { name: 'RangeError', message: /to 2147483648 \(got 2147483649\)/ });
   assert.equal(pv.ropeGridIds(1, 1, { offset: 2 ** 31 }).data[1], 2 ** 31);
 });
+
+test('the handles\' largest sizes are the ones docs/limits.md states (thirty-second pass: it left out 28 bytes and 1 KiB)', async () => {
+  // Only the refusals are called (the sizes accepted hold a GiB): one past each limit the table states, and the sizes
+  // the table's old words allowed (a cache of exactly 1 GiB less 4 KiB; a RoPE handle short of its generator's 1 KiB).
+  const { readFileSync } = await import('node:fs');
+  const limits = readFileSync(new URL('../docs/limits.md', import.meta.url), 'utf8');
+  assert.match(limits, /float32 values, at most 1 GiB less 4 KiB and 28 bytes \(the kernel's seven sizes\)/);
+  assert.match(limits, /its cache generator's 28 bytes a column and 1 KiB while it is made/);
+  const room = 2 ** 30 - 4096;
+  // a cache: 4 × 2 × 512 bytes a position; 262143 positions hold exactly 1 GiB less 4 KiB
+  assert.equal(262143 * 2 * 512 * 4, room);
+  assert.throws(() => pe.kvCache({ heads: 1, headDim: 512, maxLength: 262143 }), /^RangeError: posenc\.kvCache: this call would need/);
+  // the largest stated: (room - 28) / 4096 = 262142.99 positions
+  assert.equal(Math.floor((room - 28) / 4096), 262142);
+  // a RoPE handle of dim 8 in float32: 64 bytes a position, and 28 × 8 + 1024 of its generator
+  const most = Math.floor((room - 28 * 8 - 1024) / 64);
+  assert.throws(() => pv.rope({ dim: 8, maxLen: most + 1 }), /^RangeError: posenc\.rope: this call would need/);
+  assert.ok(Math.floor((room - 28 * 8) / 64) > most); // what the old words allowed was refused
+  assert.equal(pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations, 0);
+});
