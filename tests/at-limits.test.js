@@ -172,3 +172,16 @@ test('the handles\' largest sizes are the ones docs/limits.md states (thirty-sec
   assert.ok(Math.floor((room - 28 * 8) / 64) > most); // what the old words allowed was refused
   assert.equal(pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations, 0);
 });
+
+test('rotation\'s largest dModel is the one docs/limits.md states (thirty-second pass: "≤ 16 384", though its float64 matrix passes 1 GiB from 11 586)', async () => {
+  const { readFileSync } = await import('node:fs');
+  assert.match(readFileSync(new URL('../docs/limits.md', import.meta.url), 'utf8'), /`rotation` dModel ≤ 16 384 and even, and its dModel × dModel float64 matrix within one call's 1 GiB \(11 584 is the largest made\)/);
+  const bytes = (d) => d * d * 8;
+  assert.ok(bytes(11584) <= 2 ** 30 && bytes(11586) > 2 ** 30);
+  for (const dModel of [11586, 16384]) {
+    for (const dtype of ['float32', 'float16']) {
+      assert.throws(() => pe.rotation(1, dModel, { dtype }), /^RangeError: posenc\.rotation: this call would need/, `${dModel} ${dtype}`);
+    }
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
