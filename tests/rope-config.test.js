@@ -199,3 +199,17 @@ test('mutated configs (4,000, seeded) give a result or a posenc TypeError / Rang
   assert.ok(results > 400 && results < 3900, `${results} of 4000 gave a result: the mutations should do both`);
   assert.equal(pv.memoryStats().bytes, before);
 });
+
+test('a rope() handle scales dynamic and longrope as a sequence of maxLen, as docs/variants.md says (thirty-second pass: not said)', () => {
+  assert.match(readFileSync(join(root, 'docs/variants.md'), 'utf8'), /so does the `rope\(\)` handle, whose caches are\n`ropeCache`'s/);
+  const x = { shape: [2, 16], data: Float64Array.from({ length: 32 }, (_, i) => Math.sin(i + 1)) };
+  for (const scaling of [{ type: 'dynamic', factor: 2, maxPosition: 64 },
+    { type: 'longrope', shortFactor: Array(8).fill(1), longFactor: Array(8).fill(4), originalMaxPosition: 64, factor: 4 }]) {
+    const handle = pv.rope({ dim: 16, maxLen: 300, scaling, dtype: 'float64' });
+    const rows = handle.apply(x, Float64Array.of(5, 61)).data;
+    const apart = (seqLen) => Math.max(...pv.ropeApply(x, { positions: [5, 61], scaling: { ...scaling, seqLen }, dtype: 'float64' }).data.map((v, i) => Math.abs(v - rows[i])));
+    assert.ok(apart(300) < 1e-12, `${scaling.type}: ${apart(300)}`); // (the cache's generator and the direct rows: an ulp or two)
+    assert.ok(apart(undefined) > 0.01, scaling.type); // ropeApply's own: its largest position + 1
+    handle.free();
+  }
+});

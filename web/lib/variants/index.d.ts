@@ -27,7 +27,10 @@ export interface PosencVariants {
   ropeGridIds(height: number, width: number, options?: { axes?: 2 | 3; time?: number; offset?: number }): Matrix<Float64Array>;
   /** The RoPE of one layer of a model's parsed config.json, as transformers 5 computes it (HF's inv_freq, attention factor, warnings). */
   ropeFromConfig<T extends DType = 'float64'>(config: ModelConfig, options?: RopeFromConfigOptions & WithDType<T>): RopeConfig<ArrayOf<T>>;
-  /** A reusable RoPE: caches of positions 0 … maxLen − 1 formed once and kept in WebAssembly memory; apply() only rotates. Release with free(). */
+  /**
+   * A reusable RoPE: caches of positions 0 … maxLen − 1 formed once and kept in WebAssembly memory; apply() only rotates.
+   * Release with free(). dynamic and longrope scale them as a sequence of maxLen does (ropeCache's seq_len, not ropeApply's).
+   */
   rope<T extends 'float32' | 'float64' = 'float32'>(options: RopeHandleOptions & WithDType<T>): RopeHandle<T extends 'float64' ? Float64Array : Float32Array>;
   /** out[new] = old: HF's LLaMA permute (interleaved → half), or its inverse. */
   ropePermutation(headDim: number, options?: { heads?: number; inverse?: boolean }): Int32Array;
