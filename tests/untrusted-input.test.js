@@ -491,3 +491,21 @@ test("a config's own strings, a getter's thrown message and a class's name are s
   assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pv.memoryStats().liveAllocations, 0);
 });
+
+test('kvCache.attend refuses its out and its bytes before any element of q is read (thirty-second pass)', () => {
+  // both came after q's copy: 2^21 nested values were read (0.36 s) to be refused by an out of 3 elements, and 2^20
+  // queries against a cache of 2^20-wide values to be refused by 4 GiB
+  let reads = 0;
+  const counted = (n) => new Proxy(new Float64Array(n).fill(0.5), { get: (o, k) => (typeof k === 'string' && /^\d+$/.test(k) && reads++, k === 'length' ? n : o[k]) });
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 4 });
+  cache.append({ shape: [1, 1, 1, 8], data: new Float32Array(8).fill(1) }, { shape: [1, 1, 1, 8], data: new Float32Array(8).fill(1) });
+  assert.throws(() => cache.attend({ shape: [1, 2 ** 18, 1, 8], data: counted(2 ** 21) }, { out: new Float32Array(3) }),
+    /^TypeError: posenc\.kvCache\.attend: out must be a Float32Array of 2097152 elements/);
+  cache.free();
+  const wide = pe.kvCache({ heads: 1, headDim: 1, valueDim: 2 ** 20, maxLength: 1 });
+  wide.append({ shape: [1, 1, 1, 1], data: new Float32Array(1) }, { shape: [1, 1, 1, 2 ** 20], data: new Float32Array(2 ** 20) });
+  assert.throws(() => wide.attend({ shape: [1, 2 ** 10, 1, 1], data: counted(2 ** 10) }), /^RangeError: posenc\.kvCache\.attend: this call would need 4096\.1 MiB/);
+  wide.free();
+  assert.equal(reads, 0);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
