@@ -273,6 +273,14 @@ export function createApi(wasm) {
     const nOut = s.b * s.heads * s.n * s.dv;
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
+    const nq = product(q.shape), nk = product(k.shape), nv = product(v.shape), nw = wantWeights ? s.b * s.heads * s.n * s.m : 0;
+    // the float64 kernel's whole footprint, from the shapes: without the weights, the C core holds one row of scores instead
+    // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
+    // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
+    const held = () => check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0) + SCRATCH_SLACK);
+    // before q, k and v are read, where that kernel is the call's (q, k and v of 2^25 values each, weights false and
+    // float64, were read, 12 s, to be refused by their sum, thirty-second pass); the float32 kernel's is smaller
+    if (!flash) held();
     // each by name, as every size and pointer below: an iterator or a method a caller planted on Array.prototype
     // answered other sizes (q's rows read as 64, and the core read past q into other memory)
     q.data = q.data();
@@ -292,12 +300,9 @@ export function createApi(wasm) {
       if (out) return { output: tensor([...lead, s.dv], out) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
-    // by slot: past the float32 kernel, q, k and v may still be the caller's arrays (an own length 2 refused a valid call)
-    const nq = typedLength(q.data), nk = typedLength(k.data), nv = typedLength(v.data), nw = wantWeights ? s.b * s.heads * s.n * s.m : 0;
-    // without the weights, the C core holds one row of scores instead
-    // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
-    // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
-    check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0) + SCRATCH_SLACK);
+    // (counts from the shapes: q, k and v hold them, each read by its slot to that count; past the float32 kernel, they
+    // may still be the caller's arrays, whose own length 2 refused a valid call)
+    held();
     return withFrame(wasm, check, (f) => {
       const weights = wantWeights ? f.output('float64', nw) : 0;
       const out = f.output('float64', nOut);
