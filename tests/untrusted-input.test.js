@@ -510,7 +510,7 @@ test('kvCache.attend refuses its out and its bytes before any element of q is re
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
-test('attention in float64 is refused by its whole footprint before any element of q, k or v is read (thirty-second pass)', () => {
+test('attention is refused by its kernel\'s whole footprint before any element of q, k or v is read (thirty-second pass)', () => {
   // q, k and v of 2^25 values each (weights false, dtype float64) each fit, their sum with the output does not: every
   // element was read first (10^8 reads, 12 s). Here an element read throws, so a read before the refusal shows.
   const untouchable = (n) => new Proxy({}, { get: (o, k) => { if (k === 'length') return n; throw new Error(`element ${String(k)} read`); } });
@@ -518,5 +518,9 @@ test('attention in float64 is refused by its whole footprint before any element 
   for (const options of [{ weights: false, dtype: 'float64' }, { weights: false, mask: [[true]] }]) {
     assert.throws(() => pe.attention(t(), t(), t(), options), /^RangeError: posenc\.attention: this call would need 1056\.1 MiB/, JSON.stringify(options));
   }
+  // and the float32 kernel's (weights false, float32): one query against k and v of 2^27 values each
+  const kv = () => ({ shape: [1, 1, 2 ** 24, 8], data: untouchable(2 ** 27) });
+  assert.throws(() => pe.attention({ shape: [1, 1, 1, 8], data: new Float32Array(8) }, kv(), kv(), { weights: false }),
+    /^RangeError: posenc\.attention: this call would need 1024\.1 MiB/);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });

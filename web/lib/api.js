@@ -278,25 +278,26 @@ export function createApi(wasm) {
     // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
     // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
     const held = () => check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0) + SCRATCH_SLACK);
-    // before q, k and v are read, where that kernel is the call's (q, k and v of 2^25 values each, weights false and
-    // float64, were read, 12 s, to be refused by their sum, thirty-second pass); the float32 kernel's is smaller
-    if (!flash) held();
+    // the call's own: shared by every call, they were rewritten by an attention run from a function the caller planted
+    // (the slice below), and this one's kernel took the other's sizes over its buffers (a debug build's allocator assertion)
+    const DIMS = copyTyped(new Int32Array(7), [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
+    // The footprint of the call's kernel, before q, k and v are read: q, k and v of 2^25 values each (weights false and
+    // float64) each fit, and were read, 12 s, to be refused by their sum; k and v of 2^27 (weights false, float32) by the
+    // float32 kernel's (thirty-second pass). That kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes).
+    const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
+    const f32 = flash && !(s.dv % 8) ? attentionF32(check, DIMS, nOut, causal, scale) : held();
     // each by name, as every size and pointer below: an iterator or a method a caller planted on Array.prototype
     // answered other sizes (q's rows read as 64, and the core read past q into other memory)
     q.data = q.data();
     k.data = k.data();
     v.data = v.data();
-    const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
-    // the call's own: shared by every call, they were rewritten by an attention run from a function the caller planted
-    // (the slice below), and this one's kernel took the other's sizes over its buffers (a debug build's allocator assertion)
-    const DIMS = copyTyped(new Int32Array(7), [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
     const lead = q.shape.slice(0, -1);
     if (flash) {
-      // The kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes); refused in float32: a float32 overflow (float64 below).
+      // refused in float32: a non-finite input, or a float32 overflow (float64 below)
       const finite = () => {
         for (let i = 0, t; i < 3; i++) check.vector(`${'qkv'[i]}.data`, (t = [q, k, v][i]).data, product(t.shape));
       };
-      const out = s.dv % 8 ? null : attentionF32(check, q, k, v, DIMS, nOut, causal, scale, finite);
+      const out = s.dv % 8 ? null : f32(q, k, v, finite);
       if (out) return { output: tensor([...lead, s.dv], out) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
@@ -318,21 +319,21 @@ export function createApi(wasm) {
 
   /**
    * The float32 output of the blocked kernel (c/flash.c), or null when it
-   * refuses with PE_ERR_VALUE. The kv heads go through it a run at a time
+   * refuses with PE_ERR_VALUE: attentionF32(...)(q, k, v, finite), its bytes
+   * checked by the first call, before q, k and v are read. The kv heads go through it a run at a time
    * (about 256 KiB of q and k, or one head), each run copied into the same
    * buffers, the last one overlapping the one before if it must: the first
    * call of a process touches that much fresh memory, not all of q, k and v,
    * and each fresh page costs a fault (a fifth of that call at [1, 8, 512, 64]).
    */
-  function attentionF32(check, q, k, v, dims, nOut, causal, scale, finite) {
+  function attentionF32(check, dims, nOut, causal, scale) {
     const heads = dims[1], kvHeads = dims[2], n = dims[3], m = dims[4], dk = dims[5], dv = dims[6], rows = (heads / kvHeads) * n, all = dims[0] * kvHeads;
     const run = Math.min(all, Math.ceil(2 ** 16 / (m + rows) / dk)), sizes = [rows * dk, m * dk, m * dv, rows * dv]; // 2^16 floats, about 256 KiB a run (not a C limit)
     // q, k, v and the output of a run; the kernel's scratch: a block of K^T, a tile of queries and its scores, every row's accumulator, max and sum
     check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4 + SCRATCH_SLACK);
     // The kernel refuses a non-finite input once it is in its buffers: where they would grow memory,
     // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
-    if (!roomFor(wasm, check)) finite();
-    return withFrame(wasm, check, (f) => {
+    return (q, k, v, finite) => (roomFor(wasm, check) || finite(), withFrame(wasm, check, (f) => {
       // by index, not by map or forEach (methods a caller can plant on Array.prototype): a map returning its array gave the
       // sizes as the buffers, and q, k and v were written at those addresses, over the core's own memory
       const at = new Uint32Array(4), result = new Float32Array(nOut); // (an index setter on Array.prototype left an array's at 0)
@@ -353,7 +354,7 @@ export function createApi(wasm) {
         f.readInto(result, from * sizes[3], 'float32', at[3], run * sizes[3]);
       }
       return result;
-    });
+    }));
   }
 
   return Object.freeze({
