@@ -510,7 +510,7 @@ test('kvCache.attend refuses its out and its bytes before any element of q is re
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
-test('attention is refused by its kernel\'s whole footprint before any element of q, k or v is read (thirty-second pass)', () => {
+test('attention and gram are refused by their whole footprint before any element of their tensors is read (thirty-second pass)', () => {
   // q, k and v of 2^25 values each (weights false, dtype float64) each fit, their sum with the output does not: every
   // element was read first (10^8 reads, 12 s). Here an element read throws, so a read before the refusal shows.
   const untouchable = (n) => new Proxy({}, { get: (o, k) => { if (k === 'length') return n; throw new Error(`element ${String(k)} read`); } });
@@ -522,5 +522,9 @@ test('attention is refused by its kernel\'s whole footprint before any element o
   const kv = () => ({ shape: [1, 1, 2 ** 24, 8], data: untouchable(2 ** 27) });
   assert.throws(() => pe.attention({ shape: [1, 1, 1, 8], data: new Float32Array(8) }, kv(), kv(), { weights: false }),
     /^RangeError: posenc\.attention: this call would need 1024\.1 MiB/);
+  // a gram by the least footprint its input's type can give (8192 × 4096 was read, 4.6 s, to be refused by 1280 MiB)
+  for (const [options, mib] of [[{ dtype: 'float64' }, '1280.0'], [{ cosine: true }, '1152.1'], [{ cosine: true, dtype: 'float64' }, '1408.1']]) {
+    assert.throws(() => pe.gram({ shape: [8192, 4096], data: untouchable(2 ** 25) }, options), new RegExp(`^RangeError: posenc\\.gram: this call would need ${mib} MiB`), JSON.stringify(options));
+  }
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });

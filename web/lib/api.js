@@ -181,8 +181,10 @@ export function createApi(wasm) {
     const check = new Checker('gram');
     const opts = check.options(options, ['cosine', 'dtype', 'out']);
     const cosine = check.boolean('cosine', opts.cosine ?? false);
-    // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it
-    const m = readMatrix(check, 'matrix', matrixArg, (s) => outputArgs(check, opts, s[0] * s[0]) && s[0] * s[0] * 8);
+    // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it;
+    // and the least footprint below its type can give (a float64 input's, or with cosine a float32 one's, n × 12 bytes): an
+    // input of 8192 × 4096 was read (4.6 s) to be refused by it (thirty-second pass)
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * s[0] * (bytesPer(outputArgs(check, opts, s[0] * s[0]).dtype) + 8) + (cosine ? s[0] * s[1] * 4 + s[0] * 8 : 0));
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
