@@ -528,3 +528,28 @@ test('attention and gram are refused by their whole footprint before any element
   }
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('rope().apply\'s x and ropeApply\'s cos and sin are read once every size is checked (thirty-second pass)', () => {
+  // each was read whole first (they are not snapshots): a nested x of 2^23 rows to be refused by maxLen, caches of 2^20
+  // rows by their columns, each other's shape, the layout, a position past their rows, or out
+  const untouchable = (n) => new Proxy({}, { get: (o, k) => { if (k === 'length') return n; throw new Error(`element ${String(k)} read`); } });
+  const handle = pv.rope({ dim: 8, maxLen: 4, dtype: 'float64' });
+  assert.throws(() => handle.apply({ shape: [1, 2 ** 23, 8], data: untouchable(2 ** 26) }), /^RangeError: posenc\.rope\.apply: x's rows \(at most maxLen\) must be/);
+  handle.free();
+  const x = { shape: [2, 8], data: new Float32Array(16) };
+  const cache = (rows, cols) => ({ shape: [rows, cols], data: untouchable(rows * cols) });
+  for (const [cos, sin, more, message] of [
+    [cache(2 ** 20, 6), cache(2 ** 20, 6), {}, /cos must have rotaryDim \(8\) or rotaryDim \/ 2 columns/],
+    [cache(2 ** 20, 8), cache(2 ** 19, 8), {}, /sin must have cos's shape/],
+    [cache(2 ** 20, 4), cache(2 ** 20, 4), { layout: 'half' }, /layout "half" does not fit pairing "half"/],
+    [cache(2 ** 20, 8), cache(2 ** 20, 8), { positions: [0, 2 ** 20] }, /positions\[1\] must be a row of cos and sin/],
+    [cache(2 ** 20, 8), cache(2 ** 20, 8), { out: new Float32Array(3) }, /out must be a Float32Array of 16 elements/],
+  ]) {
+    assert.throws(() => pv.ropeApply(x, { cos, sin, ...more }), (e) => /^posenc\.ropeApply: /.test(e.message) && message.test(e.message), message.source);
+  }
+  // accepted: each read once, as before
+  const rows = [[1, 1, 1, 1, 1, 1, 1, 1], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]];
+  assert.deepEqual(pv.ropeApply({ shape: [2, 8], data: Float32Array.from({ length: 16 }, (_, i) => i) }, { cos: rows, sin: { shape: [2, 8], data: new Array(16).fill(0.25) } }).data,
+    pv.ropeApply({ shape: [2, 8], data: Float32Array.from({ length: 16 }, (_, i) => i) }, { cos: { shape: [2, 8], data: new Float32Array(rows.flat()) }, sin: { shape: [2, 8], data: new Float32Array(16).fill(0.25) } }).data);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+});

@@ -8,13 +8,13 @@ import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype
 import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
-import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest, copyTyped } from '../validate.js';
+import { Checker, DTYPES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, sum, largest, copyTyped, product } from '../validate.js';
 import { encodingArgs } from '../presets.js';
 import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS, positionElements } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
-import { createRotary, tensorArg, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS, generatorBytes } from './rotary.js';
+import { createRotary, tensorArg, elementsOf, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS, generatorBytes } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -146,6 +146,8 @@ export function createVariants(wasm) {
       // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
       // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
+      // the caches' elements read once every size is checked (their columns, shapes and layout were refused after them)
+      if (caches) caches.cos = elementsOf(caches.cos), caches.sin = elementsOf(caches.sin);
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
@@ -215,7 +217,7 @@ export function createVariants(wasm) {
       const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
       const s = tx.shape[tx.shape.length - 2], cols = tx.shape[tx.shape.length - 1];
       headDimArg(ac, headDim, cols);
-      const count = typedLength(tx.data);
+      const count = product(tx.shape);
       let offset = 0;
       // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
       if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
@@ -229,7 +231,8 @@ export function createVariants(wasm) {
       // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
       const o = outputArgs(ac, { dtype, out }, count);
       ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
-      const job = { data: tx.data, count, blocks: count / (s * cols), rows: s, cols };
+      // x's elements read once every size is checked: a nested x of 2^23 rows was read, then refused by maxLen (thirty-second pass)
+      const job = { data: elementsOf(tx.data), count, blocks: count / (s * cols), rows: s, cols };
       return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, o.out && o.target()));
     }
 

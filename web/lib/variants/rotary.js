@@ -55,14 +55,19 @@ export function floatsAsGiven(check, name, data, count) {
 /**
  * { shape, data } of a plain { shape: [..2 to 4 sizes], data: Float32Array |
  * Float64Array } as data properties, each read once and without the general
- * reader's work (a decode step's x), or readNested's answer for anything else.
+ * reader's work (a decode step's x), or readNested's answer for anything else:
+ * without a snapshot, its data a function that reads the elements, called
+ * once the call's sizes are checked (elementsOf).
  */
 export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
   const quick = quickTensor(x);
-  if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven);
+  if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven, undefined, !snapshot);
   // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks).
   return snapshot ? { shape: quick.shape, data: check.numbers(`${name}.data`, quick.data, typedLength(quick.data)) } : quick;
 }
+
+/** tensorArg's data without a snapshot: the quick form's array, or the elements read now. */
+export const elementsOf = (data) => (typeof data === 'function' ? data() : data);
 
 function quickTensor(x) {
   try {
