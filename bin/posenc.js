@@ -211,7 +211,11 @@ const JSON_ROW_BYTES = 8;
 
 /** The most bytes the output can take (exact for .npy but for its header's padding), known before anything is computed. */
 function plannedBytes(cmd, values, format, dtype) {
-  const n = COMMANDS[cmd].elements(values);
+  // a negative size counts as none, for the API or checkLength to refuse by name: two of them made a positive product,
+  // and --max-len -3000000 --d-model -3000000 was "this output would take 36000000000128 bytes … raise --max-bytes"
+  const sizes = Object.create(null);
+  for (const k in values) sizes[k] = values[k] < 0 ? 0 : values[k];
+  const n = COMMANDS[cmd].elements(sizes);
   if (format === 'npy') return 128 + n * (dtype === 'float32' ? 4 : 8);
   return 256 + n * TEXT_BYTES[dtype] + (format === 'json' ? (n / Math.max(1, COMMANDS[cmd].cols(values))) * JSON_ROW_BYTES : 0);
 }

@@ -500,3 +500,21 @@ test('thirtieth pass: table and rope files are the API\'s results bit for bit wh
   rmSync(r);
   assert.equal(c.findIndex((x, i) => !Object.is(x, wantCos[i])), -1);
 });
+
+test('thirty-second pass: two negative sizes are refused by name, not as an output too big for --max-bytes', () => {
+  // Their product is positive: --max-len -3000000 --d-model -3000000 was "this output would take 36000000000128
+  // bytes, more than --max-bytes …; raise --max-bytes deliberately", a refusal that named no flag given wrong.
+  for (const [args, name] of [
+    [['table', '--max-len', '-3000000', '--d-model', '-3000000'], /--max-len must be an integer from 1/],
+    [['rope', '--max-len', '-100000', '--dim', '-100000'], /--max-len must be an integer from 1/],
+    [['timestep', '--steps', '-100000', '--dim', '-400000'], /--steps must be an integer from 1/],
+    [['alibi', '--heads', '8', '--q-len', '-100000', '--k-len', '-100000'], /qLen must be an integer from 1/],
+    [['sincos2d', '--grid-h', '-100000', '--grid-w', '-100000', '--dim', '40000'], /gridH must be an integer from 1/],
+  ]) {
+    const r = run(...args, '--out', out('p32-negative.npy'));
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, name, args.join(' '));
+    assert.doesNotMatch(r.stderr, /would take/, args.join(' '));
+  }
+  assert.equal(existsSync(out('p32-negative.npy')), false);
+});
