@@ -533,3 +533,16 @@ test("thirtieth pass: train's maxLength, trainLengths, t5Buckets and t5MaxDistan
   assert.equal(lab.evaluate(model, { length: 7, samples: 2 }).scored > 0, true);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+test('thirty-second pass: the lists a caller reads (lab.tasks, encodings, positions, probes, TASKS) are frozen, being the ones the checks read', async () => {
+  // lab.encodings.push('y') made encoding "y" train a model of encoding id 0, lab.tasks.push('x') gave task "x"
+  // who-did-what's examples and chance('x') undefined, lab.positions.push('z') scored with id 0: each without a word.
+  const { TASKS, chance } = await import(build === 'release' ? '../dist/lib/lab.js' : '../web/lib/lab/index.js');
+  for (const list of [lab.tasks, lab.encodings, lab.positions, lab.probes, TASKS]) {
+    assert.ok(Object.isFrozen(list));
+    assert.throws(() => list.push('x'), TypeError);
+  }
+  assert.throws(() => lab.examples({ task: 'x' }), { name: 'RangeError', message: /^posenc\.lab\.examples: task must be one of who-did-what, shift, copy, reverse, recency \(got "x"\)$/ });
+  assert.throws(() => chance('x'), RangeError);
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});

@@ -28,7 +28,9 @@ const lengthOf = (check, name, v) => (isInt32(v) ? typedLength(v) : check.read(`
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
   alibi: PE_LAB_ALIBI, t5: PE_LAB_T5 };
-export const ENCODINGS = Object.keys(ENCODING_IDS);
+// the lists a caller reads (lab.encodings, lab.tasks, …) are the ones the checks read: frozen, as posenc's PRESET_NAMES,
+// or lab.encodings.push('y') made encoding "y" train a model of encoding id 0 without a word
+export const ENCODINGS = Object.freeze(Object.keys(ENCODING_IDS));
 export const ATTENTION = ['bidirectional', 'causal'];
 export const PARAMETER_KINDS = ['token', 'position', 'norm-gain', 'norm-bias', 'query', 'key', 'value',
   'output', 't5-bias', 'mlp-in', 'mlp-in-bias', 'mlp-out', 'mlp-out-bias', 'head', 'head-bias'];
@@ -56,9 +58,9 @@ const turn = typeof setImmediate === 'function' ? () => new Promise((resolve) =>
     port2.postMessage(0);
   });
 const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8], recency: [2, 12] };
-export const POSITIONS = ['all', 'trained', 'new'];
+export const POSITIONS = Object.freeze(['all', 'trained', 'new']);
 const SCORE = { all: PE_LAB_SCORE_ALL, trained: PE_LAB_SCORE_TRAINED, new: PE_LAB_SCORE_NEW };
-export const PROBES = ['reversed'];
+export const PROBES = Object.freeze(['reversed']);
 
 export function createLab(wasm) {
   const call = statusCall(wasm);
