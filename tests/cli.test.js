@@ -518,3 +518,13 @@ test('thirty-second pass: two negative sizes are refused by name, not as an outp
   }
   assert.equal(existsSync(out('p32-negative.npy')), false);
 });
+
+test('thirty-second pass: the integers\' stated limit (docs/limits.md, "at most 2^53 − 1") is the one the parser keeps', () => {
+  // the table said "at most 2^53", and 2^53 is refused (as past ±9007199254740991)
+  const row = readFileSync(path.join(here, '..', 'docs', 'limits.md'), 'utf8').split('\n').find((l) => l.startsWith('| counts and positions'));
+  assert.match(row, /at most 2\^53 − 1 in size/);
+  const at = (bytes) => run('table', '--max-len', '2', '--d-model', '2', '--max-bytes', bytes, '--out', '-', '--format', 'csv');
+  assert.equal(at('9007199254740991').status, 0);
+  assert.equal(at('-9007199254740991').status, 2, 'in size: the least is -(2^53 − 1), refused here for --max-bytes\'s own range');
+  assert.match(at('9007199254740992').stderr, /^posenc: --max-bytes expects a decimal integer, got "9007199254740992" \(past ±9007199254740991/);
+});
