@@ -546,3 +546,21 @@ test('thirty-second pass: the lists a caller reads (lab.tasks, encodings, positi
   assert.throws(() => chance('x'), RangeError);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+test("thirty-second pass: docs/limits.md's lab rows state the ranges train takes (maxLength from 2, trainLengths' tops per task)", async () => {
+  // the rows said "maxLength 1 … 1024" (1 is refused by every model: no example has fewer than 2 tokens) and "task
+  // length … to 1024" (train's trainLengths stop where an example passes 1024 tokens: 511 for copy)
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../docs/limits.md', import.meta.url), 'utf8');
+  assert.match(doc, /`maxLength` from the tokens of the longest training example \(2 at the least: recency's of length 2\) to 1024/);
+  assert.match(doc, /who-did-what 1 023, shift and recency 1 024, copy and reverse 511; one less with `bos` but for copy and reverse/);
+  const top = { 'who-did-what': 1023, shift: 1024, copy: 511, reverse: 511, recency: 1024 };
+  for (const task of lab.tasks) {
+    for (const bos of [false, true]) {
+      const most = top[task] - (bos && task !== 'copy' && task !== 'reverse' ? 1 : 0);
+      assert.throws(() => lab.train({ task, bos, trainLengths: [most + 1, most + 1], steps: 1 }), { message: new RegExp(`trainLengths\\[0\\] must be an integer from \\d+ to ${most} `) });
+    }
+  }
+  assert.throws(() => lab.train({ task: 'recency', trainLengths: [2, 2], maxLength: 1, steps: 1 }), { message: /maxLength \(2 tokens of a training example of length 2\) must be an integer from 2 to 1024 \(got 1\)/ });
+  assert.equal(lab.train({ task: 'recency', trainLengths: [2, 2], maxLength: 2, steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2 }).model.config.maxLength, 2);
+});
