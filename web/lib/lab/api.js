@@ -279,7 +279,7 @@ export function createLab(wasm) {
     const config = resolve(check, o);
     const steps = check.integer('steps', o.steps ?? 600, 1, PE_LAB_MAX_STEPS);
     const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, PE_LAB_MAX_STEPS);
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    if (o.onProgress != null && typeof o.onProgress !== 'function') {
       throw check.fail(TypeError, 'onProgress must be a function', o.onProgress);
     }
     return [config, steps, every, o.onProgress, o];
@@ -341,7 +341,7 @@ export function createLab(wasm) {
     const [config, steps, every, onProgress, o] = trainOptions(check, options, [...TRAIN_KEYS, 'signal']);
     const signal = o.signal;
     const aborted = () => check.read('signal.aborted', () => signal.aborted);
-    if (signal !== undefined && (!signal || typeof signal !== 'object' || typeof aborted() !== 'boolean')) {
+    if (signal != null && (typeof signal !== 'object' || typeof aborted() !== 'boolean')) {
       throw check.fail(TypeError, 'signal must be an AbortSignal', signal);
     }
     const run = training(check, config, steps, every, onProgress);
@@ -380,7 +380,7 @@ export function createLab(wasm) {
     const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const positions = check.oneOf('positions', o.positions ?? 'all', POSITIONS);
-    const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
+    const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, config.bos);
     // Refused before the model is made (a refused call grows no memory).
@@ -453,7 +453,7 @@ export function createLab(wasm) {
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const bos = check.boolean('bos', o.bos ?? false);
-    const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
+    const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {
