@@ -565,3 +565,42 @@ test("thirty-second pass: docs/limits.md's lab rows state the ranges train takes
   assert.throws(() => lab.train({ task: 'recency', trainLengths: [2, 2], maxLength: 1, steps: 1 }), { message: /maxLength \(2 tokens of a training example of length 2\) must be an integer from 2 to 1024 \(got 1\)/ });
   assert.equal(lab.train({ task: 'recency', trainLengths: [2, 2], maxLength: 2, steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2 }).model.config.maxLength, 2);
 });
+
+test('thirty-second pass: params on a SharedArrayBuffer that a worker writes meanwhile: the values checked are the values the model gets', async () => {
+  // The finiteness check read the caller's params, and the model was then given a second read of them: a worker
+  // writing NaN into them between the two gave NaN attention maps (129 to 270 of 2 000 calls here), without a word.
+  const { Worker } = await import('node:worker_threads');
+  const { model } = lab.train({ task: 'shift', trainLengths: [3, 4], steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
+  const sab = new SharedArrayBuffer(model.params.byteLength);
+  const params = new model.params.constructor(sab);
+  params.set(model.params);
+  const at = lab.tensors(model).find((t) => t.kind === 'token').offset; // token 0's embedding: every map reads it
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(`
+    const { workerData: d } = require('node:worker_threads');
+    const u = new Uint32Array(d.sab), f = new Int32Array(d.flag);
+    const i = d.wide ? 2 * d.at + 1 : d.at, keep = u[i], nan = d.wide ? 0x7ff80000 : 0x7fc00000; // (a NaN's high word)
+    Atomics.store(f, 0, 1);
+    while (Atomics.load(f, 0) === 1) { Atomics.store(u, i, nan); Atomics.store(u, i, keep); }
+  `, { eval: true, workerData: { sab, flag: flag.buffer, at, wide: params.BYTES_PER_ELEMENT === 8 } });
+  try {
+    while (Atomics.load(flag, 0) !== 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    let silent = 0, refused = 0, passed = 0;
+    // (until both kinds are common, however the threads are scheduled: a worker that never ran would prove nothing)
+    for (let i = 0; i < 50000 && (refused < 100 || passed < 1000); i++) {
+      try {
+        if (lab.attentionMaps({ config: model.config, params }, [0, 0, 0]).data.some(Number.isNaN)) silent++;
+        passed++;
+      } catch (e) {
+        assert.match(e.message, /^posenc\.lab\.attentionMaps: model\.params\[\d+\] must be finite/);
+        refused++;
+      }
+    }
+    assert.ok(refused >= 100, 'the worker wrote while the calls ran');
+    assert.equal(silent, 0, 'NaN maps from params that passed the check');
+  } finally {
+    Atomics.store(flag, 0, 2);
+    await worker.terminate();
+  }
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});

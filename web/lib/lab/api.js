@@ -181,7 +181,7 @@ export function createLab(wasm) {
    * and `extra` bytes the call adds pass one call's limit, naming the options
    * that make it that big (a bare "status 2" said none of them), and params
    * that do not fit it (found after the model was made, they left memory
-   * grown for it).
+   * grown for it). Returns [bytes + extra, a checked copy of params].
    */
   function checkFits(check, frame, cfg, fcfg, c, params, extra) {
     const out = frame.alloc(16);
@@ -194,9 +194,12 @@ export function createLab(wasm) {
     // T5 model with attention maps 20 bytes under 1 GiB was made (memory grown to 1006 MiB) and its maps refused as
     // "memory is exhausted", the memory kept
     check.bytes(bytes + extra + PE_LAB_CALL_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
-    // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
-    for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
-    return bytes + extra;
+    // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word;
+    // checked in a copy, which is what the model is given: a worker writing NaN into params on a SharedArrayBuffer between
+    // the check and the copy gave a NaN loss, without a word
+    const copy = params && copyOf(params, Real);
+    for (let i = 0; copy && i < count; i++) if (!Number.isFinite(copy[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, copy[i]);
+    return [bytes + extra, copy];
   }
 
   /**
@@ -207,7 +210,7 @@ export function createLab(wasm) {
    */
   const reserve = (check, bytes) => room(wasm, check.fn, bytes + SCRATCH_SLACK, 1);
 
-  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), and its bytes with `extra`. */
+  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), its bytes with `extra` and params' checked copy. */
   function modelConfig(check, frame, config, params, extra) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
@@ -221,7 +224,8 @@ export function createLab(wasm) {
     const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
     copyTyped(heapView(Float64Array, wasm, fcfg, PE_LAB_CFG_REALS), [enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
       config.weightDecay, config.clip]);
-    return [cfg, fcfg, checkFits(check, frame, cfg, fcfg, config, params, extra)];
+    const fits = checkFits(check, frame, cfg, fcfg, config, params, extra); // (by index: no iterator a caller can plant)
+    return [cfg, fcfg, fits[0], fits[1]];
   }
 
   /**
@@ -244,7 +248,7 @@ export function createLab(wasm) {
       call(check, wasm.pe_lab_create(out, made[0], made[1]));
       ptr = i32(out, 1)[0];
       const count = wasm.pe_lab_param_count(ptr);
-      if (params) copyTyped(heapView(Real, wasm, wasm.pe_lab_params(ptr), count), params);
+      if (made[3]) copyTyped(heapView(Real, wasm, wasm.pe_lab_params(ptr), count), made[3]); // (checkFits' checked copy)
       return { ptr, frame, count, close };
     } catch (e) {
       close();
