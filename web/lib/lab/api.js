@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, openFrame, statusCall, memoryStats, room } from '../heap.js';
-import { Float32Array, Float64Array, Int32Array, heapView, copyOf } from '../intrinsics.js';
+import { Float32Array, Float64Array, Int32Array, heapView, copyOf, typedArrayBuffer, typedArrayOffset } from '../intrinsics.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
@@ -197,7 +197,9 @@ export function createLab(wasm) {
     // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word;
     // checked in a copy, which is what the model is given: a worker writing NaN into params on a SharedArrayBuffer between
     // the check and the copy gave a NaN loss, without a word
-    const copy = params && copyOf(params, Real);
+    // (of `count` elements, by a view of that length: one on a growable SharedArrayBuffer, grown by a worker after its
+    // length was checked, was copied whole and refused raw, "offset is out of bounds")
+    const copy = params && copyOf(new Real(typedArrayBuffer(params), typedArrayOffset(params), count), Real);
     for (let i = 0; copy && i < count; i++) if (!Number.isFinite(copy[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, copy[i]);
     return [bytes + extra, copy];
   }
