@@ -209,9 +209,20 @@ const TEXT_BYTES = { float32: 23, float64: 26 };
 // A JSON row's brackets beyond its values: its own two, two of each of up to two outer dimensions, a comma, a newline.
 const JSON_ROW_BYTES = 8;
 
+/**
+ * The output's element count, a negative size counting as none, for the API or checkLength to refuse by name: two of
+ * them made a positive product, and --max-len -3000000 --d-model -3000000 was "this output would take 36000000000128
+ * bytes … raise --max-bytes" (and a progress line was set up for it).
+ */
+function elementsOf(cmd, values) {
+  const sizes = Object.create(null);
+  for (const k in values) sizes[k] = values[k] < 0 ? 0 : values[k];
+  return COMMANDS[cmd].elements(sizes);
+}
+
 /** The most bytes the output can take (exact for .npy but for its header's padding), known before anything is computed. */
 function plannedBytes(cmd, values, format, dtype) {
-  const n = COMMANDS[cmd].elements(values);
+  const n = elementsOf(cmd, values);
   if (format === 'npy') return 128 + n * (dtype === 'float32' ? 4 : 8);
   return 256 + n * TEXT_BYTES[dtype] + (format === 'json' ? (n / Math.max(1, COMMANDS[cmd].cols(values))) * JSON_ROW_BYTES : 0);
 }
@@ -508,7 +519,7 @@ async function main(argv) {
   }
   const pe = await (await import(COMMANDS[cmd].entry)).init();
   const bytesPer = parsed.dtype === 'float32' ? 4 : 8;
-  const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, COMMANDS[cmd].elements(values) * bytesPer);
+  const bar = progressLine(values.quiet || values.out === '-', `${cmd} ${values.out}`, elementsOf(cmd, values) * bytesPer);
   try {
     const shape = await RUN[cmd](pe, parsed, { out: values.out, force: Boolean(values.force), maxBytes: parsed.maxBytes }, (f) => bar.tick(f));
     bar.done();

@@ -500,3 +500,31 @@ test('thirtieth pass: table and rope files are the API\'s results bit for bit wh
   rmSync(r);
   assert.equal(c.findIndex((x, i) => !Object.is(x, wantCos[i])), -1);
 });
+
+test('thirty-second pass: two negative sizes are refused by name, not as an output too big for --max-bytes', () => {
+  // Their product is positive: --max-len -3000000 --d-model -3000000 was "this output would take 36000000000128
+  // bytes, more than --max-bytes …; raise --max-bytes deliberately", a refusal that named no flag given wrong.
+  for (const [args, name] of [
+    [['table', '--max-len', '-3000000', '--d-model', '-3000000'], /--max-len must be an integer from 1/],
+    [['rope', '--max-len', '-100000', '--dim', '-100000'], /--max-len must be an integer from 1/],
+    [['timestep', '--steps', '-100000', '--dim', '-400000'], /--steps must be an integer from 1/],
+    [['alibi', '--heads', '8', '--q-len', '-100000', '--k-len', '-100000'], /qLen must be an integer from 1/],
+    [['sincos2d', '--grid-h', '-100000', '--grid-w', '-100000', '--dim', '40000'], /gridH must be an integer from 1/],
+  ]) {
+    const r = run(...args, '--out', out('p32-negative.npy'));
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, name, args.join(' '));
+    assert.doesNotMatch(r.stderr, /would take/, args.join(' '));
+  }
+  assert.equal(existsSync(out('p32-negative.npy')), false);
+});
+
+test('thirty-second pass: the integers\' stated limit (docs/limits.md, "at most 2^53 − 1") is the one the parser keeps', () => {
+  // the table said "at most 2^53", and 2^53 is refused (as past ±9007199254740991)
+  const row = readFileSync(path.join(here, '..', 'docs', 'limits.md'), 'utf8').split('\n').find((l) => l.startsWith('| counts and positions'));
+  assert.match(row, /at most 2\^53 − 1 in size/);
+  const at = (bytes) => run('table', '--max-len', '2', '--d-model', '2', '--max-bytes', bytes, '--out', '-', '--format', 'csv');
+  assert.equal(at('9007199254740991').status, 0);
+  assert.equal(at('-9007199254740991').status, 2, 'in size: the least is -(2^53 − 1), refused here for --max-bytes\'s own range');
+  assert.match(at('9007199254740992').stderr, /^posenc: --max-bytes expects a decimal integer, got "9007199254740992" \(past ±9007199254740991/);
+});

@@ -125,7 +125,8 @@ test('trainAsync: a signal or onProgress ends the run, refusals reject by name, 
   await assert.rejects(lab.trainAsync({ ...opts, onProgress: () => { throw new RangeError('from the callback'); } }), /from the callback/);
   const stopped = await lab.trainAsync({ ...opts, onProgress: (p) => p.step < 20 });
   assert.deepEqual(stopped.history.map((h) => h.step), [10, 20]);
-  for (const [signal, type] of [[5, TypeError], [{}, TypeError], [null, TypeError]]) {
+  // (null is absent, as fetch's signal and every option of the API read it: thirty-second pass, tests/ranges.test.js)
+  for (const [signal, type] of [[5, TypeError], [{}, TypeError], [false, TypeError]]) {
     await assert.rejects(lab.trainAsync({ ...opts, signal }), (e) => e instanceof type && /lab\.trainAsync: signal must be an AbortSignal/.test(e.message), String(signal));
   }
   const throwing = { get aborted() { throw new Error('planted'); } };
@@ -531,5 +532,117 @@ test("thirtieth pass: train's maxLength, trainLengths, t5Buckets and t5MaxDistan
   const { model } = lab.train({ ...small, trainLengths: [3, 4], maxLength: 8 });
   for (const length of [-1, 8, 1024]) refuse(() => lab.evaluate(model, { length, samples: 2 }), `posenc.lab.evaluate: length must be an integer from 3 to 7 (got ${length})`);
   assert.equal(lab.evaluate(model, { length: 7, samples: 2 }).scored > 0, true);
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test('thirty-second pass: the lists a caller reads (lab.tasks, encodings, positions, probes, TASKS) are frozen, being the ones the checks read', async () => {
+  // lab.encodings.push('y') made encoding "y" train a model of encoding id 0, lab.tasks.push('x') gave task "x"
+  // who-did-what's examples and chance('x') undefined, lab.positions.push('z') scored with id 0: each without a word.
+  const { TASKS, chance } = await import(build === 'release' ? '../dist/lib/lab.js' : '../web/lib/lab/index.js');
+  for (const list of [lab.tasks, lab.encodings, lab.positions, lab.probes, TASKS]) {
+    assert.ok(Object.isFrozen(list));
+    assert.throws(() => list.push('x'), TypeError);
+  }
+  assert.throws(() => lab.examples({ task: 'x' }), { name: 'RangeError', message: /^posenc\.lab\.examples: task must be one of who-did-what, shift, copy, reverse, recency \(got "x"\)$/ });
+  assert.throws(() => chance('x'), RangeError);
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test("thirty-second pass: docs/limits.md's lab rows state the ranges train takes (maxLength from 2, trainLengths' tops per task)", async () => {
+  // the rows said "maxLength 1 … 1024" (1 is refused by every model: no example has fewer than 2 tokens) and "task
+  // length … to 1024" (train's trainLengths stop where an example passes 1024 tokens: 511 for copy)
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../docs/limits.md', import.meta.url), 'utf8');
+  assert.match(doc, /`maxLength` from the tokens of the longest training example \(2 at the least: recency's of length 2\) to 1024/);
+  assert.match(doc, /who-did-what 1 023, shift and recency 1 024, copy and reverse 511; one less with `bos` but for copy and reverse/);
+  const top = { 'who-did-what': 1023, shift: 1024, copy: 511, reverse: 511, recency: 1024 };
+  for (const task of lab.tasks) {
+    for (const bos of [false, true]) {
+      const most = top[task] - (bos && task !== 'copy' && task !== 'reverse' ? 1 : 0);
+      assert.throws(() => lab.train({ task, bos, trainLengths: [most + 1, most + 1], steps: 1 }), { message: new RegExp(`trainLengths\\[0\\] must be an integer from \\d+ to ${most} `) });
+    }
+  }
+  assert.throws(() => lab.train({ task: 'recency', trainLengths: [2, 2], maxLength: 1, steps: 1 }), { message: /maxLength \(2 tokens of a training example of length 2\) must be an integer from 2 to 1024 \(got 1\)/ });
+  assert.equal(lab.train({ task: 'recency', trainLengths: [2, 2], maxLength: 2, steps: 1, dModel: 8, heads: 1, layers: 1, batch: 2 }).model.config.maxLength, 2);
+});
+
+test('thirty-second pass: params on a SharedArrayBuffer that a worker writes meanwhile: the values checked are the values the model gets', async () => {
+  // The finiteness check read the caller's params, and the model was then given a second read of them: a worker
+  // writing NaN into them between the two gave NaN attention maps (129 to 270 of 2 000 calls here), without a word.
+  const { Worker } = await import('node:worker_threads');
+  const { model } = lab.train({ task: 'shift', trainLengths: [3, 4], steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
+  const sab = new SharedArrayBuffer(model.params.byteLength);
+  const params = new model.params.constructor(sab);
+  params.set(model.params);
+  const at = lab.tensors(model).find((t) => t.kind === 'token').offset; // token 0's embedding: every map reads it
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(`
+    const { workerData: d } = require('node:worker_threads');
+    const u = new Uint32Array(d.sab), f = new Int32Array(d.flag);
+    const i = d.wide ? 2 * d.at + 1 : d.at, keep = u[i], nan = d.wide ? 0x7ff80000 : 0x7fc00000; // (a NaN's high word)
+    Atomics.store(f, 0, 1);
+    while (Atomics.load(f, 0) === 1) { Atomics.store(u, i, nan); Atomics.store(u, i, keep); }
+  `, { eval: true, workerData: { sab, flag: flag.buffer, at, wide: params.BYTES_PER_ELEMENT === 8 } });
+  try {
+    while (Atomics.load(flag, 0) !== 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    let silent = 0, refused = 0, passed = 0;
+    // (until both kinds are common, however the threads are scheduled: a worker that never ran would prove nothing)
+    for (let i = 0; i < 50000 && (refused < 100 || passed < 1000); i++) {
+      try {
+        if (lab.attentionMaps({ config: model.config, params }, [0, 0, 0]).data.some(Number.isNaN)) silent++;
+        passed++;
+      } catch (e) {
+        assert.match(e.message, /^posenc\.lab\.attentionMaps: model\.params\[\d+\] must be finite/);
+        refused++;
+      }
+    }
+    assert.ok(refused >= 100, 'the worker wrote while the calls ran');
+    assert.equal(silent, 0, 'NaN maps from params that passed the check');
+  } finally {
+    Atomics.store(flag, 0, 2);
+    await worker.terminate();
+  }
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
+
+test('thirty-second pass: params on a growable SharedArrayBuffer that a worker grows meanwhile: refused by name or used at their checked length, never a raw error', async () => {
+  // A length-tracking view grown after its length was checked was copied whole into a model of the length checked:
+  // "offset is out of bounds", a raw RangeError (48 to 82 of 4 000 calls here).
+  const { Worker } = await import('node:worker_threads');
+  const { model } = lab.train({ task: 'shift', trainLengths: [3, 4], steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
+  const N = 4000, bytes = model.params.byteLength, Real = model.params.constructor;
+  const sabs = Array.from({ length: N }, () => {
+    const s = new SharedArrayBuffer(bytes, { maxByteLength: bytes + 64 * Real.BYTES_PER_ELEMENT });
+    new Real(s).set(model.params);
+    return s;
+  });
+  const turn = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(`
+    const { workerData: d } = require('node:worker_threads');
+    const t = new Int32Array(d.turn);
+    for (let i = 0; i < d.sabs.length; i++) {
+      while (Atomics.load(t, 0) < i) {}
+      for (let k = 0, n = (i * 7919) % 2000; k < n; k++) Atomics.load(t, 0); // grown at a different moment of each call
+      d.sabs[i].grow(d.sabs[i].maxByteLength);
+    }
+  `, { eval: true, workerData: { sabs, turn: turn.buffer } });
+  let refused = 0, used = 0;
+  const raw = [];
+  try {
+    for (let i = 0; i < N; i++) {
+      Atomics.store(turn, 0, i);
+      try {
+        lab.attentionMaps({ config: model.config, params: new Real(sabs[i]) }, [0, 1, 2]); // (length-tracking)
+        used++;
+      } catch (e) {
+        if (/^posenc\.lab\.attentionMaps: model\.params must be a Float(32|64)Array of \d+ numbers/.test(e.message)) refused++;
+        else raw.push(String(e));
+      }
+    }
+  } finally {
+    await worker.terminate();
+  }
+  assert.deepEqual(raw.slice(0, 3), []);
+  assert.ok(refused > 0 && used > 0, `grown before the check ${refused}, after ${used}`);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });

@@ -374,3 +374,53 @@ test('a refusal of a value not given (a default, a derived one) names what was g
   }
   assert.deepEqual(problems, []);
 });
+
+// Thirty-second pass: an option given as null is absent, as the options' `??` read it: fourierFeatures' maxFreqLog2 of
+// null with levels 1024 was refused as "maxFreqLog2 must be … from -64 to 64 (got 1023)", a value the caller never gave
+// (its "levels above 65 need an explicit maxFreqLog2" is for an absent one), and extraTokens, onProgress, signal and
+// probe of null were refused where every other option of posenc/fields and posenc/lab reads null as absent.
+// [entry, function, arguments, index of the options, every option (baseSize's null is its own value: left out)]
+const NULL_CASES = [
+  ['fields', 'timestepEmbedding', [[1, 20], 8, {}], 2, ['preset', 'flipSinToCos', 'downscaleFreqShift', 'scale', 'maxPeriod', 'dtype']],
+  ['fields', 'timestepEmbedding', [[1, 20], 2, {}], 2, ['downscaleFreqShift']],
+  ['fields', 'sincos1d', [[0, 1], 8, {}], 2, ['frequencies', 'base', 'dtype']],
+  ['fields', 'sincos2d', [2, 2, 8, {}], 3, ['preset', 'clsToken', 'extraTokens', 'interpolationScale', 'firstAxis', 'frequencies', 'base', 'dtype']],
+  ['fields', 'sincos2d', [2, 2, 8, { clsToken: false }], 3, ['extraTokens']],
+  ['fields', 'sincos2d', [2, 2, 8, { clsToken: true, preset: 'dit' }], 3, ['extraTokens']],
+  ['fields', 'fourierFeatures', [[0.25, 0.5], {}], 1, ['preset', 'levels', 'maxFreqLog2', 'includeInput', 'logSampling', 'pi', 'layout', 'dtype']],
+  ['fields', 'fourierFeatures', [[0.25, 0.5], { levels: 1024 }], 1, ['maxFreqLog2']],
+  ['fields', 'randomFourierFeatures', [[0.25, 0.5], { features: 4 }], 1, ['features', 'sigma', 'seed', 'B', 'dtype']],
+  ['fields', 'randomFourierFeatures', [[0.25, 0.5], { B: [[1], [2]] }], 1, ['features', 'sigma', 'seed', 'dtype']],
+  ['lab', 'train', [{ steps: 2, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8, progressEvery: 1 }], 0,
+    ['task', 'encoding', 'attention', 'seed', 'mlp', 'learningRate', 'weightDecay', 'clip', 'trainLengths', 'preset', 'ropeBase',
+      'alibiMaxBias', 't5Buckets', 't5MaxDistance', 'bos', 'randomizedPositions', 'onProgress', 'progressEvery']],
+  ['lab', 'trainAsync', [{ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 }], 0, ['signal', 'onProgress']],
+  ['lab', 'evaluate', [model, { samples: 2 }], 1, ['task', 'length', 'seed', 'positions', 'probe']],
+  ['lab', 'examples', [{ task: 'who-did-what', length: 4 }], 0, ['task', 'length', 'count', 'seed', 'bos', 'probe']],
+  ['lab', 'loss', [model, batch, {}], 2, ['gradient']],
+];
+
+test('thirty-second pass: an option of posenc/fields or posenc/lab given as null does as one not given (the same result or refusal)', async () => {
+  const outcome = async (api, fn, args) => {
+    try {
+      return { value: await api[fn](...args) };
+    } catch (e) {
+      return { refusal: e.message };
+    }
+  };
+  const problems = [];
+  for (const [entry, fn, args, at, keys] of NULL_CASES) {
+    for (const key of keys) {
+      const absent = args.map((a, i) => (i === at ? { ...a } : a));
+      delete absent[at][key];
+      const given = args.map((a, i) => (i === at ? { ...a, [key]: null } : a));
+      const [want, got] = [await outcome(apis[entry], fn, absent), await outcome(apis[entry], fn, given)];
+      try {
+        assert.deepEqual(got, want);
+      } catch {
+        problems.push(`${entry}.${fn} ${key}: null gives ${JSON.stringify(got.refusal ?? 'a result')}, absent ${JSON.stringify(want.refusal ?? 'a result')}`);
+      }
+    }
+  }
+  assert.deepEqual(problems, []);
+});

@@ -169,8 +169,8 @@ export function createFields(wasm) {
     const rule = gridRule(check, opts, preset, dim, dim / 4, MIN_SPACED_GRID_DIM);
     const base = check.finite('base', opts.base ?? 10000, { above: BASE_ABOVE });
     const cls = check.boolean('clsToken', opts.clsToken ?? false);
-    const extra = opts.extraTokens === undefined ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, C.PE_MAX_EXTRA_TOKENS);
-    if (opts.extraTokens !== undefined && opts.clsToken === false && extra > 0) {
+    const extra = opts.extraTokens == null ? (cls ? preset.clsRows : 0) : check.integer('extraTokens', opts.extraTokens, 0, C.PE_MAX_EXTRA_TOKENS);
+    if (opts.extraTokens != null && opts.clsToken === false && extra > 0) {
       throw check.fail(TypeError, 'extraTokens needs clsToken (as in DiT and diffusers); leave clsToken out or set it to true');
     }
     const baseSize = opts.baseSize === undefined ? preset.baseSize
@@ -203,7 +203,8 @@ export function createFields(wasm) {
     const preset = presetOf(check, opts, FOURIER_PRESETS, 'nerf-pytorch');
     const levels = check.size('levels', opts.levels ?? 10, C.PE_MAX_FOURIER_LEVELS);
     const log2 = C.PE_MAX_FOURIER_LOG2;
-    if (opts.maxFreqLog2 === undefined && levels - 1 > log2) {
+    // (null is absent here too: it was refused as "maxFreqLog2 must be … from -64 to 64 (got 1023)", a value not given)
+    if (opts.maxFreqLog2 == null && levels - 1 > log2) {
       throw check.fail(RangeError, `levels above ${log2 + 1} need an explicit maxFreqLog2 (its default, levels − 1, must be at most ${log2})`, levels);
     }
     const maxFreqLog2 = check.finite('maxFreqLog2', opts.maxFreqLog2 ?? levels - 1, { min: -log2, max: log2 });
@@ -245,8 +246,8 @@ export function createFields(wasm) {
   function randomFourierFeatures(pointsArg, options) {
     const check = new Checker('randomFourierFeatures');
     const opts = check.options(options, ['features', 'sigma', 'seed', 'B', 'dtype']);
-    const drawn = opts.B === undefined || opts.B === null;
-    if (!drawn && (opts.features !== undefined || opts.sigma !== undefined || opts.seed !== undefined)) {
+    const drawn = opts.B == null;
+    if (!drawn && (opts.features != null || opts.sigma != null || opts.seed != null)) {
       throw check.fail(TypeError, 'give B, or features / sigma / seed to draw it, not both');
     }
     let m = drawn ? check.size('features', opts.features ?? DEFAULT_FEATURES, C.PE_MAX_FEATURES) : 0;

@@ -3,7 +3,7 @@
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
 import { withFrame, openFrame, statusCall, memoryStats, room } from '../heap.js';
-import { Float32Array, Float64Array, Int32Array, heapView, copyOf } from '../intrinsics.js';
+import { Float32Array, Float64Array, Int32Array, heapView, copyOf, typedArrayBuffer, typedArrayOffset } from '../intrinsics.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
 import { TASKS, TASK_IDS } from './tasks.js';
@@ -28,7 +28,9 @@ const lengthOf = (check, name, v) => (isInt32(v) ? typedLength(v) : check.read(`
 
 const ENCODING_IDS = { none: PE_LAB_NONE, sinusoidal: PE_LAB_SINUSOIDAL, learned: PE_LAB_LEARNED, rope: PE_LAB_ROPE,
   alibi: PE_LAB_ALIBI, t5: PE_LAB_T5 };
-export const ENCODINGS = Object.keys(ENCODING_IDS);
+// the lists a caller reads (lab.encodings, lab.tasks, …) are the ones the checks read: frozen, as posenc's PRESET_NAMES,
+// or lab.encodings.push('y') made encoding "y" train a model of encoding id 0 without a word
+export const ENCODINGS = Object.freeze(Object.keys(ENCODING_IDS));
 export const ATTENTION = ['bidirectional', 'causal'];
 export const PARAMETER_KINDS = ['token', 'position', 'norm-gain', 'norm-bias', 'query', 'key', 'value',
   'output', 't5-bias', 'mlp-in', 'mlp-in-bias', 'mlp-out', 'mlp-out-bias', 'head', 'head-bias'];
@@ -56,9 +58,9 @@ const turn = typeof setImmediate === 'function' ? () => new Promise((resolve) =>
     port2.postMessage(0);
   });
 const DEFAULT_LENGTHS = { 'who-did-what': [3, 6], shift: [3, 16], copy: [2, 8], reverse: [2, 8], recency: [2, 12] };
-export const POSITIONS = ['all', 'trained', 'new'];
+export const POSITIONS = Object.freeze(['all', 'trained', 'new']);
 const SCORE = { all: PE_LAB_SCORE_ALL, trained: PE_LAB_SCORE_TRAINED, new: PE_LAB_SCORE_NEW };
-export const PROBES = ['reversed'];
+export const PROBES = Object.freeze(['reversed']);
 
 export function createLab(wasm) {
   const call = statusCall(wasm);
@@ -179,7 +181,7 @@ export function createLab(wasm) {
    * and `extra` bytes the call adds pass one call's limit, naming the options
    * that make it that big (a bare "status 2" said none of them), and params
    * that do not fit it (found after the model was made, they left memory
-   * grown for it).
+   * grown for it). Returns [bytes + extra, a checked copy of params].
    */
   function checkFits(check, frame, cfg, fcfg, c, params, extra) {
     const out = frame.alloc(16);
@@ -192,9 +194,14 @@ export function createLab(wasm) {
     // T5 model with attention maps 20 bytes under 1 GiB was made (memory grown to 1006 MiB) and its maps refused as
     // "memory is exhausted", the memory kept
     check.bytes(bytes + extra + PE_LAB_CALL_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
-    // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word
-    for (let i = 0; params && i < count; i++) if (!Number.isFinite(params[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, params[i]);
-    return bytes + extra;
+    // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word;
+    // checked in a copy, which is what the model is given: a worker writing NaN into params on a SharedArrayBuffer between
+    // the check and the copy gave a NaN loss, without a word
+    // (of `count` elements, by a view of that length: one on a growable SharedArrayBuffer, grown by a worker after its
+    // length was checked, was copied whole and refused raw, "offset is out of bounds")
+    const copy = params && copyOf(new Real(typedArrayBuffer(params), typedArrayOffset(params), count), Real);
+    for (let i = 0; copy && i < count; i++) if (!Number.isFinite(copy[i])) throw check.fail(RangeError, `model.params[${i}] must be finite`, copy[i]);
+    return [bytes + extra, copy];
   }
 
   /**
@@ -205,7 +212,7 @@ export function createLab(wasm) {
    */
   const reserve = (check, bytes) => room(wasm, check.fn, bytes + SCRATCH_SLACK, 1);
 
-  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), and its bytes with `extra`. */
+  /** The C model's two config blocks for config, in frame, once the model (and params, and `extra`) fit (checkFits), its bytes with `extra` and params' checked copy. */
   function modelConfig(check, frame, config, params, extra) {
     const { vocab, classes } = taskShape(check, frame, config.task, config.bos);
     const enc = encodingArgs(check, config.dModel, { __proto__: null, preset: config.preset }); // no layout or base from Object.prototype
@@ -219,7 +226,8 @@ export function createLab(wasm) {
     const fcfg = frame.alloc(PE_LAB_CFG_REALS * 8);
     copyTyped(heapView(Float64Array, wasm, fcfg, PE_LAB_CFG_REALS), [enc.base, config.ropeBase, config.alibiMaxBias, config.learningRate, 0.9, 0.98, 1e-8,
       config.weightDecay, config.clip]);
-    return [cfg, fcfg, checkFits(check, frame, cfg, fcfg, config, params, extra)];
+    const fits = checkFits(check, frame, cfg, fcfg, config, params, extra); // (by index: no iterator a caller can plant)
+    return [cfg, fcfg, fits[0], fits[1]];
   }
 
   /**
@@ -242,7 +250,7 @@ export function createLab(wasm) {
       call(check, wasm.pe_lab_create(out, made[0], made[1]));
       ptr = i32(out, 1)[0];
       const count = wasm.pe_lab_param_count(ptr);
-      if (params) copyTyped(heapView(Real, wasm, wasm.pe_lab_params(ptr), count), params);
+      if (made[3]) copyTyped(heapView(Real, wasm, wasm.pe_lab_params(ptr), count), made[3]); // (checkFits' checked copy)
       return { ptr, frame, count, close };
     } catch (e) {
       close();
@@ -277,7 +285,7 @@ export function createLab(wasm) {
     const config = resolve(check, o);
     const steps = check.integer('steps', o.steps ?? 600, 1, PE_LAB_MAX_STEPS);
     const every = check.integer('progressEvery', o.progressEvery ?? 25, 1, PE_LAB_MAX_STEPS);
-    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+    if (o.onProgress != null && typeof o.onProgress !== 'function') {
       throw check.fail(TypeError, 'onProgress must be a function', o.onProgress);
     }
     return [config, steps, every, o.onProgress, o];
@@ -339,7 +347,7 @@ export function createLab(wasm) {
     const [config, steps, every, onProgress, o] = trainOptions(check, options, [...TRAIN_KEYS, 'signal']);
     const signal = o.signal;
     const aborted = () => check.read('signal.aborted', () => signal.aborted);
-    if (signal !== undefined && (!signal || typeof signal !== 'object' || typeof aborted() !== 'boolean')) {
+    if (signal != null && (typeof signal !== 'object' || typeof aborted() !== 'boolean')) {
       throw check.fail(TypeError, 'signal must be an AbortSignal', signal);
     }
     const run = training(check, config, steps, every, onProgress);
@@ -378,7 +386,7 @@ export function createLab(wasm) {
     const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const positions = check.oneOf('positions', o.positions ?? 'all', POSITIONS);
-    const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
+    const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, config.bos);
     // Refused before the model is made (a refused call grows no memory).
@@ -451,7 +459,7 @@ export function createLab(wasm) {
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const bos = check.boolean('bos', o.bos ?? false);
-    const probe = o.probe === undefined ? null : check.oneOf('probe', o.probe, PROBES);
+    const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
     if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {

@@ -85,16 +85,16 @@ export interface Lab {
     { loss: number; accuracy: number; gradient?: Float32Array | Float64Array };
   tensors(model: LabModel): { offset: number; shape: [number, number]; kind: string; decay: boolean }[];
   memoryStats(): { bytes: number; liveAllocations: number };
-  readonly encodings: LabEncoding[];
-  readonly tasks: LabTask[];
-  readonly positions: LabPositions[];
-  readonly probes: 'reversed'[];
+  readonly encodings: readonly LabEncoding[];
+  readonly tasks: readonly LabTask[];
+  readonly positions: readonly LabPositions[];
+  readonly probes: readonly 'reversed'[];
   readonly precision: 'float32' | 'float64';
 }
 
 export function init(): Promise<Lab>;
 export default init;
-export const TASKS: LabTask[];
+export const TASKS: readonly LabTask[];
 export function vocabulary(task: LabTask, lang?: 'en' | 'zh', bos?: boolean): string[];
 /** The accuracy of guessing: 1/2 for who-did-what (two names present), 1/8 recency, 1/10 the others. */
 export function chance(task: LabTask): number;

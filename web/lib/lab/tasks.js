@@ -6,7 +6,7 @@ import { Checker } from '../validate.js';
 
 export const TASK_IDS = { 'who-did-what': PE_LAB_WHO, shift: PE_LAB_SHIFT, copy: PE_LAB_COPY, reverse: PE_LAB_REVERSE,
   recency: PE_LAB_RECENCY };
-export const TASKS = Object.keys(TASK_IDS);
+export const TASKS = Object.freeze(Object.keys(TASK_IDS)); // (frozen: the list task is checked against)
 
 // What guessing scores. who-did-what: one of the two names present (a model
 // that can tell names from other words but not their order). recency: one of
