@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadLab, build } from './helpers/load.js';
 import { tfjsLabModel, loadTfjs } from './helpers/lab-tfjs.js';
+import { growRaceBoth } from './helpers/grow-race.js';
 
 const lab = await loadLab();
 
@@ -608,40 +609,16 @@ test('thirty-second pass: params on a SharedArrayBuffer that a worker writes mea
 test('thirty-second pass: params on a growable SharedArrayBuffer that a worker grows meanwhile: refused by name or used at their checked length, never a raw error', async () => {
   // A length-tracking view grown after its length was checked was copied whole into a model of the length checked:
   // "offset is out of bounds", a raw RangeError (48 to 82 of 4 000 calls here).
-  const { Worker } = await import('node:worker_threads');
   const { model } = lab.train({ task: 'shift', trainLengths: [3, 4], steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
-  const N = 4000, bytes = model.params.byteLength, Real = model.params.constructor;
-  const sabs = Array.from({ length: N }, () => {
+  const bytes = model.params.byteLength, Real = model.params.constructor;
+  const make = () => {
     const s = new SharedArrayBuffer(bytes, { maxByteLength: bytes + 64 * Real.BYTES_PER_ELEMENT });
     new Real(s).set(model.params);
     return s;
-  });
-  const turn = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(`
-    const { workerData: d } = require('node:worker_threads');
-    const t = new Int32Array(d.turn);
-    for (let i = 0; i < d.sabs.length; i++) {
-      while (Atomics.load(t, 0) < i) {}
-      for (let k = 0, n = (i * 7919) % 2000; k < n; k++) Atomics.load(t, 0); // grown at a different moment of each call
-      d.sabs[i].grow(d.sabs[i].maxByteLength);
-    }
-  `, { eval: true, workerData: { sabs, turn: turn.buffer } });
-  let refused = 0, used = 0;
-  const raw = [];
-  try {
-    for (let i = 0; i < N; i++) {
-      Atomics.store(turn, 0, i);
-      try {
-        lab.attentionMaps({ config: model.config, params: new Real(sabs[i]) }, [0, 1, 2]); // (length-tracking)
-        used++;
-      } catch (e) {
-        if (/^posenc\.lab\.attentionMaps: model\.params must be a Float(32|64)Array of \d+ numbers/.test(e.message)) refused++;
-        else raw.push(String(e));
-      }
-    }
-  } finally {
-    await worker.terminate();
-  }
+  };
+  const { raw, refused, used } = await growRaceBoth(4000, make,
+    (s) => lab.attentionMaps({ config: model.config, params: new Real(s) }, [0, 1, 2]), // (length-tracking)
+    (e) => /^posenc\.lab\.attentionMaps: model\.params must be a Float(32|64)Array of \d+ numbers/.test(e.message));
   assert.deepEqual(raw.slice(0, 3), []);
   assert.ok(refused > 0 && used > 0, `grown before the check ${refused}, after ${used}`);
   assert.equal(lab.memoryStats().liveAllocations, 0);

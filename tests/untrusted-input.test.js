@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { loadApi, loadVariants } from './helpers/load.js';
+import { loadApi, loadVariants, loadFields } from './helpers/load.js';
+import { growRace, growRaceBoth } from './helpers/grow-race.js';
 
 const pe = await loadApi();
 const pv = await loadVariants();
@@ -551,5 +552,71 @@ test('rope().apply\'s x and ropeApply\'s cos and sin are read once every size is
   const rows = [[1, 1, 1, 1, 1, 1, 1, 1], [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]];
   assert.deepEqual(pv.ropeApply({ shape: [2, 8], data: Float32Array.from({ length: 16 }, (_, i) => i) }, { cos: rows, sin: { shape: [2, 8], data: new Array(16).fill(0.25) } }).data,
     pv.ropeApply({ shape: [2, 8], data: Float32Array.from({ length: 16 }, (_, i) => i) }, { cos: { shape: [2, 8], data: new Float32Array(rows.flat()) }, sin: { shape: [2, 8], data: new Float32Array(16).fill(0.25) } }).data);
+  assert.equal(pv.memoryStats().liveAllocations, 0);
+});
+
+// ---- a growable SharedArrayBuffer grown by a worker during the call (thirty-second pass) ----
+
+/** A growable SharedArrayBuffer of `count` float32 (float64 if `Type`) values of 0.25, that a worker may grow 64-fold. */
+const growable = (count, Type = Float32Array) => () => {
+  const b = new SharedArrayBuffer(count * Type.BYTES_PER_ELEMENT, { maxByteLength: 64 * count * Type.BYTES_PER_ELEMENT });
+  new Type(b).fill(0.25);
+  return b;
+};
+const named = (e) => e instanceof RangeError && /^posenc\.[\w.]+: /.test(e.message);
+
+test('a length-tracking view grown by a worker after its length was checked: refused by name or read at that length, never copied whole (a raw RangeError)', async () => {
+  // Checker.numbers copied a typed array by set(), which copies the view's length at that moment: grown meanwhile, it
+  // was refused raw, "offset is out of bounds" (table's positions: 135 of 4000 calls; sincos1d's, 7 of 20 000)
+  const pf = await loadFields();
+  for (const [fn, call] of [
+    ['table', (b) => pe.table(64, 4, { positions: new Float64Array(b) })],
+    ['sincos1d', (b) => pf.sincos1d(new Float64Array(b), 2)],
+  ]) {
+    const { raw } = await growRaceBoth(4000, growable(64, Float64Array), call, named);
+    assert.deepEqual(raw.slice(0, 3), [], fn);
+  }
+});
+
+test('rope().apply and kvCache.attend on a view a worker grows: the copy into wasm memory never writes past the call\'s buffer', async () => {
+  // Both took a plain float32 x or q as it was (no snapshot, for speed) and copied it into wasm memory by set() through a
+  // view of the whole memory: grown after its length was checked, it was written whole, over the caches of a handle or
+  // KV cache made after the first one's scratch (every value of the second one's next result changed).
+  const S = 64, D = 8, x0 = new Float32Array(S * D).fill(0.25), pos = Float64Array.from({ length: S }, (_, i) => i);
+  const ropes = () => {
+    const h = pv.rope({ dim: D, maxLen: S });
+    h.apply({ data: x0, shape: [S, D] }, pos); // its scratch first, then the second handle's caches after it
+    return [h, pv.rope({ dim: D, maxLen: S })];
+  };
+  const caches = () => {
+    const k = { data: x0.map((_, i) => Math.sin(i)), shape: [1, 1, S, D] };
+    const c = pe.kvCache({ heads: 1, headDim: D, maxLength: S });
+    c.append(k, k);
+    c.attend({ data: x0, shape: [1, 1, S, D] });
+    const second = pe.kvCache({ heads: 1, headDim: D, maxLength: S });
+    second.append(k, k);
+    return [c, second];
+  };
+  for (const [name, make, use] of [
+    ['rope().apply', ropes, (h, data) => h.apply({ data, shape: [S, D] }, pos)],
+    ['kvCache.attend', caches, (c, data) => c.attend({ data, shape: [1, 1, S, D] })],
+  ]) {
+    const [first, second] = make();
+    const want = Array.from(use(second, x0).data);
+    const raw = [];
+    let grown = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const o of await growRace(3000, growable(S * D), (b) => use(first, new Float32Array(b)))) {
+        if (o !== 'used' && named(o)) grown++;
+        else if (o !== 'used') raw.push(String(o));
+      }
+    }
+    assert.deepEqual(raw.slice(0, 3), [], name);
+    assert.ok(grown > 0, `${name}: no call saw its x grown`);
+    assert.deepEqual(Array.from(use(second, x0).data), want, `${name}: the second one's buffers were written over`);
+    first.free();
+    second.free();
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pv.memoryStats().liveAllocations, 0);
 });

@@ -1,7 +1,7 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength, typedArrayName, isArray, item } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, isArray, item } from './validate.js';
 import { readNested } from './tensor.js';
 import { Int32Array } from './intrinsics.js';
 
@@ -41,8 +41,10 @@ export function attentionShape(check, q, k, v) {
  * not yet checked finite (attention() does, where a refusal would otherwise
  * keep memory: a scan here was a sixth of a first call).
  */
+// (a growable buffer's as a snapshot: a worker growing a SharedArrayBuffer after its length was checked made the
+// KV cache's copy of q write the grown view whole, over another cache, thirty-second pass)
 export const numbersOnly = (check, name, data, count) =>
-  (typedLength(data) === count && !typedArrayName(data).startsWith('Big') ? data : check.numbers(name, data, count));
+  (typedLength(data) === count && !typedArrayName(data).startsWith('Big') && !isResizable(typedArrayBuffer(data)) ? data : check.numbers(name, data, count));
 
 /** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
 function broadcastStrides(check, name, shape, target) {

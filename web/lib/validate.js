@@ -270,8 +270,10 @@ export class Checker {
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
     const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
     if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
-    if (type) return copyTyped(type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n), value);
-    const copy = new Float64Array(n);
+    const copy = type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n);
+    // a growable buffer's, element by element below: a worker growing a SharedArrayBuffer after its view's n was read
+    // made set() copy the grown view whole, refused raw ("offset is out of bounds"; thirty-second pass)
+    if (type && !isResizable(typedArrayBuffer(value))) return copyTyped(copy, value);
     for (let i = 0; i < n; i++) {
       const x = this.read(`${name}[${i}]`, () => item(value, i));
       if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);

@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, bytesPer, largest, MAX_DIM, shapeByIndex } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, isResizable, bytesPer, largest, MAX_DIM, shapeByIndex } from '../validate.js';
 import { readNested } from '../tensor.js';
 import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
@@ -92,7 +92,9 @@ function quickTensor(x) {
       if (!Number.isInteger((n = shape[i])) || n < 1 || n > MAX_DIM) return null;
       count *= n;
     }
-    return count === typedLength(data) ? { shape, data, type } : null;
+    // not on a growable buffer (the general reader's snapshot instead): a worker growing one after its length was
+    // checked made the copy into wasm memory write the grown view whole, over another handle's caches (thirty-second pass)
+    return count === typedLength(data) && !isResizable(typedArrayBuffer(data)) ? { shape, data, type } : null;
   } catch {
     return null; // a proxy or an odd array: the general reader reports it
   }
