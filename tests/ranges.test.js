@@ -424,3 +424,42 @@ test('thirty-second pass: an option of posenc/fields or posenc/lab given as null
   }
   assert.deepEqual(problems, []);
 });
+
+// The same rule for every entry, over every function of CASES and every option its options object knows (the list its
+// "unknown option" refusal gives): posenc/variants refused `config: null` ("must be a parsed config.json object"),
+// `layerType: null` ("needs config"), `layerIndex`, `seqLen` and `tokensPerSecond` of null ("must be a number"), where
+// leaving them out works, and posenc's `offset: null` beside positions ("give positions or offset, not both"). Null is a
+// value of its own only where the declarations say so: paddingIdx (no padding row) and baseSize (positions as indices).
+const NULL_IS_A_VALUE = ['paddingIdx', 'baseSize'];
+
+test('an option of any entry given as null does as one not given (the same result or refusal), but paddingIdx and baseSize', async () => {
+  const outcome = async (api, fn, args) => {
+    try {
+      const result = await api[fn](...args);
+      if (fn === 'kvCache' || fn === 'rope') result.free();
+      return { value: result };
+    } catch (e) {
+      return { refusal: e.message };
+    }
+  };
+  const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
+  const isOptions = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype && !['params', 'tokens', 'shape', 'rows'].some((k) => k in o);
+  const problems = [];
+  let tried = 0;
+  for (const [entry, fn, args] of CASES) {
+    for (let at = 0; at < args.length; at++) {
+      if (!isOptions(args[at]) || fn === 'ropeFromConfig' && at === 0) continue; // (a config, not options)
+      const known = (await outcome(apis[entry], fn, withValue(args, [at, 'zzUnknown'], 1))).refusal?.match(/known options are (.*)$/)?.[1];
+      assert.ok(known, `${entry}.${fn}: no list of known options for argument ${at}`);
+      for (const key of known.split(', ').filter((k) => !NULL_IS_A_VALUE.includes(k))) {
+        const absent = withValue(args, [at], { ...args[at] });
+        delete absent[at][key];
+        const [want, got] = [await outcome(apis[entry], fn, absent), await outcome(apis[entry], fn, withValue(args, [at, key], null))];
+        tried++;
+        if (!same(got, want)) problems.push(`${entry}.${fn} ${key}: null gives ${got.refusal ?? 'a result'}; absent ${want.refusal ?? 'a result'}`);
+      }
+    }
+  }
+  assert.ok(tried > 150, `only ${tried} options tried`);
+  assert.deepEqual(problems, []);
+});

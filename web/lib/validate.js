@@ -107,6 +107,8 @@ export const copyTyped = (target, source, at) => (typedArraySet(target, source, 
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));
+/** Options whose null means something else than not given: no padding row (a preset's is 1), positions as indices. */
+const NULL_IS_A_VALUE = ['paddingIdx', 'baseSize'];
 
 /**
  * Whether an object is an object of named options: a plain object, or else by its tag (may throw for a revoked proxy):
@@ -242,7 +244,12 @@ export class Checker {
     if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${show(unknown)}; known ${what}s are ${known.join(', ')}`);
     const snapshot = Object.create(null);
     // by index: a for...of follows an iterator a caller can plant (options dropped: a float16 ropeCache in pairs came as float32 halves)
-    for (let i = 0, key; i < keys.length; i++) snapshot[(key = keys[i])] = this.read(`${name}.${key}`, () => value[key]);
+    for (let i = 0, key, v; i < keys.length; i++) {
+      v = this.read(`${name}.${(key = keys[i])}`, () => value[key]);
+      // null is absent (as fetch's signal), but where it is a value of its own: `config: null` was "config must be a
+      // parsed config.json object", `layerType: null` "layerType needs config" (thirty-second pass)
+      if (v !== null || NULL_IS_A_VALUE.includes(key)) snapshot[key] = v;
+    }
     return snapshot;
   }
 
