@@ -620,3 +620,26 @@ test('rope().apply and kvCache.attend on a view a worker grows: the copy into wa
   assert.equal(pe.memoryStats().liveAllocations, 0);
   assert.equal(pv.memoryStats().liveAllocations, 0);
 });
+
+test('attention reads its mask and bias once every shape and its footprint are checked (thirty-third pass)', () => {
+  // each was read whole first: a bias of 2^24 values (0.7 s) to be refused as not broadcasting to q's scores, a mask
+  // before the bias's shape refused the call, and a mask of 2^24 before the call's 1040 MiB
+  const untouchable = (n) => new Proxy([], { get: (o, k) => { if (k === 'length') return n; if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const q = { shape: [4, 8], data: new Float32Array(32) };
+  for (const key of ['mask', 'bias']) {
+    assert.throws(() => pe.attention(q, q, q, { [key]: { shape: [4096, 4096], data: untouchable(2 ** 24) } }),
+      new RegExp(`^RangeError: posenc\\.attention: ${key} of shape \\[4096,4096\\] does not broadcast to \\[1,1,4,4\\]`), key);
+  }
+  assert.throws(() => pe.attention(q, q, q, { mask: { shape: [4, 4], data: untouchable(16) }, bias: { shape: [3, 3], data: new Float64Array(9) } }),
+    /^RangeError: posenc\.attention: bias of shape \[3,3\] does not broadcast/);
+  const big = { shape: [4096, 8192], data: untouchable(2 ** 25) };
+  for (const [key, mib] of [['mask', '1040.1'], ['bias', '1152.1']]) {
+    assert.throws(() => pe.attention(big, big, big, { [key]: { shape: [4096, 4096], data: untouchable(2 ** 24) }, weights: false }),
+      new RegExp(`^RangeError: posenc\\.attention: this call would need ${mib} MiB`), key);
+  }
+  // accepted: the same result as before (a nested mask, a bias broadcast over the queries)
+  const x = { shape: [2, 3, 8], data: Float64Array.from({ length: 48 }, (_, i) => Math.sin(i)) };
+  const r = pe.attention(x, x, x, { mask: [[1, 0, 1], [1, 1, 0], [0, 1, 1]], bias: { shape: [2, 1, 3], data: [0, -Infinity, 0.5, 1, 2, 3] }, dtype: 'float64' });
+  assert.deepEqual(Array.from(r.output.data.slice(0, 3), (v) => v.toFixed(6)), ['-0.034285', '0.626773', '0.711580']);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

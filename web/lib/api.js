@@ -279,7 +279,7 @@ export function createApi(wasm) {
     // the float64 kernel's whole footprint, from the shapes: without the weights, the C core holds one row of scores instead
     // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
     // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
-    const held = () => check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.data.length : 0) + (bias ? bias.data.length * 8 : 0) + SCRATCH_SLACK);
+    const held = () => check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.count : 0) + (bias ? bias.count * 8 : 0) + SCRATCH_SLACK);
     // the call's own: shared by every call, they were rewritten by an attention run from a function the caller planted
     // (the slice below), and this one's kernel took the other's sizes over its buffers (a debug build's allocator assertion)
     const DIMS = copyTyped(new Int32Array(7), [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
@@ -290,6 +290,8 @@ export function createApi(wasm) {
     const f32 = flash && !(s.dv % 8) ? attentionF32(check, DIMS, nOut, causal, scale) : held();
     // each by name, as every size and pointer below: an iterator or a method a caller planted on Array.prototype
     // answered other sizes (q's rows read as 64, and the core read past q into other memory)
+    if (mask) mask.data = mask.data();
+    if (bias) bias.data = bias.data();
     q.data = q.data();
     k.data = k.data();
     v.data = v.data();
@@ -311,8 +313,8 @@ export function createApi(wasm) {
       const out = f.output('float64', nOut);
       call(check, wasm.pe_attention_heads(weights, out, f.float64(q.data, nq), f.float64(k.data, nk), f.float64(v.data, nv),
         f.int32(DIMS, 7), causal ? 1 : 0, scale,
-        mask ? f.copy(Uint8Array, mask.data, mask.data.length) : 0, mask ? f.int32(mask.strides, 4) : 0,
-        bias ? f.float64(bias.data, bias.data.length) : 0, bias ? f.int32(bias.strides, 4) : 0));
+        mask ? f.copy(Uint8Array, mask.data, mask.count) : 0, mask ? f.int32(mask.strides, 4) : 0,
+        bias ? f.float64(bias.data, bias.count) : 0, bias ? f.int32(bias.strides, 4) : 0));
       const result = (ptr, count, last) => tensor([...lead, last], f.read('float64', ptr, count, dtype));
       const output = result(out, nOut, s.dv);
       return wantWeights ? { weights: result(weights, nw, s.m), output } : { output };

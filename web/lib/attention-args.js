@@ -1,7 +1,7 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, isArray, item } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, isArray, item, product } from './validate.js';
 import { readNested } from './tensor.js';
 import { Int32Array } from './intrinsics.js';
 
@@ -64,11 +64,15 @@ function broadcastStrides(check, name, shape, target) {
   return strides;
 }
 
-/** An optional tensor broadcast to `target`: null, or { data, strides }. */
+/**
+ * An optional tensor broadcast to `target`: null, or { data(), count, strides }, its elements read by data() once the
+ * call's footprint is checked: a bias of 2^24 values was read (0.7 s) to be refused as not broadcasting, and a mask
+ * read whole before the bias's shape or the call's bytes refused the call (thirty-third pass)
+ */
 export function extraArg(check, name, value, target, elements) {
   if (value === undefined || value === null) return null;
-  const t = readNested(check, name, value, [1, 2, 3, 4], elements);
-  return { data: t.data, strides: broadcastStrides(check, name, t.shape, target) };
+  const t = readNested(check, name, value, [1, 2, 3, 4], elements, undefined, 1);
+  return { data: t.data, count: product(t.shape), strides: broadcastStrides(check, name, t.shape, target) };
 }
 
 /** Elements of a typed array or plain array, each as `convert` returns it (undefined: refused). */
