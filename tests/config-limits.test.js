@@ -342,3 +342,22 @@ test('the thirty-second adversarial pass: a config\'s mrope_section is counted b
   assert.equal(reads, 0);
   assert.deepEqual(pv.ropeFromConfig(cfg(3)).mropeSection, [0, 0, 0]);
 });
+
+test('a config key of null reads as absent, as the reader states (thirty-third pass)', () => {
+  // typed() and the model defaults read null as absent (HF's None), but nine keys were tested against undefined: a
+  // config's `mrope_section: null`, `axes_dims_rope: null`, `attention_head_dim: null` or `num_hidden_layers: null` was
+  // refused, "(got null)", where leaving the key out works, and `rope_local_base_freq: null` or `global_rope_theta: null`
+  // asked for a key the config never gave ("config.sliding_window_pattern must be a number (got undefined)")
+  const plain = pv.ropeFromConfig({ head_dim: 8 });
+  for (const key of ['mrope_section', 'axes_dims_rope', 'num_hidden_layers', 'rope_local_base_freq', 'global_rope_theta']) {
+    const config = { head_dim: 8, num_hidden_layers: 4, [key]: null };
+    if (key === 'mrope_section') config.rope_scaling = { rope_type: 'default', mrope_section: null };
+    assert.deepEqual(pv.ropeFromConfig(config), pv.ropeFromConfig({ ...config, [key]: undefined, rope_scaling: undefined }), key);
+    assert.deepEqual(pv.ropeFromConfig(config).invFreq, plain.invFreq, key);
+  }
+  const axial = { axes_dims_rope: [4, 4] };
+  assert.deepEqual(pv.ropeFromConfig({ ...axial, attention_head_dim: null }), pv.ropeFromConfig(axial));
+  // and hidden_size or num_attention_heads of null, without a head_dim, as both absent
+  assert.throws(() => pv.ropeFromConfig({ hidden_size: null, num_attention_heads: 4 }),
+    /^TypeError: posenc\.ropeFromConfig: config needs head_dim, or hidden_size and num_attention_heads$/);
+});

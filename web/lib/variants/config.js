@@ -88,7 +88,7 @@ function headDimOf(check, get) {
     if (v != null) return check.integer(`config.${key}`, v, 2, MAX_WIDTH);
   }
   const hidden = get('hidden_size'), heads = get('num_attention_heads');
-  if (hidden === undefined || heads === undefined) {
+  if (hidden == null || heads == null) {
     throw check.fail(TypeError, 'config needs head_dim, or hidden_size and num_attention_heads');
   }
   const width = Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
@@ -115,13 +115,13 @@ function layerTypesOf(check, get) {
   const given = layerList(check, 'layer_types', get('layer_types'), isString, 'a string');
   if (given) return given;
   const layers = get('num_hidden_layers');
-  const n = layers === undefined ? undefined : check.integer('config.num_hidden_layers', layers, 1, MAX_LAYERS);
+  const n = layers == null ? undefined : check.integer('config.num_hidden_layers', layers, 1, MAX_LAYERS);
   const kind = (sliding) => (sliding ? 'sliding_attention' : 'full_attention');
-  if (get('rope_local_base_freq') !== undefined && n !== undefined) { // Gemma 3: every pattern-th layer is global
+  if (get('rope_local_base_freq') != null && n !== undefined) { // Gemma 3: every pattern-th layer is global
     const p = check.integer('config.sliding_window_pattern', get('sliding_window_pattern'), 1, n);
     return Array.from({ length: n }, (_, i) => kind((i + 1) % p !== 0));
   }
-  if (get('global_rope_theta') !== undefined && n !== undefined) { // ModernBERT: layer 0 and every n-th are global
+  if (get('global_rope_theta') != null && n !== undefined) { // ModernBERT: layer 0 and every n-th are global
     const every = check.integer('config.global_attn_every_n_layers', get('global_attn_every_n_layers'), 1, n);
     return Array.from({ length: n }, (_, i) => kind(i % every !== 0));
   }
@@ -153,11 +153,11 @@ function standardize(check, get, layerTypes) {
   const keys = Object.keys(rp);
   const types = new Set(layerTypes); // includes() per key was quadratic: 65 536 layer types took 8 s
   let nested = layerTypes !== null && keys.length > 0 && keys.every((k) => types.has(k));
-  if (!nested && get('rope_local_base_freq') !== undefined) { // Gemma 3 (v4 form): sliding layers default θ local
+  if (!nested && get('rope_local_base_freq') != null) { // Gemma 3 (v4 form): sliding layers default θ local
     rp = bare([['full_attention', rp], ['sliding_attention', { rope_type: 'default', rope_theta: get('rope_local_base_freq') }]]);
     rp.full_attention.rope_theta ??= get('rope_theta') ?? DEFAULT_THETA;
     nested = true;
-  } else if (!nested && get('global_rope_theta') !== undefined) { // ModernBERT (v4 form)
+  } else if (!nested && get('global_rope_theta') != null) { // ModernBERT (v4 form)
     rp = bare([['full_attention', { rope_type: 'default', rope_theta: get('global_rope_theta') }],
       ['sliding_attention', { rope_type: 'default', rope_theta: get('local_rope_theta') ?? DEFAULT_THETA }]]);
     nested = true;
@@ -274,7 +274,7 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
 
 /** Qwen-VL's M-RoPE keys, for mropeCache: mrope_section (frequencies per time / height / width) and Qwen3-VL's mrope_interleaved. */
 function mropeOf(check, d) {
-  if (d.mrope_section === undefined) return {};
+  if (d.mrope_section == null) return {};
   // by index, as every size (Array.from and forEach follow what a caller can plant): see validate.js's sum()
   // counted before any is read, as axes_dims_rope: 2^24 entries (a proxy's) were read, 2.6 s, by every call given the
   // config (ropeApply's three readings of it, 7.7 s; a ropeCache of 2 rows), and refused by mropeCache only after
@@ -297,7 +297,7 @@ function axialOf(check, get, warnings) {
   // checked as every config's θ: a BigInt or a Symbol escaped raw from the core's call, a string or an object was
   // made a number there (its valueOf run) and came back as theta
   const theta = check.finite('config.theta', get('theta') ?? DEFAULT_THETA, { above: 1 });
-  const headDim = get('attention_head_dim') === undefined ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
+  const headDim = get('attention_head_dim') == null ? width : check.integer('config.attention_head_dim', get('attention_head_dim'), width, MAX_WIDTH);
   return { __proto__: null, axial: byIndex(axes, typedLength(axes)), theta, headDim, warnings: [...new Set(warnings)] };
 }
 
@@ -313,7 +313,7 @@ export function resolveConfig(check, config, opts) {
   const text = field(check, config, 'text_config', isObject, 'an object');
   const cfg = text ?? config;
   const get = reader(check, cfg, warnings);
-  if (get('axes_dims_rope') !== undefined) return axialOf(check, get, warnings);
+  if (get('axes_dims_rope') != null) return axialOf(check, get, warnings);
   const headDim = headDimOf(check, get);
   const layerTypes = layerTypesOf(check, get);
   const ropeLayers = ropeLayersOf(check, get);
