@@ -1002,3 +1002,28 @@ test('a setter planted on an index of Array.prototype, or a proxy made its proto
   }
   assert.equal(reached, 0, 'a planted setter was called');
 });
+
+test('a global Float32Array or Float64Array replaced after import changes no attention result (its views are made by the library\'s own constructors)', () => {
+  // The thirty-third pass: attention's float32 kernel viewed each run of q, k and v through globalThis[the type's name],
+  // looked up at call time: one answering 4 elements gave zeros without a word, one answering 10^5 a raw RangeError.
+  const inputs = (m) => [m(16, 1), m(24, 2), m(24, 3)]; // (made before the plant: the calls run under it)
+  const calls = [[r, 'float32'], [r64, 'float64']].map(([m, label]) => {
+    const [q, k, v] = inputs(m);
+    return [label, () => pe.attention({ shape: [2, 8], data: q }, { shape: [3, 8], data: k }, { shape: [3, 8], data: v }, { weights: false })];
+  });
+  const live = pe.memoryStats().liveAllocations; // (the canaries' handles)
+  for (const [label, call] of calls) {
+    const clean = outcome(call);
+    for (const Type of [Float32Array, Float64Array]) {
+      for (const n of [4, 1e5]) {
+        const plant = () => {
+          const before = own.describe(globalThis, Type.name);
+          own.define(globalThis, Type.name, { ...before, value: class extends Type { constructor() { super(n); } } });
+          return () => own.define(globalThis, Type.name, before);
+        };
+        assert.equal(outcomeWith(plant, call), clean, `${label} inputs, ${Type.name} answering ${n} elements`);
+      }
+    }
+  }
+  assert.equal(pe.memoryStats().liveAllocations, live);
+});

@@ -349,7 +349,7 @@ export function createApi(wasm) {
           const { data } = [q, k, v][i];
           // the run's part of a typed array, through a view of its buffer made from its internal slots
           if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
-          const Type = globalThis[typedArrayName(data)];
+          const Type = typedArrayName(data) === 'Float32Array' ? Float32Array : Float64Array; // (numbersOnly's two)
           copyTyped(heapView(Float32Array, wasm, at[i], run * sizes[i]),
             new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, run * sizes[i]));
         }

@@ -43,8 +43,11 @@ export function attentionShape(check, q, k, v) {
  */
 // (a growable buffer's as a snapshot: a worker growing a SharedArrayBuffer after its length was checked made the
 // KV cache's copy of q write the grown view whole, over another cache, thirty-second pass)
+// Only a float32 or float64 array as it is (any other type as a snapshot), so that api.js views it by the library's own
+// constructors: by the global one of its type's name, a Float32Array replaced after import gave zeros, no word.
 export const numbersOnly = (check, name, data, count) =>
-  (typedLength(data) === count && !typedArrayName(data).startsWith('Big') && !isResizable(typedArrayBuffer(data)) ? data : check.numbers(name, data, count));
+  (typedLength(data) === count && FLOATS.includes(typedArrayName(data)) && !isResizable(typedArrayBuffer(data)) ? data : check.numbers(name, data, count));
+const FLOATS = ['Float32Array', 'Float64Array'];
 
 /** Strides that read a tensor of `shape` as one of `target` (a 0 stride repeats a dimension of 1). */
 function broadcastStrides(check, name, shape, target) {
