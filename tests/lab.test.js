@@ -624,7 +624,7 @@ test('thirty-second pass: params on a growable SharedArrayBuffer that a worker g
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
 
-test("thirty-third pass: loss checks targets' type and length before it reads an element of tokens", () => {
+test("thirty-third pass: loss checks targets' type and length before it reads an element of tokens or of the model's params", () => {
   // targets of the wrong length (or no list at all) were refused after every one of tokens' ids was read: a proxy's
   // getter ran count × n times (65 536 here; up to 2^20 for a model that fits) for a call refused by a length
   const { model } = lab.train({ task: 'copy', steps: 1, dModel: 4, heads: 1, layers: 1, batch: 8, maxLength: 64 });
@@ -638,5 +638,10 @@ test("thirty-third pass: loss checks targets' type and length before it reads an
     assert.throws(() => lab.loss(model, { shape: [8, 64], tokens, targets }), error);
     assert.equal(reads, 0, String(error));
   }
+  // and before the model's params, data too, are read: a NaN in them was named first, for a batch of no targets
+  const nan = { config: model.config, params: model.params.map((x, i) => (i === 3 ? NaN : x)) };
+  assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1, 1, 1, 1] }), /batch\.targets must be an Int32Array/);
+  assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1], targets: [1, 1, 1, 1] }), /batch\.tokens must hold count x n = 4 ids/);
+  assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1, 1, 1, 1], targets: [-1, -1, -1, -1] }), /model\.params\[3\] must be finite/);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });

@@ -480,9 +480,9 @@ export function createLab(wasm) {
     const [c0, n0] = check.read('batch.shape', () => [item(shape, 0), item(shape, 1)]);
     const count = check.integer('batch.shape[0]', c0, 1, config.batch);
     const n = check.integer('batch.shape[1]', n0, 1, config.maxLength);
-    fits(count, n);
-    // both lists' type and length before an element of either is read: targets of the wrong length were refused after
-    // every one of tokens' up to 2^20 ids was read (a proxy's getter run for each)
+    // both lists' type and length before an element of either is read, and before fits() reads the model's params:
+    // targets of the wrong length were refused after every one of tokens' up to 2^20 ids was read (a proxy's getter
+    // run for each), and a batch of no targets after every value of the params was copied and checked
     const list = (name) => {
       const v = check.read(`batch.${name}`, () => batch[name]);
       if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
@@ -491,6 +491,7 @@ export function createLab(wasm) {
       return v;
     };
     const lists = [list('tokens'), list('targets')];
+    fits(count, n);
     const read = (name, v, lo, hi) => {
       const copy = new Int32Array(count * n);
       for (let i = 0; i < count * n; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => item(v, i)), lo, hi);
