@@ -318,7 +318,7 @@ test("sincos1d's and sincos2d's dim refusals name the range they allow, and an a
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
-test("thirty-third pass: randomFourierFeatures checks a given B's data (type and count) before it reads a point", () => {
+test("thirty-third pass: randomFourierFeatures checks a given B's data (type and count, or a nested B's rows) before it reads a point", () => {
   // B's shape was checked first, but its data's count, type or presence only once every point had been read (2^22
   // reads of a proxy's points, 1 s, for B.data of 3 values where 8 were due); the values stay after the points
   let reads = 0;
@@ -333,6 +333,12 @@ test("thirty-third pass: randomFourierFeatures checks a given B's data (type and
     reads = 0;
     assert.throws(() => pe.randomFourierFeatures(points, { B: { shape: [2, 2], data } }), message);
     assert.equal(reads, 0, String(message));
+  }
+  // a B of nested arrays: each row's length before the points too (its values, with the rows again, after them)
+  for (const B of [[[1, 2], [3]], [[1, 2], 3], [[1, 2], , ]]) { // eslint-disable-line no-sparse-arrays
+    reads = 0;
+    assert.throws(() => pe.randomFourierFeatures(points, { B }), /B is ragged/);
+    assert.equal(reads, 0, JSON.stringify(B));
   }
   // its values, as before, once the points are read (a NaN is data), and a good B gives the result of a plain one
   assert.throws(() => pe.randomFourierFeatures(points, { B: { rows: 2, cols: 2, data: [1, 2, 3, NaN] } }), /B\.data\[3\] must be a finite number/);

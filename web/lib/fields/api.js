@@ -5,7 +5,7 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { readMatrix, readNested } from '../tensor.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray, typedLength } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray, typedLength, item } from '../validate.js';
 import { typedArrayName } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SINCOS_DIM, MIN_SPACED_GRID_DIM } from '../minimums.js';
@@ -260,7 +260,7 @@ export function createFields(wasm) {
     // element read), its elements once the points are copied; the result and B beside the points' copy are refused
     // before any element of either is read. (B read inside the points' reader let B's getters detach or resize the
     // points between their length and their copy; B.data of the wrong length, or none, was refused after every point
-    // was read: 2^22 reads of a proxy's, 1 s. Nested arrays' rows are read with their values: they stay after.)
+    // was read: 2^22 reads of a proxy's, 1 s.)
     const nested = isArray(opts.B); // (never throws: a revoked Proxy is no array)
     const b = drawn ? null : readNested(check, 'B', opts.B, [2], nested ? undefined : (c, name, data, count) => {
       const t = typedLength(data), n = t >= 0 ? t : data !== null && typeof data === 'object' ? c.read(`${name}.length`, () => data.length) : t;
@@ -269,6 +269,10 @@ export function createFields(wasm) {
       if (typedArrayName(data)?.startsWith('Big')) throw c.fail(TypeError, `${name} must hold numbers, not BigInts`);
       return () => c.vector(name, data, count);
     }, undefined, true);
+    // (nested: each row's length, no value: its rows read again with their values after the points, and checked again)
+    for (let i = 0, row; b && nested && i < b.shape[0]; i++) {
+      if (!check.read('B', () => isArray(row = item(opts.B, i)) && row.length === b.shape[1])) throw check.fail(RangeError, 'B is ragged');
+    }
     const bData = b && (nested ? b.data : b.data());
     const p = points(check, pointsArg, (rows, d) => {
       if (b && b.shape[1] !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.shape[1]);
