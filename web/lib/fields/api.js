@@ -267,7 +267,12 @@ export function createFields(wasm) {
       if (!(n >= 0)) throw c.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, data);
       if (n !== count) throw c.fail(RangeError, `${name} must have ${count} elements to match`, n);
       if (typedArrayName(data)?.startsWith('Big')) throw c.fail(TypeError, `${name} must hold numbers, not BigInts`);
-      return () => c.vector(name, data, count);
+      // its elements by that count (a length read again could answer otherwise), each read once, named by its index
+      return () => {
+        const a = { __proto__: null, length: n };
+        for (let i = 0; t < 0 && i < n; i++) a[i] = c.read(`${name}[${i}]`, () => item(data, i));
+        return c.vector(name, t < 0 ? a : data, count);
+      };
     }, undefined, true);
     // (nested: each row's length, no value: its rows read again with their values after the points, and checked again)
     for (let i = 0, row; b && nested && i < b.shape[0]; i++) {
