@@ -317,3 +317,34 @@ test("sincos1d's and sincos2d's dim refusals name the range they allow, and an a
   assert.throws(() => pe.timestepEmbedding([1], 2, { downscaleFreqShift: null }), { name: 'RangeError', message: /^posenc\.timestepEmbedding: downscaleFreqShift \(the preset's\) must be less than dim \/ 2 \(1\)/ });
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("thirty-third pass: randomFourierFeatures checks a given B's data (type and count, or a nested B's rows) before it reads a point", () => {
+  // B's shape was checked first, but its data's count, type or presence only once every point had been read (2^22
+  // reads of a proxy's points, 1 s, for B.data of 3 values where 8 were due); the values stay after the points
+  let reads = 0;
+  const points = { rows: 500, cols: 2, data: new Proxy(new Array(1000).fill(0.1), {
+    get: (t, k, r) => ((typeof k === 'string' && /^\d+$/.test(k) && reads++), Reflect.get(t, k, r)),
+  }) };
+  for (const [data, message] of [[[1, 2, 3], /B\.data must have 4 elements to match \(got 3\)/], [[1, 2, 3, 4, 5], /B\.data must have 4 elements/],
+    ['abcd', /B\.data must be an array, typed array or array-like/], [undefined, /B\.data must be an array/], [new BigInt64Array(4), /B\.data must hold numbers, not BigInts/]]) {
+    reads = 0;
+    assert.throws(() => pe.randomFourierFeatures(points, { B: { rows: 2, cols: 2, data } }), message);
+    assert.equal(reads, 0, String(message));
+    reads = 0;
+    assert.throws(() => pe.randomFourierFeatures(points, { B: { shape: [2, 2], data } }), message);
+    assert.equal(reads, 0, String(message));
+  }
+  // a B of nested arrays: each row's length before the points too (its values, with the rows again, after them)
+  for (const B of [[[1, 2], [3]], [[1, 2], 3], [[1, 2], , ]]) { // eslint-disable-line no-sparse-arrays
+    reads = 0;
+    assert.throws(() => pe.randomFourierFeatures(points, { B }), /B is ragged/);
+    assert.equal(reads, 0, JSON.stringify(B));
+  }
+  // its values, as before, once the points are read (a NaN is data), and a good B gives the result of a plain one
+  assert.throws(() => pe.randomFourierFeatures(points, { B: { rows: 2, cols: 2, data: [1, 2, 3, NaN] } }), /B\.data\[3\] must be a finite number/);
+  const plain = { rows: 500, cols: 2, data: new Array(1000).fill(0.1) };
+  for (const data of [[1, 2, 3, 4], new Float32Array([1, 2, 3, 4])]) {
+    assert.deepEqual(pe.randomFourierFeatures(points, { B: { rows: 2, cols: 2, data } }), pe.randomFourierFeatures(plain, { B: [[1, 2], [3, 4]] }));
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

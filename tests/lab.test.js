@@ -623,3 +623,25 @@ test('thirty-second pass: params on a growable SharedArrayBuffer that a worker g
   assert.ok(refused > 0 && used > 0, `grown before the check ${refused}, after ${used}`);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+test("thirty-third pass: loss checks targets' type and length before it reads an element of tokens or of the model's params", () => {
+  // targets of the wrong length (or no list at all) were refused after every one of tokens' ids was read: a proxy's
+  // getter ran count × n times (65 536 here; up to 2^20 for a model that fits) for a call refused by a length
+  const { model } = lab.train({ task: 'copy', steps: 1, dModel: 4, heads: 1, layers: 1, batch: 8, maxLength: 64 });
+  let reads = 0;
+  const tokens = new Proxy(new Array(8 * 64).fill(1), {
+    get: (t, k, r) => ((typeof k === 'string' && /^\d+$/.test(k) && reads++), Reflect.get(t, k, r)),
+  });
+  for (const [targets, error] of [[new Int32Array(5), /batch\.targets must hold count x n = 512 ids/], ['abc', /batch\.targets must be an Int32Array/],
+    [undefined, /batch\.targets must be an Int32Array/]]) {
+    reads = 0;
+    assert.throws(() => lab.loss(model, { shape: [8, 64], tokens, targets }), error);
+    assert.equal(reads, 0, String(error));
+  }
+  // and before the model's params, data too, are read: a NaN in them was named first, for a batch of no targets
+  const nan = { config: model.config, params: model.params.map((x, i) => (i === 3 ? NaN : x)) };
+  assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1, 1, 1, 1] }), /batch\.targets must be an Int32Array/);
+  assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1], targets: [1, 1, 1, 1] }), /batch\.tokens must hold count x n = 4 ids/);
+  assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1, 1, 1, 1], targets: [-1, -1, -1, -1] }), /model\.params\[3\] must be finite/);
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});

@@ -480,17 +480,24 @@ export function createLab(wasm) {
     const [c0, n0] = check.read('batch.shape', () => [item(shape, 0), item(shape, 1)]);
     const count = check.integer('batch.shape[0]', c0, 1, config.batch);
     const n = check.integer('batch.shape[1]', n0, 1, config.maxLength);
-    fits(count, n);
-    const read = (name, lo, hi) => {
+    // both lists' type and length before an element of either is read, and before fits() reads the model's params:
+    // targets of the wrong length were refused after every one of tokens' up to 2^20 ids was read (a proxy's getter
+    // run for each), and a batch of no targets after every value of the params was copied and checked
+    const list = (name) => {
       const v = check.read(`batch.${name}`, () => batch[name]);
       if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
       const len = lengthOf(check, `batch.${name}`, v);
       if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
-      const copy = new Int32Array(len);
-      for (let i = 0; i < len; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => item(v, i)), lo, hi);
+      return v;
+    };
+    const lists = [list('tokens'), list('targets')];
+    fits(count, n);
+    const read = (name, v, lo, hi) => {
+      const copy = new Int32Array(count * n);
+      for (let i = 0; i < count * n; i++) copy[i] = check.integer(`batch.${name}[${i}]`, check.read(`batch.${name}[${i}]`, () => item(v, i)), lo, hi);
       return copy;
     };
-    return { count, n, tokens: read('tokens', 0, vocab - 1), targets: read('targets', -1, classes - 1) };
+    return { count, n, tokens: read('tokens', lists[0], 0, vocab - 1), targets: read('targets', lists[1], -1, classes - 1) };
   }
 
   /**
