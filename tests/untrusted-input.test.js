@@ -305,7 +305,7 @@ test('an int64 tensor is refused by its own length before it is converted, and c
     const q = { shape: [1, 1, 2, 4], data: new Float32Array(8).fill(0.5) };
     const mask = (data) => ({ type: 'int64', dims: [2, 2], data });
     assert.throws(() => pe.attention(q, q, q, { mask: mask(new BigInt64Array(2 ** 20)) }),
-      /^RangeError: posenc\.attention: mask\.data must have 4 elements to match the shape \(got 1048576\)$/);
+      /^RangeError: posenc\.attention: mask\.data must have 4 elements to match \(got 1048576\)$/);
     assert.throws(() => pv.mropeCache({ type: 'int64', dims: [3, 2], data: new BigInt64Array(2 ** 20) }, 8, { section: [2, 1, 1] }),
       /^RangeError: posenc\.mropeCache: positions\.data must have 6 elements to match \(got 1048576\)$/);
     assert.equal(conversions, 0, 'no value of a refused int64 tensor is converted');
@@ -641,5 +641,21 @@ test('attention reads its mask and bias once every shape and its footprint are c
   const x = { shape: [2, 3, 8], data: Float64Array.from({ length: 48 }, (_, i) => Math.sin(i)) };
   const r = pe.attention(x, x, x, { mask: [[1, 0, 1], [1, 1, 0], [0, 1, 1]], bias: { shape: [2, 1, 3], data: [0, -Infinity, 0.5, 1, 2, 3] }, dtype: 'float64' });
   assert.deepEqual(Array.from(r.output.data.slice(0, 3), (v) => v.toFixed(6)), ['-0.034285', '0.626773', '0.711580']);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test('a typed array of the wrong length is refused before any element of another tensor is read (attention: q, k, v)', () => {
+  // attention read every element of q (a proxy's getter each), then refused k.data or v.data of a typed array of 31
+  // values for 32 (part B of the thirty-third pass); the count of a typed array is known from its slot, at no cost
+  const untouchable = (n) => new Proxy(new Array(n).fill(0.5), { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const q = { shape: [4, 8], data: untouchable(32) };
+  const ok = { shape: [4, 8], data: new Float32Array(32) };
+  for (const weights of [true, false]) {
+    for (const [name, k, v] of [['k', { shape: [4, 8], data: new Float32Array(31) }, ok], ['v', ok, { shape: [4, 8], data: new Float64Array(3) }]]) {
+      assert.throws(() => pe.attention(q, k, v, { weights }), new RegExp(`^RangeError: posenc\\.attention: ${name}\\.data must have 32 elements to match \\(got (31|3)\\)$`), `${name}, weights ${weights}`);
+    }
+    // half-precision bits of the wrong count, the same
+    assert.throws(() => pe.attention(q, ok, { shape: [4, 8], type: 'float16', data: new Uint16Array(33) }, { weights }), /^RangeError: posenc\.attention: v\.data must have 32 elements to match \(got 33\)$/);
+  }
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });

@@ -84,7 +84,7 @@ function elementsAs(Type, what, convert) {
     const typed = typedLength(data);
     if (typed < 0 && !isArray(data)) throw check.fail(TypeError, `${name} must be an array or typed array`, data);
     const n = typed < 0 ? check.read(`${name}.length`, () => data.length) : typed;
-    if (n !== count) throw check.fail(RangeError, `${name} must have ${count} elements to match the shape`, n);
+    if (n !== count) throw check.fail(RangeError, `${name} must have ${count} elements to match`, n);
     const out = new Type(n);
     for (let i = 0; i < n; i++) {
       // read once, inside the guard: a getter's throw escaped raw, and a refused element was read again to be named

@@ -76,10 +76,10 @@ function parts(check, name, value) {
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
     // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
     return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
-      data: typeof dataSync === 'function' ? () => check.read(name, () => dataSync.call(value)) : ((data) => () => data)(get('data')) };
+      ...(typeof dataSync === 'function' ? { data: () => check.read(name, () => dataSync.call(value)) } : ((given) => ({ given, data: () => given }))(get('data'))) };
   });
   const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
-  return { shape, data: f.data, type: f.type }; // data() as flatten's
+  return { shape, data: f.data, type: f.type, given: f.given }; // data() as flatten's; given: a `data` field's value
 }
 
 // Element types of other libraries' tensors (onnxruntime-web and
@@ -128,12 +128,16 @@ function typedData(check, name, type, data, integers, count) {
  * attention refused by its size read every element first (10 s for 2^24 nested rows).
  */
 export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0, later) {
-  const { shape, data: given, type } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
+  const { shape, data: given, type, given: field } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
   const count = product(shape);
   check.bytes(count * 8 + alsoBytes(shape));
+  // a typed array's count (by its slot: nothing a caller wrote runs) now, before an element of this or another tensor is
+  // read: attention read every element of q, then refused k.data of 31 values for 32 (thirty-third pass)
+  const n = typedLength(field);
+  if (n >= 0 && n !== count) throw check.fail(RangeError, `${name}.data must have ${count} elements to match`, n);
   const data = () => {
     // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values
     const data = typedData(check, name, type, given(), { __proto__: null, ...elements }.integers, count);
