@@ -74,9 +74,10 @@ function parts(check, name, value) {
     const plain = getPrototypeOf(value) === Object.prototype;
     const get = (key) => (!plain ? field(value, key) : hasOwn(value, key) ? value[key] : undefined);
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
+    const sync = typeof dataSync === 'function', given = sync ? undefined : get('data');
     // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
-    return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'),
-      ...(typeof dataSync === 'function' ? { data: () => check.read(name, () => dataSync.call(value)) } : ((given) => ({ given, data: () => given }))(get('data'))) };
+    return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'), given,
+      data: sync ? () => check.read(name, () => dataSync.call(value)) : () => given };
   });
   const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
   return { shape, data: f.data, type: f.type, given: f.given }; // data() as flatten's; given: a `data` field's value
