@@ -133,7 +133,7 @@ export function createKvCache(wasm, call) {
         ioBytes = need;
       }
       const qp = io.pointers[0], op = qp + nq * 4;
-      copyTyped(heap(), tq.data, qp / 4);
+      copyTyped(heapView(Float32Array, wasm, qp, nq), tq.data); // (a view of q's buffer alone: a longer q is refused, not written past it)
       copyTyped(heapView(Int32Array, wasm, dims, 7), [1, group, 1, n, length, dk, dv]);
       for (let h = 0; h < slots; h++) {
         const status = wasm.pe_attention_f32(op + h * group * n * dv * 4, qp + h * group * n * dk * 4, kp + h * maxLength * dk * 4,

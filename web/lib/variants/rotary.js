@@ -369,8 +369,10 @@ export function createRotary(wasm, paramsPtr) {
         cp = own.rows;
         sp = own.rows + x.rows * g.dim * eb;
       }
-      const xa = own.x / eb;
-      copyTyped(view(), x.data, xa);
+      // x.count exactly, or refused: the copy goes through a view of the whole memory, and a longer x was written past
+      // its buffer (a view a worker grew, thirty-second pass; now not taken as it is, and this stays the last guard)
+      if (typedLength(x.data) !== x.count) throw ac.fail(TypeError, 'x changed while being read');
+      copyTyped(view(), x.data, own.x / eb);
       const status = wasm.pe_rope_rotate(own.x, own.x, dtypeCode(g.dtype), x.blocks, x.rows, x.cols, g.headDim, g.dim,
         PAIRINGS[g.pairing], cp, sp);
       if (status) {
