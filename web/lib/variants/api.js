@@ -127,7 +127,7 @@ export function createVariants(wasm) {
     try {
       // [S, D], [H, S, D] or [B, H, S, D]: each of the blocks of S rows is rotated by the same positions.
       const s = t.shape[t.shape.length - 2], cols = t.shape[t.shape.length - 1]; // (by index, as every size: see rotary.js)
-      const count = typedLength(t.data);
+      const count = product(t.shape);
       const model = configShape(check, opts); // a config's head_dim, rotary dim and pairing are the defaults
       const headDim = opts.headDim ?? model.headDim ?? cols;
       headDimArg(check, headDim, cols, undefined, opts.headDim == null && model.headDim);
@@ -146,7 +146,8 @@ export function createVariants(wasm) {
       // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
       // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
-      // the caches' elements read once every size is checked (their columns, shapes and layout were refused after them)
+      // x's elements and the caches' read once every size is checked (their columns, shapes and layout were refused after them)
+      t.data = elementsOf(t.data);
       if (caches) caches.cos = elementsOf(caches.cos), caches.sin = elementsOf(caches.sin);
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');

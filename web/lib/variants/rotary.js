@@ -398,12 +398,18 @@ export function createRotary(wasm, paramsPtr) {
   const spare = { Float32Array: new Float32Array(0), Float64Array: new Float64Array(0) };
   let held = null; // the snapshot that holds the spare buffer
 
-  /** ropeApply's x as { shape, data }: data a snapshot taken now; release(x) when the call ends. */
+  /**
+   * ropeApply's x as { shape, data }: data a snapshot taken now of a typed array, or for anything else a function that
+   * reads the elements (elementsOf), called once every size and option is checked; release(x) when the call ends.
+   */
   function xArg(check, x) {
     const quick = quickTensor(x);
     const n = quick ? typedLength(quick.data) : 0;
+    // (nested x, or a proxy's: its elements were read before headDim, rotaryDim, offset or base was refused, every one
+    // of them, thirty-third pass's family test)
+    if (!quick) return readNested(check, 'x', x, [2, 3, 4], floatsAsGiven, undefined, true);
     // Up to 2^20 values (4 or 8 MiB kept): past that the allocation is small beside the work.
-    if (!quick || held || n > 2 ** 20) return tensorArg(check, 'x', x);
+    if (held || n > 2 ** 20) return tensorArg(check, 'x', x);
     const Type = quick.type === 'Float32Array' ? Float32Array : Float64Array;
     if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
     return (held = { shape: quick.shape, data: copyTyped(new Type(typedArrayBuffer(spare[Type.name]), 0, n), quick.data) });
