@@ -121,6 +121,10 @@ export function createVariants(wasm) {
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
     const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'cos', 'sin', 'layout', 'dtype', 'out', ...AXES_APPLY_KEYS]);
+    // each where it does not apply too (a bad one was taken without a word: layout 'bogus' without cos, interleaved 'x'
+    // or frequencies 'bogus' without section or axesDim, thirty-fourth pass), and before x or positions is read
+    const layout = opts.layout === undefined ? null : check.oneOf('layout', opts.layout, Object.keys(CACHE_LAYOUTS));
+    check.boolean('interleaved', opts.interleaved ?? !1), check.oneOf('frequencies', opts.frequencies ?? 'axis', ['axis', 'alternate']);
     const multi = axes.multiAxis(check, opts); // M-RoPE, axial (axes.js): given, or read from an M-RoPE or axial config
     if (multi) return axes.axesApply(check, x, multi);
     const t = rotary.xArg(check, x);
@@ -134,7 +138,7 @@ export function createVariants(wasm) {
       // one not given is the config's rotary dim, and named so ("rotaryDim must be …", an option not given)
       const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
-      const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing) : null;
+      const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing, layout) : null;
       const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
       const positions = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
@@ -168,7 +172,7 @@ export function createVariants(wasm) {
   }
 
   /** The cos and sin options: matrices of rotaryDim columns (the pairing's layout) or rotaryDim / 2 (pairs), read once. */
-  function cacheArgs(check, opts, rd, pairing) {
+  function cacheArgs(check, opts, rd, pairing, layout) {
     if (opts.base !== undefined || opts.scaling !== undefined || opts.config !== undefined) throw check.fail(TypeError, 'give cos and sin, or base and scaling (or config), not both');
     const read = (name) => {
       if (opts[name] === undefined) throw check.fail(TypeError, `${name} is required with ${name === 'cos' ? 'sin' : 'cos'}`);
@@ -180,9 +184,8 @@ export function createVariants(wasm) {
     const cos = read('cos');
     const sin = read('sin');
     if (sin.rows !== cos.rows || sin.cols !== cos.cols) throw check.fail(RangeError, `sin must have cos's shape [${cos.rows}, ${cos.cols}]`, `shape [${sin.rows}, ${sin.cols}]`);
-    const layout = opts.layout === undefined ? null : check.oneOf('layout', opts.layout, Object.keys(CACHE_LAYOUTS));
     const expected = cos.cols === rd / 2 && rd > 0 && cos.cols !== rd ? 'pairs' : pairing;
-    if (layout !== null && layout !== expected) {
+    if (layout && layout !== expected) {
       throw check.fail(RangeError, `layout ${JSON.stringify(layout)} does not fit pairing ${JSON.stringify(pairing)} with ${cos.cols} columns (expected ${JSON.stringify(expected)})`);
     }
     return { rows: cos.rows, cols: cos.cols, cos: cos.data, sin: sin.data };
