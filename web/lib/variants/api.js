@@ -217,9 +217,16 @@ export function createVariants(wasm) {
     function apply(x, positions, out) {
       const ac = new Checker('rope.apply');
       // positions first: once x is read, nothing a caller wrote runs before its copy into wasm (out is read by its slots).
-      const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions);
-      const tx = tensorArg(ac, 'x', x, [2, 3, 4], false);
-      const s = tx.shape[tx.shape.length - 2], cols = tx.shape[tx.shape.length - 1];
+      // their count against x's rows (x's shape read, its elements later) before an element is read: a list of 2^24
+      // positions was read whole, then refused for x's 2 rows (thirty-fourth pass)
+      let tx, s;
+      const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions, (n) => {
+        tx = tensorArg(ac, 'x', x, [2, 3, 4], false), s = tx.shape[tx.shape.length - 2];
+        if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
+      });
+      tx ??= tensorArg(ac, 'x', x, [2, 3, 4], false);
+      s = tx.shape[tx.shape.length - 2];
+      const cols = tx.shape[tx.shape.length - 1];
       headDimArg(ac, headDim, cols);
       const count = product(tx.shape);
       let offset = 0;
