@@ -506,3 +506,103 @@ test('a size or an option is refused before any element of the data is read (eve
   assert.ok(tried > 200, `only ${tried} refusals tried`);
   assert.deepEqual(problems, []);
 });
+
+// Thirty-fourth pass: the family test above, reached further: string and boolean options made bad, and counts or
+// shapes made to mismatch another tensor's, each beside data (every list and tensor of numbers) that throws on any
+// element read but its first. rope().apply read every element of its positions, then refused their count by x's rows
+// (2^24 reads of a proxy's), dot every element of a then refused b's length, toyAttention every code then refused
+// positionCodes' or weights' length; the rest held (but attention's k.data as a plain array: docs/limits.md).
+test('a bad string or boolean option, or a count or shape that does not match, is refused before any element of the data is read', () => {
+  let reads = 0;
+  const untouchable = (values) => new Proxy(Array.from(values), {
+    get: (target, key) => {
+      if (typeof key === 'string' && /^\d+$/.test(key) && key !== '0') {
+        reads++;
+        throw new Error('an element was read');
+      }
+      return target[key];
+    },
+  });
+  const numbers = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'number');
+  const DATA = new Set(['data', 'positions', 'cos', 'sin', 'mask', 'bias', 'weights']);
+  const guard = (v) => {
+    if (numbers(v)) return untouchable(v);
+    if (Array.isArray(v) && v.length && v.every(Array.isArray)) return v.map(guard);
+    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, DATA.has(k) ? guard(x) : x]));
+    }
+    return v;
+  };
+  const handle = (fn) => (...args) => {
+    const r = pv.rope({ maxLen: 4, dim: 8 });
+    try {
+      return r[fn](...args);
+    } finally {
+      r.free();
+    }
+  };
+  const apply = handle('apply');
+  const q = [[1, 0], [0, 1]], k = [[1, 0], [0, 1]], v = [[2, 3], [5, 7]], x4 = [[1, 2, 3, 4], [5, 6, 7, 8]], x8 = [[1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]];
+  const cos = { rows: 2, cols: 2, data: [1, 1, 1, 1] }, sin = { rows: 2, cols: 2, data: [0, 0, 0, 0] };
+  const CALLS = [ // [label, function, arguments (each made bad in one way)]
+    ['attention dtype', pe.attention, [q, k, v, { dtype: 'int8' }]],
+    ['attention weights', pe.attention, [q, k, v, { weights: 'no' }]],
+    ['attention causal', pe.attention, [q, k, v, { causal: 'yes' }]],
+    ['attention k columns', pe.attention, [q, [[1, 0, 0], [0, 1, 0]], v, {}]],
+    ['attention v rows', pe.attention, [q, k, [[2, 3]], {}]],
+    ['attention mask shape', pe.attention, [q, k, v, { mask: { shape: [3, 2], data: [1, 1, 1, 1, 1, 1] } }]],
+    ['attention bias.data count', pe.attention, [q, k, v, { bias: { shape: [2, 2], data: [1, 1, 1] } }]],
+    ['table dtype', pe.table, [2, 6, { dtype: 'int8', positions: [0, 1] }]],
+    ['table positions count', pe.table, [2, 6, { positions: [0, 1, 2] }]],
+    ['gram cosine', pe.gram, [[[1, 2], [3, 4]], { cosine: 'yes' }]],
+    ['dot lengths', pe.dot, [[1, 2, 3], [1, 2]]],
+    ['toyAttention weights count', pe.toyAttention, [[1, 2, 3], [10, 20, 30], { weights: [1, 2] }]],
+    ['toyAttention lengths', pe.toyAttention, [[1, 2, 3], [10, 20], {}]],
+    ['ropeApply pairing', pv.ropeApply, [x4, { pairing: 'bogus' }]],
+    ['ropeApply positions count', pv.ropeApply, [x4, { positions: [0, 1, 2] }]],
+    ['ropeApply x.data count', pv.ropeApply, [{ shape: [2, 4], data: [1, 2, 3, 4, 5, 6, 7, 8, 9] }, {}]],
+    ['ropeApply cos columns', pv.ropeApply, [x4, { cos: { rows: 2, cols: 3, data: [1, 1, 1, 1, 1, 1] }, sin }]],
+    ['ropeApply layout', pv.ropeApply, [x4, { cos, sin, layout: 'half' }]],
+    ['rope.apply positions count', apply, [x8, [0, 1, 2]]],
+    ['t5Bucket precision', pv.t5Bucket, [[-3, 0, 4], { precision: 'x' }]],
+    ['learnedRows distribution', pv.learnedRows, [[0, 2, 1], 3, 4, { distribution: 'x' }]],
+    ['roundTo format', pv.roundTo, [[1, 2, 3], 'float8']],
+    ['formatBits format', pv.formatBits, [[1, 2, 3], 'float8']],
+    ['precisionError mode', pv.precisionError, [8, { positions: [0, 1, 2], mode: 'x' }]],
+    ['mropeCache layout', pv.mropeCache, [{ shape: [3, 2], data: [0, 1, 0, 1, 0, 1] }, 8, { section: [2, 1, 1], layout: 'x' }]],
+    ['ropeAxialCache frequencies', pv.ropeAxialCache, [{ shape: [2, 2], data: [0, 1, 1, 0] }, { axesDim: [4, 4], frequencies: 'x' }]],
+  ];
+  const problems = [];
+  for (const [label, fn, args] of CALLS) {
+    let plain = null, got = null;
+    try {
+      fn(...args);
+    } catch (e) {
+      plain = e.message;
+    }
+    assert.ok(plain !== null && /^posenc\.[\w.]+: /.test(plain), `${label}: not refused (${plain})`);
+    reads = 0;
+    try {
+      fn(...args.map(guard));
+    } catch (e) {
+      got = e.message;
+    }
+    if (reads || got !== plain) problems.push(`${label}: ${reads} element reads; ${got}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('ropeApply: layout, interleaved and frequencies are checked where they do not apply too (thirty-fourth pass: taken without a word)', () => {
+  const x = [[1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]];
+  const m = { section: [2, 1, 1], positions: [[0, 1], [0, 1], [0, 1]] }, a = { axesDim: [4, 4], positions: [[0, 0], [1, 1]] };
+  for (const base of [{}, m, a]) {
+    for (const [bad, Type, words] of [[{ layout: 'bogus' }, RangeError, /layout must be one of pairs, half, interleaved \(got "bogus"\)$/],
+      [{ layout: 7 }, TypeError, /layout must be a string/], [{ interleaved: 'x' }, TypeError, /interleaved must be true or false \(got "x"\)$/],
+      [{ frequencies: 'bogus' }, RangeError, /frequencies must be one of axis, alternate \(got "bogus"\)$/]]) {
+      assert.throws(() => pv.ropeApply(x, { ...base, ...bad }), (e) => e instanceof Type && /^posenc\.ropeApply: /.test(e.message) && words.test(e.message), JSON.stringify(bad));
+    }
+  }
+  // valid values where they do not apply are taken, as before; the result the same as without them
+  const plain = pv.ropeApply(x, {}).data;
+  assert.deepEqual(pv.ropeApply(x, { layout: 'pairs', interleaved: true, frequencies: 'axis' }).data, plain);
+});
