@@ -153,14 +153,10 @@ export function createApi(wasm) {
 
   function dot(a, b) {
     const check = new Checker('dot');
-    // b's count (and the footprint) before an element of a is read: every one of a's was read, then b refused by its
-    // length (thirty-fourth pass)
-    let vb;
-    const va = check.vector('a', a, (n) => {
-      check.bytes(n * 16 + 8); // (a footprint: with none, each buffer grew memory in turn, and beside a handle b's was refused after a's)
-      vb = check.vector('b', b, n);
-    });
+    const va = check.vector('a', a);
     const n = va.length;
+    const vb = check.vector('b', b, n);
+    check.bytes(n * 16 + 8); // (a footprint: with none, each buffer grew memory in turn, and beside a handle b's was refused after a's)
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', 1);
       call(check, wasm.pe_dot(out, f.float64(va, n), f.float64(vb, n), n));
@@ -229,22 +225,12 @@ export function createApi(wasm) {
     const check = new Checker('toyAttention');
     const opts = check.options(options, ['threshold', 'weights']);
     const threshold = check.finite('threshold', opts.threshold ?? 30);
-    // every count before an element of any list is read: codes' were read, then positionCodes or weights refused by
-    // its length (thirty-fourth pass)
-    const hasPos = positionCodes !== undefined && positionCodes !== null;
-    let vpos = null, vweights = null;
-    const weights = (n) => {
-      check.bytes(n * 8 * 5);
-      if (opts.weights !== undefined) vweights = check.vector('weights', opts.weights, n);
-    };
-    const vcodes = check.vector('codes', codes, (n) => {
-      if (!hasPos) return weights(n);
-      vpos = check.vector('positionCodes', positionCodes, (m) => {
-        if (m !== n) throw check.fail(RangeError, `positionCodes must have ${n} elements to match`, m);
-        weights(n);
-      });
-    });
+    const vcodes = check.vector('codes', codes);
     const n = vcodes.length;
+    const hasPos = positionCodes !== undefined && positionCodes !== null;
+    const vpos = hasPos ? check.vector('positionCodes', positionCodes, n) : null;
+    const vweights = opts.weights !== undefined ? check.vector('weights', opts.weights, n) : null;
+    check.bytes(n * 8 * 5);
     return withFrame(wasm, check, (f) => {
       const x = f.output('float64', n);
       const y = f.output('float64', n);
