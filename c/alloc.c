@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "posenc.h"
+#include "lab/posenc_lab.h" /* pe_fits */
 #include "work.h"
 
 static int32_t live_allocations;
@@ -234,6 +235,11 @@ int pe_reserve(double bytes) {
     if (!(bytes > 0) || bytes + (double)live_bytes > (double)byte_limit) return 0;
     return heap_reserve((size_t)bytes, may_grow);
 }
+
+/* 1 when `bytes` more stay within the limit beside what is live, growing
+ * nothing: pe_reserve's refusal, asked before a call reads its data
+ * (pe_reserve of a negative size also says 0 where memory must only grow). */
+int pe_fits(double bytes) { return bytes > 0 && bytes + (double)live_bytes <= (double)byte_limit; }
 
 void pe_free(void *ptr) {
     if (!ptr) return;

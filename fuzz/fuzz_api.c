@@ -675,6 +675,8 @@ static int fuzz_strerror(src *s) {
     int reserved = pe_reserve(bytes);
     REQUIRE(reserved == 0 || reserved == 1);
     REQUIRE(!reserved || (fabs(bytes) > 0 && fabs(bytes) <= PE_MAX_BYTES));
+    /* pe_fits: the limit alone (nothing live here), growing nothing */
+    REQUIRE(pe_fits(bytes) == (bytes > 0 && bytes <= PE_MAX_BYTES));
     REQUIRE(pe_live_allocations() == 0);
     return 1;
 }

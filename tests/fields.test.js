@@ -348,3 +348,38 @@ test("thirty-third pass: randomFourierFeatures checks a given B's data (type and
   }
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('a string, boolean or shape refused is refused before any element of the points, timesteps, positions or B is read (thirty-fourth pass)', () => {
+  // the family test of tests/ranges.test.js takes numeric parameters; these are the other kinds, beside data that throws
+  let reads = 0;
+  const boom = (values) => new Proxy(Array.from(values), {
+    get: (t, k) => {
+      if (typeof k === 'string' && /^\d+$/.test(k)) {
+        reads++;
+        throw new Error('an element was read');
+      }
+      return t[k];
+    },
+  });
+  const points = () => ({ rows: 2, cols: 2, data: boom([0.1, 0.2, 0.3, 0.4]) });
+  const calls = [
+    ...[['preset', 'x'], ['flipSinToCos', 'yes'], ['dtype', 'int8'], ['scale', true], ['bogus', 1]].map(([k, v]) => [k, () => pe.timestepEmbedding(boom([1, 2, 3]), 8, { [k]: v })]),
+    ...[['frequencies', 'x'], ['dtype', 'x'], ['base', 'x']].map(([k, v]) => [k, () => pe.sincos1d(boom([1, 2]), 8, { [k]: v })]),
+    ['dim', () => pe.sincos1d(boom([1, 2]), 7)],
+    ...[['preset', 'x'], ['includeInput', 1], ['logSampling', 'y'], ['pi', 0], ['layout', 'z'], ['dtype', 'q']].map(([k, v]) => [k, () => pe.fourierFeatures(points(), { [k]: v })]),
+    ['points', () => pe.fourierFeatures({ shape: [1, 2, 2], data: boom([1, 2, 3, 4]) })],
+    ['points.data', () => pe.fourierFeatures({ shape: [2, 3], data: boom([1, 2, 3, 4]) })],
+    ['points', () => pe.randomFourierFeatures({ shape: [2, 2], data: boom([1, 2, 3, 4]), type: 'int8' })],
+    ['points.data', () => pe.randomFourierFeatures({ shape: [2, 2], data: boom([1, 2, 3, 4]), type: 'float16' })],
+    ['dtype', () => pe.randomFourierFeatures(points(), { dtype: 'x' })],
+    ['B.cols', () => pe.randomFourierFeatures(points(), { B: { shape: [3, 3], data: boom(new Array(9).fill(1)) } })],
+    ['B.data', () => pe.randomFourierFeatures(points(), { B: { shape: [3, 2], data: boom(new Array(5).fill(1)) } })],
+    ['B', () => pe.randomFourierFeatures(points(), { B: { shape: [1, 2], data: boom([1, 2]), type: 'int8' } })],
+    ['B', () => pe.randomFourierFeatures(points(), { B: [[1, 2], [3]] })],
+  ];
+  for (const [name, call] of calls) {
+    reads = 0;
+    assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && e.message.includes(name) && !/could not read/.test(e.message), name);
+    assert.equal(reads, 0, `${name}: ${reads} element reads`);
+  }
+});

@@ -645,3 +645,35 @@ test("thirty-third pass: loss checks targets' type and length before it reads an
   assert.throws(() => lab.loss(nan, { shape: [1, 4], tokens: [1, 1, 1, 1], targets: [-1, -1, -1, -1] }), /model\.params\[3\] must be finite/);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+test('lab: a string, boolean, option or shape refused is refused before any id or token is read (thirty-fourth pass)', () => {
+  let reads = 0;
+  const boom = (values) => new Proxy(Array.from(values), {
+    get: (t, k) => {
+      if (typeof k === 'string' && /^\d+$/.test(k)) {
+        reads++;
+        throw new Error('an element was read');
+      }
+      return t[k];
+    },
+  });
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
+  const ex = lab.examples({ task: 'who-did-what', length: 3, count: 2 });
+  const batch = (more) => ({ shape: ex.shape, tokens: boom(ex.tokens), targets: boom(ex.targets), ...more });
+  const calls = [
+    ['gradient', () => lab.loss(model, batch(), { gradient: 'yes' })],
+    ['bogus', () => lab.loss(model, batch(), { bogus: 1 })],
+    ['batch.shape[1]', () => lab.loss(model, batch({ shape: [2, 99] }))],
+    ['batch.targets', () => lab.loss(model, batch({ targets: new Float32Array(ex.targets) }))],
+    ['model.params', () => lab.loss({ config: model.config, params: new Float32Array(3) }, batch())],
+    ['encoding', () => lab.loss({ config: { ...model.config, encoding: 'x' }, params: model.params }, batch())],
+    ['"x"', () => lab.attentionMaps(model, boom([1, 2, 3]), { x: 1 })],
+    ['task', () => lab.attentionMaps({ config: { ...model.config, task: 'zz' }, params: model.params }, boom([1, 2, 3]))],
+    ['tokens', () => lab.attentionMaps(model, boom(new Array(99).fill(1)))],
+  ];
+  for (const [name, call] of calls) {
+    reads = 0;
+    assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && e.message.includes(name) && !/could not read/.test(e.message), name);
+    assert.equal(reads, 0, `${name}: ${reads} element reads`);
+  }
+});

@@ -550,3 +550,35 @@ test('rope().apply refused for a rotated value that overflows float32 keeps no b
   assert.equal(pv.memoryStats().liveAllocations, held + 2);
   handle.free();
 });
+
+test('lab.loss beside a model trainAsync holds: a batch that does not fit is refused before any id is read (thirty-fourth pass)', async () => {
+  // loss checked the batch's model against one call's limit before reading its ids, but the room beside what is live
+  // only when it made the model: beside a trainAsync model, every id of tokens and targets was read (13 312 reads of a
+  // proxy's) and then the call was refused as "memory is exhausted". Debug build: the limit lowered to 36 MiB.
+  if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
+  const { WASM_BASE64 } = await import('../dist/debug/lab-wasm.js');
+  const raw = await instantiateForTests(WASM_BASE64);
+  raw.pe_set_byte_limit(36 * 2 ** 20);
+  const fresh = createLab(raw);
+  const shape = { dModel: 16, heads: 1, layers: 1, mlp: 0, maxLength: 128, batch: 52 };
+  const { model } = fresh.train({ task: 'copy', ...shape, steps: 1 });
+  let reads = 0;
+  const spy = (n) => new Proxy(new Array(n).fill(0), {
+    get: (t, k) => {
+      if (typeof k === 'string' && /^\d+$/.test(k)) reads++;
+      return t[k];
+    },
+  });
+  const batch = () => ({ shape: [52, 128], tokens: spy(52 * 128), targets: spy(52 * 128) });
+  const stop = new AbortController();
+  const training = fresh.trainAsync({ ...shape, steps: 1, signal: stop.signal });
+  const before = fresh.memoryStats();
+  assert.throws(() => fresh.loss(model, batch()), { name: 'RangeError', message: /^posenc\.lab\.loss: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ });
+  assert.equal(reads, 0);
+  assert.deepEqual(fresh.memoryStats(), before);
+  stop.abort();
+  await assert.rejects(training, { name: 'AbortError' });
+  assert.ok(Number.isFinite(fresh.loss(model, batch()).loss)); // alone, it is computed
+  assert.ok(reads > 0);
+  assert.equal(fresh.memoryStats().liveAllocations, 0);
+});

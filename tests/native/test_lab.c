@@ -236,6 +236,8 @@ void test_lab_train_slices(void) {
     pe_lab_free(whole);
     pe_lab_free(sliced);
     EXPECT(pe_live_allocations() == 0);
+    /* pe_fits: the allocator's limit alone, growing nothing */
+    EXPECT(pe_fits(1024) == 1 && pe_fits(PE_MAX_BYTES + 1.0) == 0 && pe_fits(0) == 0 && pe_fits(-1.0) == 0);
 }
 
 /* Reference sums of scaled rows, one term at a time in order of p (zero

@@ -194,6 +194,10 @@ export function createLab(wasm) {
     // T5 model with attention maps 20 bytes under 1 GiB was made (memory grown to 1006 MiB) and its maps refused as
     // "memory is exhausted", the memory kept
     check.bytes(bytes + extra + PE_LAB_CALL_SLACK, 0, `: a model's attention weights take batch × heads × maxLength² × layers reals (here ${c.batch} × ${c.heads} × ${c.maxLength}² × ${c.layers}), its activations batch × maxLength × (dModel and mlp) (${c.batch} × ${c.maxLength} × (${c.dModel}, ${c.mlp})); lower batch or maxLength`);
+    // and beside what is live, as openModel's reserve will ask (the allocator's limit, growing nothing), before params are
+    // copied and a caller's data read: beside a model trainAsync held, lab.loss read every id of its batch first
+    const need = bytes + extra + SCRATCH_SLACK;
+    if (!wasm.pe_fits(need)) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${need} bytes)`);
     // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word;
     // checked in a copy, which is what the model is given: a worker writing NaN into params on a SharedArrayBuffer between
     // the check and the copy gave a NaN loss, without a word
@@ -514,6 +518,8 @@ export function createLab(wasm) {
     const { vocab, classes } = shapeOf(check, config.task, config.bos);
     // the model (and params) checked against the batch's shape before its 2 × 2^20 ids are read (0.3 s through a
     // proxy, for a model config or params refused after them)
+    // and beside what is live (checkFits): beside a model trainAsync held, every id was read before "memory is exhausted"
+    // (13 312 reads of a proxy's for a batch of 52 × 128 at a limit of 36 MiB)
     const { count, n, tokens, targets } = checkBatch(check, batch, config, vocab, classes,
       (count, n) => withFrame(wasm, check, (frame) => modelConfig(check, frame, config, params, 8 * count * n)));
     return withModel(check, config, params, (ptr, frame, size) => {
