@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadFields } from './helpers/load.js';
+import { elementReads } from './helpers/element-reads.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const generator = path.join(here, 'golden', 'gen_fields.py');
@@ -351,16 +352,7 @@ test("thirty-third pass: randomFourierFeatures checks a given B's data (type and
 
 test('a string, boolean or shape refused is refused before any element of the points, timesteps, positions or B is read (thirty-fourth pass)', () => {
   // the family test of tests/ranges.test.js takes numeric parameters; these are the other kinds, beside data that throws
-  let reads = 0;
-  const boom = (values) => new Proxy(Array.from(values), {
-    get: (t, k) => {
-      if (typeof k === 'string' && /^\d+$/.test(k)) {
-        reads++;
-        throw new Error('an element was read');
-      }
-      return t[k];
-    },
-  });
+  const counted = elementReads(), boom = counted.list;
   const points = () => ({ rows: 2, cols: 2, data: boom([0.1, 0.2, 0.3, 0.4]) });
   const calls = [
     ...[['preset', 'x'], ['flipSinToCos', 'yes'], ['dtype', 'int8'], ['scale', true], ['bogus', 1]].map(([k, v]) => [k, () => pe.timestepEmbedding(boom([1, 2, 3]), 8, { [k]: v })]),
@@ -378,8 +370,8 @@ test('a string, boolean or shape refused is refused before any element of the po
     ['B', () => pe.randomFourierFeatures(points(), { B: [[1, 2], [3]] })],
   ];
   for (const [name, call] of calls) {
-    reads = 0;
+    counted.reads = 0;
     assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && e.message.includes(name) && !/could not read/.test(e.message), name);
-    assert.equal(reads, 0, `${name}: ${reads} element reads`);
+    assert.equal(counted.reads, 0, `${name}: ${counted.reads} element reads`);
   }
 });

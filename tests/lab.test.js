@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { loadLab, build } from './helpers/load.js';
 import { tfjsLabModel, loadTfjs } from './helpers/lab-tfjs.js';
 import { growRaceBoth } from './helpers/grow-race.js';
+import { elementReads } from './helpers/element-reads.js';
 
 const lab = await loadLab();
 
@@ -647,16 +648,7 @@ test("thirty-third pass: loss checks targets' type and length before it reads an
 });
 
 test('lab: a string, boolean, option or shape refused is refused before any id or token is read (thirty-fourth pass)', () => {
-  let reads = 0;
-  const boom = (values) => new Proxy(Array.from(values), {
-    get: (t, k) => {
-      if (typeof k === 'string' && /^\d+$/.test(k)) {
-        reads++;
-        throw new Error('an element was read');
-      }
-      return t[k];
-    },
-  });
+  const counted = elementReads(), boom = counted.list;
   const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
   const ex = lab.examples({ task: 'who-did-what', length: 3, count: 2 });
   const batch = (more) => ({ shape: ex.shape, tokens: boom(ex.tokens), targets: boom(ex.targets), ...more });
@@ -672,8 +664,8 @@ test('lab: a string, boolean, option or shape refused is refused before any id o
     ['tokens', () => lab.attentionMaps(model, boom(new Array(99).fill(1)))],
   ];
   for (const [name, call] of calls) {
-    reads = 0;
+    counted.reads = 0;
     assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && e.message.includes(name) && !/could not read/.test(e.message), name);
-    assert.equal(reads, 0, `${name}: ${reads} element reads`);
+    assert.equal(counted.reads, 0, `${name}: ${counted.reads} element reads`);
   }
 });

@@ -24,6 +24,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAll } from './helpers/calls.js';
+import { elementReads } from './helpers/element-reads.js';
 
 const RANGES_LIB = process.env.POSENC_RANGES_LIB; // (by hand: another copy of web/lib's entries, see the bullet in docs/limits.md)
 const apis = RANGES_LIB ? await (await import(RANGES_LIB)).loadAll() : await loadAll();
@@ -471,16 +472,7 @@ test('an option of any entry given as null does as one not given (the same resul
 // (a tensor's data, a vector, the rows of a nested matrix) throws on any element read past the first (element 0 is
 // how a nested array's rank is found: one read, not the data).
 test('a size or an option is refused before any element of the data is read (every numeric parameter of every function)', async () => {
-  let reads = 0;
-  const untouchable = (values) => new Proxy(Array.from(values), {
-    get: (target, key) => {
-      if (typeof key === 'string' && /^\d+$/.test(key) && key !== '0') {
-        reads++;
-        throw new Error('an element was read');
-      }
-      return target[key];
-    },
-  });
+  const counted = elementReads(1), untouchable = counted.list;
   const numbers = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length > 0 && Array.from(a).every((x) => typeof x === 'number');
   const guard = (v) => {
     if (numbers(v)) return untouchable(v);
@@ -496,10 +488,10 @@ test('a size or an option is refused before any element of the data is read (eve
       for (const bad of [-1, NaN]) {
         const plain = await refusal(apis[entry], fn, withValue(args, path, bad));
         if (!refuses(plain, name)) continue; // accepted, or refused for something else: its data may be read
-        reads = 0;
+        counted.reads = 0;
         const got = await refusal(apis[entry], fn, withValue(args, path, bad).map(guard));
         tried++;
-        if (reads || got !== plain) problems.push(`${entry === 'rope.' || entry === 'kvCache.' ? entry : ''}${fn} ${name} = ${bad}: ${reads} element reads; ${got}`);
+        if (counted.reads || got !== plain) problems.push(`${entry === 'rope.' || entry === 'kvCache.' ? entry : ''}${fn} ${name} = ${bad}: ${counted.reads} element reads; ${got}`);
       }
     }
   }
@@ -514,16 +506,7 @@ test('a size or an option is refused before any element of the data is read (eve
 // positionCodes and weights are refused by their length after a's (codes') copy, the copy taken at the first read
 // (tests/lengths.test.js, bad-input.test.js), and attention's k.data as a plain array after q's elements.
 test('a bad string or boolean option, or a count or shape that does not match, is refused before any element of the data is read', () => {
-  let reads = 0;
-  const untouchable = (values) => new Proxy(Array.from(values), {
-    get: (target, key) => {
-      if (typeof key === 'string' && /^\d+$/.test(key) && key !== '0') {
-        reads++;
-        throw new Error('an element was read');
-      }
-      return target[key];
-    },
-  });
+  const counted = elementReads(1), untouchable = counted.list;
   const numbers = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'number');
   const DATA = new Set(['data', 'positions', 'cos', 'sin', 'mask', 'bias', 'weights']);
   const guard = (v) => {
@@ -579,13 +562,13 @@ test('a bad string or boolean option, or a count or shape that does not match, i
       plain = e.message;
     }
     assert.ok(plain !== null && /^posenc\.[\w.]+: /.test(plain), `${label}: not refused (${plain})`);
-    reads = 0;
+    counted.reads = 0;
     try {
       fn(...args.map(guard));
     } catch (e) {
       got = e.message;
     }
-    if (reads || got !== plain) problems.push(`${label}: ${reads} element reads; ${got}`);
+    if (counted.reads || got !== plain) problems.push(`${label}: ${counted.reads} element reads; ${got}`);
   }
   assert.deepEqual(problems, []);
 });
