@@ -35,16 +35,17 @@ export function attentionShape(check, q, k, v) {
 }
 
 /**
- * Elements for the float32 kernel: a typed array of numbers and the right
- * length as it is (it is copied into wasm memory once, a run of kv heads at a
- * time, by api.js attentionF32), anything else as Checker.numbers reads it;
- * not yet checked finite (attention() does, where a refusal would otherwise
- * keep memory: a scan here was a sixth of a first call).
+ * Elements for the float32 kernel: a Float32Array or Float64Array of the
+ * right length on a fixed-length buffer as it is (it is copied into wasm
+ * memory once, a run of kv heads at a time, by api.js attentionF32, through
+ * views made by the library's own constructors), anything else as
+ * Checker.numbers reads it; not yet checked finite (attention() does, where
+ * a refusal would otherwise keep memory: a scan here was a sixth of a first
+ * call). (Another type was viewed by the global constructor of its name: one
+ * replaced after import gave zeros, no word. A growable buffer's view, grown
+ * by a worker after its length was checked, made the KV cache's copy of q
+ * write it whole, over another cache: thirty-second and thirty-third passes.)
  */
-// (a growable buffer's as a snapshot: a worker growing a SharedArrayBuffer after its length was checked made the
-// KV cache's copy of q write the grown view whole, over another cache, thirty-second pass)
-// Only a float32 or float64 array as it is (any other type as a snapshot), so that api.js views it by the library's own
-// constructors: by the global one of its type's name, a Float32Array replaced after import gave zeros, no word.
 export const numbersOnly = (check, name, data, count) =>
   (typedLength(data) === count && FLOATS.includes(typedArrayName(data)) && !isResizable(typedArrayBuffer(data)) ? data : check.numbers(name, data, count));
 const FLOATS = ['Float32Array', 'Float64Array'];
