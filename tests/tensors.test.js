@@ -147,7 +147,7 @@ test('attention: bad shapes, masks and biases are refused by name, nothing leaks
     [() => pe.attention(q, [[1, 0], [0, 1]], q), TypeError, /k must have 3 dimensions/],
     [() => pe.attention({ data: [1, 2, 3], shape: [2, 2] }, q[0], q[0]), RangeError, /q\.data must have 4 elements/],
     // every shape is checked before any element is read (eighteenth pass): k's rank before q's data
-    [() => pe.attention({ data: [1, 2, 3], shape: [2, 2] }, q, q), TypeError, /k must have 2 dimensions/],
+    [() => pe.attention({ data: [1, 2, 3, NaN], shape: [2, 2] }, q, q), TypeError, /k must have 2 dimensions/],
     [() => pe.attention([[1, 2], [3]], q[0], q[0]), RangeError, /q is ragged/],
     [() => pe.attention({ shape: [2, 0], dataSync: () => [] }, q, q), RangeError, /q\.shape\[1\] must be an integer from 1/],
     [() => pe.attention('q', q, q), TypeError, /q must be a tensor/],

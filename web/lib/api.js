@@ -153,10 +153,10 @@ export function createApi(wasm) {
 
   function dot(a, b) {
     const check = new Checker('dot');
-    const va = check.vector('a', a);
-    const n = va.length;
-    const vb = check.vector('b', b, n);
+    // both counts before an element of either (check.later)
+    const la = check.later('a', a), n = la.length, lb = check.later('b', b, n);
     check.bytes(n * 16 + 8); // (a footprint: with none, each buffer grew memory in turn, and beside a handle b's was refused after a's)
+    const va = check.allFinite('a', la.read()), vb = check.allFinite('b', lb.read());
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', 1);
       call(check, wasm.pe_dot(out, f.float64(va, n), f.float64(vb, n), n));
@@ -225,12 +225,14 @@ export function createApi(wasm) {
     const check = new Checker('toyAttention');
     const opts = check.options(options, ['threshold', 'weights']);
     const threshold = check.finite('threshold', opts.threshold ?? 30);
-    const vcodes = check.vector('codes', codes);
-    const n = vcodes.length;
-    const hasPos = positionCodes !== undefined && positionCodes !== null;
-    const vpos = hasPos ? check.vector('positionCodes', positionCodes, n) : null;
-    const vweights = opts.weights !== undefined ? check.vector('weights', opts.weights, n) : null;
+    // every count before an element (check.later)
+    const lc = check.later('codes', codes), n = lc.length;
+    const lp = positionCodes !== undefined && positionCodes !== null ? check.later('positionCodes', positionCodes, n) : null;
+    const lw = opts.weights !== undefined ? check.later('weights', opts.weights, n) : null;
     check.bytes(n * 8 * 5);
+    const vcodes = check.allFinite('codes', lc.read());
+    const vpos = lp && check.allFinite('positionCodes', lp.read());
+    const vweights = lw && check.allFinite('weights', lw.read());
     return withFrame(wasm, check, (f) => {
       const x = f.output('float64', n);
       const y = f.output('float64', n);

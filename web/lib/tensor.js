@@ -3,7 +3,7 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product, counted } from './validate.js';
 import { Float64Array, getPrototypeOf, hasOwn } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
@@ -76,11 +76,11 @@ function parts(check, name, value) {
     const dataSync = get('dataSync'), dims = get('dims') ?? get('shape'); // a null dims is absent, as a null type
     const sync = typeof dataSync === 'function', given = sync ? undefined : get('data');
     // dataSync() called once the call's size is checked (a tfjs tensor downloads its data for it)
-    return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'), given,
+    return { shape: dims, rows: get('rows'), cols: get('cols'), type: get('type') ?? get('dtype'), given, sync,
       data: sync ? () => check.read(name, () => dataSync.call(value)) : () => given };
   });
   const shape = f.shape !== undefined ? shapeOf(check, `${name}.shape`, f.shape) : [check.size(`${name}.rows`, f.rows), check.size(`${name}.cols`, f.cols)];
-  return { shape, data: f.data, type: f.type, given: f.given }; // data() as flatten's; given: a `data` field's value
+  return { shape, data: f.data, type: f.type, given: f.given, sync: f.sync }; // data() as flatten's; given: a `data` field's value
 }
 
 // Element types of other libraries' tensors (onnxruntime-web and
@@ -99,13 +99,22 @@ function numbersOf(data, count) {
   return out;
 }
 
-/** The data of a tensor of `count` elements whose element type is `type` (undefined: none given), as numbers. */
-function typedData(check, name, type, data, integers, count) {
-  if (type === undefined || type === null) return data;
-  if (!REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
+/** Refuses an element type the parameter cannot take (none given, or null: none). */
+function elementType(check, name, type, integers) {
+  if (type !== undefined && type !== null && !REAL_TYPES.includes(type) && !(integers && INTEGER_TYPES.includes(type))) {
     throw check.fail(TypeError, `${name} must have element type ${REAL_TYPES.join(', ')}${integers ? ` or ${INTEGER_TYPES.join(', ')}` : ''}`, type);
   }
+}
+
+/**
+ * The data of a tensor of `count` elements whose element type is `type` (undefined: none given), as numbers; with a
+ * count of -1, only the refusals (no element read).
+ */
+function typedData(check, name, type, data, integers, count) {
+  elementType(check, name, type, integers);
   const array = typedArrayName(data); // by its slot: undefined for anything but a typed array, a Proxy running nothing
+  if (array?.startsWith('Big') && !type?.endsWith('int64')) throw check.fail(TypeError, `${name}.data must hold numbers, not BigInts`);
+  if (type === undefined || type === null) return data;
   if (HALF_TYPES.includes(type) && array !== 'Float16Array') { // a Float16Array's elements are the values
     // the bits mean nothing as numbers: only their own storage is read
     if (array !== 'Uint16Array') throw check.fail(TypeError, `${name}.data must be a Uint16Array of ${type} bit patterns`, data);
@@ -129,7 +138,7 @@ function typedData(check, name, type, data, integers, count) {
  * attention refused by its size read every element first (10 s for 2^24 nested rows).
  */
 export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0, later) {
-  const { shape, data: given, type, given: field } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
+  let { shape, data: given, type, given: field, sync } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
@@ -139,11 +148,26 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   // read: attention read every element of q, then refused k.data of 31 values for 32 (thirty-third pass)
   const n = typedLength(field);
   if (n >= 0 && n !== count) throw check.fail(RangeError, `${name}.data must have ${count} elements to match`, n);
+  // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values
+  const integers = { __proto__: null, ...elements }.integers;
   const data = () => {
-    // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values
-    const data = typedData(check, name, type, given(), { __proto__: null, ...elements }.integers, count);
+    const data = typedData(check, name, type, given(), integers, count);
     return elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
   };
+  // Its element type and storage, and an array-like's count (its `length` read once, here), before an element of this
+  // or another tensor is read: attention read every element of q, then refused k's type "bogus", k.data as an
+  // array of 3 values for 4, or a BigInt64Array of floats. (A TensorFlow.js tensor's data comes with dataSync(), once
+  // the call's sizes are checked; nested arrays are counted by flatten().)
+  if (sync) elementType(check, name, type, integers);
+  else if (later && sync === false) {
+    if (field === null || typeof field !== 'object') data(); // no elements: refused as the reader words it
+    typedData(check, name, type, field, integers, -1);
+    if (n < 0) {
+      const length = check.read(`${name}.data.length`, () => field.length), c = counted(field, length);
+      if (typeof length === 'number' && length !== count) throw check.fail(RangeError, `${name}.data must have ${count} elements to match`, length);
+      given = () => c;
+    }
+  }
   return { shape, data: later ? data : data() };
 }
 

@@ -67,6 +67,34 @@ export function typedLength(value) {
  */
 export const item = (value, i) => (i in ArrayPrototype && !hasOwn(value, i) ? undefined : value[i]);
 
+/**
+ * An array-like whose `length` was read where its tensor was (tensor.js), before any element of this or another
+ * argument; its elements are read later, by that count (a `length` read again could answer otherwise). Known by a
+ * private field: `instanceof` would run a Proxy's getPrototypeOf trap.
+ */
+class Counted {
+  #counted;
+  constructor(source, length) {
+    this.source = source;
+    this.length = length;
+  }
+
+  static is(value) {
+    return value !== null && typeof value === 'object' && #counted in value;
+  }
+}
+export const counted = (source, length) => new Counted(source, length);
+
+/**
+ * { source, length }: where `value`'s elements are read from and its count, a typed array's by its slot, a Counted's
+ * as counted, any other object's `length` read once (undefined for a primitive). (An object: an array destructured
+ * follows an iterator a caller can plant.)
+ */
+export function countOf(check, name, value) {
+  const typed = typedLength(value);
+  return Counted.is(value) ? value : { source: value, length: typed >= 0 ? typed : value !== null && typeof value === 'object' ? check.read(`${name}.length`, () => value.length) : undefined };
+}
+
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
 // (no iterator: Array.from of an array-like followed one planted on Object.prototype, until it was given one without a prototype)
 // (Assigned, a fraction of Array.from's cost for a shape, into an array without a prototype until it is full: assigned
@@ -265,29 +293,41 @@ export class Checker {
    * number here, NaN included; vector() adds the finiteness check.
    */
   numbers(name, value, length) {
-    const typed = typedLength(value); // a typed array's count by its slot; anything else's `length`, read once
-    const n = typed >= 0 ? typed : value !== null && typeof value === 'object' ? this.read(`${name}.length`, () => value.length) : undefined;
+    return this.later(name, value, length).read();
+  }
+
+  /**
+   * numbers() in two steps: the count read and checked now (a typed array copied now too, which runs nothing a caller
+   * wrote), the other elements when read() is called: so a call that takes two arrays checks both counts before it
+   * reads an element of either (dot read 2^22 elements of a, then refused b's count: thirty-fourth pass).
+   */
+  later(name, value, length) {
+    const { source: from, length: n } = countOf(this, name, value); // a typed array's count by its slot; anything else's `length`, read once
     if (typeof n !== 'number') {
-      throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
+      throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, from);
     }
     // the element count: `length` exactly when it is a number, otherwise from 1 to MAX_DIM and, for a
     // function, what length(n) allows (a call's size), before any element is read (an int64 tensor of
     // another length comes here unconverted: tensor.js)
     if (typeof length !== 'number') this.size(`${name}.length`, n), length?.(n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
-    const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
+    const type = typedArrayName(from); // by its slot: undefined for anything but a typed array
     if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     const copy = type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n);
-    // a growable buffer's, element by element below: a worker growing a SharedArrayBuffer after its view's n was read
+    const read = () => {
+      for (let i = 0; i < n; i++) {
+        const x = this.read(`${name}[${i}]`, () => item(from, i));
+        if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
+        if (typeof x !== 'number') throw this.fail(TypeError, `${name}[${i}] must be a finite number`, x);
+        copy[i] = x;
+      }
+      return copy;
+    };
+    // a growable buffer's, element by element: a worker growing a SharedArrayBuffer after its view's n was read
     // made set() copy the grown view whole, refused raw ("offset is out of bounds"; thirty-second pass)
-    if (type && !isResizable(typedArrayBuffer(value))) return copyTyped(copy, value);
-    for (let i = 0; i < n; i++) {
-      const x = this.read(`${name}[${i}]`, () => item(value, i));
-      if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
-      if (typeof x !== 'number') throw this.fail(TypeError, `${name}[${i}] must be a finite number`, x);
-      copy[i] = x;
-    }
-    return copy;
+    if (type && isResizable(typedArrayBuffer(from))) read();
+    else if (type) copyTyped(copy, from);
+    return { length: n, read: type ? () => copy : read };
   }
 
   /**
@@ -295,7 +335,11 @@ export class Checker {
    * numbers()'s snapshot, each element checked after the copy was taken.
    */
   vector(name, value, length) {
-    const copy = this.numbers(name, value, length);
+    return this.allFinite(name, this.numbers(name, value, length));
+  }
+
+  /** A snapshot of numbers, each checked finite. */
+  allFinite(name, copy) {
     for (let i = 0, n = typedLength(copy); i < n; i++) { // (its own length, by slot: a planted getter could say 0)
       if (!Number.isFinite(copy[i])) throw this.fail(RangeError, `${name}[${i}] must be a finite number`, copy[i]);
     }

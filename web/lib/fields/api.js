@@ -5,8 +5,7 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { readMatrix, readNested } from '../tensor.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray, typedLength, item } from '../validate.js';
-import { typedArrayName } from '../intrinsics.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray, item } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SINCOS_DIM, MIN_SPACED_GRID_DIM } from '../minimums.js';
 
@@ -256,29 +255,17 @@ export function createFields(wasm) {
     const sigma = drawn ? check.finite('sigma', opts.sigma ?? 10, { min: 0, max: C.PE_LEARNED_MAX_SCALE }) : 0;
     const seed = drawn ? check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER) : 0;
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    // A given B's shape (features × coordinates) first, then its data's type and count (Checker.numbers' checks, no
+    // A given B's shape (features × coordinates) first, then its data's type and count (readNested's checks, no
     // element read), its elements once the points are copied; the result and B beside the points' copy are refused
     // before any element of either is read. (B read inside the points' reader let B's getters detach or resize the
     // points between their length and their copy; B.data of the wrong length, or none, was refused after every point
     // was read: 2^22 reads of a proxy's, 1 s.)
     const nested = isArray(opts.B); // (never throws: a revoked Proxy is no array)
-    const b = drawn ? null : readNested(check, 'B', opts.B, [2], nested ? undefined : (c, name, data, count) => {
-      const t = typedLength(data), n = t >= 0 ? t : data !== null && typeof data === 'object' ? c.read(`${name}.length`, () => data.length) : t;
-      if (!(n >= 0)) throw c.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, data);
-      if (n !== count) throw c.fail(RangeError, `${name} must have ${count} elements to match`, n);
-      if (typedArrayName(data)?.startsWith('Big')) throw c.fail(TypeError, `${name} must hold numbers, not BigInts`);
-      // its elements by that count (a length read again could answer otherwise), each read once, named by its index
-      return () => {
-        const a = { __proto__: null, length: n };
-        for (let i = 0; t < 0 && i < n; i++) a[i] = c.read(`${name}[${i}]`, () => item(data, i));
-        return c.vector(name, t < 0 ? a : data, count);
-      };
-    }, undefined, true);
+    const b = drawn ? null : readNested(check, 'B', opts.B, [2], undefined, undefined, true);
     // (nested: each row's length, no value: its rows read again with their values after the points, and checked again)
     for (let i = 0, row; b && nested && i < b.shape[0]; i++) {
       if (!check.read('B', () => isArray(row = item(opts.B, i)) && row.length === b.shape[1])) throw check.fail(RangeError, 'B is ragged');
     }
-    const bData = b && (nested ? b.data : b.data());
     const p = points(check, pointsArg, (rows, d) => {
       if (b && b.shape[1] !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.shape[1]);
       m = b ? b.shape[0] : m;
@@ -288,7 +275,7 @@ export function createFields(wasm) {
     // computes it, a drawn B's by the core from its seed without making B (pe_fourier_gaussian_bound). B was drawn
     // first, alone, and one whose bound then refused the call kept the memory it took (512 MiB for 65 536 features
     // of 1024 coordinates).
-    const data = b && bData();
+    const data = b && b.data();
     let top = 0, sum = 0;
     for (let i = 0; i < p.data.length; i++) top = Math.max(top, Math.abs(p.data[i]));
     for (let k = 0; data && k < m; k++) {
