@@ -73,8 +73,8 @@ int pe_t5_bucket_matrix(int32_t *out, int32_t q_len, int32_t k_len, int32_t quer
     PE_TRY(pe_check_dim(k_len));
     PE_TRY(pe_check_bytes((double)q_len * k_len, 4));
     PE_TRY(check_t5(bidirectional, num_buckets, max_distance));
-    /* j - (i + offset) must fit an int32. */
-    if ((double)query_offset + q_len > 2147483647.0 || (double)query_offset < -2147483647.0 + k_len)
+    /* j - (i + offset), and its negation, must fit an int32: every relative position within ±(2^31 - 1). */
+    if ((double)query_offset + q_len > 2147483648.0 || (double)query_offset < -2147483648.0 + k_len)
         return PE_ERR_POSITION;
     /* Entry (i, j) depends only on j - i (a Toeplitz matrix): row i is row
      * i - 1 moved one place right, plus one new entry at j = 0. So q_len +

@@ -375,3 +375,10 @@ test('a string, boolean or shape refused is refused before any element of the po
     assert.equal(counted.reads, 0, `${name}: ${counted.reads} element reads`);
   }
 });
+
+test("sincos2d: a preset's \"spaced\" frequencies refused for a small dim say whose rule it is (the preset's, not a frequencies given)", async () => {
+  const pf = await loadFields();
+  assert.throws(() => pf.sincos2d(2, 2, 4, { preset: 'big-vision' }),
+    { name: 'RangeError', message: 'posenc.sincos2d: preset "big-vision"\'s frequencies "spaced" divides by (frequencies per axis − 1), so dim must be at least 8 (got 4)' });
+  assert.throws(() => pf.sincos2d(2, 2, 4, { frequencies: 'spaced' }), { message: /^posenc\.sincos2d: frequencies "spaced" divides by/ });
+});

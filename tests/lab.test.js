@@ -662,10 +662,23 @@ test('lab: a string, boolean, option or shape refused is refused before any id o
     ['"x"', () => lab.attentionMaps(model, boom([1, 2, 3]), { x: 1 })],
     ['task', () => lab.attentionMaps({ config: { ...model.config, task: 'zz' }, params: model.params }, boom([1, 2, 3]))],
     ['tokens', () => lab.attentionMaps(model, boom(new Array(99).fill(1)))],
+    // the model's params before the ids too (the eighteenth pass's "seen and left": up to 1 024 ids read first)
+    ['model.params', () => lab.attentionMaps({ config: model.config, params: new Float32Array(3) }, boom([1, 2, 3]))],
+    ['model.params[3]', () => lab.attentionMaps({ config: model.config, params: model.params.map((x, i) => (i === 3 ? NaN : x)) }, boom([1, 2, 3]))],
   ];
   for (const [name, call] of calls) {
     counted.reads = 0;
     assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && e.message.includes(name) && !/could not read/.test(e.message), name);
     assert.equal(counted.reads, 0, `${name}: ${counted.reads} element reads`);
   }
+  // a function of no options says so ("known options are " ended the message, with an empty list)
+  assert.throws(() => lab.attentionMaps(model, [1, 2, 3], { x: 1 }), /^TypeError: posenc\.lab\.attentionMaps: unknown option "x"; it takes no options$/);
+});
+
+test('lab.train: trainLengths longer than the default maxLength, not given, are named as such ("(got 64)" named a value never given)', () => {
+  assert.throws(() => lab.train({ steps: 1, trainLengths: [3, 100] }),
+    { name: 'RangeError', message: 'posenc.lab.train: trainLengths [3, 100] make examples of 101 tokens, more than the default maxLength (64): give maxLength from 101 to 1024' });
+  // given, maxLength is named as before, with what was given
+  assert.throws(() => lab.train({ steps: 1, trainLengths: [3, 100], maxLength: 64 }), { message: /maxLength \(101 tokens of a training example of length 100\) must be an integer from 101 to 1024 \(got 64\)$/ });
+  assert.equal(lab.memoryStats().liveAllocations, 0);
 });

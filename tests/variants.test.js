@@ -661,3 +661,20 @@ test("twenty-ninth pass: ropeApply's headDim taken from x's last dimension (none
   assert.ok(pe.rope({ dim: 16, headDim: 16, maxLen: 4 }).free() === undefined);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('t5BucketMatrix takes every queryOffset that keeps each relative position within ±(2^31 − 1), and refuses one past (one short at each end before)', () => {
+  const qLen = 4, kLen = 6;
+  for (const [queryOffset, ok] of [[2 ** 31 - qLen, true], [2 ** 31 - qLen + 1, false], [-(2 ** 31) + kLen, true], [-(2 ** 31) + kLen - 1, false]]) {
+    const call = () => pe.t5BucketMatrix(qLen, { kLen, queryOffset, numBuckets: 32, maxDistance: 128 });
+    if (!ok) {
+      assert.throws(call, { name: 'RangeError', message: `posenc.t5BucketMatrix: queryOffset must be an integer from ${-(2 ** 31) + kLen} to ${2 ** 31 - qLen} (got ${queryOffset})` });
+      continue;
+    }
+    // each bucket that of its relative position j − (i + queryOffset), every one within ±(2^31 − 1)
+    const relatives = [];
+    for (let i = 0; i < qLen; i++) for (let j = 0; j < kLen; j++) relatives.push(j - (i + queryOffset));
+    assert.ok(relatives.every((r) => Math.abs(r) <= 2 ** 31 - 1) && relatives.some((r) => Math.abs(r) === 2 ** 31 - 1));
+    assert.deepEqual(Array.from(call().data), Array.from(pe.t5Bucket(relatives, { numBuckets: 32, maxDistance: 128 })));
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -1523,6 +1523,11 @@ static void test_relative(void) {
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 1 << 16, 1 << 16, 0, 1, 32, 128, 1), PE_ERR_SIZE);
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MAX - 2, 1, 32, 128, 1), PE_ERR_POSITION);
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MIN, 1, 32, 128, 1), PE_ERR_POSITION);
+    /* the extremes that keep every relative position within ±(2^31 - 1), and one past each */
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MAX - 3, 1, 32, 128, 1), PE_OK);
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MAX - 2, 1, 32, 128, 1), PE_ERR_POSITION);
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MIN + 6, 1, 32, 128, 1), PE_OK);
+    EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, INT32_MIN + 5, 1, 32, 128, 1), PE_ERR_POSITION);
     EXPECT_STATUS(pe_t5_bucket_matrix(out, 4, 6, 0, 1, 32, 128, 1), PE_OK);
     static const int32_t T5M[2][6] = {{0, 17, 18, 19, 20, 21}, {1, 0, 17, 18, 19, 20}};
     for (int j = 0; j < 6; j++) EXPECT(out[j] == T5M[0][j] && out[6 + j] == T5M[1][j]);

@@ -269,7 +269,7 @@ export class Checker {
     if (!keys.length) return NO_OPTIONS;
     const what = name === 'options' ? 'option' : `${name} option`;
     const unknown = keys.find((key) => !known.includes(key));
-    if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${show(unknown)}; known ${what}s are ${known.join(', ')}`);
+    if (unknown !== undefined) throw this.fail(TypeError, `unknown ${what} ${show(unknown)}; ${known.length ? `known ${what}s are ${known.join(', ')}` : `it takes no ${what}s`}`);
     const snapshot = Object.create(null);
     // by index: a for...of follows an iterator a caller can plant (options dropped: a float16 ropeCache in pairs came as float32 halves)
     for (let i = 0, key, v; i < keys.length; i++) {

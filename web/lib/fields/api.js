@@ -125,7 +125,9 @@ export function createFields(wasm) {
   function gridRule(check, opts, preset, dim, perAxis, minDim) {
     const rule = check.oneOf('frequencies', opts.frequencies ?? preset.frequencies, Object.keys(GRID_RULES));
     if (rule === 'spaced' && perAxis < 2) {
-      throw check.fail(RangeError, `frequencies "spaced" divides by (frequencies per axis − 1), so dim must be at least ${minDim}`, dim);
+      // whose rule it is: a preset's, where frequencies was not given ("frequencies" named an option not given)
+      const whose = opts.frequencies === undefined ? `preset ${JSON.stringify(opts.preset)}'s ` : '';
+      throw check.fail(RangeError, `${whose}frequencies "spaced" divides by (frequencies per axis − 1), so dim must be at least ${minDim}`, dim);
     }
     return GRID_RULES[rule];
   }

@@ -137,6 +137,10 @@ export function createLab(wasm) {
     // the tokens of the longest training example: maxLength's least ("from 1", then "shorter than the 5 tokens of a
     // training example of length 4" for 1 to 4: a range whose least was refused too, thirtieth pass)
     const longest = withFrame(wasm, check, (frame) => seqLen(check, frame, id, hi));
+    // the default maxLength too short for trainLengths: named as the default ("(got 64)" named a value never given)
+    if (o.maxLength === undefined && longest > 64) {
+      throw check.fail(RangeError, `trainLengths [${lo}, ${hi}] make examples of ${longest} tokens, more than the default maxLength (64): give maxLength from ${longest} to ${PE_LAB_MAX_TOKENS}`);
+    }
     const t5 = encoding === 't5', two = attention === 'bidirectional';
     const config = {
       task, encoding, attention, dModel, heads, bos,
@@ -419,8 +423,9 @@ export function createLab(wasm) {
     });
   }
 
-  /** n token ids below `vocab` (1 <= n <= maxLength), as an Int32Array snapshot. */
-  function tokenArray(check, tokens, vocab, maxLength, name = 'tokens') {
+  /** n token ids below `vocab` (1 <= n <= maxLength), as an Int32Array snapshot; counted(n) runs before any is read. */
+  function tokenArray(check, tokens, vocab, maxLength, counted) {
+    const name = 'tokens';
     if (!isArray(tokens) && !isInt32(tokens)) {
       throw check.fail(TypeError, `${name} must be an array of token ids`, tokens);
     }
@@ -428,6 +433,7 @@ export function createLab(wasm) {
     if (!Number.isInteger(n) || n < 1 || n > maxLength) {
       throw check.fail(RangeError, `${name} must hold 1 to ${maxLength} ids (the model's maxLength)`, n);
     }
+    counted(n);
     const ids = new Int32Array(n);
     for (let i = 0; i < n; i++) ids[i] = check.integer(`${name}[${i}]`, check.read(`${name}[${i}]`, () => item(tokens, i)), 0, vocab - 1);
     return ids;
@@ -438,7 +444,11 @@ export function createLab(wasm) {
     const check = new Checker('lab.attentionMaps');
     const { config, params } = checkModel(check, model);
     check.options(options, []);
-    const ids = tokenArray(check, tokens, shapeOf(check, config.task, config.bos).vocab, config.maxLength);
+    const bytes = (n) => config.layers * config.heads * n * n * Real.BYTES_PER_ELEMENT + 4 * n;
+    // the model (and params) checked with the maps' bytes, beside what is live, before an id is read: up to 1 024 ids
+    // were read, then the model refused (the eighteenth pass's "seen and left")
+    const ids = tokenArray(check, tokens, shapeOf(check, config.task, config.bos).vocab, config.maxLength,
+      (n) => withFrame(wasm, check, (frame) => modelConfig(check, frame, config, params, bytes(n))));
     const n = ids.length;
     const size = config.layers * config.heads * n * n;
     return withModel(check, config, params, (ptr, frame) => {
@@ -447,7 +457,7 @@ export function createLab(wasm) {
       const out = frame.alloc(size * Real.BYTES_PER_ELEMENT);
       call(check, wasm.pe_lab_attention(out, ptr, tok, n));
       return { shape: [config.layers, config.heads, n, n], data: copyOf(heapView(Real, wasm, out, size), Real) };
-    }, size * Real.BYTES_PER_ELEMENT + 4 * n);
+    }, bytes(n));
   }
 
   /**

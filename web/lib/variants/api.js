@@ -373,7 +373,8 @@ export function createVariants(wasm) {
     check.size('qLen', qLen);
     const kLen = check.size('kLen', opts.kLen ?? qLen);
     const a = t5Args(check, opts);
-    const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -(MAX_POSITION - 1) + kLen, MAX_POSITION - 1 - qLen);
+    // every relative position j - (i + queryOffset) within ±(2^31 - 1), as the core's int32s hold them
+    const queryOffset = check.integer('queryOffset', opts.queryOffset ?? 0, -MAX_POSITION + kLen, MAX_POSITION - qLen);
     const count = qLen * kLen;
     check.bytes(count * 4);
     return matrix(qLen, kLen, run(check, 'int32', count, (out) => wasm.pe_t5_bucket_matrix(out, qLen, kLen, queryOffset, a.bidirectional, a.numBuckets, a.maxDistance, a.f32)));
