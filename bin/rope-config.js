@@ -201,7 +201,9 @@ async function ropeCommand(pv, values, raw) {
     throw new UsageError(r.type === 'none' ? 'that layer has no RoPE (Llama 4 no_rope_layers): nothing to write' : 'an axial RoPE (FLUX axes_dims_rope) has no single cos/sin cache: see posenc inspect');
   }
   const maxLen = values['max-len'] ?? r.maxPosition;
-  if (maxLen === undefined) throw new UsageError('the config has no max_position_embeddings: give --max-len');
+  // (null too: ropeFromConfig takes a null max_position_embeddings as none, and it reached ropeCache as "maxLen must be
+  // a number (got null)", a name the command line does not use, without the hint)
+  if (maxLen == null) throw new UsageError('the config has no max_position_embeddings: give --max-len');
   const dtype = values.dtype ?? 'float32';
   if (dtype !== 'float32' && dtype !== 'float64') throw new UsageError(`--dtype must be float32 or float64, got ${quoted(dtype)}`);
   // As the other commands: the output's size against --max-bytes first (two caches, two headers at most 512 bytes);

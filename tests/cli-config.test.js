@@ -360,3 +360,18 @@ test('rope --help says what every scaling flag is (twenty-eighth pass: --seq-len
   assert.doesNotMatch(help, /undefined|null/);
   assert.match(help, /--seq-len <number> +HF's seq_len: the sequence length the cache is scaled for \(default: the largest position \+ 1\); dynamic, longrope/);
 });
+
+test('rope --config: a null max_position_embeddings is none, "give --max-len", not ropeCache\'s maxLen (thirty-fifth pass)', () => {
+  // ropeFromConfig reads a null as absent (maxPosition null); the command checked for undefined only, and ropeCache
+  // refused it as "posenc.ropeCache: maxLen must be a number (got null)", naming no flag and no config key
+  const file = out('null-max-position.json');
+  for (const more of [{}, { rope_scaling: { rope_type: 'yarn', factor: 4, original_max_position_embeddings: 1024 } }]) {
+    writeFileSync(file, JSON.stringify({ hidden_size: 64, num_attention_heads: 4, max_position_embeddings: null, ...more }));
+    const r = run('rope', '--config', file, '--out', out('null-max-position.npy'));
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, 'posenc: the config has no max_position_embeddings: give --max-len\n');
+    assert.equal(existsSync(out('null-max-position.npy')), false);
+    assert.equal(run('rope', '--config', file, '--max-len', '4', '--out', out('null-max-position.npy'), '--force', '--quiet').status, 0);
+    rmSync(out('null-max-position.npy'));
+  }
+});
