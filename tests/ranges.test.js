@@ -587,3 +587,28 @@ test('ropeApply: layout, interleaved and frequencies are checked where they do n
   const plain = pv.ropeApply(x, {}).data;
   assert.deepEqual(pv.ropeApply(x, { layout: 'pairs', interleaved: true, frequencies: 'axis' }).data, plain);
 });
+
+// Thirty-fifth pass: ropeApply (1-D) and rope().apply read every element of positions, then refused dtype, out or the
+// call's size (2^23 positions read, 0.9 s, then "this call would need 1600.0 MiB"; 2^20 before rope.apply's out). Each
+// is now checked before an element of positions is read; x as a shape and an array-like, never read either.
+test('ropeApply and rope().apply: dtype, out and the size are refused before any element of positions is read', () => {
+  const counted = elementReads(0), untouchable = counted.list;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (counted.reads++, 0)) });
+  const x = (rows, cols) => ({ shape: [rows, cols], data: lazy(rows * cols) });
+  const r = pv.rope({ maxLen: 8, dim: 8 });
+  try {
+    for (const [label, call, words] of [
+      ['ropeApply dtype', () => pv.ropeApply(x(4, 8), { positions: untouchable([0, 1, 2, 3]), dtype: 'bogus' }), /dtype must be one of/],
+      ['ropeApply out', () => pv.ropeApply(x(4, 8), { positions: untouchable([0, 1, 2, 3]), out: new Float32Array(3) }), /out must be a Float32Array of 32 elements/],
+      ['ropeApply size', () => pv.ropeApply(x(2 ** 23, 8), { positions: lazy(2 ** 23), dtype: 'float64' }), /this call would need 1600\.0 MiB/],
+      ['rope.apply out', () => r.apply(x(4, 8), untouchable([0, 1, 2, 3]), new Float32Array(3)), /out must be a Float32Array of 32 elements/],
+      ['rope.apply size', () => r.apply(x(2 ** 22, 64), lazy(2 ** 22)), /this call would need \d+\.\d MiB/],
+    ]) {
+      counted.reads = 0;
+      assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && /^posenc\.(ropeApply|rope\.apply): /.test(e.message) && words.test(e.message), label);
+      assert.equal(counted.reads, 0, `${label}: ${counted.reads} element reads`);
+    }
+  } finally {
+    r.free();
+  }
+});

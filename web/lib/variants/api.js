@@ -140,9 +140,6 @@ export function createVariants(wasm) {
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing, layout) : null;
       const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
-      const positions = positionsArg(check, opts, s, 'offset');
-      const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
-      if (caches) cacheRowsCheck(check, caches, positions, offset, s);
       const o = outputArgs(check, opts, count);
       // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
@@ -150,6 +147,10 @@ export function createVariants(wasm) {
       // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
       // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
+      // positions read once dtype, out and the size are checked (2^23 were read, 0.9 s, then refused by any: thirty-fifth pass)
+      const positions = positionsArg(check, opts, s, 'offset');
+      const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
+      if (caches) cacheRowsCheck(check, caches, positions, offset, s);
       // x's elements and the caches' read once every size is checked (their columns, shapes and layout were refused after them)
       t.data = elementsOf(t.data);
       if (caches) caches.cos = elementsOf(caches.cos), caches.sin = elementsOf(caches.sin);
@@ -219,29 +220,27 @@ export function createVariants(wasm) {
       // positions first: once x is read, nothing a caller wrote runs before its copy into wasm (out is read by its slots).
       // their count against x's rows (x's shape read, its elements later) before an element is read: a list of 2^24
       // positions was read whole, then refused for x's 2 rows (thirty-fourth pass)
-      let tx, s;
-      const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions, (n) => {
-        tx = tensorArg(ac, 'x', x, [2, 3, 4], false), s = tx.shape[tx.shape.length - 2];
-        if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
-      });
-      tx ??= tensorArg(ac, 'x', x, [2, 3, 4], false);
-      s = tx.shape[tx.shape.length - 2];
-      const cols = tx.shape[tx.shape.length - 1];
-      headDimArg(ac, headDim, cols);
-      const count = product(tx.shape);
-      let offset = 0;
-      // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
-      if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
-      else {
+      // and out and the call's size too (2^20 positions were read, then out refused: thirty-fifth pass)
+      let tx, s, cols, count, o, offset = 0;
+      const sizes = (n) => {
+        tx = tensorArg(ac, 'x', x, [2, 3, 4], false), s = tx.shape[tx.shape.length - 2], cols = tx.shape[tx.shape.length - 1];
+        if (n !== s && n !== null) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
+        headDimArg(ac, headDim, cols);
+        count = product(tx.shape);
+        // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
+        if (n === null) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
+        // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
+        o = outputArgs(ac, { dtype, out }, count);
+        ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
+      };
+      const rows = typeof positions === 'number' || positions === undefined ? sizes(null) : ac.vector('positions', positions, sizes);
+      if (rows) {
         // its count by slot: a length getter planted on Float64Array.prototype let 1 position rotate 2 rows, the second by
         // whatever rows the handle's gather buffer held (another call's freed memory)
         const n = typedLength(rows);
         if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
         cacheRowsCheck(ac, cache, rows, 0, s);
       }
-      // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
-      const o = outputArgs(ac, { dtype, out }, count);
-      ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
       // x's elements read once every size is checked: a nested x of 2^23 rows was read, then refused by maxLen (thirty-second pass)
       const job = { data: elementsOf(tx.data), count, blocks: count / (s * cols), rows: s, cols };
       return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, o.out && o.target()));
