@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK, fits } from '../heap.js';
 import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
@@ -147,6 +147,7 @@ export function createVariants(wasm) {
       // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
       // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
+      fits(wasm, check);
       // positions read once dtype, out and the size are checked (2^23 were read, 0.9 s, then refused by any: thirty-fifth pass)
       const positions = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
@@ -280,6 +281,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = rows * cols;
     check.bytes(count * 16);
+    fits(wasm, check);
     const values = data();
     asDtype(check, values, dtype); // the result holds the same values: one past the dtype's range is refused before the work
     return matrix(rows, cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(values, count), rows, cols,
@@ -359,10 +361,9 @@ export function createVariants(wasm) {
   function t5Bucket(relativePositions, options) {
     const check = new Checker('t5Bucket');
     const a = t5Args(check, check.options(options, T5_KEYS));
-    const rel = check.vector('relativePositions', relativePositions);
+    const rel = check.vector('relativePositions', relativePositions, (n) => (check.bytes(n * 8), fits(wasm, check)));
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
-    check.bytes(n * 8);
     return run(check, 'int32', n, (out, f) => wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
   }
 
@@ -411,6 +412,7 @@ export function createVariants(wasm) {
     const count = rows * dModel;
     check.bytes(count * bytesPer(dtype) + extra);
     if (count > C.PE_LEARNED_MAX_ELEMENTS) throw check.fail(RangeError, `${what} × dModel must be at most ${C.PE_LEARNED_MAX_ELEMENTS}`, count);
+    fits(wasm, check);
     return count;
   }
 
@@ -457,18 +459,16 @@ export function createVariants(wasm) {
   function roundTo(values, format) {
     const check = new Checker('roundTo');
     const fmt = check.oneOf('format', format, Object.keys(FORMATS));
-    const v = check.numbers('values', values);
+    const v = check.numbers('values', values, (n) => (check.bytes(n * 16), fits(wasm, check)));
     const n = v.length;
-    check.bytes(n * 16);
     return run(check, 'float64', n, (out, f) => wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
   }
 
   function formatBits(values, format) {
     const check = new Checker('formatBits');
     const fmt = check.oneOf('format', format, ['float32', 'float16', 'bfloat16']);
-    const v = check.numbers('values', values);
+    const v = check.numbers('values', values, (n) => (check.bytes(n * 12), fits(wasm, check)));
     const n = v.length;
-    check.bytes(n * 12);
     return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
@@ -491,6 +491,7 @@ export function createVariants(wasm) {
       if (n * dModel > PRECISION_MAX_WORK) {
         throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
       }
+      fits(wasm, check);
     };
     let positions = positionsArg(check, opts, bound, 'count');
     // count: positions 0..count - 1, made once the call is accepted

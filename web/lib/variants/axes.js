@@ -4,7 +4,7 @@
 // a section or [S, A] ids and axesDim. Each model is a choice of frequencies
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
-import { withFrame, matrix, dtypeCode } from '../heap.js';
+import { withFrame, matrix, dtypeCode, fits } from '../heap.js';
 import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped, typedLength, byIndex, product } from '../validate.js';
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
@@ -135,6 +135,7 @@ export function createAxes(wasm, call, frequencies) {
     // doubles of scratch), then passed in again with their axes (n doubles, n int32).
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
+    fits(wasm, check);
     // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option), and
     // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
     t.data = t.data();
@@ -261,6 +262,7 @@ export function createAxes(wasm, call, frequencies) {
     // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
+    fits(wasm, check);
     t.data = t.data();
     p.data = p.data();
     const positions = axisMajor(p, !bySection);
