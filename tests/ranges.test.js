@@ -612,3 +612,42 @@ test('ropeApply and rope().apply: dtype, out and the size are refused before any
     r.free();
   }
 });
+
+// Thirty-fifth pass: a string option refused after a list of the call's sizes or factors was read whole: dtype after a
+// longrope scaling's factors (ropeFrequencies, ropeCache, rope()), dtype, layout and interleaved after mropeCache's
+// section, pairing, layout and dtype after ropeAxialCache's axesDim, dtype and out after ropeApply's section (2^22
+// entries read, 0.7 s, before "dtype must be one of ..."). Each is checked before the list's first entry is read now.
+test('a bad string option is refused before a scaling\'s factors, a section or an axesDim is read', () => {
+  const counted = elementReads(0), untouchable = counted.list;
+  const longrope = () => ({ type: 'longrope', shortFactor: untouchable([1, 1, 1, 1]), longFactor: untouchable([2, 2, 2, 2]), originalMaxPosition: 16, factor: 4 });
+  const ids = { shape: [2, 2], data: [0, 1, 1, 0] }, pos = { shape: [3, 2], data: [0, 1, 0, 1, 0, 1] }, x = [[1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]];
+  const CALLS = [
+    ['ropeFrequencies dtype', () => pv.ropeFrequencies(8, { scaling: longrope(), dtype: 'x' }), /dtype must be one of/],
+    ['ropeCache layout', () => pv.ropeCache(4, 8, { scaling: longrope(), layout: 'x' }), /layout must be one of/],
+    ['ropeCache dtype', () => pv.ropeCache(4, 8, { scaling: longrope(), dtype: 'x' }), /dtype must be one of/],
+    ['rope dtype', () => pv.rope({ maxLen: 4, dim: 8, scaling: longrope(), dtype: 'float16' }), /dtype must be one of float32, float64/],
+    ['mropeCache dtype', () => pv.mropeCache(pos, 8, { section: untouchable([2, 1, 1]), dtype: 'x' }), /dtype must be one of/],
+    ['mropeCache layout', () => pv.mropeCache(pos, 8, { section: untouchable([2, 1, 1]), layout: 'x' }), /layout must be one of/],
+    ['mropeCache interleaved', () => pv.mropeCache(pos, 8, { section: untouchable([2, 1, 1]), interleaved: 'x' }), /interleaved must be true or false/],
+    ['ropeAxialCache dtype', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), dtype: 'x' }), /dtype must be one of/],
+    ['ropeAxialCache pairing', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), pairing: 'x' }), /pairing must be one of/],
+    ['ropeAxialCache layout', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), layout: 'x' }), /layout must be one of/],
+    ['ropeApply section dtype', () => pv.ropeApply(x, { section: untouchable([2, 1, 1]), positions: [[0, 1], [0, 1], [0, 1]], dtype: 'x' }), /dtype must be one of/],
+    ['ropeApply section out', () => pv.ropeApply(x, { section: untouchable([2, 1, 1]), positions: [[0, 1], [0, 1], [0, 1]], out: new Float32Array(3) }), /out must be a Float32Array of 16/],
+    ['ropeApply axesDim dtype', () => pv.ropeApply(x, { axesDim: untouchable([4, 4]), positions: [[0, 1], [1, 0]], dtype: 'x' }), /dtype must be one of/],
+  ];
+  const problems = [];
+  for (const [label, call, words] of CALLS) {
+    counted.reads = 0;
+    let got = null;
+    try {
+      call();
+    } catch (e) {
+      got = e;
+    }
+    if (!(got instanceof RangeError || got instanceof TypeError) || !/^posenc\.[\w.]+: /.test(got.message) || !words.test(got.message) || counted.reads) {
+      problems.push(`${label}: ${counted.reads} element reads; ${got?.message ?? 'made'}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});

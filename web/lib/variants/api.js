@@ -68,8 +68,8 @@ export function createVariants(wasm) {
     const check = new Checker('ropeFrequencies');
     const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'dtype']);
     evenSize(check, 'dim', dim);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES); // before a scaling's factors are read
     const a = ropeCommon(check, opts, dim);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return frequencies(check, dim, a, dtype);
   }
 
@@ -104,10 +104,10 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'offset', 'layout', 'dtype']);
     check.size('maxLen', maxLen);
     evenSize(check, 'dim', dim);
-    const a = ropeCommon(check, opts, dim);
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const a = ropeCommon(check, opts, dim); // (its factors read once the other options are checked)
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
     // the output (copied out of wasm in blocks), and the core's dim / 2 frequencies
@@ -209,8 +209,8 @@ export function createVariants(wasm) {
     evenSize(check, opts.headDim == null ? "the config's head_dim" : 'headDim', headDim, C.PE_MAX_DIM, dim);
     const maxLen = check.size('maxLen', opts.maxLen);
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
-    const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
+    const a = ropeCommon(check, opts, dim);
     check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };

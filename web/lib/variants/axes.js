@@ -174,11 +174,11 @@ export function createAxes(wasm, call, frequencies) {
     const rows = t.shape[0], s = t.shape[1];
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
-    const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
-    const interleaved = check.boolean('interleaved', m.interleaved ?? false);
-    const common = ropeCommon(check, opts, headDim, 'headDim');
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const interleaved = check.boolean('interleaved', m.interleaved ?? false);
+    const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
+    const common = ropeCommon(check, opts, headDim, 'headDim');
     return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t, false, layout, dtype);
   }
 
@@ -189,13 +189,13 @@ export function createAxes(wasm, call, frequencies) {
     const t = readNested(check, 'ids', ids, [2], positionElements, undefined, 1);
     const n = t.shape[0], axes = t.shape[1];
     if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
-    const plan = axialPlan(check, opts, axes);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', Object.keys(PAIRINGS));
     const layout = check.oneOf('layout', opts.layout ?? pairing, Object.keys(CACHE_LAYOUTS));
     if (opts.pairing !== undefined && layout !== 'pairs' && layout !== pairing) {
       throw check.fail(TypeError, `layout ${layout} contradicts pairing ${pairing}`);
     }
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const plan = axialPlan(check, opts, axes);
     return cacheOut(check, n, plan, t, true, layout, dtype);
   }
 
@@ -246,6 +246,8 @@ export function createAxes(wasm, call, frequencies) {
     const bySection = opts.section !== undefined;
     const pRows = p.shape[bySection ? 0 : 1], pCols = p.shape[bySection ? 1 : 0];
     if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
+    const count = product(t.shape);
+    const o = outputArgs(check, opts, count);
     let plan;
     if (bySection) {
       const section = sectionArg(check, opts.section, pRows, undefined, opts.named);
@@ -257,8 +259,6 @@ export function createAxes(wasm, call, frequencies) {
     // named: "the rotated width (16) must be …" named nothing the call was given
     const per = bySection ? 2 : 1; // (a section counts frequencies, axesDim columns)
     if (plan.dim > headDim) throw check.fail(RangeError, `${opts.named ?? (bySection ? 'section' : 'axesDim')} must sum to at most headDim${bySection ? ' / 2' : ''} (${headDim / per})`, plan.dim / per);
-    const count = product(t.shape);
-    const o = outputArgs(check, opts, count);
     // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
