@@ -651,3 +651,23 @@ test('a bad string option is refused before a scaling\'s factors, a section or a
   }
   assert.deepEqual(problems, []);
 });
+
+// Thirty-fifth pass: a longrope scaling's factors (dim / 2 each) were read before the call's size was checked:
+// ropeCache, rope(), mropeCache and ropeApply read 2^22 factors (1.1 s), then refused "this call would need ... MiB".
+test('a call too big for memory is refused before a longrope scaling\'s factors are read', () => {
+  let reads = 0;
+  const lazy = (n, v = 1) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, v)) });
+  const D = 2 ** 22, scaling = () => ({ type: 'longrope', shortFactor: lazy(D / 2), longFactor: lazy(D / 2), originalMaxPosition: 16, factor: 4 });
+  const CALLS = [
+    ['ropeCache', () => pv.ropeCache(2 ** 12, D, { scaling: scaling() })],
+    ['rope', () => pv.rope({ maxLen: 2 ** 12, dim: D, scaling: scaling() })],
+    ['mropeCache', () => pv.mropeCache({ shape: [1, 2 ** 12], data: lazy(2 ** 12, 0) }, D, { section: [D / 2], scaling: scaling() })],
+    ['ropeApply', () => pv.ropeApply({ shape: [32, D], data: lazy(2 ** 27) }, { scaling: scaling() })],
+    ['ropeApply section', () => pv.ropeApply({ shape: [32, D], data: lazy(2 ** 27) }, { section: [D / 2], positions: { shape: [1, 32], data: lazy(32, 0) }, scaling: scaling() })],
+  ];
+  for (const [label, call] of CALLS) {
+    reads = 0;
+    assert.throws(call, (e) => e instanceof RangeError && /^posenc\.\w+: this call would need \d+\.\d MiB of WebAssembly memory/.test(e.message), label);
+    assert.equal(reads, 0, `${label}: ${reads} element reads`);
+  }
+});

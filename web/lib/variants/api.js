@@ -107,11 +107,11 @@ export function createVariants(wasm) {
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    const a = ropeCommon(check, opts, dim); // (its factors read once the other options are checked)
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
     // the output (copied out of wasm in blocks), and the core's dim / 2 frequencies
     check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK);
+    const a = ropeCommon(check, opts, dim); // its factors read once the size and the other options are checked (thirty-fifth pass)
     return withFrame(wasm, 'ropeCache', (f) => {
       const t = rotary.cacheTables(f, check, a, { maxLen, dim, offset, layout, dtype });
       return { cos: matrix(maxLen, cols, t.cos), sin: matrix(maxLen, cols, t.sin), attentionFactor: t.attentionFactor, layout };
@@ -139,7 +139,6 @@ export function createVariants(wasm) {
       const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing, layout) : null;
-      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
       const o = outputArgs(check, opts, count);
       // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
@@ -148,7 +147,9 @@ export function createVariants(wasm) {
       // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
       fits(wasm, check);
-      // positions read once dtype, out and the size are checked (2^23 were read, 0.9 s, then refused by any: thirty-fifth pass)
+      // a longrope's factors and positions read once dtype, out and the size are checked (2^22 and 2^23 were read, then
+      // refused by any: thirty-fifth pass)
+      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
       const positions = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
       if (caches) cacheRowsCheck(check, caches, positions, offset, s);
@@ -210,8 +211,8 @@ export function createVariants(wasm) {
     const maxLen = check.size('maxLen', opts.maxLen);
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
-    const a = ropeCommon(check, opts, dim);
     check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
+    const a = ropeCommon(check, opts, dim); // as in ropeCache
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 

@@ -123,7 +123,7 @@ export function createAxes(wasm, call, frequencies) {
       throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
     }
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
-    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: ropeCommon(check, opts, largest(axesDim), 'axesDim (its largest)') };
+    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: () => ropeCommon(check, opts, largest(axesDim), 'axesDim (its largest)') };
   }
 
   /** t: positions [A, S], or ids [S, A] (idsRows) as readNested reads them later. */
@@ -136,6 +136,7 @@ export function createAxes(wasm, call, frequencies) {
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
     fits(wasm, check);
+    plan.common = plan.common(); // base and scaling: a longrope's factors read once the size is checked (thirty-fifth pass)
     // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option), and
     // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
     t.data = t.data();
@@ -178,8 +179,7 @@ export function createAxes(wasm, call, frequencies) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
-    const common = ropeCommon(check, opts, headDim, 'headDim');
-    return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t, false, layout, dtype);
+    return cacheOut(check, s, { section, interleaved, dim: headDim, common: () => ropeCommon(check, opts, headDim, 'headDim') }, t, false, layout, dtype);
   }
 
   function ropeAxialCache(ids, options) {
@@ -252,7 +252,7 @@ export function createAxes(wasm, call, frequencies) {
     if (bySection) {
       const section = sectionArg(check, opts.section, pRows, undefined, opts.named);
       const dim = 2 * sum(section);
-      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim, `${opts.named ?? 'section'} (twice its sum)`) };
+      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: () => ropeCommon(check, opts, dim, `${opts.named ?? 'section'} (twice its sum)`) };
     } else {
       plan = axialPlan(check, opts, pRows);
     }
@@ -263,6 +263,7 @@ export function createAxes(wasm, call, frequencies) {
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
     fits(wasm, check);
+    plan.common = plan.common(); // as in cacheOut
     t.data = t.data();
     p.data = p.data();
     const positions = axisMajor(p, !bySection);
