@@ -586,8 +586,8 @@ test('lab.loss beside a model trainAsync holds: a batch that does not fit is ref
 test('posenc/variants: a call beside a handle with too little room is refused before any element of its data is read (thirty-fifth pass)', async () => {
   // The room beside what is live was asked when the frame was opened, after the data was read: beside a rope() handle
   // of 512 MiB, ropeApply and ropePermute read x whole (2^26 values, 9.5 s), mropeCache and ropeAxialCache their
-  // positions, then each was refused as "memory is exhausted". pe_fits is asked once the footprint is counted, as
-  // lab's checkFits does. Debug build: the limit lowered to 8 MiB, a handle of 5 MiB.
+  // positions, rope() a longrope's factors, then each was refused as "memory is exhausted". pe_fits is asked once the
+  // footprint is counted, as lab's checkFits does. Debug build: the limit lowered to 8 MiB, a handle of 5 MiB.
   if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
   const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
   raw.pe_set_byte_limit(8 * 2 ** 20);
@@ -607,6 +607,7 @@ test('posenc/variants: a call beside a handle with too little room is refused be
     () => v.formatBits(lazy(2 ** 19), 'float16'),
     () => v.learnedRows(lazy(2 ** 14), 8, 64),
     () => v.precisionError(64, { positions: lazy(2 ** 18) }),
+    () => v.rope({ maxLen: 64, dim: 2 ** 14, scaling: { type: 'longrope', shortFactor: lazy(2 ** 13), longFactor: lazy(2 ** 13), originalMaxPosition: 16, factor: 4 } }),
   ];
   for (const call of calls) {
     const before = v.memoryStats();

@@ -212,6 +212,7 @@ export function createVariants(wasm) {
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
+    fits(wasm, check, check.footprint); // (its slack counted: reserve()'s room, asked before the factors below are read)
     const a = ropeCommon(check, opts, dim); // as in ropeCache
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
