@@ -611,3 +611,87 @@ test('ropeApply: layout, interleaved and frequencies are checked where they do n
   const plain = pv.ropeApply(x, {}).data;
   assert.deepEqual(pv.ropeApply(x, { layout: 'pairs', interleaved: true, frequencies: 'axis' }).data, plain);
 });
+
+// Thirty-fifth pass: ropeApply (1-D) and rope().apply read every element of positions, then refused dtype, out or the
+// call's size (2^23 positions read, 0.9 s, then "this call would need 1600.0 MiB"; 2^20 before rope.apply's out). Each
+// is now checked before an element of positions is read; x as a shape and an array-like, never read either.
+test('ropeApply and rope().apply: dtype, out and the size are refused before any element of positions is read', () => {
+  const counted = elementReads(0), untouchable = counted.list;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (counted.reads++, 0)) });
+  const x = (rows, cols) => ({ shape: [rows, cols], data: lazy(rows * cols) });
+  const r = pv.rope({ maxLen: 8, dim: 8 });
+  try {
+    for (const [label, call, words] of [
+      ['ropeApply dtype', () => pv.ropeApply(x(4, 8), { positions: untouchable([0, 1, 2, 3]), dtype: 'bogus' }), /dtype must be one of/],
+      ['ropeApply out', () => pv.ropeApply(x(4, 8), { positions: untouchable([0, 1, 2, 3]), out: new Float32Array(3) }), /out must be a Float32Array of 32 elements/],
+      ['ropeApply size', () => pv.ropeApply(x(2 ** 23, 8), { positions: lazy(2 ** 23), dtype: 'float64' }), /this call would need 1600\.0 MiB/],
+      ['rope.apply out', () => r.apply(x(4, 8), untouchable([0, 1, 2, 3]), new Float32Array(3)), /out must be a Float32Array of 32 elements/],
+      ['rope.apply size', () => r.apply(x(2 ** 22, 64), lazy(2 ** 22)), /this call would need \d+\.\d MiB/],
+    ]) {
+      counted.reads = 0;
+      assert.throws(call, (e) => (e instanceof RangeError || e instanceof TypeError) && /^posenc\.(ropeApply|rope\.apply): /.test(e.message) && words.test(e.message), label);
+      assert.equal(counted.reads, 0, `${label}: ${counted.reads} element reads`);
+    }
+  } finally {
+    r.free();
+  }
+});
+
+// Thirty-fifth pass: a string option refused after a list of the call's sizes or factors was read whole: dtype after a
+// longrope scaling's factors (ropeFrequencies, ropeCache, rope()), dtype, layout and interleaved after mropeCache's
+// section, pairing, layout and dtype after ropeAxialCache's axesDim, dtype and out after ropeApply's section (2^22
+// entries read, 0.7 s, before "dtype must be one of ..."). Each is checked before the list's first entry is read now.
+test('a bad string option is refused before a scaling\'s factors, a section or an axesDim is read', () => {
+  const counted = elementReads(0), untouchable = counted.list;
+  const longrope = () => ({ type: 'longrope', shortFactor: untouchable([1, 1, 1, 1]), longFactor: untouchable([2, 2, 2, 2]), originalMaxPosition: 16, factor: 4 });
+  const ids = { shape: [2, 2], data: [0, 1, 1, 0] }, pos = { shape: [3, 2], data: [0, 1, 0, 1, 0, 1] }, x = [[1, 2, 3, 4, 5, 6, 7, 8], [8, 7, 6, 5, 4, 3, 2, 1]];
+  const CALLS = [
+    ['ropeFrequencies dtype', () => pv.ropeFrequencies(8, { scaling: longrope(), dtype: 'x' }), /dtype must be one of/],
+    ['ropeCache layout', () => pv.ropeCache(4, 8, { scaling: longrope(), layout: 'x' }), /layout must be one of/],
+    ['ropeCache dtype', () => pv.ropeCache(4, 8, { scaling: longrope(), dtype: 'x' }), /dtype must be one of/],
+    ['rope dtype', () => pv.rope({ maxLen: 4, dim: 8, scaling: longrope(), dtype: 'float16' }), /dtype must be one of float32, float64/],
+    ['mropeCache dtype', () => pv.mropeCache(pos, 8, { section: untouchable([2, 1, 1]), dtype: 'x' }), /dtype must be one of/],
+    ['mropeCache layout', () => pv.mropeCache(pos, 8, { section: untouchable([2, 1, 1]), layout: 'x' }), /layout must be one of/],
+    ['mropeCache interleaved', () => pv.mropeCache(pos, 8, { section: untouchable([2, 1, 1]), interleaved: 'x' }), /interleaved must be true or false/],
+    ['ropeAxialCache dtype', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), dtype: 'x' }), /dtype must be one of/],
+    ['ropeAxialCache pairing', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), pairing: 'x' }), /pairing must be one of/],
+    ['ropeAxialCache layout', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), layout: 'x' }), /layout must be one of/],
+    ['ropeApply section dtype', () => pv.ropeApply(x, { section: untouchable([2, 1, 1]), positions: [[0, 1], [0, 1], [0, 1]], dtype: 'x' }), /dtype must be one of/],
+    ['ropeApply section out', () => pv.ropeApply(x, { section: untouchable([2, 1, 1]), positions: [[0, 1], [0, 1], [0, 1]], out: new Float32Array(3) }), /out must be a Float32Array of 16/],
+    ['ropeApply axesDim dtype', () => pv.ropeApply(x, { axesDim: untouchable([4, 4]), positions: [[0, 1], [1, 0]], dtype: 'x' }), /dtype must be one of/],
+  ];
+  const problems = [];
+  for (const [label, call, words] of CALLS) {
+    counted.reads = 0;
+    let got = null;
+    try {
+      call();
+    } catch (e) {
+      got = e;
+    }
+    if (!(got instanceof RangeError || got instanceof TypeError) || !/^posenc\.[\w.]+: /.test(got.message) || !words.test(got.message) || counted.reads) {
+      problems.push(`${label}: ${counted.reads} element reads; ${got?.message ?? 'made'}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+// Thirty-fifth pass: a longrope scaling's factors (dim / 2 each) were read before the call's size was checked:
+// ropeCache, rope(), mropeCache and ropeApply read 2^22 factors (1.1 s), then refused "this call would need ... MiB".
+test('a call too big for memory is refused before a longrope scaling\'s factors are read', () => {
+  let reads = 0;
+  const lazy = (n, v = 1) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, v)) });
+  const D = 2 ** 22, scaling = () => ({ type: 'longrope', shortFactor: lazy(D / 2), longFactor: lazy(D / 2), originalMaxPosition: 16, factor: 4 });
+  const CALLS = [
+    ['ropeCache', () => pv.ropeCache(2 ** 12, D, { scaling: scaling() })],
+    ['rope', () => pv.rope({ maxLen: 2 ** 12, dim: D, scaling: scaling() })],
+    ['mropeCache', () => pv.mropeCache({ shape: [1, 2 ** 12], data: lazy(2 ** 12, 0) }, D, { section: [D / 2], scaling: scaling() })],
+    ['ropeApply', () => pv.ropeApply({ shape: [32, D], data: lazy(2 ** 27) }, { scaling: scaling() })],
+    ['ropeApply section', () => pv.ropeApply({ shape: [32, D], data: lazy(2 ** 27) }, { section: [D / 2], positions: { shape: [1, 32], data: lazy(32, 0) }, scaling: scaling() })],
+  ];
+  for (const [label, call] of CALLS) {
+    reads = 0;
+    assert.throws(call, (e) => e instanceof RangeError && /^posenc\.\w+: this call would need \d+\.\d MiB of WebAssembly memory/.test(e.message), label);
+    assert.equal(reads, 0, `${label}: ${reads} element reads`);
+  }
+});

@@ -582,3 +582,42 @@ test('lab.loss beside a model trainAsync holds: a batch that does not fit is ref
   assert.ok(reads > 0);
   assert.equal(fresh.memoryStats().liveAllocations, 0);
 });
+
+test('posenc/variants: a call beside a handle with too little room is refused before any element of its data is read (thirty-fifth pass)', async () => {
+  // The room beside what is live was asked when the frame was opened, after the data was read: beside a rope() handle
+  // of 512 MiB, ropeApply and ropePermute read x whole (2^26 values, 9.5 s), mropeCache and ropeAxialCache their
+  // positions, rope() a longrope's factors, then each was refused as "memory is exhausted". pe_fits is asked once the
+  // footprint is counted, as lab's checkFits does. Debug build: the limit lowered to 8 MiB, a handle of 5 MiB.
+  if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
+  const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const v = createVariants(raw);
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0)) });
+  const T = (rows, cols) => ({ shape: [rows, cols], data: lazy(rows * cols) });
+  const handle = v.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB
+  const calls = [
+    () => v.ropeApply(T(2 ** 16, 8), { positions: lazy(2 ** 16) }),
+    () => v.ropeApply(T(2 ** 16, 8), { section: [2, 1, 1], positions: T(3, 2 ** 16) }),
+    () => v.mropeCache(T(3, 2 ** 16), 8, { section: [2, 1, 1] }),
+    () => v.ropeAxialCache(T(2 ** 16, 2), { axesDim: [4, 4] }),
+    () => v.ropePermute(T(2 ** 12, 64)),
+    () => v.t5Bucket(lazy(2 ** 19)),
+    () => v.roundTo(lazy(2 ** 18), 'float16'),
+    () => v.formatBits(lazy(2 ** 19), 'float16'),
+    () => v.learnedRows(lazy(2 ** 14), 8, 64),
+    () => v.precisionError(64, { positions: lazy(2 ** 18) }),
+    () => v.rope({ maxLen: 64, dim: 2 ** 14, scaling: { type: 'longrope', shortFactor: lazy(2 ** 13), longFactor: lazy(2 ** 13), originalMaxPosition: 16, factor: 4 } }),
+  ];
+  for (const call of calls) {
+    const before = v.memoryStats();
+    reads = 0;
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.\w+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
+    assert.equal(reads, 0, String(call));
+    assert.deepEqual(v.memoryStats(), before, String(call));
+  }
+  handle.free();
+  reads = 0;
+  assert.equal(v.roundTo(lazy(2 ** 18), 'float16').length, 2 ** 18); // alone, it is made
+  assert.equal(reads, 2 ** 18);
+});

@@ -123,6 +123,16 @@ export function room(wasm, fn, bytes, must) {
 }
 
 /**
+ * openFrame's refusal beside what is live, asked as soon as check.bytes() has counted the footprint, before any element
+ * of the call's data is read (pe_fits: the allocator's limit beside what is live, growing nothing; a module that exports
+ * it): beside a rope() handle of 512 MiB, ropeApply and ropePermute read x whole (2^26 values, 9.5 s), then were refused
+ * as "memory is exhausted" (thirty-fifth pass; lab's checkFits, thirty-fourth).
+ */
+export const fits = (wasm, check, bytes = check.footprint + RESERVE_SLACK) => {
+  if (wasm.pe_live_allocations() && !wasm.pe_fits(bytes)) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+};
+
+/**
  * A frame for a call that outlives one turn of the event loop (lab.trainAsync): its owner frees it. Refused when its
  * footprint finds no room beside what is live (a handle's buffers, which the allocator counts toward its 1 GiB): each
  * buffer was made in turn and a later one refused, so toyAttention or attention beside a kvCache of 724 MiB grew memory

@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK, fits } from '../heap.js';
 import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
@@ -68,8 +68,8 @@ export function createVariants(wasm) {
     const check = new Checker('ropeFrequencies');
     const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'dtype']);
     evenSize(check, 'dim', dim);
+    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES); // before a scaling's factors are read
     const a = ropeCommon(check, opts, dim);
-    const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     return frequencies(check, dim, a, dtype);
   }
 
@@ -104,7 +104,6 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'offset', 'layout', 'dtype']);
     check.size('maxLen', maxLen);
     evenSize(check, 'dim', dim);
-    const a = ropeCommon(check, opts, dim);
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
@@ -112,6 +111,7 @@ export function createVariants(wasm) {
     const count = maxLen * cols;
     // the output (copied out of wasm in blocks), and the core's dim / 2 frequencies
     check.bytes(2 * count * bytesPer(dtype) + dim * 4 + SCRATCH_SLACK);
+    const a = ropeCommon(check, opts, dim); // its factors read once the size and the other options are checked (thirty-fifth pass)
     return withFrame(wasm, 'ropeCache', (f) => {
       const t = rotary.cacheTables(f, check, a, { maxLen, dim, offset, layout, dtype });
       return { cos: matrix(maxLen, cols, t.cos), sin: matrix(maxLen, cols, t.sin), attentionFactor: t.attentionFactor, layout };
@@ -139,10 +139,6 @@ export function createVariants(wasm) {
       const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
       const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing, layout) : null;
-      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
-      const positions = positionsArg(check, opts, s, 'offset');
-      const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
-      if (caches) cacheRowsCheck(check, caches, positions, offset, s);
       const o = outputArgs(check, opts, count);
       // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
       const compute = o.dtype === 'float32' ? 'float32' : 'float64';
@@ -150,6 +146,13 @@ export function createVariants(wasm) {
       // x in and out as the core counts it (pe_rope_rotate: x of 5 × 2^24 doubles passed, formed its rows, grew memory to
       // 1216 MiB and was refused as "status 2", kept); at once the rows and x, or before x the generator that forms them
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
+      fits(wasm, check);
+      // a longrope's factors and positions read once dtype, out and the size are checked (2^22 and 2^23 were read, then
+      // refused by any: thirty-fifth pass)
+      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
+      const positions = positionsArg(check, opts, s, 'offset');
+      const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
+      if (caches) cacheRowsCheck(check, caches, positions, offset, s);
       // x's elements and the caches' read once every size is checked (their columns, shapes and layout were refused after them)
       t.data = elementsOf(t.data);
       if (caches) caches.cos = elementsOf(caches.cos), caches.sin = elementsOf(caches.sin);
@@ -207,9 +210,10 @@ export function createVariants(wasm) {
     evenSize(check, opts.headDim == null ? "the config's head_dim" : 'headDim', headDim, C.PE_MAX_DIM, dim);
     const maxLen = check.size('maxLen', opts.maxLen);
     const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
-    const a = ropeCommon(check, opts, dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
+    fits(wasm, check, check.footprint); // (its slack counted: reserve()'s room, asked before the factors below are read)
+    const a = ropeCommon(check, opts, dim); // as in ropeCache
     const state = rotary.handle(check, a, { maxLen, dim, headDim, pairing, dtype });
     const cache = { rows: maxLen };
 
@@ -219,29 +223,27 @@ export function createVariants(wasm) {
       // positions first: once x is read, nothing a caller wrote runs before its copy into wasm (out is read by its slots).
       // their count against x's rows (x's shape read, its elements later) before an element is read: a list of 2^24
       // positions was read whole, then refused for x's 2 rows (thirty-fourth pass)
-      let tx, s;
-      const rows = typeof positions === 'number' || positions === undefined ? null : ac.vector('positions', positions, (n) => {
-        tx = tensorArg(ac, 'x', x, [2, 3, 4], false), s = tx.shape[tx.shape.length - 2];
-        if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
-      });
-      tx ??= tensorArg(ac, 'x', x, [2, 3, 4], false);
-      s = tx.shape[tx.shape.length - 2];
-      const cols = tx.shape[tx.shape.length - 1];
-      headDimArg(ac, headDim, cols);
-      const count = product(tx.shape);
-      let offset = 0;
-      // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
-      if (!rows) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
-      else {
+      // and out and the call's size too (2^20 positions were read, then out refused: thirty-fifth pass)
+      let tx, s, cols, count, o, offset = 0;
+      const sizes = (n) => {
+        tx = tensorArg(ac, 'x', x, [2, 3, 4], false), s = tx.shape[tx.shape.length - 2], cols = tx.shape[tx.shape.length - 1];
+        if (n !== s && n !== null) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
+        headDimArg(ac, headDim, cols);
+        count = product(tx.shape);
+        // x's rows first: past maxLen, positions was refused as "an integer from 0 to -4080", whatever it was
+        if (n === null) offset = ac.integer('positions', positions ?? 0, 0, maxLen - ac.size('x\'s rows (at most maxLen)', s, maxLen));
+        // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
+        o = outputArgs(ac, { dtype, out }, count);
+        ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
+      };
+      const rows = typeof positions === 'number' || positions === undefined ? sizes(null) : ac.vector('positions', positions, sizes);
+      if (rows) {
         // its count by slot: a length getter planted on Float64Array.prototype let 1 position rotate 2 rows, the second by
         // whatever rows the handle's gather buffer held (another call's freed memory)
         const n = typedLength(rows);
         if (n !== s) throw ac.fail(RangeError, `positions must have ${s} elements to match`, n);
         cacheRowsCheck(ac, cache, rows, 0, s);
       }
-      // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
-      const o = outputArgs(ac, { dtype, out }, count);
-      ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
       // x's elements read once every size is checked: a nested x of 2^23 rows was read, then refused by maxLen (thirty-second pass)
       const job = { data: elementsOf(tx.data), count, blocks: count / (s * cols), rows: s, cols };
       return tensor(tx.shape, state.rotateAt(ac, job, rows, offset, o.out && o.target()));
@@ -281,6 +283,7 @@ export function createVariants(wasm) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const count = rows * cols;
     check.bytes(count * 16);
+    fits(wasm, check);
     const values = data();
     asDtype(check, values, dtype); // the result holds the same values: one past the dtype's range is refused before the work
     return matrix(rows, cols, run(check, 'float64', count, (out, f) => wasm.pe_rope_permute(out, f.float64(values, count), rows, cols,
@@ -360,10 +363,9 @@ export function createVariants(wasm) {
   function t5Bucket(relativePositions, options) {
     const check = new Checker('t5Bucket');
     const a = t5Args(check, check.options(options, T5_KEYS));
-    const rel = check.vector('relativePositions', relativePositions);
+    const rel = check.vector('relativePositions', relativePositions, (n) => (check.bytes(n * 8), fits(wasm, check)));
     const n = rel.length;
     for (let i = 0; i < n; i++) check.integer(`relativePositions[${i}]`, rel[i], -(MAX_POSITION - 1), MAX_POSITION - 1);
-    check.bytes(n * 8);
     return run(check, 'int32', n, (out, f) => wasm.pe_t5_bucket(out, f.int32(rel, n), n, a.bidirectional, a.numBuckets, a.maxDistance, a.f32));
   }
 
@@ -413,6 +415,7 @@ export function createVariants(wasm) {
     const count = rows * dModel;
     check.bytes(count * bytesPer(dtype) + extra);
     if (count > C.PE_LEARNED_MAX_ELEMENTS) throw check.fail(RangeError, `${what} × dModel must be at most ${C.PE_LEARNED_MAX_ELEMENTS}`, count);
+    fits(wasm, check);
     return count;
   }
 
@@ -459,18 +462,16 @@ export function createVariants(wasm) {
   function roundTo(values, format) {
     const check = new Checker('roundTo');
     const fmt = check.oneOf('format', format, Object.keys(FORMATS));
-    const v = check.numbers('values', values);
+    const v = check.numbers('values', values, (n) => (check.bytes(n * 16), fits(wasm, check)));
     const n = v.length;
-    check.bytes(n * 16);
     return run(check, 'float64', n, (out, f) => wasm.pe_round(out, f.float64(v, n), n, FORMATS[fmt]));
   }
 
   function formatBits(values, format) {
     const check = new Checker('formatBits');
     const fmt = check.oneOf('format', format, ['float32', 'float16', 'bfloat16']);
-    const v = check.numbers('values', values);
+    const v = check.numbers('values', values, (n) => (check.bytes(n * 12), fits(wasm, check)));
     const n = v.length;
-    check.bytes(n * 12);
     return withFrame(wasm, check, (f) => {
       const out = f.int32Output(n);
       call(check, wasm.pe_format_bits(out, f.float64(v, n), n, FORMATS[fmt]));
@@ -493,6 +494,7 @@ export function createVariants(wasm) {
       if (n * dModel > PRECISION_MAX_WORK) {
         throw check.fail(RangeError, `positions × dModel must be at most ${PRECISION_MAX_WORK}`, n * dModel);
       }
+      fits(wasm, check);
     };
     let positions = positionsArg(check, opts, bound, 'count');
     // count: positions 0..count - 1, made once the call is accepted

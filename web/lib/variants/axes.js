@@ -4,7 +4,7 @@
 // a section or [S, A] ids and axesDim. Each model is a choice of frequencies
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
-import { withFrame, matrix, dtypeCode } from '../heap.js';
+import { withFrame, matrix, dtypeCode, fits } from '../heap.js';
 import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped, typedLength, byIndex, product } from '../validate.js';
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
@@ -123,7 +123,7 @@ export function createAxes(wasm, call, frequencies) {
       throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
     }
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
-    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: ropeCommon(check, opts, largest(axesDim), 'axesDim (its largest)') };
+    return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: () => ropeCommon(check, opts, largest(axesDim), 'axesDim (its largest)') };
   }
 
   /** t: positions [A, S], or ids [S, A] (idsRows) as readNested reads them later. */
@@ -135,6 +135,8 @@ export function createAxes(wasm, call, frequencies) {
     // doubles of scratch), then passed in again with their axes (n doubles, n int32).
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
+    fits(wasm, check);
+    plan.common = plan.common(); // base and scaling: a longrope's factors read once the size is checked (thirty-fifth pass)
     // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option), and
     // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
     t.data = t.data();
@@ -173,12 +175,11 @@ export function createAxes(wasm, call, frequencies) {
     const rows = t.shape[0], s = t.shape[1];
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
-    const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
-    const interleaved = check.boolean('interleaved', m.interleaved ?? false);
-    const common = ropeCommon(check, opts, headDim, 'headDim');
     const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
-    return cacheOut(check, s, { section, interleaved, dim: headDim, common }, t, false, layout, dtype);
+    const interleaved = check.boolean('interleaved', m.interleaved ?? false);
+    const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
+    return cacheOut(check, s, { section, interleaved, dim: headDim, common: () => ropeCommon(check, opts, headDim, 'headDim') }, t, false, layout, dtype);
   }
 
   function ropeAxialCache(ids, options) {
@@ -188,13 +189,13 @@ export function createAxes(wasm, call, frequencies) {
     const t = readNested(check, 'ids', ids, [2], positionElements, undefined, 1);
     const n = t.shape[0], axes = t.shape[1];
     if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
-    const plan = axialPlan(check, opts, axes);
     const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', Object.keys(PAIRINGS));
     const layout = check.oneOf('layout', opts.layout ?? pairing, Object.keys(CACHE_LAYOUTS));
     if (opts.pairing !== undefined && layout !== 'pairs' && layout !== pairing) {
       throw check.fail(TypeError, `layout ${layout} contradicts pairing ${pairing}`);
     }
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
+    const plan = axialPlan(check, opts, axes);
     return cacheOut(check, n, plan, t, true, layout, dtype);
   }
 
@@ -245,22 +246,24 @@ export function createAxes(wasm, call, frequencies) {
     const bySection = opts.section !== undefined;
     const pRows = p.shape[bySection ? 0 : 1], pCols = p.shape[bySection ? 1 : 0];
     if (pCols !== s) throw check.fail(RangeError, `positions must be ${bySection ? '[axes, S]' : '[S, axes]'} with S = ${s} (x's rows)`, `shape [${p.shape}]`);
+    const count = product(t.shape);
+    const o = outputArgs(check, opts, count);
     let plan;
     if (bySection) {
       const section = sectionArg(check, opts.section, pRows, undefined, opts.named);
       const dim = 2 * sum(section);
-      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: ropeCommon(check, opts, dim, `${opts.named ?? 'section'} (twice its sum)`) };
+      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: () => ropeCommon(check, opts, dim, `${opts.named ?? 'section'} (twice its sum)`) };
     } else {
       plan = axialPlan(check, opts, pRows);
     }
     // named: "the rotated width (16) must be …" named nothing the call was given
     const per = bySection ? 2 : 1; // (a section counts frequencies, axesDim columns)
     if (plan.dim > headDim) throw check.fail(RangeError, `${opts.named ?? (bySection ? 'section' : 'axesDim')} must sum to at most headDim${bySection ? ' / 2' : ''} (${headDim / per})`, plan.dim / per);
-    const count = product(t.shape);
-    const o = outputArgs(check, opts, count);
     // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
+    fits(wasm, check);
+    plan.common = plan.common(); // as in cacheOut
     t.data = t.data();
     p.data = p.data();
     const positions = axisMajor(p, !bySection);
