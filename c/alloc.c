@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "posenc.h"
-#include "lab/posenc_lab.h" /* pe_fits */
 #include "work.h"
 
 static int32_t live_allocations;

@@ -74,6 +74,10 @@ PE_API void pe_free(void *ptr); /* counted free; NULL is ignored */
  * PE_MAX_BYTES) can be allocated without growing again; 1 on success. */
 PE_API int pe_reserve(double bytes);
 PE_API int32_t pe_live_allocations(void);
+/* 1 when `bytes` (> 0) more fit the allocator's limit beside what is live, growing nothing: a call beside a
+ * live handle (a KV cache, a rope() handle, a model trainAsync holds) asks before it reads its data whether
+ * pe_reserve would refuse it. */
+PE_API int pe_fits(double bytes);
 
 /* ---- status text ------------------------------------------------------------- */
 PE_API const char *pe_strerror(int status); /* checks.c */

@@ -204,8 +204,4 @@ PE_API int pe_format_bits(uint32_t *out, const double *x, int32_t n, int format)
 PE_API int pe_precision_error(double *out, const double *positions, int32_t n, int32_t d_model, int layout,
                               int freq, double base, int format, int mode);
 
-/* 1 when `bytes` (> 0) more fit the allocator's limit beside what is live, growing nothing (c/alloc.c;
- * lab/posenc_lab.h declares it too): a call beside a live rope() handle asks before it reads its data. */
-PE_API int pe_fits(double bytes);
-
 #endif

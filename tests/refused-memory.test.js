@@ -621,3 +621,41 @@ test('posenc/variants: a call beside a handle with too little room is refused be
   assert.equal(v.roundTo(lazy(2 ** 18), 'float16').length, 2 ** 18); // alone, it is made
   assert.equal(reads, 2 ** 18);
 });
+
+test('posenc: a call beside a KV cache with too little room is refused before any element of its data is read (thirty-fifth pass)', async () => {
+  // Beside a kvCache of 512 MiB, attention of [4096, 2048] read 25 165 824 values (4.0 s), gram of 4096 × 16384 read
+  // 67 108 864 (14 s), toyAttention of 2^24 codes 33 554 432 (6.1 s), each then refused as "memory is exhausted" when
+  // its frame was opened. pe_fits is now asked once the footprint is counted. Debug build: the limit lowered to 8 MiB,
+  // a cache of 5 MiB.
+  if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
+  const raw = await instantiateForTests((await import('../dist/debug/posenc-wasm.js')).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const pe = createApi(raw);
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0)) });
+  const T = (...shape) => ({ shape, data: lazy(shape.reduce((a, b) => a * b)) });
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB of keys and values
+  const eight = { shape: [1, 1, 16, 8], data: new Float32Array(128).fill(0.5) };
+  cache.append(eight, eight);
+  const calls = [
+    () => pe.dot(lazy(2 ** 18), lazy(2 ** 18)),
+    () => pe.toyAttention(lazy(2 ** 17)),
+    () => pe.norms(T(2 ** 13, 64)),
+    () => pe.gram(T(512, 1024)),
+    () => pe.gram(T(512, 1024), { cosine: true }),
+    () => pe.attention(T(512, 64), T(512, 64), T(512, 64)),
+    () => pe.attention(T(2 ** 13, 64), T(2 ** 13, 64), T(2 ** 13, 64), { weights: false, dtype: 'float64' }),
+    () => cache.attend(T(1, 2 ** 13, 16, 8)),
+  ];
+  for (const call of calls) {
+    const before = pe.memoryStats();
+    reads = 0;
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.[\w.]+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
+    assert.equal(reads, 0, String(call));
+    assert.deepEqual(pe.memoryStats(), before, String(call));
+  }
+  cache.free();
+  reads = 0;
+  assert.equal(pe.norms(T(2 ** 13, 64)).length, 2 ** 13); // alone, it is made
+  assert.equal(reads, 2 ** 19);
+});

@@ -85,9 +85,6 @@ enum { PE_LAB_SCORE_ALL = 0, PE_LAB_SCORE_TRAINED = 1, PE_LAB_SCORE_NEW = 2 };
 /* Fields per row of pe_lab_tensors: offset, rows, cols, kind, decay. */
 #define PE_LAB_TENSOR_FIELDS 5
 
-/* 1 when `bytes` (> 0) more fit the allocator's limit beside what is live, growing nothing (c/alloc.c): a
- * call asks before it reads its data whether pe_reserve would refuse it. */
-PE_API int pe_fits(double bytes);
 /* sizeof(pe_lab_real): 4, or 8 in the debug module. */
 PE_API int32_t pe_lab_real_bytes(void);
 /* out = [vocabulary, classes, shortest length] of a task. */

@@ -1,7 +1,7 @@
 // The public API of `posenc`: validated arguments in, plain { shape, data }
 // copies out (matrices also carry rows and cols), float32 unless dtype says
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
-import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor } from './heap.js';
+import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor, fits, RESERVE_SLACK } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
 import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped, product } from './validate.js';
 import { Float32Array, Float64Array, Int32Array, Uint32Array, Uint8Array, heapView } from './intrinsics.js';
@@ -72,8 +72,9 @@ export function createApi(wasm) {
     // float64 chunk it is rounded from), though wasm memory holds one chunk (and its positions) and the core's scratch;
     // before the positions are read (2^24 of them were, 1.7 s, for a table refused by its size).
     check.bytes(maxLen * dModel * TYPES[a.dtype].BYTES_PER_ELEMENT, chunk * (dModel * bytesPer(a.dtype) + (given ? 8 : 0)) + tableScratch(dModel));
-    // Row r is position offset + r, or positions[r]; the rows at position paddingIdx are zero.
-    const p = given ? tablePositions(check, opts.positions, maxLen) : null;
+    // Row r is position offset + r, or positions[r]; the rows at position paddingIdx are zero. (Beside a live
+    // kvCache, the room asked first: fits(), here and below, before any element a caller gave is read.)
+    const p = given ? (fits(wasm, check), tablePositions(check, opts.positions, maxLen)) : null;
     const data = a.target(); // after the last getter the call runs
     return withFrame(wasm, check, (f) => {
       const out = f.output(a.dtype, chunk * dModel), code = dtypeCode(a.dtype);
@@ -156,6 +157,7 @@ export function createApi(wasm) {
     // both counts before an element of either (check.later)
     const la = check.later('a', a), n = la.length, lb = check.later('b', b, n);
     check.bytes(n * 16 + 8); // (a footprint: with none, each buffer grew memory in turn, and beside a handle b's was refused after a's)
+    fits(wasm, check);
     const va = check.allFinite('a', la.read()), vb = check.allFinite('b', lb.read());
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', 1);
@@ -169,7 +171,7 @@ export function createApi(wasm) {
     const opts = check.options(options, ['dtype']);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // the norms too, before the input is read: 1 GiB of input alone would pass
-    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * 8); // (by index: a destructuring follows an iterator a caller can plant)
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * 8, () => fits(wasm, check)); // (by index: a destructuring follows an iterator a caller can plant)
     return withFrame(wasm, check, (f) => {
       const out = f.output('float64', m.rows);
       call(check, wasm.pe_norms(out, f.float64(m.data, m.rows * m.cols), m.rows, m.cols));
@@ -184,7 +186,9 @@ export function createApi(wasm) {
     // the float64 Gram too, dtype and out checked, before the input is read: 2^24 nested rows were read (10 s) to be refused for it;
     // and the least footprint below its type can give (a float64 input's, or with cosine a float32 one's, n × 12 bytes): an
     // input of 8192 × 4096 was read (4.6 s) to be refused by it (thirty-second pass)
-    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * s[0] * (bytesPer(outputArgs(check, opts, s[0] * s[0]).dtype) + 8) + (cosine ? s[0] * s[1] * 4 + s[0] * 8 : 0));
+    // (beside a live kvCache, the least room its type can take asked before it is read: the count × 8 above is no memory)
+    const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * s[0] * (bytesPer(outputArgs(check, opts, s[0] * s[0]).dtype) + 8) + (cosine ? s[0] * s[1] * 4 + s[0] * 8 : 0),
+      (s) => fits(wasm, check, check.footprint - s[0] * s[0] * 8 + RESERVE_SLACK));
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).
@@ -230,6 +234,7 @@ export function createApi(wasm) {
     const lp = positionCodes !== undefined && positionCodes !== null ? check.later('positionCodes', positionCodes, n) : null;
     const lw = opts.weights !== undefined ? check.later('weights', opts.weights, n) : null;
     check.bytes(n * 8 * 5);
+    fits(wasm, check);
     const vcodes = check.allFinite('codes', lc.read());
     const vpos = lp && check.allFinite('positionCodes', lp.read());
     const vweights = lw && check.allFinite('weights', lw.read());
@@ -290,6 +295,7 @@ export function createApi(wasm) {
     // float32 kernel's (thirty-second pass). That kernel's f32x4 rows of V need dv % 8 == 0 (all common head sizes).
     const scale = opts.scale ?? 1 / Math.sqrt(s.dk);
     const f32 = flash && !(s.dv % 8) ? attentionF32(check, DIMS, nOut, causal, scale) : held();
+    fits(wasm, check);
     // each by name, as every size and pointer below: an iterator or a method a caller planted on Array.prototype
     // answered other sizes (q's rows read as 64, and the core read past q into other memory)
     if (mask) mask.data = mask.data();

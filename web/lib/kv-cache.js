@@ -4,7 +4,7 @@
 // arithmetic). attend() runs the float32 blocked kernel (c/flash.c) once per
 // kv head, on the rows in use, in place.
 import { Checker, copyTyped, typedArrayBuffer, MAX_DIM } from './validate.js';
-import { Frame, reserve } from './heap.js';
+import { Frame, reserve, fits } from './heap.js';
 import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
 import { attentionShape, as4, numbersOnly } from './attention-args.js';
@@ -18,7 +18,7 @@ const dropped = new FinalizationRegistry((release) => release());
 // The cache is float32: a finite 1e39 would be Infinity there (and poison every later attend).
 // (a float32 copy: appended by views of it, made by class, not by its prototype's subarray: that makes a view by
 // the `constructor[Symbol.species]` a caller can plant, of any length, and wrote it over the allocator's: a wasm trap)
-const fits = (c, name, data, n) => {
+const float32s = (c, name, data, n) => {
   const out = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     out[i] = data[i]; // (an assignment's value is data[i], not the float32 kept)
@@ -27,7 +27,7 @@ const fits = (c, name, data, n) => {
   return out;
 };
 // k and v: copies (readNested's elements), each element checked as above
-const rowsOf = (c, name, data, n) => fits(c, name, c.numbers(name, data, n), n);
+const rowsOf = (c, name, data, n) => float32s(c, name, c.numbers(name, data, n), n);
 
 export function createKvCache(wasm, call) {
   return function kvCache(options) {
@@ -122,11 +122,14 @@ export function createKvCache(wasm, call) {
       const nq = slots * group * n * dk;
       // checked in doubles: pe_malloc takes 32 bits (2^32 + 64 bytes was a 64-byte buffer)
       const need = c.bytes((nq + count) * 4);
+      // the scratch's room beside the cache (it is let go first) asked before q is read: q was read whole, then refused
+      // as "memory is exhausted" beside a large cache (thirty-fifth pass, as attention and gram beside one)
+      if (ioBytes < need) fits(wasm, c, need - ioBytes);
       tq.data = tq.data();
       fit();
       if (live(c) && ioBytes < need) {
         // q refused before its scratch grows; a failed alloc leaves no stale size (q once went to address 0)
-        fits(c, 'q.data', tq.data, nq);
+        float32s(c, 'q.data', tq.data, nq);
         io.free();
         ioBytes = 0;
         io.alloc(need);
@@ -141,7 +144,7 @@ export function createKvCache(wasm, call) {
         // refused (scores that overflow float32, decided by the data): the scratch let go, as no refused call keeps a block
         // (it was kept, grown for q: 64 MiB for q [1, 2^20, 1, 8] of 1e20 against keys of 1e20)
         if (status) io.free(), ioBytes = 0;
-        if (status === PE_ERR_VALUE) fits(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
+        if (status === PE_ERR_VALUE) float32s(c, 'q.data', tq.data, nq); // names a non-finite element; else an overflow
         call(c, status);
       }
       // copied before the shape is made: a slice planted on Array.prototype freed the cache there, and the result was read

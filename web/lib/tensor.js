@@ -178,10 +178,11 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   return { shape, data: later ? data : data() };
 }
 
-/** readNested of a matrix, as { rows, cols, data }. */
-export function readMatrix(check, name, value, alsoBytes) {
-  const t = readNested(check, name, value, undefined, undefined, alsoBytes);
-  return { rows: t.shape[0], cols: t.shape[1], data: t.data };
+/** readNested of a matrix, as { rows, cols, data }; before(shape) runs once its bytes are counted, before any element is read. */
+export function readMatrix(check, name, value, alsoBytes, before) {
+  const t = readNested(check, name, value, undefined, undefined, alsoBytes, 1);
+  before?.(t.shape); // once its bytes are counted, before an element is read (a room asked: fits())
+  return { rows: t.shape[0], cols: t.shape[1], data: t.data() };
 }
 
 /** A result tensor; matrices also carry rows and cols. */
