@@ -370,7 +370,7 @@ test('holes the third pass found: k, v and q past float32\'s range are refused b
 test('holes the third pass found: mropePositions bounds the segment count before it reads a segment (2^32 - 1 empty text segments were read one by one)', () => {
   let reads = 0;
   const segments = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 32 - 1 : /^\d+$/.test(String(k)) ? (reads++, { text: 0 }) : t[k]) });
-  assert.throws(() => pv.mropePositions(segments), { message: /^posenc\.mropePositions: segments may have at most 16777216 entries \(got "4294967295 entries"\)$/ });
+  assert.throws(() => pv.mropePositions(segments), { message: /^posenc\.mropePositions: segments may have at most 16777216 entries \(got 4294967295\)$/ });
   assert.equal(reads, 0);
   assert.deepEqual(Array.from(pv.mropePositions([{ text: 0 }, { text: 2 }, { text: 0 }]).data), [0, 1, 0, 1, 0, 1]);
 });

@@ -30,7 +30,7 @@ test('per-layer lists are bounded by length before they are walked, and holes ar
     for (const [key, list] of [['no_rope_layers', [1, 0]], ['layer_types', ['full_attention', 'full_attention']]]) {
       const answering = new Proxy(list, { get: (t, k, r) => (k === 'length' ? length : Reflect.get(t, k, r)) });
       assert.throws(() => pv.ropeFromConfig({ ...base, [key]: answering }, { layerIndex: 1 }), (e) => e instanceof RangeError
-        && new RegExp(`^posenc\\.ropeFromConfig: config\\.${key} may have at most 65536 entries \\(got "${Number(length)} entries"\\)`).test(e.message), `${key} ${length}`);
+        && new RegExp(`^posenc\\.ropeFromConfig: config\\.${key} may have at most 65536 entries \\(got ${Number(length)}\\)`).test(e.message), `${key} ${length}`);
     }
   }
   const holes = ['full_attention', , 'full_attention']; // eslint-disable-line no-sparse-arrays
@@ -360,4 +360,26 @@ test('a config key of null reads as absent, as the reader states (thirty-third p
   // and hidden_size or num_attention_heads of null, without a head_dim, as both absent
   assert.throws(() => pv.ropeFromConfig({ hidden_size: null, num_attention_heads: 4 }),
     /^TypeError: posenc\.ropeFromConfig: config needs head_dim, or hidden_size and num_attention_heads$/);
+});
+
+test('max_position_embeddings is in range wherever it is given, read by a scaling or not (thirty-fifth pass: -1, 0, 1e300 taken without one)', () => {
+  for (const scaling of [undefined, { rope_type: 'dynamic', factor: 2 }]) {
+    const config = (m) => ({ head_dim: 8, rope_theta: 10000, max_position_embeddings: m, ...(scaling && { rope_scaling: scaling }) });
+    for (const m of [-1, 0, 1e300, 2 ** 31 + 1]) {
+      assert.throws(() => pv.ropeFromConfig(config(m)), { name: 'RangeError', message: `posenc.ropeFromConfig: config.max_position_embeddings must be an integer from 1 to 2147483648 (got ${m})` });
+    }
+    for (const m of [1, 4096, 2 ** 31]) assert.equal(pv.ropeFromConfig(config(m)).maxPosition, m);
+  }
+  // the count of a list too long is shown as a number (it was the string "100000 entries")
+  assert.throws(() => pv.ropeFromConfig({ head_dim: 8, layer_types: new Array(100000).fill('full_attention') }),
+    { message: 'posenc.ropeFromConfig: config.layer_types may have at most 65536 entries (got 100000)' });
+});
+
+test("a layer asked by index whose type has no rope_parameters entry is named as the config's, not as a layerType given", () => {
+  const config = { head_dim: 8, max_position_embeddings: 64, layer_types: ['full_attention', 'sliding_attention'],
+    rope_parameters: { full_attention: { rope_type: 'default', rope_theta: 10000 } } };
+  assert.throws(() => pv.ropeFromConfig(config, { layerIndex: 1 }), { name: 'RangeError',
+    message: 'posenc.ropeFromConfig: layer 1\'s type (config.layer_types[1]) has no RoPE parameters in config.rope_parameters, which has full_attention (got "sliding_attention")' });
+  assert.throws(() => pv.ropeFromConfig(config, { layerType: 'sliding_attention' }), { message: /^posenc\.ropeFromConfig: layerType must be one of full_attention \(got "sliding_attention"\)$/ });
+  assert.equal(pv.ropeFromConfig(config, { layerIndex: 0 }).layerType, 'full_attention');
 });

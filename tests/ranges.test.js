@@ -656,6 +656,10 @@ test('a bad string option is refused before a scaling\'s factors, a section or a
     ['ropeAxialCache dtype', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), dtype: 'x' }), /dtype must be one of/],
     ['ropeAxialCache pairing', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), pairing: 'x' }), /pairing must be one of/],
     ['ropeAxialCache layout', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), layout: 'x' }), /layout must be one of/],
+    // (its seen and left, mended after: frequencies and scaling after axesDim)
+    ['ropeAxialCache frequencies', () => pv.ropeAxialCache(ids, { axesDim: untouchable([4, 4]), frequencies: 'x' }), /frequencies must be one of/],
+    ['ropeApply axesDim frequencies', () => pv.ropeApply(x, { axesDim: untouchable([4, 4]), positions: [[0, 1], [1, 0]], frequencies: 'x' }), /frequencies must be one of/],
+    ['ropeApply axesDim scaling', () => pv.ropeApply(x, { axesDim: untouchable([4, 4]), positions: [[0, 1], [1, 0]], scaling: { type: 'linear', factor: 2 } }), /scaling applies to M-RoPE/],
     ['ropeApply section dtype', () => pv.ropeApply(x, { section: untouchable([2, 1, 1]), positions: [[0, 1], [0, 1], [0, 1]], dtype: 'x' }), /dtype must be one of/],
     ['ropeApply section out', () => pv.ropeApply(x, { section: untouchable([2, 1, 1]), positions: [[0, 1], [0, 1], [0, 1]], out: new Float32Array(3) }), /out must be a Float32Array of 16/],
     ['ropeApply axesDim dtype', () => pv.ropeApply(x, { axesDim: untouchable([4, 4]), positions: [[0, 1], [1, 0]], dtype: 'x' }), /dtype must be one of/],

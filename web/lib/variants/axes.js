@@ -117,12 +117,13 @@ export function createAxes(wasm, call, frequencies) {
 
   /** The axial plan's options: axesDim, frequencies rule, base. */
   function axialPlan(check, opts, axes) {
-    const axesDim = axesDimArg(check, opts.axesDim, axes, opts.named);
+    // the options first, then the list (its every entry was read to refuse frequencies 'x': thirty-fifth pass's seen and left)
     const rule = check.oneOf('frequencies', opts.frequencies ?? 'axis', ['axis', 'alternate']);
+    if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
+    const axesDim = axesDimArg(check, opts.axesDim, axes, opts.named);
     if (rule === 'alternate' && axesDim.some((d) => d !== axesDim[0])) {
       throw check.fail(RangeError, "frequencies 'alternate' (Pixtral) needs equal axesDim", `[${axesDim}]`);
     }
-    if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
     return { __proto__: null, axesDim, alternate: rule === 'alternate', dim: sum(axesDim), common: () => ropeCommon(check, opts, largest(axesDim), 'axesDim (its largest)') };
   }
 

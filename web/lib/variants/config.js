@@ -6,7 +6,7 @@
 // rope-types.js. Where HF versions disagree, the newest is followed
 // (docs/variants.md, "RoPE from a model's config", lists each case).
 import { PARAMS, TYPES, COMMON_KEYS, IGNORED_KEYS, typeOfHf, hfKeys } from './rope-types.js';
-import { isArray, isOptions, show, sum, byIndex, cut, typedLength } from '../validate.js';
+import { isArray, isOptions, show, sum, byIndex, cut, typedLength, MAX_POSITION } from '../validate.js';
 
 /**
  * What transformers' config classes fill in when a published config.json leaves
@@ -104,7 +104,7 @@ function layerList(check, key, value, ok, what) {
   const name = `config.${key}`;
   if (typed(check, key, value, isArray, 'a list, one entry per layer') == null) return null; // isArray: a revoked proxy's threw raw
   const n = check.read(name, () => +value.length); // a number once: a proxy's length object could say 2, then 2^31
-  if (!(n >= 0 && n <= MAX_LAYERS)) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, `${n} entries`);
+  if (!(n >= 0 && n <= MAX_LAYERS)) throw check.fail(RangeError, `${name} may have at most ${MAX_LAYERS} entries`, n);
   const list = check.read(name, () => byIndex(value, n));
   for (const [i, v] of list.entries()) if (!ok(v)) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
   return list;
@@ -264,7 +264,12 @@ function pickLayer(check, { dicts, nested }, layerTypes, ropeLayers, opts) {
   if (layerType !== undefined) {
     const types = [...new Set(nested ? Object.keys(dicts) : layerTypes)];
     if (!types.length) throw check.fail(RangeError, 'layerType needs a config with layer types (layer_types or rope_parameters keyed by layer type); this one has none', layerType);
-    if (!types.includes(layerType)) throw check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType must be one of ${names(types)}`, layerType);
+    // the type of a layer asked by index is the config's, named as such ("layerType must be one of" named an option not given)
+    if (!types.includes(layerType)) {
+      throw index !== undefined
+        ? check.fail(RangeError, `layer ${index}'s type (config.layer_types[${index}]) has no RoPE parameters in config.rope_parameters, which has ${names(types)}`, layerType)
+        : check.fail(typeof layerType === 'string' ? RangeError : TypeError, `layerType must be one of ${names(types)}`, layerType);
+    }
   }
   const ropeless = index !== undefined && ropeLayers !== null && !ropeLayers[index];
   if (!nested) return { key: '', layerType, ropeless };
@@ -321,6 +326,8 @@ export function resolveConfig(check, config, opts) {
   // Typed as HF 5's strict classes type them, in every dict, not only the layer asked about
   // (a max_position_embeddings of "abc" came back as maxPosition; a sliding θ of "abc" passed for a full layer).
   const maxPosition = typed(check, 'max_position_embeddings', get('max_position_embeddings'), Number.isInteger, 'a whole number');
+  // in range wherever given: -1, 0 or 1e300 were taken where no scaling reads it (and \`posenc inspect\` said "within -1")
+  if (maxPosition != null) check.integer('config.max_position_embeddings', maxPosition, 1, MAX_POSITION);
   for (const [k, d] of Object.entries(std.dicts)) {
     const where = k && `rope_parameters.${cut(k)}: `;
     check.finite(`config rope_theta${k && ` (${cut(k)})`}`, d.rope_theta, { above: 1 });

@@ -60,7 +60,7 @@ export function mropePositions(segments, options) {
   const n = check.read('segments', () => (Array.isArray(segments) ? +segments.length : -1));
   if (!(n >= 1)) throw check.fail(TypeError, 'segments must be a non-empty array of { text }, { image } or { video } objects', segments);
   // Bounded before it is walked: 2^32 - 1 segments of { text: 0 } add no token, and were read one by one.
-  if (n > MAX_DIM) throw check.fail(RangeError, `segments may have at most ${MAX_DIM} entries`, `${n} entries`);
+  if (n > MAX_DIM) throw check.fail(RangeError, `segments may have at most ${MAX_DIM} entries`, n);
   const segs = [];
   let tokens = 0;
   for (let i = 0; i < n; i++) {
