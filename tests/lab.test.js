@@ -682,3 +682,12 @@ test('lab.train: trainLengths longer than the default maxLength, not given, are 
   assert.throws(() => lab.train({ steps: 1, trainLengths: [3, 100], maxLength: 64 }), { message: /maxLength \(101 tokens of a training example of length 100\) must be an integer from 101 to 1024 \(got 64\)$/ });
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+test('lab.trainAsync: a signal whose aborted turns into a non-boolean mid-run is refused by name, not taken as aborted (thirty-fifth pass)', async () => {
+  let reads = 0;
+  const signal = { get aborted() { return ++reads > 1 ? 'yes' : false; } };
+  await assert.rejects(lab.trainAsync({ steps: 3, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8, signal }),
+    (e) => e instanceof TypeError && /^posenc\.lab\.trainAsync: signal must be an AbortSignal/.test(e.message));
+  assert.ok(reads >= 2);
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});
