@@ -699,3 +699,45 @@ test('a call too big for memory is refused before a longrope scaling\'s factors 
     assert.equal(reads, 0, `${label}: ${reads} element reads`);
   }
 });
+
+// The option families, generic (the thirty-fifth pass probed them by hand, 4 338 calls): every option of every function
+// of CASES (the list its "unknown option" refusal gives), given a value of a type no option takes (a Symbol, a BigInt),
+// is refused by its name, before any element of the data is read, as the plain call refuses it.
+test('an option of any function given a Symbol or a BigInt is refused by name before any element of the data is read', async () => {
+  const counted = elementReads(1), untouchable = counted.list;
+  const numbers = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length > 0 && Array.from(a).every((x) => typeof x === 'number');
+  const guard = (v) => {
+    if (numbers(v)) return untouchable(v);
+    if (Array.isArray(v) && v.length && v.every(Array.isArray)) return v.map(guard);
+    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v)) return { ...v, data: guard(v.data) };
+    return v;
+  };
+  const isOptions = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype && !['params', 'tokens', 'shape', 'rows'].some((k) => k in o);
+  const problems = [];
+  let tried = 0;
+  for (const [entry, fn, args] of CASES) {
+    for (let at = 0; at < args.length; at++) {
+      if (!isOptions(args[at]) || fn === 'ropeFromConfig' && at === 0) continue; // (a config, not options)
+      const known = (await refusal(apis[entry], fn, withValue(args, [at, 'zzUnknown'], 1)))?.match(/known options are (.*)$/)?.[1];
+      assert.ok(known, `${entry}.${fn}: no list of known options for argument ${at}`);
+      for (const key of known.split(', ')) {
+        for (const bad of [Symbol('bad'), 7n]) {
+          const plain = await refusal(apis[entry], fn, withValue(args, [at, key], bad));
+          // (section and axesDim make ropeApply multi-axis, whose positions must be 2-D: the case's 1-D ones are refused
+          // first, by their name, whatever the section or axesDim)
+          if (fn === 'ropeApply' && ['section', 'axesDim'].includes(key) && /^posenc\.ropeApply: positions must have 2 dimensions/.test(plain)) continue;
+          if (plain === null || !plain.includes(key)) {
+            problems.push(`${entry}${fn} ${key} = ${String(bad)}: ${plain === null ? 'taken' : `refused without its name: ${plain}`}`);
+            continue;
+          }
+          counted.reads = 0;
+          const got = await refusal(apis[entry], fn, withValue(args, [at, key], bad).map(guard));
+          tried++;
+          if (counted.reads || got !== plain) problems.push(`${entry}${fn} ${key} = ${String(bad)}: ${counted.reads} element reads; ${got}`);
+        }
+      }
+    }
+  }
+  assert.ok(tried > 300, `only ${tried} refusals tried`);
+  assert.deepEqual(problems, []);
+});
