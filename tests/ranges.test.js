@@ -426,6 +426,21 @@ test('thirty-second pass: an option of posenc/fields or posenc/lab given as null
   assert.deepEqual(problems, []);
 });
 
+/** An options argument of CASES (not a model, a batch or a tensor). */
+const isOptions = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype && !['params', 'tokens', 'shape', 'rows'].some((k) => k in o);
+
+/** A call's arguments with every list of numbers (a tensor's data, a vector, a nested matrix's rows) as `untouchable` gives it. */
+function dataGuard(untouchable) {
+  const numbers = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length > 0 && Array.from(a).every((x) => typeof x === 'number');
+  const guard = (v) => {
+    if (numbers(v)) return untouchable(v);
+    if (Array.isArray(v) && v.length && v.every(Array.isArray)) return v.map(guard);
+    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v)) return { ...v, data: guard(v.data) };
+    return v;
+  };
+  return guard;
+}
+
 // The same rule for every entry, over every function of CASES and every option its options object knows (the list its
 // "unknown option" refusal gives): posenc/variants refused `config: null` ("must be a parsed config.json object"),
 // `layerType: null` ("needs config"), `layerIndex`, `seqLen` and `tokensPerSecond` of null ("must be a number"), where
@@ -444,7 +459,6 @@ test('an option of any entry given as null does as one not given (the same resul
     }
   };
   const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
-  const isOptions = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype && !['params', 'tokens', 'shape', 'rows'].some((k) => k in o);
   const problems = [];
   let tried = 0;
   for (const [entry, fn, args] of CASES) {
@@ -473,13 +487,7 @@ test('an option of any entry given as null does as one not given (the same resul
 // how a nested array's rank is found: one read, not the data).
 test('a size or an option is refused before any element of the data is read (every numeric parameter of every function)', async () => {
   const counted = elementReads(1), untouchable = counted.list;
-  const numbers = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length > 0 && Array.from(a).every((x) => typeof x === 'number');
-  const guard = (v) => {
-    if (numbers(v)) return untouchable(v);
-    if (Array.isArray(v) && v.length && v.every(Array.isArray)) return v.map(guard);
-    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v)) return { ...v, data: guard(v.data) };
-    return v;
-  };
+  const guard = dataGuard(untouchable);
   const problems = [];
   let tried = 0;
   for (const [entry, fn, args, params] of CASES) {
@@ -705,14 +713,7 @@ test('a call too big for memory is refused before a longrope scaling\'s factors 
 // is refused by its name, before any element of the data is read, as the plain call refuses it.
 test('an option of any function given a Symbol or a BigInt is refused by name before any element of the data is read', async () => {
   const counted = elementReads(1), untouchable = counted.list;
-  const numbers = (a) => (Array.isArray(a) || ArrayBuffer.isView(a)) && a.length > 0 && Array.from(a).every((x) => typeof x === 'number');
-  const guard = (v) => {
-    if (numbers(v)) return untouchable(v);
-    if (Array.isArray(v) && v.length && v.every(Array.isArray)) return v.map(guard);
-    if (v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v)) return { ...v, data: guard(v.data) };
-    return v;
-  };
-  const isOptions = (o) => o !== null && typeof o === 'object' && Object.getPrototypeOf(o) === Object.prototype && !['params', 'tokens', 'shape', 'rows'].some((k) => k in o);
+  const guard = dataGuard(untouchable);
   const problems = [];
   let tried = 0;
   for (const [entry, fn, args] of CASES) {

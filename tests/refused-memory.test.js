@@ -583,18 +583,37 @@ test('lab.loss beside a model trainAsync holds: a batch that does not fit is ref
   assert.equal(fresh.memoryStats().liveAllocations, 0);
 });
 
+/**
+ * A debug instance of `module` (create() makes its API) with the allocator's limit lowered to 8 MiB, and lists and
+ * tensors whose every element read is counted in `counted.reads`: for calls beside a handle with too little room.
+ */
+async function lowLimit(module, create) {
+  const raw = await instantiateForTests((await import(`../dist/debug/${module}-wasm.js`)).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const counted = { reads: 0 };
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (counted.reads++, 0)) });
+  const T = (...shape) => ({ shape, data: lazy(shape.reduce((a, b) => a * b)) });
+  return { api: create(raw), lazy, T, counted };
+}
+
+/** Each call refused as "memory is exhausted", no element read, memory as it was. */
+function refusedBeside(api, counted, calls) {
+  for (const call of calls) {
+    const before = api.memoryStats();
+    counted.reads = 0;
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.[\w.]+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
+    assert.equal(counted.reads, 0, String(call));
+    assert.deepEqual(api.memoryStats(), before, String(call));
+  }
+}
+
 test('posenc/variants: a call beside a handle with too little room is refused before any element of its data is read (thirty-fifth pass)', async () => {
   // The room beside what is live was asked when the frame was opened, after the data was read: beside a rope() handle
   // of 512 MiB, ropeApply and ropePermute read x whole (2^26 values, 9.5 s), mropeCache and ropeAxialCache their
   // positions, rope() a longrope's factors, then each was refused as "memory is exhausted". pe_fits is asked once the
   // footprint is counted, as lab's checkFits does. Debug build: the limit lowered to 8 MiB, a handle of 5 MiB.
   if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
-  const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
-  raw.pe_set_byte_limit(8 * 2 ** 20);
-  const v = createVariants(raw);
-  let reads = 0;
-  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0)) });
-  const T = (rows, cols) => ({ shape: [rows, cols], data: lazy(rows * cols) });
+  const { api: v, lazy, T, counted } = await lowLimit('variants', createVariants);
   const handle = v.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB
   const calls = [
     () => v.ropeApply(T(2 ** 16, 8), { positions: lazy(2 ** 16) }),
@@ -609,17 +628,11 @@ test('posenc/variants: a call beside a handle with too little room is refused be
     () => v.precisionError(64, { positions: lazy(2 ** 18) }),
     () => v.rope({ maxLen: 64, dim: 2 ** 14, scaling: { type: 'longrope', shortFactor: lazy(2 ** 13), longFactor: lazy(2 ** 13), originalMaxPosition: 16, factor: 4 } }),
   ];
-  for (const call of calls) {
-    const before = v.memoryStats();
-    reads = 0;
-    assert.throws(call, { name: 'RangeError', message: /^posenc\.\w+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
-    assert.equal(reads, 0, String(call));
-    assert.deepEqual(v.memoryStats(), before, String(call));
-  }
+  refusedBeside(v, counted, calls);
   handle.free();
-  reads = 0;
+  counted.reads = 0;
   assert.equal(v.roundTo(lazy(2 ** 18), 'float16').length, 2 ** 18); // alone, it is made
-  assert.equal(reads, 2 ** 18);
+  assert.equal(counted.reads, 2 ** 18);
 });
 
 test('posenc: a call beside a KV cache with too little room is refused before any element of its data is read (thirty-fifth pass)', async () => {
@@ -628,12 +641,7 @@ test('posenc: a call beside a KV cache with too little room is refused before an
   // its frame was opened. pe_fits is now asked once the footprint is counted. Debug build: the limit lowered to 8 MiB,
   // a cache of 5 MiB.
   if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
-  const raw = await instantiateForTests((await import('../dist/debug/posenc-wasm.js')).WASM_BASE64);
-  raw.pe_set_byte_limit(8 * 2 ** 20);
-  const pe = createApi(raw);
-  let reads = 0;
-  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0)) });
-  const T = (...shape) => ({ shape, data: lazy(shape.reduce((a, b) => a * b)) });
+  const { api: pe, lazy, T, counted } = await lowLimit('posenc', createApi);
   const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB of keys and values
   const eight = { shape: [1, 1, 16, 8], data: new Float32Array(128).fill(0.5) };
   cache.append(eight, eight);
@@ -647,15 +655,9 @@ test('posenc: a call beside a KV cache with too little room is refused before an
     () => pe.attention(T(2 ** 13, 64), T(2 ** 13, 64), T(2 ** 13, 64), { weights: false, dtype: 'float64' }),
     () => cache.attend(T(1, 2 ** 13, 16, 8)),
   ];
-  for (const call of calls) {
-    const before = pe.memoryStats();
-    reads = 0;
-    assert.throws(call, { name: 'RangeError', message: /^posenc\.[\w.]+: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, String(call));
-    assert.equal(reads, 0, String(call));
-    assert.deepEqual(pe.memoryStats(), before, String(call));
-  }
+  refusedBeside(pe, counted, calls);
   cache.free();
-  reads = 0;
+  counted.reads = 0;
   assert.equal(pe.norms(T(2 ** 13, 64)).length, 2 ** 13); // alone, it is made
-  assert.equal(reads, 2 ** 19);
+  assert.equal(counted.reads, 2 ** 19);
 });
