@@ -1,7 +1,7 @@
 // The arguments of attention beyond q, k and v: a mask and a bias, each
 // broadcast to [batch, heads, queries, keys] through strides (a 0 stride
 // repeats a dimension of 1), as the C core reads them (pe_attention_heads).
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, isArray, item, product } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, isArray, item, product, countOf } from './validate.js';
 import { readNested } from './tensor.js';
 import { Int32Array } from './intrinsics.js';
 
@@ -82,14 +82,13 @@ export function extraArg(check, name, value, target, elements) {
 /** Elements of a typed array or plain array, each as `convert` returns it (undefined: refused). */
 function elementsAs(Type, what, convert) {
   return (check, name, data, count) => {
-    const typed = typedLength(data);
-    if (typed < 0 && !isArray(data)) throw check.fail(TypeError, `${name} must be an array or typed array`, data);
-    const n = typed < 0 ? check.read(`${name}.length`, () => data.length) : typed;
+    const { source: from, length: n } = countOf(check, name, data); // (counted where its tensor was read, if not typed)
+    if (typedLength(from) < 0 && !isArray(from)) throw check.fail(TypeError, `${name} must be an array or typed array`, from);
     if (n !== count) throw check.fail(RangeError, `${name} must have ${count} elements to match`, n);
     const out = new Type(n);
     for (let i = 0; i < n; i++) {
       // read once, inside the guard: a getter's throw escaped raw, and a refused element was read again to be named
-      const v = check.read(`${name}[${i}]`, () => item(data, i)), x = convert(v);
+      const v = check.read(`${name}[${i}]`, () => item(from, i)), x = convert(v);
       if (x === undefined) throw check.fail(TypeError, `${name}[${i}] must be ${what}`, v);
       out[i] = x;
     }

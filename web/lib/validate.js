@@ -67,6 +67,34 @@ export function typedLength(value) {
  */
 export const item = (value, i) => (i in ArrayPrototype && !hasOwn(value, i) ? undefined : value[i]);
 
+/**
+ * An array-like whose `length` was read where its tensor was (tensor.js), before any element of this or another
+ * argument; its elements are read later, by that count (a `length` read again could answer otherwise). Known by a
+ * private field: `instanceof` would run a Proxy's getPrototypeOf trap.
+ */
+class Counted {
+  #counted;
+  constructor(source, length) {
+    this.source = source;
+    this.length = length;
+  }
+
+  static is(value) {
+    return value !== null && typeof value === 'object' && #counted in value;
+  }
+}
+export const counted = (source, length) => new Counted(source, length);
+
+/**
+ * { source, length }: where `value`'s elements are read from and its count, a typed array's by its slot, a Counted's
+ * as counted, any other object's `length` read once (undefined for a primitive). (An object: an array destructured
+ * follows an iterator a caller can plant.)
+ */
+export function countOf(check, name, value) {
+  const typed = typedLength(value);
+  return Counted.is(value) ? value : { source: value, length: typed >= 0 ? typed : value !== null && typeof value === 'object' ? check.read(`${name}.length`, () => value.length) : undefined };
+}
+
 /** The first `n` elements of `value` by index (never through an iterator or a length of its own), as an array. */
 // (no iterator: Array.from of an array-like followed one planted on Object.prototype, until it was given one without a prototype)
 // (Assigned, a fraction of Array.from's cost for a shape, into an array without a prototype until it is full: assigned
@@ -274,22 +302,22 @@ export class Checker {
    * reads an element of either (dot read 2^22 elements of a, then refused b's count: thirty-fourth pass).
    */
   later(name, value, length) {
-    const typed = typedLength(value); // a typed array's count by its slot; anything else's `length`, read once
-    const n = typed >= 0 ? typed : value !== null && typeof value === 'object' ? this.read(`${name}.length`, () => value.length) : undefined;
+    // a typed array's count by its slot, a Counted's as counted, anything else's `length` read once
+    const { source: from, length: n } = countOf(this, name, value);
     if (typeof n !== 'number') {
-      throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, value);
+      throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, from);
     }
     // the element count: `length` exactly when it is a number, otherwise from 1 to MAX_DIM and, for a
     // function, what length(n) allows (a call's size), before any element is read (an int64 tensor of
     // another length comes here unconverted: tensor.js)
     if (typeof length !== 'number') this.size(`${name}.length`, n), length?.(n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
-    const type = typedArrayName(value); // by its slot: undefined for anything but a typed array
+    const type = typedArrayName(from); // by its slot: undefined for anything but a typed array
     if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     const copy = type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n);
     const read = () => {
       for (let i = 0; i < n; i++) {
-        const x = this.read(`${name}[${i}]`, () => item(value, i));
+        const x = this.read(`${name}[${i}]`, () => item(from, i));
         if (typeof x === 'bigint') throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
         if (typeof x !== 'number') throw this.fail(TypeError, `${name}[${i}] must be a finite number`, x);
         copy[i] = x;
@@ -298,8 +326,8 @@ export class Checker {
     };
     // a growable buffer's, element by element: a worker growing a SharedArrayBuffer after its view's n was read
     // made set() copy the grown view whole, refused raw ("offset is out of bounds"; thirty-second pass)
-    if (type && isResizable(typedArrayBuffer(value))) read();
-    else if (type) copyTyped(copy, value);
+    if (type && isResizable(typedArrayBuffer(from))) read();
+    else if (type) copyTyped(copy, from);
     return { length: n, read: type ? () => copy : read };
   }
 
