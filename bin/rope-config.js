@@ -210,19 +210,24 @@ async function ropeCommand(pv, values, raw) {
   // the API then checks every size (1 GiB per call) before anything is allocated or written.
   const maxBytes = maxBytesOf(values, raw);
   const planned = 512 + 2 * maxLen * (values.layout === 'pairs' ? r.rotaryDim / 2 : r.rotaryDim) * (dtype === 'float32' ? 4 : 8);
+  const rows = values['max-len'] === undefined ? ` (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)` : '';
   if (planned > maxBytes) {
-    const rows = values['max-len'] === undefined ? ` (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)` : '';
     throw new UsageError(`this output would take ${planned} bytes, more than --max-bytes ${maxBytes}; nothing was written. Raise --max-bytes deliberately to write it${rows}`);
   }
+  // --max-len and --offset by their flags, as posenc rope checks them (they reached ropeCache as "maxLen" and "offset",
+  // names the command line does not use, and any of ropeCache's refusals, --layout's too, got the max-len hint)
+  if (!(maxLen >= 1 && maxLen <= 2 ** 24)) throw new UsageError(`--max-len must be an integer from 1 to ${2 ** 24}, got ${maxLen}${rows}`);
+  const offset = values.offset ?? 0;
+  if (!(offset >= -(2 ** 31) && offset <= 2 ** 31 - maxLen + 1)) throw new UsageError(`--offset must be from ${-(2 ** 31)} to ${2 ** 31 - maxLen + 1}, got ${shown(raw.offset)}${rows}`);
   const seqLen = values['seq-len'];
   if (seqLen !== undefined && !('seqLen' in ROPE_TYPES[r.type].params)) throw new UsageError(`--seq-len is read by dynamic and longrope only; this layer is ${r.type}`);
   const scaling = seqLen === undefined ? r.scaling : { ...r.scaling, seqLen };
   let cache;
   try {
-    cache = pv.ropeCache(maxLen, r.rotaryDim, { base: r.theta, scaling, offset: values.offset ?? 0, layout: values.layout ?? 'half', dtype });
+    cache = pv.ropeCache(maxLen, r.rotaryDim, { base: r.theta, scaling, offset, layout: values.layout ?? 'half', dtype });
   } catch (e) {
-    // max_position_embeddings can be millions (Llama 4: 10485760): say how to ask for fewer rows.
-    if (values['max-len'] === undefined && e instanceof RangeError) throw new UsageError(`${e.message} (max-len defaults to max_position_embeddings, ${maxLen}: give --max-len)`);
+    // max_position_embeddings can be millions (Llama 4: 10485760): say how to ask for fewer rows, where the rows are why
+    if (/would need|exhausted/.test(e.message)) throw new UsageError(`${e.message}${rows}`);
     throw e;
   }
   const shape = [maxLen, cache.cos.cols];

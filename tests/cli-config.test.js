@@ -375,3 +375,30 @@ test('rope --config: a null max_position_embeddings is none, "give --max-len", n
     rmSync(out('null-max-position.npy'));
   }
 });
+
+test('rope --config: --max-len and --offset refused by their flags, the max-len hint only where the rows are why (thirty-sixth pass)', () => {
+  // They reached ropeCache: "posenc.ropeCache: maxLen must be an integer from 1 to 16777216 (got -1)" and "offset must be
+  // …", names the command line does not use (posenc rope names --max-len and --offset), and any refusal of ropeCache
+  // without --max-len, --layout's too, ended "(max-len defaults to max_position_embeddings, …: give --max-len)".
+  const file = out('plain-rope.json');
+  writeFileSync(file, JSON.stringify({ hidden_size: 64, num_attention_heads: 4, max_position_embeddings: 128 }));
+  const hint = ' (max-len defaults to max_position_embeddings, 128: give --max-len)';
+  for (const [args, message] of [
+    [['--max-len', '-1'], '--max-len must be an integer from 1 to 16777216, got -1'],
+    [['--max-len', '0'], '--max-len must be an integer from 1 to 16777216, got 0'],
+    [['--max-len', '16777217', '--max-bytes', '9000000000000'], '--max-len must be an integer from 1 to 16777216, got 16777217'],
+    [['--max-len', '4', '--offset', '2147483646'], '--offset must be from -2147483648 to 2147483645, got 2147483646'],
+    [['--offset', '99999999999'], `--offset must be from -2147483648 to 2147483521, got 99999999999${hint}`],
+    [['--offset', '-2147483649'], `--offset must be from -2147483648 to 2147483521, got -2147483649${hint}`],
+    [['--layout', 'bogus'], 'posenc.ropeCache: layout must be one of pairs, half, interleaved (got "bogus")'],
+  ]) {
+    const r = run('rope', '--config', file, '--out', out('flags.npy'), ...args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, `posenc: ${message}\n`, args.join(' '));
+    assert.equal(existsSync(out('flags.npy')), false);
+  }
+  for (const args of [['--max-len', '4', '--offset', '2147483645'], ['--offset', '-2147483648']]) {
+    assert.equal(run('rope', '--config', file, '--out', out('flags.npy'), '--quiet', '--force', ...args).status, 0, args.join(' '));
+  }
+  rmSync(out('flags.npy'));
+});

@@ -265,9 +265,9 @@ test('a call refused by a size its counts and shapes decide reads no element fir
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
-test('randomFourierFeatures: B\'s getters run before the points are read, the points\' before B\'s elements: a detach or resize either way is a posenc error', () => {
-  // B's shape is read first and its elements once the points are copied, so that the size both decide is checked
-  // before either's elements (above); no caller code runs between a length and its copy.
+test('randomFourierFeatures: B\'s getters run before the points are read, B\'s elements before the points\': a detach or resize either way is a posenc error', () => {
+  // B's shape is read first and its elements once the size both decide is checked (above), before the points' elements
+  // (a TensorFlow.js B's dataSync() with them: thirty-sixth pass); a length changed before its copy is refused by name.
   const cases = [];
   const pbuf = new ArrayBuffer(32);
   cases.push([() => pf(new Float64Array(pbuf).fill(0.5), { B: { rows: 2, cols: 1, get data() { structuredClone(pbuf, { transfer: [pbuf] }); return [1, 2]; } } }),
@@ -275,12 +275,16 @@ test('randomFourierFeatures: B\'s getters run before the points are read, the po
   const bbuf = new ArrayBuffer(16);
   cases.push([() => pf({ rows: 2, cols: 1, get data() { structuredClone(bbuf, { transfer: [bbuf] }); return [0.5, 0.25]; } }, { B: { rows: 2, cols: 1, data: new Float64Array(bbuf) } }),
     /B\.data must have 2 elements to match \(got 0\)/]);
-  const rbuf = new ArrayBuffer(16, { maxByteLength: 64 });
-  cases.push([() => pf(new Proxy([0.5, 0.25], { get: (t, k) => (k === '1' && rbuf.resize(64), t[k]) }), { B: { rows: 2, cols: 1, data: new Float64Array(rbuf) } }),
-    /B\.data must have 2 elements to match \(got 8\)/]);
+  const rbuf = new ArrayBuffer(32, { maxByteLength: 64 });
+  cases.push([() => pf({ rows: 2, cols: 2, data: new Float64Array(rbuf).fill(0.5) }, { B: { shape: [2, 2], dtype: 'float64', dataSync: () => (rbuf.resize(64), [1, 2, 3, 4]) } }),
+    /points\.data must have 4 elements to match \(got 8\)/]);
   const before = pe.memoryStats();
   for (const [call, message] of cases) assert.throws(call, (e) => e instanceof RangeError && message.test(e.message));
   assert.deepEqual(pe.memoryStats(), before);
+  // B copied before the points are read: a points' getter that resizes B's buffer then changes nothing
+  const gbuf = new ArrayBuffer(16, { maxByteLength: 64 });
+  const g = pf(new Proxy([0.5, 0.25], { get: (t, k) => (k === '1' && gbuf.resize(64), t[k]) }), { B: { rows: 2, cols: 1, data: new Float64Array(gbuf).fill(1) } });
+  assert.deepEqual([...g.B.data], [1, 1]);
   // points shrunk by B's getter are read as they are then: one row
   const sbuf = new ArrayBuffer(32, { maxByteLength: 64 });
   const r = pf(new Float64Array(sbuf).fill(0.5), { B: { rows: 2, cols: 1, get data() { sbuf.resize(8); return [1, 2]; } }, dtype: 'float64' });
@@ -381,4 +385,41 @@ test("sincos2d: a preset's \"spaced\" frequencies refused for a small dim say wh
   assert.throws(() => pf.sincos2d(2, 2, 4, { preset: 'big-vision' }),
     { name: 'RangeError', message: 'posenc.sincos2d: preset "big-vision"\'s frequencies "spaced" divides by (frequencies per axis − 1), so dim must be at least 8 (got 4)' });
   assert.throws(() => pf.sincos2d(2, 2, 4, { frequencies: 'spaced' }), { message: /^posenc\.sincos2d: frequencies "spaced" divides by/ });
+});
+
+test("randomFourierFeatures: a TensorFlow.js B's data is fetched and counted before any point is read (thirty-sixth pass)", () => {
+  // B's dataSync() ran once every point had been read: one giving 7 values for a [4, 2] B, a BigInt64Array or the wrong
+  // storage for float16 was refused after the points' 2^22 reads of a proxy's. Now B's data comes once the call's size is
+  // counted, before a point is read; a dataSync() that shrinks, grows or detaches the points' buffer is refused by name.
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const tf = (dtype, data) => ({ shape: [4, 2], dtype, dataSync: () => data });
+  for (const [B, message] of [
+    [tf('float32', new Float32Array(7)), /B\.data must have 8 elements to match \(got 7\)/],
+    [tf('float32', new BigInt64Array(8)), /B\.data must hold numbers, not BigInts/],
+    [tf('float16', new Float32Array(8)), /B\.data must be a Uint16Array of float16 bit patterns/],
+    [tf('float32', [1, 2, 3, 4, 5, 6, 7, NaN]), /B\.data\[7\] must be a finite number/],
+  ]) {
+    for (const points of [{ rows: 1000, cols: 2, data: lazy(2000) }, { shape: [1000, 2], data: lazy(2000) }]) {
+      reads = 0;
+      assert.throws(() => pe.randomFourierFeatures(points, { B }), message);
+      assert.equal(reads, 0);
+    }
+  }
+  const one = { shape: [4, 1], dtype: 'float32', dataSync: () => new Float32Array(3) };
+  reads = 0;
+  const list = new Proxy(new Array(1000).fill(0.5), { get: (t, k) => (typeof k === 'string' && /^\d+$/.test(k) && reads++, t[k]) });
+  assert.throws(() => pe.randomFourierFeatures(list, { B: one }), /B\.data must have 4 elements to match \(got 3\)/);
+  assert.equal(reads, 0);
+  for (const act of [(b) => b.resize(16), (b) => b.resize(256), (b) => structuredClone(b, { transfer: [b] })]) {
+    const buffer = new ArrayBuffer(64, { maxByteLength: 512 });
+    const points = { rows: 4, cols: 2, data: new Float64Array(buffer).fill(0.25) };
+    const B = { shape: [4, 2], dtype: 'float32', dataSync: () => (act(buffer), new Float32Array(8).fill(1)) };
+    assert.throws(() => pe.randomFourierFeatures(points, { B }), { name: 'RangeError', message: /^posenc\.randomFourierFeatures: points\.data must have 8 elements to match/ });
+  }
+  const B = { shape: [4, 2], dtype: 'float32', dataSync: () => new Float32Array(8).fill(1) };
+  reads = 0;
+  assert.deepEqual([...pe.randomFourierFeatures({ rows: 3, cols: 2, data: lazy(6) }, { B }).B.data], new Array(8).fill(1));
+  assert.equal(reads, 6);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
 });

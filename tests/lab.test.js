@@ -691,3 +691,15 @@ test('lab.trainAsync: a signal whose aborted turns into a non-boolean mid-run is
   assert.ok(reads >= 2);
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+test('lab.train: heads, dModel and t5MaxDistance not given are named as defaults when a given option refuses them (thirty-sixth pass)', () => {
+  // "dModel (6) must be a multiple of heads (got 4)", "dModel (32) must be a multiple of heads (got 5)" and
+  // "t5MaxDistance (past the exact distances of 1024 buckets) must be … (got 128)" each named a value never given
+  const refuse = (options, message) => assert.throws(() => lab.train({ steps: 1, batch: 1, layers: 1, ...options }), { name: 'RangeError', message: `posenc.lab.train: ${message}` });
+  refuse({ dModel: 6 }, 'dModel (6) must be a multiple of the default heads (got 4)');
+  refuse({ heads: 5 }, 'the default dModel (32) must be a multiple of heads (got 5)');
+  refuse({ dModel: 30, heads: 4 }, 'dModel (30) must be a multiple of heads (got 4)');
+  refuse({ encoding: 't5', t5Buckets: 1024 }, 'the default t5MaxDistance (past the exact distances of 1024 buckets) must be an integer from 257 to 1048576 (got 128)');
+  refuse({ encoding: 't5', attention: 'causal', t5Buckets: 600, t5MaxDistance: null }, 'the default t5MaxDistance (past the exact distances of 600 buckets) must be an integer from 301 to 1048576 (got 128)');
+  refuse({ encoding: 't5', t5Buckets: 1024, t5MaxDistance: 200 }, 't5MaxDistance (past the exact distances of 1024 buckets) must be an integer from 257 to 1048576 (got 200)');
+});

@@ -67,13 +67,16 @@ function numbers(check, name, value, size) {
  * Points as { rows, cols, data } (one point per row) or a plain array of 1-D points; extra(rows, cols), the
  * bytes the call holds beside their copy, is refused with it before any point is read.
  */
-function points(check, value, extra) {
+function points(check, value, extra, before) {
   if (value !== null && typeof value === 'object' && !isArray(value) && !ArrayBuffer.isView(value)) {
     // the shape by index, not destructured: Array.prototype's iterator is the caller's to plant, and a [rows, cols] read
     // as [rows, 1] sized fourierFeatures' output for one coordinate, which the core then wrote past (a wasm trap, 2 blocks kept)
-    return readMatrix(check, 'points', value, (shape) => extra(shape[0], shape[1]));
+    return readMatrix(check, 'points', value, (shape) => extra(shape[0], shape[1]), before);
   }
-  const data = numbers(check, 'points', value, (n) => check.bytes(n * 8 + extra(n, 1)));
+  const data = numbers(check, 'points', value, (n) => {
+    check.bytes(n * 8 + extra(n, 1));
+    before?.();
+  });
   return { rows: data.length, cols: 1, data };
 }
 
@@ -268,16 +271,18 @@ export function createFields(wasm) {
     for (let i = 0, row; b && nested && i < b.shape[0]; i++) {
       if (!check.read('B', () => isArray(row = item(opts.B, i)) && row.length === b.shape[1])) throw check.fail(RangeError, 'B is ragged');
     }
+    // B's data (a TensorFlow.js B's dataSync(), its count and storage) once the call's size is counted, before a point is
+    // read: a dataSync() of 7 values for 8 was refused after every point was read (2^22 reads of a proxy's, thirty-sixth pass)
+    let data;
     const p = points(check, pointsArg, (rows, d) => {
       if (b && b.shape[1] !== d) throw check.fail(RangeError, `B.cols must equal the points' coordinates (${d})`, b.shape[1]);
       m = b ? b.shape[0] : m;
       return m * d * 8 + rows * 2 * m * bytesPer(dtype) + SCRATCH_SLACK;
-    });
+    }, () => (data = b && b.data()));
     // The core's bound (the largest row sum of |B|) before the result is allocated: a given B's computed as the core
     // computes it, a drawn B's by the core from its seed without making B (pe_fourier_gaussian_bound). B was drawn
     // first, alone, and one whose bound then refused the call kept the memory it took (512 MiB for 65 536 features
     // of 1024 coordinates).
-    const data = b && b.data();
     let top = 0, sum = 0;
     for (let i = 0; i < p.data.length; i++) top = Math.max(top, Math.abs(p.data[i]));
     for (let k = 0; data && k < m; k++) {

@@ -114,7 +114,9 @@ export function createLab(wasm) {
     const attention = check.oneOf('attention', o.attention ?? 'bidirectional', ATTENTION);
     const dModel = check.integer('dModel', o.dModel ?? 32, PE_LAB_MIN_DMODEL, PE_LAB_MAX_DMODEL);
     const heads = check.integer('heads', o.heads ?? 4, 1, PE_LAB_MAX_HEADS);
-    if (dModel % heads) throw check.fail(RangeError, `dModel (${dModel}) must be a multiple of heads`, heads);
+    // an option not given named as the default ("dModel (6) must be a multiple of heads (got 4)" named a value never given)
+    const named = (key) => (o[key] == null ? 'the default ' : '') + key;
+    if (dModel % heads) throw check.fail(RangeError, `${named('dModel')} (${dModel}) must be a multiple of ${named('heads')}`, heads);
     if (encoding === 'rope' && (dModel / heads) % 2) {
       throw check.fail(RangeError, 'rope needs an even width per head (dModel / heads)', dModel / heads);
     }
@@ -161,7 +163,7 @@ export function createLab(wasm) {
       // once, with that least: "from 2" (or "from 1"), then "from 4" (or "from 3") for the same value, named two ranges
       t5Buckets: check.integer(t5 ? `t5Buckets (${attention})` : 't5Buckets', o.t5Buckets ?? 32, t5 && two ? MIN_T5_BUCKETS : PE_LAB_MIN_BUCKETS, PE_LAB_MAX_BUCKETS),
     };
-    config.t5MaxDistance = check.integer(t5 ? `t5MaxDistance (past the exact distances of ${config.t5Buckets} buckets)` : 't5MaxDistance',
+    config.t5MaxDistance = check.integer(t5 ? `${named('t5MaxDistance')} (past the exact distances of ${config.t5Buckets} buckets)` : 't5MaxDistance',
       o.t5MaxDistance ?? 128, t5 ? t5LeastDistance(config.t5Buckets, two) : 1, PE_LAB_MAX_DISTANCE);
     config.randomizedPositions = randomRange(check, o.randomizedPositions ?? 0, config.maxLength);
     return config;
