@@ -560,6 +560,15 @@ test('a bad string or boolean option, or a count or shape that does not match, i
     ['attention mask.data count', pe.attention, [q, k, v, { mask: { shape: [2, 2], data: [1, 1, 1] } }]],
     ['attention mask type', pe.attention, [q, k, v, { mask: { shape: [2, 2], data: [1, 1, 1, 1], type: 'string' } }]],
     ['kvCache.append v.data count', kvAppend, [k8, { shape: [1, 1, 2, 8], data: [1, 2, 3] }]],
+    // a TensorFlow.js tensor's dataSync() too, before any tensor's elements (the thirty-sixth pass's part B saw q read
+    // whole, then k's 7 values for 8 refused)
+    ['attention k.data count (dataSync)', pe.attention, [q, { shape: [2, 2], dataSync: () => new Float32Array(3) }, v]],
+    ['attention v.data type (dataSync)', pe.attention, [q, k, { shape: [2, 2], dtype: 'float16', dataSync: () => new Float32Array(4) }]],
+    ['kvCache.append v.data count (dataSync)', kvAppend, [k8, { shape: [1, 1, 2, 8], dataSync: () => new Float32Array(15) }]],
+    ['ropeApply x.data count (dataSync)', pv.ropeApply, [{ shape: [2, 4], dataSync: () => new Float32Array(7) }, { positions: [0, 1] }]],
+    ['ropeApply cos.data count (dataSync)', pv.ropeApply, [x4, { cos: { shape: [2, 2], dataSync: () => new Float32Array(3) }, sin, positions: [0, 1] }]],
+    ['ropeApply axesDim x.data count (dataSync)', pv.ropeApply, [{ shape: [2, 8], dataSync: () => new Float32Array(15) }, { axesDim: [4, 4], positions: [[0, 1], [1, 0]] }]],
+    ['rope.apply x.data count (dataSync)', apply, [{ shape: [2, 8], dataSync: () => new Float32Array(15) }, [0, 1]]],
     ['ropeApply cos.data count', pv.ropeApply, [x4, { cos: { rows: 2, cols: 2, data: [1, 1, 1] }, sin }]],
     ['attention dtype', pe.attention, [q, k, v, { dtype: 'int8' }]],
     ['attention weights', pe.attention, [q, k, v, { weights: 'no' }]],

@@ -298,6 +298,8 @@ export function createApi(wasm) {
     fits(wasm, check);
     // each by name, as every size and pointer below: an iterator or a method a caller planted on Array.prototype
     // answered other sizes (q's rows read as 64, and the core read past q into other memory)
+    // every tensor's data fetched and counted (a TensorFlow.js tensor's dataSync()) before any tensor's elements are read
+    q.ready(), k.ready(), v.ready(), mask?.ready(), bias?.ready();
     if (mask) mask.data = mask.data();
     if (bias) bias.data = bias.data();
     q.data = q.data();

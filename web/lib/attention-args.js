@@ -76,7 +76,7 @@ function broadcastStrides(check, name, shape, target) {
 export function extraArg(check, name, value, target, elements) {
   if (value === undefined || value === null) return null;
   const t = readNested(check, name, value, [1, 2, 3, 4], elements, undefined, 1);
-  return { data: t.data, count: product(t.shape), strides: broadcastStrides(check, name, t.shape, target) };
+  return { data: t.data, ready: t.ready, count: product(t.shape), strides: broadcastStrides(check, name, t.shape, target) };
 }
 
 /** Elements of a typed array or plain array, each as `convert` returns it (undefined: refused). */

@@ -85,6 +85,7 @@ export function createKvCache(wasm, call) {
         if (live(c) && t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);
       };
       room();
+      tk.ready(), tv.ready(); // (both counted, a TensorFlow.js tensor's dataSync() too, before either's elements)
       tk.data = tk.data();
       tv.data = tv.data();
       room();

@@ -3,7 +3,7 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product, counted } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product, counted as countedBy } from './validate.js';
 import { Float64Array, getPrototypeOf, hasOwn } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
@@ -138,41 +138,41 @@ function typedData(check, name, type, data, integers, count) {
  * attention refused by its size read every element first (10 s for 2^24 nested rows).
  */
 export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0, later) {
-  let { shape, data: given, type, given: field, sync } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
+  const { shape, data: given, type, sync } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
   }
   const count = product(shape);
   check.bytes(count * 8 + alsoBytes(shape));
-  // a typed array's count (by its slot: nothing a caller wrote runs) now, before an element of this or another tensor is
-  // read: attention read every element of q, then refused k.data of 31 values for 32 (thirty-third pass)
-  const n = typedLength(field);
-  if (n >= 0 && n !== count) throw check.fail(RangeError, `${name}.data must have ${count} elements to match`, n);
   // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values
   const integers = { __proto__: null, ...elements }.integers;
-  const data = () => {
-    const data = typedData(check, name, type, given(), integers, count);
-    return elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count);
+  const read = (data) => (elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count));
+  // A data value's element type, storage and count (an array-like's `length` read once, here), checked before an element
+  // of it or of another tensor is read: attention read every element of q, then refused k.data of 31 values for 32
+  // (thirty-third pass), k's type "bogus", k.data as an array of 3 values for 4, or a BigInt64Array of floats; the
+  // value the reader then reads.
+  const counted = (data) => {
+    typedData(check, name, type, data, integers, -1);
+    if (data === null || typeof data !== 'object') read(data); // no elements: refused as the reader words it
+    const n = typedLength(data); // (by its slot: nothing a caller wrote runs)
+    const length = n >= 0 ? n : check.read(`${name}.data.length`, () => data.length);
+    if (typeof length !== 'number') throw check.fail(TypeError, `${name}.data must be an array, typed array or array-like of numbers`, data);
+    if (length !== count) throw check.fail(RangeError, `${name}.data must have ${count} elements to match`, length);
+    // an array-like's elements read later by the reader, by that count (a length read again could answer otherwise),
+    // straight from the caller's array (a snapshot array first doubled the time of a plain array's call)
+    return n >= 0 ? data : countedBy(data, length);
   };
-  // Its element type and storage, and an array-like's count (its `length` read once, here), before an element of this
-  // or another tensor is read: attention read every element of q, then refused k's type "bogus", k.data as an
-  // array of 3 values for 4, or a BigInt64Array of floats. (A TensorFlow.js tensor's data comes with dataSync(), once
-  // the call's sizes are checked; nested arrays are counted by flatten().)
+  // the data field's now; a TensorFlow.js tensor's by ready(), once the call's sizes are checked and before any tensor's
+  // elements (dataSync() downloads its data: attention read q whole, then refused a k whose dataSync() gave 7 values for
+  // 8); nested arrays' by flatten()
+  let checked;
+  const ready = () => {
+    if (sync !== undefined) checked ??= [counted(given())];
+  };
   if (sync) elementType(check, name, type, integers);
-  else if (later && sync === false) {
-    if (field === null || typeof field !== 'object') data(); // no elements: refused as the reader words it
-    typedData(check, name, type, field, integers, -1);
-    if (n < 0) {
-      const length = check.read(`${name}.data.length`, () => field.length);
-      if (typeof length !== 'number') throw check.fail(TypeError, `${name}.data must be an array, typed array or array-like of numbers`, field);
-      if (length !== count) throw check.fail(RangeError, `${name}.data must have ${count} elements to match`, length);
-      // its elements later, read by the reader by that count (a length read again could answer otherwise), straight
-      // from the caller's array (a snapshot array first doubled the time of a plain array's call)
-      const c = counted(field, length);
-      given = () => c;
-    }
-  }
-  return { shape, data: later ? data : data() };
+  else ready();
+  const data = () => (ready(), read(typedData(check, name, type, sync === undefined ? given() : checked[0], integers, count)));
+  return { shape, data: later ? data : data(), ready };
 }
 
 /** readNested of a matrix, as { rows, cols, data }; before(shape) runs once its bytes are counted, before any element is read. */

@@ -150,6 +150,7 @@ export function createVariants(wasm) {
       // a longrope's factors and positions read once dtype, out and the size are checked (2^22 and 2^23 were read, then
       // refused by any: thirty-fifth pass)
       const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
+      t.ready?.(), caches?.ready(); // (a TensorFlow.js tensor's dataSync(), counted, before a position is read)
       const positions = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
       if (caches) cacheRowsCheck(check, caches, positions, offset, s);
@@ -182,7 +183,7 @@ export function createVariants(wasm) {
       const m = tensorArg(check, name, opts[name], [2], false);
       const rows = m.shape[0], cols = m.shape[1];
       if (cols !== rd && cols !== rd / 2) throw check.fail(RangeError, `${name} must have rotaryDim (${rd}) or rotaryDim / 2 columns`, cols);
-      return { rows, cols, data: m.data };
+      return { rows, cols, data: m.data, ready: m.ready };
     };
     const cos = read('cos');
     const sin = read('sin');
@@ -191,7 +192,7 @@ export function createVariants(wasm) {
     if (layout && layout !== expected) {
       throw check.fail(RangeError, `layout ${JSON.stringify(layout)} does not fit pairing ${JSON.stringify(pairing)} with ${cos.cols} columns (expected ${JSON.stringify(expected)})`);
     }
-    return { rows: cos.rows, cols: cos.cols, cos: cos.data, sin: sin.data };
+    return { rows: cos.rows, cols: cos.cols, cos: cos.data, sin: sin.data, ready: () => (cos.ready?.(), sin.ready?.()) };
   }
 
   /**
@@ -235,6 +236,7 @@ export function createVariants(wasm) {
         // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
         o = outputArgs(ac, { dtype, out }, count);
         ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
+        tx.ready?.(); // (a TensorFlow.js x's dataSync(), counted, before a position is read)
       };
       const rows = typeof positions === 'number' || positions === undefined ? sizes(null) : ac.vector('positions', positions, sizes);
       if (rows) {

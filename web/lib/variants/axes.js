@@ -264,6 +264,7 @@ export function createAxes(wasm, call, frequencies) {
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
     fits(wasm, check);
+    t.ready(), p.ready(); // (a TensorFlow.js tensor's dataSync(), counted, before any element)
     plan.common = plan.common(); // as in cacheOut
     t.data = t.data();
     p.data = p.data();
