@@ -699,3 +699,24 @@ test('a call too big for memory is refused before a longrope scaling\'s factors 
     assert.equal(reads, 0, `${label}: ${reads} element reads`);
   }
 });
+
+// Thirty-sixth pass: Checker.later copied a typed array at once, so dot and toyAttention copied a of 2^24 values
+// (0.4 s; 0.8 s element by element on a resizable buffer), then refused b's count. A typed array is now copied when
+// its elements are read, after every count: seen here as a buffer detached or shrunk by the next argument's `length`
+// getter (run after a's count, before a is read), refused by name where it was taken from the early copy.
+test('dot and toyAttention check every count before a typed array is copied', () => {
+  const detach = (b) => structuredClone(b, { transfer: [b] });
+  const ones = (f) => ({ get length() { f(); return 3; }, 0: 1, 1: 1, 2: 1 });
+  const CALLS = [
+    ['dot detached', (a) => pe.dot(a, ones(() => detach(a.buffer))), /^posenc\.dot: a changed while being read$/],
+    ['dot shrunk', (a) => pe.dot(a, ones(() => a.buffer.resize(8))), /^posenc\.dot: a changed while being read$/],
+    ['toyAttention positionCodes', (a) => pe.toyAttention(a, ones(() => detach(a.buffer))), /^posenc\.toyAttention: codes changed while being read$/],
+    ['toyAttention weights', (a) => pe.toyAttention(a, null, { weights: ones(() => a.buffer.resize(0)) }), /^posenc\.toyAttention: codes changed while being read$/],
+  ];
+  for (const [label, call, words] of CALLS) {
+    const a = new Float64Array(new ArrayBuffer(24, { maxByteLength: 32 }));
+    a.set([1, 2, 3]);
+    assert.throws(() => call(a), (e) => e instanceof TypeError && words.test(e.message), label);
+  }
+  assert.equal(pe.dot(new Float64Array([1, 2, 3]), ones(() => {})), 6); // and the call that changes nothing runs
+});
