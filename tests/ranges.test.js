@@ -720,3 +720,16 @@ test('dot and toyAttention check every count before a typed array is copied', ()
   }
   assert.equal(pe.dot(new Float64Array([1, 2, 3]), ones(() => {})), 6); // and the call that changes nothing runs
 });
+
+// Thirty-sixth pass: ropeApply took a snapshot of a typed x of more than 2^20 values at once, so x of 2^26 values was
+// copied (0.2 to 0.6 s) before its dtype, out, headDim, positions or size was refused. It is copied when x's elements
+// are read, once every size and option is checked: seen here as x's buffer detached by the positions' `length` getter
+// (run before x is read), refused by x's count where it was taken from the early copy.
+test('ropeApply checks every option before a typed x of more than 2^20 values is copied', () => {
+  const detach = (b) => structuredClone(b, { transfer: [b] });
+  const n = 2 ** 21, data = new Float32Array(n).fill(0.5);
+  const positions = new Proxy({}, { get: (t, k) => (k === 'length' ? (detach(data.buffer), n / 64) : Number(k)) });
+  assert.throws(() => pv.ropeApply({ shape: [n / 64, 64], data }, { positions }), (e) => e instanceof RangeError && e.message === `posenc.ropeApply: x.data must have ${n} elements to match (got 0)`);
+  const x = { shape: [n / 64, 64], data: new Float32Array(n).fill(0.5) };
+  assert.equal(pv.ropeApply(x, { positions: Array.from({ length: n / 64 }, (_, i) => i) }).shape[0], n / 64); // and runs
+});

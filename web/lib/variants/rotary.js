@@ -62,8 +62,11 @@ export function floatsAsGiven(check, name, data, count) {
 export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
   const quick = quickTensor(x);
   if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven, undefined, !snapshot);
-  // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks).
-  return snapshot ? { shape: quick.shape, data: check.numbers(`${name}.data`, quick.data, typedLength(quick.data)) } : quick;
+  // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks),
+  // taken when read (elementsOf), by the count now: ropeApply copied x of 2^26 values (0.2 to 0.6 s), then refused its
+  // dtype, out, headDim, positions or size (thirty-sixth pass)
+  const n = typedLength(quick.data);
+  return snapshot ? { shape: quick.shape, data: () => check.numbers(`${name}.data`, quick.data, n) } : quick;
 }
 
 /** tensorArg's data without a snapshot: the quick form's array, or the elements read now. */
