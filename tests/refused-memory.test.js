@@ -659,3 +659,22 @@ test('posenc: a call beside a KV cache with too little room is refused before an
   assert.equal(pe.norms(T(2 ** 13, 64)).length, 2 ** 13); // alone, it is made
   assert.equal(reads, 2 ** 19);
 });
+
+test('attention past a float32 overflow says why its float64 footprint is refused (thirty-sixth pass)', async () => {
+  // q, k and v whose float32 call fits beside a kvCache, but whose scores overflow float32, go on in float64, whose
+  // footprint (four times theirs) was refused as "memory is exhausted" (or past 1 GiB "this call would need 1024.1
+  // MiB"), naming nothing of the overflow that made the call need it; the same call of smaller values was made.
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const { WASM_BASE64 } = await import('../dist/debug/posenc-wasm.js');
+  const raw = await instantiateForTests(WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const api = createApi(raw);
+  const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB, 3 left
+  const m = (x) => ({ shape: [2048, 64], data: new Float32Array(2048 * 64).fill(x) });
+  assert.equal(api.attention(m(0.5), m(0.5), m(1), { weights: false }).output.data.length, 2048 * 64);
+  const before = api.memoryStats();
+  assert.throws(() => api.attention(m(1e20), m(1e20), m(1), { weights: false }),
+    { name: 'RangeError', message: /^posenc\.attention: WebAssembly memory is exhausted \(could not allocate \d+ bytes\): q·kᵀ overflowed float32, so this call runs in float64$/ });
+  assert.deepEqual(api.memoryStats(), before);
+  cache.free();
+});
