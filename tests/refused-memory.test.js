@@ -678,3 +678,32 @@ test('attention past a float32 overflow says why its float64 footprint is refuse
   assert.deepEqual(api.memoryStats(), before);
   cache.free();
 });
+
+test('ropeFrequencies and ropeFromConfig ask the room beside a handle before a longrope scaling\'s factors are read (thirty-sixth pass)', async () => {
+  // their frequencies' frame (16 bytes a dim) was refused beside a rope() handle only once the factors, dim / 2 each,
+  // were read: 2^20 reads of a proxy's, then "memory is exhausted" (the other RoPE calls asked first since the 35th pass)
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const pv8 = createVariants(raw);
+  const handle = pv8.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB, 3 left
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 1)) });
+  const D = 2 ** 20;
+  const config = () => ({ hidden_size: 2 * D, num_attention_heads: 2, head_dim: D, max_position_embeddings: 4096, original_max_position_embeddings: 16,
+    rope_scaling: { type: 'longrope', long_factor: lazy(D / 2), short_factor: lazy(D / 2) } });
+  const CALLS = [
+    ['ropeFrequencies', () => pv8.ropeFrequencies(D, { scaling: { type: 'longrope', shortFactor: lazy(D / 2), longFactor: lazy(D / 2), originalMaxPosition: 16, factor: 4 } })],
+    ['ropeFrequencies config', () => pv8.ropeFrequencies(D, { config: config() })],
+    ['ropeFromConfig', () => pv8.ropeFromConfig(config())],
+  ];
+  for (const [label, call] of CALLS) {
+    reads = 0;
+    const before = pv8.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.rope(Frequencies|FromConfig): WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, label);
+    assert.equal(reads, 0, `${label}: ${reads} element reads`);
+    assert.deepEqual(pv8.memoryStats(), before, label);
+  }
+  handle.free();
+  assert.equal(pv8.ropeFromConfig({ ...config(), head_dim: 64, hidden_size: 128, rope_scaling: { type: 'longrope', long_factor: lazy(32), short_factor: lazy(32) } }).invFreq.length, 32); // then made
+});
