@@ -707,3 +707,33 @@ test('ropeFrequencies and ropeFromConfig ask the room beside a handle before a l
   handle.free();
   assert.equal(pv8.ropeFromConfig({ ...config(), head_dim: 64, hidden_size: 128, rope_scaling: { type: 'longrope', long_factor: lazy(32), short_factor: lazy(32) } }).invFreq.length, 32); // then made
 });
+
+test('rope().apply refuses a freed handle, and its scratch without room beside another, before x or positions is read (thirty-sixth pass)', async () => {
+  // apply read x whole (2^22 values of a proxy's for a freed handle; 2^18 beside a handle of 5 MiB at the debug build's
+  // 8 MiB), then was refused as "this RoPE handle was freed" or "memory is exhausted" (its scratch's reserve)
+  let reads = 0;
+  const lazy = (n, v = 0.5) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, v)) });
+  const gone = pv.rope({ dim: 64, maxLen: 4096, dtype: 'float32' });
+  gone.free();
+  assert.throws(() => gone.apply({ shape: [16, 4096, 64], data: lazy(2 ** 22) }, lazy(4096, 1)), { name: 'TypeError', message: 'posenc.rope.apply: this RoPE handle was freed' });
+  assert.equal(reads, 0);
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const pv8 = createVariants(raw);
+  const other = pv8.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB
+  const h = pv8.rope({ dim: 64, maxLen: 4096, dtype: 'float32' }); // 2 MiB, 1 left
+  for (const [label, call] of [
+    ['x', () => h.apply({ shape: [4096, 64], data: lazy(2 ** 18) }, 0)],
+    ['positions', () => h.apply({ shape: [4096, 64], data: new Float32Array(2 ** 18) }, lazy(4096, 1))],
+  ]) {
+    reads = 0;
+    const before = pv8.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.rope\.apply: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, label);
+    assert.equal(reads, 0, `${label}: ${reads} element reads`);
+    assert.deepEqual(pv8.memoryStats(), before, label);
+  }
+  other.free();
+  assert.equal(h.apply({ shape: [4096, 64], data: lazy(2 ** 18) }, lazy(4096, 1)).data.length, 2 ** 18); // then made
+  h.free();
+});

@@ -239,6 +239,7 @@ export function createVariants(wasm) {
         // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
         o = outputArgs(ac, { dtype, out }, count);
         ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
+        state.room(ac, count, n === null ? 0 : 2 * s * dim);
       };
       const rows = typeof positions === 'number' || positions === undefined ? sizes(null) : ac.vector('positions', positions, sizes);
       if (rows) {
