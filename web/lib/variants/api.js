@@ -65,7 +65,7 @@ export function createVariants(wasm) {
   const axes = createAxes(wasm, call, frequencies);
   // frequencies()'s room beside what is live, before a scaling's factors are read: ropeFrequencies and ropeFromConfig
   // read 2^20 of them, then were refused "memory is exhausted" (thirty-sixth pass)
-  const room = (check, dim) => fits(wasm, check, 16 * dim + 1024 + RESERVE_SLACK);
+  const room = (check, dim) => fits(wasm, check, 16 * dim + 1024 + RESERVE_SLACK); // (not a C limit) frequencies()'s footprint
 
   function ropeFrequencies(dim, options) {
     const check = new Checker('ropeFrequencies');
