@@ -127,9 +127,9 @@ test('refusals name the parameter; the cache stays usable; a freed cache says so
   const kv = (n, value = 0.5) => ({ data: new Float32Array(2 * n * 8).fill(value), shape: [2, n, 8] });
   bad(() => cache.attend({ data: new Float32Array(16), shape: [2, 1, 8] }), RangeError, 'append');
   bad(() => cache.append(kv(5), kv(5)), RangeError, 'room for 4');
-  bad(() => cache.append({ data: new Float32Array(24), shape: [3, 1, 8] }, { data: new Float32Array(24), shape: [3, 1, 8] }), RangeError, "k's heads");
-  bad(() => cache.append(kv(1), { data: new Float32Array(16), shape: [1, 2, 8] }), RangeError, "v's heads");
-  bad(() => cache.append({ data: new Float32Array(8), shape: [1, 1, 8] }, { data: new Float32Array(8), shape: [1, 1, 8] }), RangeError, 'k and v must have 2 heads');
+  bad(() => cache.append({ data: new Float32Array(24), shape: [3, 1, 8] }, { data: new Float32Array(24), shape: [3, 1, 8] }), RangeError, 'k and v must be [1, 2, t, 8] and [1, 2, t, 8] to fit the cache (got "shapes [3,1,8], [3,1,8]")');
+  bad(() => cache.append(kv(1), { data: new Float32Array(16), shape: [1, 2, 8] }), RangeError, 'k and v must be [1, 2, t, 8] and [1, 2, t, 8] to fit the cache (got "shapes [2,1,8], [1,2,8]")');
+  bad(() => cache.append({ data: new Float32Array(8), shape: [1, 1, 8] }, { data: new Float32Array(8), shape: [1, 1, 8] }), RangeError, 'k and v must be [1, 2, t, 8] and [1, 2, t, 8] to fit the cache (got "shapes [1,1,8], [1,1,8]")');
   bad(() => cache.append(kv(1, NaN), kv(1)), RangeError, 'k.data[0] must be a finite number');
   assert.equal(cache.length, 0, 'nothing was added by a refused call');
   cache.append(kv(2), kv(2));

@@ -751,3 +751,37 @@ test('an option of any function given a Symbol or a BigInt is refused by name be
   assert.ok(tried > 300, `only ${tried} refusals tried`);
   assert.deepEqual(problems, []);
 });
+
+// Thirty-sixth pass: Checker.later copied a typed array at once, so dot and toyAttention copied a of 2^24 values
+// (0.4 s; 0.8 s element by element on a resizable buffer), then refused b's count. A typed array is now copied when
+// its elements are read, after every count: seen here as a buffer detached or shrunk by the next argument's `length`
+// getter (run after a's count, before a is read), refused by name where it was taken from the early copy.
+test('dot and toyAttention check every count before a typed array is copied', () => {
+  const detach = (b) => structuredClone(b, { transfer: [b] });
+  const ones = (f) => ({ get length() { f(); return 3; }, 0: 1, 1: 1, 2: 1 });
+  const CALLS = [
+    ['dot detached', (a) => pe.dot(a, ones(() => detach(a.buffer))), /^posenc\.dot: a changed while being read$/],
+    ['dot shrunk', (a) => pe.dot(a, ones(() => a.buffer.resize(8))), /^posenc\.dot: a changed while being read$/],
+    ['toyAttention positionCodes', (a) => pe.toyAttention(a, ones(() => detach(a.buffer))), /^posenc\.toyAttention: codes changed while being read$/],
+    ['toyAttention weights', (a) => pe.toyAttention(a, null, { weights: ones(() => a.buffer.resize(0)) }), /^posenc\.toyAttention: codes changed while being read$/],
+  ];
+  for (const [label, call, words] of CALLS) {
+    const a = new Float64Array(new ArrayBuffer(24, { maxByteLength: 32 }));
+    a.set([1, 2, 3]);
+    assert.throws(() => call(a), (e) => e instanceof TypeError && words.test(e.message), label);
+  }
+  assert.equal(pe.dot(new Float64Array([1, 2, 3]), ones(() => {})), 6); // and the call that changes nothing runs
+});
+
+// Thirty-sixth pass: ropeApply took a snapshot of a typed x of more than 2^20 values at once, so x of 2^26 values was
+// copied (0.2 to 0.6 s) before its dtype, out, headDim, positions or size was refused. It is copied when x's elements
+// are read, once every size and option is checked: seen here as x's buffer detached by the positions' `length` getter
+// (run before x is read), refused by x's count where it was taken from the early copy.
+test('ropeApply checks every option before a typed x of more than 2^20 values is copied', () => {
+  const detach = (b) => structuredClone(b, { transfer: [b] });
+  const n = 2 ** 21, data = new Float32Array(n).fill(0.5);
+  const positions = new Proxy({}, { get: (t, k) => (k === 'length' ? (detach(data.buffer), n / 64) : Number(k)) });
+  assert.throws(() => pv.ropeApply({ shape: [n / 64, 64], data }, { positions }), (e) => e instanceof RangeError && e.message === `posenc.ropeApply: x.data must have ${n} elements to match (got 0)`);
+  const x = { shape: [n / 64, 64], data: new Float32Array(n).fill(0.5) };
+  assert.equal(pv.ropeApply(x, { positions: Array.from({ length: n / 64 }, (_, i) => i) }).shape[0], n / 64); // and runs
+});

@@ -661,3 +661,81 @@ test('posenc: a call beside a KV cache with too little room is refused before an
   assert.equal(pe.norms(T(2 ** 13, 64)).length, 2 ** 13); // alone, it is made
   assert.equal(counted.reads, 2 ** 19);
 });
+
+test('attention past a float32 overflow says why its float64 footprint is refused (thirty-sixth pass)', async () => {
+  // q, k and v whose float32 call fits beside a kvCache, but whose scores overflow float32, go on in float64, whose
+  // footprint (four times theirs) was refused as "memory is exhausted" (or past 1 GiB "this call would need 1024.1
+  // MiB"), naming nothing of the overflow that made the call need it; the same call of smaller values was made.
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const { WASM_BASE64 } = await import('../dist/debug/posenc-wasm.js');
+  const raw = await instantiateForTests(WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const api = createApi(raw);
+  const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB, 3 left
+  const m = (x) => ({ shape: [2048, 64], data: new Float32Array(2048 * 64).fill(x) });
+  assert.equal(api.attention(m(0.5), m(0.5), m(1), { weights: false }).output.data.length, 2048 * 64);
+  const before = api.memoryStats();
+  assert.throws(() => api.attention(m(1e20), m(1e20), m(1), { weights: false }),
+    { name: 'RangeError', message: /^posenc\.attention: WebAssembly memory is exhausted \(could not allocate \d+ bytes\): q·kᵀ overflowed float32, so this call runs in float64$/ });
+  assert.deepEqual(api.memoryStats(), before);
+  cache.free();
+});
+
+test('ropeFrequencies and ropeFromConfig ask the room beside a handle before a longrope scaling\'s factors are read (thirty-sixth pass)', async () => {
+  // their frequencies' frame (16 bytes a dim) was refused beside a rope() handle only once the factors, dim / 2 each,
+  // were read: 2^20 reads of a proxy's, then "memory is exhausted" (the other RoPE calls asked first since the 35th pass)
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const pv8 = createVariants(raw);
+  const handle = pv8.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB, 3 left
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 1)) });
+  const D = 2 ** 20;
+  const config = () => ({ hidden_size: 2 * D, num_attention_heads: 2, head_dim: D, max_position_embeddings: 4096, original_max_position_embeddings: 16,
+    rope_scaling: { type: 'longrope', long_factor: lazy(D / 2), short_factor: lazy(D / 2) } });
+  const CALLS = [
+    ['ropeFrequencies', () => pv8.ropeFrequencies(D, { scaling: { type: 'longrope', shortFactor: lazy(D / 2), longFactor: lazy(D / 2), originalMaxPosition: 16, factor: 4 } })],
+    ['ropeFrequencies config', () => pv8.ropeFrequencies(D, { config: config() })],
+    ['ropeFromConfig', () => pv8.ropeFromConfig(config())],
+  ];
+  for (const [label, call] of CALLS) {
+    reads = 0;
+    const before = pv8.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.rope(Frequencies|FromConfig): WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, label);
+    assert.equal(reads, 0, `${label}: ${reads} element reads`);
+    assert.deepEqual(pv8.memoryStats(), before, label);
+  }
+  handle.free();
+  assert.equal(pv8.ropeFromConfig({ ...config(), head_dim: 64, hidden_size: 128, rope_scaling: { type: 'longrope', long_factor: lazy(32), short_factor: lazy(32) } }).invFreq.length, 32); // then made
+});
+
+test('rope().apply refuses a freed handle, and its scratch without room beside another, before x or positions is read (thirty-sixth pass)', async () => {
+  // apply read x whole (2^22 values of a proxy's for a freed handle; 2^18 beside a handle of 5 MiB at the debug build's
+  // 8 MiB), then was refused as "this RoPE handle was freed" or "memory is exhausted" (its scratch's reserve)
+  let reads = 0;
+  const lazy = (n, v = 0.5) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, v)) });
+  const gone = pv.rope({ dim: 64, maxLen: 4096, dtype: 'float32' });
+  gone.free();
+  assert.throws(() => gone.apply({ shape: [16, 4096, 64], data: lazy(2 ** 22) }, lazy(4096, 1)), { name: 'TypeError', message: 'posenc.rope.apply: this RoPE handle was freed' });
+  assert.equal(reads, 0);
+  if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
+  const raw = await instantiateForTests((await import('../dist/debug/variants-wasm.js')).WASM_BASE64);
+  raw.pe_set_byte_limit(8 * 2 ** 20);
+  const pv8 = createVariants(raw);
+  const other = pv8.rope({ dim: 8, maxLen: 5 * 2 ** 14, dtype: 'float32' }); // 5 MiB
+  const h = pv8.rope({ dim: 64, maxLen: 4096, dtype: 'float32' }); // 2 MiB, 1 left
+  for (const [label, call] of [
+    ['x', () => h.apply({ shape: [4096, 64], data: lazy(2 ** 18) }, 0)],
+    ['positions', () => h.apply({ shape: [4096, 64], data: new Float32Array(2 ** 18) }, lazy(4096, 1))],
+  ]) {
+    reads = 0;
+    const before = pv8.memoryStats();
+    assert.throws(call, { name: 'RangeError', message: /^posenc\.rope\.apply: WebAssembly memory is exhausted \(could not allocate \d+ bytes\)$/ }, label);
+    assert.equal(reads, 0, `${label}: ${reads} element reads`);
+    assert.deepEqual(pv8.memoryStats(), before, label);
+  }
+  other.free();
+  assert.equal(h.apply({ shape: [4096, 64], data: lazy(2 ** 18) }, lazy(4096, 1)).data.length, 2 ** 18); // then made
+  h.free();
+});

@@ -286,7 +286,7 @@ export function createApi(wasm) {
     // the float64 kernel's whole footprint, from the shapes: without the weights, the C core holds one row of scores instead
     // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
     // one row came to 1 GiB: memory grew to it, kept, and the sizes' 28 bytes were refused)
-    const held = () => check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.count : 0) + (bias ? bias.count * 8 : 0) + SCRATCH_SLACK);
+    const held = (why) => check.bytes((nq + nk + nv + 2 * nw + nOut) * 8 + (wantWeights ? 0 : s.m * 8) + (mask ? mask.count : 0) + (bias ? bias.count * 8 : 0) + SCRATCH_SLACK, undefined, why);
     // the call's own: shared by every call, they were rewritten by an attention run from a function the caller planted
     // (the slice below), and this one's kernel took the other's sizes over its buffers (a debug build's allocator assertion)
     const DIMS = copyTyped(new Int32Array(7), [s.b, s.heads, s.kvHeads, s.n, s.m, s.dk, s.dv]);
@@ -316,8 +316,10 @@ export function createApi(wasm) {
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
     // (counts from the shapes: q, k and v hold them, each read by its slot to that count; past the float32 kernel, they
-    // may still be the caller's arrays, whose own length 2 refused a valid call)
-    held();
+    // may still be the caller's arrays, whose own length 2 refused a valid call). Past a float32 overflow, said so: q, k
+    // and v whose float32 call fitted were refused as "this call would need 1024.1 MiB" or "memory is exhausted", no why
+    const why = flash ? ': q·kᵀ overflowed float32, so this call runs in float64' : '';
+    held(why), fits(wasm, check, undefined, why);
     return withFrame(wasm, check, (f) => {
       const weights = wantWeights ? f.output('float64', nw) : 0;
       const out = f.output('float64', nOut);

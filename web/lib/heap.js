@@ -128,8 +128,8 @@ export function room(wasm, fn, bytes, must) {
  * it): beside a rope() handle of 512 MiB, ropeApply and ropePermute read x whole (2^26 values, 9.5 s), then were refused
  * as "memory is exhausted" (thirty-fifth pass; lab's checkFits, thirty-fourth).
  */
-export const fits = (wasm, check, bytes = check.footprint + RESERVE_SLACK) => {
-  if (wasm.pe_live_allocations() && !wasm.pe_fits(bytes)) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+export const fits = (wasm, check, bytes = check.footprint + RESERVE_SLACK, why = '') => {
+  if (wasm.pe_live_allocations() && !wasm.pe_fits(bytes)) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)${why}`);
 };
 
 /**

@@ -7,7 +7,7 @@ import { Checker, copyTyped, typedArrayBuffer, MAX_DIM } from './validate.js';
 import { Frame, reserve, fits } from './heap.js';
 import { Float32Array, Int32Array, heapView, copyOf } from './intrinsics.js';
 import { readNested, tensor, outputArgs } from './tensor.js';
-import { attentionShape, as4, numbersOnly } from './attention-args.js';
+import { as4, numbersOnly } from './attention-args.js';
 import { PE_ERR_VALUE } from '../../dist/constants.js';
 
 // Taken at load, as intrinsics.js's: called between a check and the use of the cache, one planted later freed it there.
@@ -76,10 +76,12 @@ export function createKvCache(wasm, call) {
       // checked: 2^21 rows were read (7 s) before a cache of 16 refused them
       const tk = readNested(c, 'k', k, [2, 3, 4], rowsOf, undefined, 1);
       const tv = readNested(c, 'v', v, [tk.shape.length], rowsOf, undefined, 1);
-      const t = as4(tk.shape)[2];
-      // k and v checked as the keys and values of a query of the cache's shape
-      attentionShape(c, { shape: [batch, heads, 1, dk] }, tk, tv);
-      if (as4(tk.shape)[1] !== heads || as4(tv.shape)[3] !== dv) throw c.fail(RangeError, `k and v must have ${heads} heads and v ${dv} columns`, `shapes [${tk.shape}], [${tv.shape}]`);
+      const ks = as4(tk.shape), vs = as4(tv.shape), t = ks[2];
+      // in the cache's words (checked as the keys and values of a query of its shape, they were refused as "k's batch
+      // must equal 1 (q [1,2,1,8], …)" or "k's heads must divide q's heads (2)", a q not given: thirty-sixth pass)
+      if (ks[0] !== batch || ks[1] !== heads || ks[3] !== dk || vs[0] !== batch || vs[1] !== heads || vs[2] !== t || vs[3] !== dv) {
+        throw c.fail(RangeError, `k and v must be [${batch}, ${heads}, t, ${dk}] and [${batch}, ${heads}, t, ${dv}] to fit the cache`, `shapes [${tk.shape}], [${tv.shape}]`);
+      }
       // before the rows are read, and after (a getter of theirs may have appended, truncated or freed)
       const room = () => {
         if (live(c) && t > maxLength - length) throw c.fail(RangeError, `k holds ${t} positions; the cache has room for ${maxLength - length}`);

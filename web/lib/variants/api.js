@@ -63,12 +63,16 @@ export function createVariants(wasm) {
   };
 
   const axes = createAxes(wasm, call, frequencies);
+  // frequencies()'s room beside what is live, before a scaling's factors are read: ropeFrequencies and ropeFromConfig
+  // read 2^20 of them, then were refused "memory is exhausted" (thirty-sixth pass)
+  const room = (check, dim) => fits(wasm, check, 16 * dim + 1024 + RESERVE_SLACK); // (not a C limit) frequencies()'s footprint
 
   function ropeFrequencies(dim, options) {
     const check = new Checker('ropeFrequencies');
     const opts = check.options(options, ['base', 'scaling', 'config', 'layerType', 'dtype']);
     evenSize(check, 'dim', dim);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES); // before a scaling's factors are read
+    room(check, dim);
     const a = ropeCommon(check, opts, dim);
     return frequencies(check, dim, a, dtype);
   }
@@ -91,7 +95,7 @@ export function createVariants(wasm) {
     const opts = check.options(options, ['layerType', 'layerIndex', 'seqLen', 'dtype']);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float64', DTYPES);
     if (opts.seqLen !== undefined) check.integer('seqLen', opts.seqLen, 1, MAX_POSITION);
-    const a = configArgs(check, config, opts);
+    const a = configArgs(check, config, opts, room);
     const r = a.resolved;
     if (r.axial) return axialFrequencies(check, r, dtype);
     const { scaling, ...described } = r;
@@ -236,6 +240,7 @@ export function createVariants(wasm) {
         // outputArgs: by internal slots, on a fixed-length buffer (instanceof threw a raw TypeError for a revoked Proxy)
         o = outputArgs(ac, { dtype, out }, count);
         ac.bytes(2 * count * bytesPer(dtype), (count + 2 * s * dim) * bytesPer(dtype)); // x in and out, as ropeApply's
+        state.room(ac, count, n === null ? 0 : 2 * s * dim);
         tx.ready?.(); // (a TensorFlow.js x's dataSync(), counted, before a position is read)
       };
       const rows = typeof positions === 'number' || positions === undefined ? sizes(null) : ac.vector('positions', positions, sizes);

@@ -2,7 +2,7 @@
 // ropeApply and the rope() handle. Nothing here widens float32: caches are
 // written by the core in their dtype, and x is rotated in its dtype as
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
-import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve } from '../heap.js';
+import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve, fits, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, typedArrayBuffer, isResizable, bytesPer, largest, MAX_DIM, shapeByIndex } from '../validate.js';
 import { readNested } from '../tensor.js';
@@ -62,8 +62,11 @@ export function floatsAsGiven(check, name, data, count) {
 export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
   const quick = quickTensor(x);
   if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven, undefined, !snapshot);
-  // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks).
-  return snapshot ? { shape: quick.shape, data: check.numbers(`${name}.data`, quick.data, typedLength(quick.data)) } : quick;
+  // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks),
+  // taken when read (elementsOf), by the count now: ropeApply copied x of 2^26 values (0.2 to 0.6 s), then refused its
+  // dtype, out, headDim, positions or size (thirty-sixth pass)
+  const n = typedLength(quick.data);
+  return snapshot ? { shape: quick.shape, data: () => check.numbers(`${name}.data`, quick.data, n) } : quick;
 }
 
 /** tensorArg's data without a snapshot: the quick form's array, or the elements read now. */
@@ -387,7 +390,17 @@ export function createRotary(wasm, paramsPtr) {
       return out ? copyTyped(out, result) : copyOf(result, Type); // by slot: an own `set` on out is not called
     }
 
-    const state = { rotateAt, attentionFactor: own.attentionFactor, free: release };
+    /**
+     * Before x or positions is read: a freed handle, and the scratch's room beside what is live (rotateAt lets its own go
+     * first; less two blocks' rounding, so as never to refuse what rotateAt's reserve() takes): apply read x whole
+     * (2^18 values of a proxy's), then was refused as "memory is exhausted" or "freed" (thirty-sixth pass).
+     */
+    const room = (ac, count, gather, more = (count + gather - own.xCount - own.rowsCount) * eb + RESERVE_SLACK - 128) => {
+      if (own.freed) throw ac.fail(TypeError, 'this RoPE handle was freed');
+      if ((own.xCount < count || own.rowsCount < gather) && more > 0) fits(wasm, ac, more);
+    };
+
+    const state = { rotateAt, room, attentionFactor: own.attentionFactor, free: release };
     return state;
   }
 

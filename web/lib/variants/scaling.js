@@ -115,8 +115,9 @@ export function configShape(check, opts) {
 }
 
 /** ropeFromConfig's reading of a config: what resolveConfig says, with the C core's arguments. */
-export function configArgs(check, config, opts) {
+export function configArgs(check, config, opts, room) {
   const r = resolveConfig(check, config, opts);
   if (r.axial || r.type === 'none') return { resolved: r };
+  room(check, r.rotaryDim); // (the frequencies' room, before the factors are read)
   return { resolved: r, base: r.theta, ...scalingArgs(check, r.scaling, r.rotaryDim, CONFIG_NAME) };
 }
