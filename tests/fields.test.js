@@ -423,3 +423,26 @@ test("randomFourierFeatures: a TensorFlow.js B's data is fetched and counted bef
   assert.equal(reads, 6);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("randomFourierFeatures: the points' TensorFlow.js data is fetched and counted before a given B's elements are read (thirty-seventh pass)", () => {
+  // B's elements were read (2^21 reads of a proxy's) in the points' before(), then the points' dataSync() of 7 values
+  // for 8, a BigInt64Array or the wrong storage for float16 was refused.
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const B = { shape: [1 << 12, 2], data: lazy(1 << 13) };
+  const tf = (dtype, data) => ({ shape: [4, 2], dtype, dataSync: () => data });
+  for (const [points, message] of [
+    [tf('float32', new Float32Array(7)), /points\.data must have 8 elements to match \(got 7\)/],
+    [tf('float32', new BigInt64Array(8)), /points\.data must hold numbers, not BigInts/],
+    [tf('float16', new Float32Array(8)), /points\.data must be a Uint16Array of float16 bit patterns/],
+  ]) {
+    reads = 0;
+    assert.throws(() => pe.randomFourierFeatures(points, { B }), message);
+    assert.equal(reads, 0);
+  }
+  reads = 0;
+  const r = pe.randomFourierFeatures(tf('float32', new Float32Array(8).fill(0.25)), { B: { shape: [3, 2], data: lazy(6) } });
+  assert.equal(r.cols, 6);
+  assert.equal(reads, 6);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

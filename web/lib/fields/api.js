@@ -4,7 +4,7 @@
 // Checker before allocating, calls one or two C functions of its module
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
-import { readMatrix, readNested } from '../tensor.js';
+import { readNested } from '../tensor.js';
 import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray, item } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SINCOS_DIM, MIN_SPACED_GRID_DIM } from '../minimums.js';
@@ -71,7 +71,12 @@ function points(check, value, extra, before) {
   if (value !== null && typeof value === 'object' && !isArray(value) && !ArrayBuffer.isView(value)) {
     // the shape by index, not destructured: Array.prototype's iterator is the caller's to plant, and a [rows, cols] read
     // as [rows, 1] sized fourierFeatures' output for one coordinate, which the core then wrote past (a wasm trap, 2 blocks kept)
-    return readMatrix(check, 'points', value, (shape) => extra(shape[0], shape[1]), before);
+    const t = readNested(check, 'points', value, undefined, undefined, (shape) => extra(shape[0], shape[1]), 1);
+    // a TensorFlow.js tensor's dataSync() and its count before before() reads a given B's elements: B's 2^21 were read,
+    // then points' dataSync() of 7 values for 8 refused (thirty-seventh pass)
+    t.ready();
+    before?.();
+    return { rows: t.shape[0], cols: t.shape[1], data: t.data() };
   }
   const data = numbers(check, 'points', value, (n) => {
     check.bytes(n * 8 + extra(n, 1));
