@@ -446,3 +446,25 @@ test("randomFourierFeatures: the points' TensorFlow.js data is fetched and count
   assert.equal(reads, 6);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("randomFourierFeatures: a nested B's rows are walked once the points are counted (thirty-seventh pass)", () => {
+  // each row's length was read first: 2^20 rows of a proxy's were walked before points "x", of the wrong count or
+  // of another width were refused. Now only its first row (its rank) is read before them; a ragged B is still
+  // refused before any point is read.
+  const guard = elementReads(1);
+  const B = guard.list(Array.from({ length: 1 << 12 }, () => [0.5]));
+  for (const [points, message] of [
+    ['x', /points must be an array, typed array or array-like of numbers/],
+    [{ rows: 2, cols: 1, data: [1] }, /points\.data must have 2 elements to match \(got 1\)/],
+    [{ rows: 2, cols: 2, data: [1, 2, 3, 4] }, /B\.cols must equal the points' coordinates \(2\) \(got 1\)/],
+    [{ shape: [2, 1], dtype: 'float32', dataSync: () => new Float32Array(1) }, /points\.data must have 2 elements to match \(got 1\)/],
+  ]) {
+    assert.throws(() => pe.randomFourierFeatures(points, { B }), message);
+    assert.equal(guard.reads, 0);
+  }
+  let reads = 0;
+  const list = new Proxy([0.5, 0.25], { get: (t, k) => (typeof k === 'string' && /^\d+$/.test(k) && reads++, t[k]) });
+  assert.throws(() => pe.randomFourierFeatures(list, { B: [[1], [2, 3]] }), /B is ragged/);
+  assert.equal(reads, 0);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -5,7 +5,7 @@
 // (dist/fields.wasm: c/timestep.c, patch_grid.c, fourier.c) and returns copies.
 import { withFrame, statusCall, matrix, memoryStats, dtypeCode } from '../heap.js';
 import { readNested } from '../tensor.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray, item } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, isArray } from '../validate.js';
 import * as C from '../../../dist/constants.js';
 import { BASE_ABOVE, MIN_MAX_PERIOD, MIN_SINCOS_DIM, MIN_SPACED_GRID_DIM } from '../minimums.js';
 
@@ -266,16 +266,13 @@ export function createFields(wasm) {
     const seed = drawn ? check.integer('seed', opts.seed ?? 0, 0, Number.MAX_SAFE_INTEGER) : 0;
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     // A given B's shape (features × coordinates) first, then its data's type and count (readNested's checks, no
-    // element read), its elements once the points are copied; the result and B beside the points' copy are refused
+    // element read), its elements once the points are counted, before any point is read; the result and B beside the points' copy are refused
     // before any element of either is read. (B read inside the points' reader let B's getters detach or resize the
     // points between their length and their copy; B.data of the wrong length, or none, was refused after every point
     // was read: 2^22 reads of a proxy's, 1 s.)
-    const nested = isArray(opts.B); // (never throws: a revoked Proxy is no array)
     const b = drawn ? null : readNested(check, 'B', opts.B, [2], undefined, undefined, true);
-    // (nested: each row's length, no value: its rows read again with their values after the points, and checked again)
-    for (let i = 0, row; b && nested && i < b.shape[0]; i++) {
-      if (!check.read('B', () => isArray(row = item(opts.B, i)) && row.length === b.shape[1])) throw check.fail(RangeError, 'B is ragged');
-    }
+    // (a nested B's rows, ragged ones refused, by b.data() below, once the points are counted: each row's length was read
+    // first, and 2^20 rows of a proxy's were walked before points "x" or of the wrong count were refused; thirty-seventh pass)
     // B's data (a TensorFlow.js B's dataSync(), its count and storage) once the call's size is counted, before a point is
     // read: a dataSync() of 7 values for 8 was refused after every point was read (2^22 reads of a proxy's, thirty-sixth pass)
     let data;
