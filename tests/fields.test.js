@@ -468,3 +468,17 @@ test("randomFourierFeatures: a nested B's rows are walked once the points are co
   assert.equal(reads, 0);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('randomFourierFeatures: points of BigInts by their storage are refused before a given B is read (thirty-seventh pass)', () => {
+  // Checker.later called the points' size callback, which reads B, before it looked at the points' storage: a
+  // BigInt64Array of points was refused after B's 2^20 elements of a proxy's were read.
+  let reads = 0;
+  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const B = { shape: [1 << 12, 1], data: lazy(1 << 12) };
+  for (const points of [new BigInt64Array(4), new BigUint64Array(4)]) {
+    reads = 0;
+    assert.throws(() => pe.randomFourierFeatures(points, { B }), { name: 'TypeError', message: 'posenc.randomFourierFeatures: points must hold numbers, not BigInts' });
+    assert.equal(reads, 0);
+  }
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -306,13 +306,15 @@ export class Checker {
     if (typeof n !== 'number') {
       throw this.fail(TypeError, `${name} must be an array, typed array or array-like of numbers`, from);
     }
+    // its storage first, by its slot (undefined for anything but a typed array), as readNested's: a BigInt64Array of points
+    // was refused after length(n) had read every element of randomFourierFeatures' B (thirty-seventh pass)
+    const type = typedArrayName(from);
+    if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     // the element count: `length` exactly when it is a number, otherwise from 1 to MAX_DIM and, for a
     // function, what length(n) allows (a call's size), before any element is read (an int64 tensor of
-    // another length comes here unconverted: tensor.js)
+    // another length comes here unconverted, tensor.js, and is refused above)
     if (typeof length !== 'number') this.size(`${name}.length`, n), length?.(n);
     else if (n !== length) throw this.fail(RangeError, `${name} must have ${length} elements to match`, n);
-    const type = typedArrayName(from); // by its slot: undefined for anything but a typed array
-    if (type?.startsWith('Big')) throw this.fail(TypeError, `${name} must hold numbers, not BigInts`);
     const copy = type === 'Float32Array' ? new Float32Array(n) : new Float64Array(n);
     const read = () => {
       // (another argument's getter, run since the count was read, may have detached or shrunk it)
