@@ -690,3 +690,17 @@ test('a nested tensor ragged in a later row is refused before any element of ano
   assert.deepEqual(pv.ropeApply(x, { positions: [3, 1, 2, 0], dtype: 'float64' }).data, pv.ropeApply(flat, { positions: [3, 1, 2, 0], dtype: 'float64' }).data);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("ropeApply counts a TensorFlow.js x's dataSync() before a longrope's factors are read (thirty-seventh pass)", () => {
+  // the factors (rotaryDim of them, each a proxy's getter) were read, then x refused for a dataSync() one value short
+  const untouchable = (n) => new Proxy(new Array(n).fill(1), { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const scaling = { type: 'longrope', factor: 4, originalMaxPosition: 2, shortFactor: untouchable(64), longFactor: untouchable(64) };
+  const x = { shape: [4, 128], dtype: 'float32', dataSync: () => new Float32Array(511) };
+  assert.throws(() => pv.ropeApply(x, { scaling }), /^RangeError: posenc\.ropeApply: x\.data must have 512 elements to match \(got 511\)$/);
+  assert.throws(() => pv.ropeApply(x, { scaling, positions: untouchable(4) }), /^RangeError: posenc\.ropeApply: x\.data must have 512 elements to match \(got 511\)$/);
+  // accepted: the same as a plain x's
+  const ones = { ...scaling, shortFactor: new Array(64).fill(1), longFactor: new Array(64).fill(2) };
+  const data = Float32Array.from({ length: 512 }, (_, i) => Math.sin(i));
+  assert.deepEqual(pv.ropeApply({ shape: [4, 128], dtype: 'float32', dataSync: () => data }, { scaling: ones }).data, pv.ropeApply({ shape: [4, 128], data }, { scaling: ones }).data);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
