@@ -659,3 +659,48 @@ test('a typed array of the wrong length is refused before any element of another
   }
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test('a nested tensor ragged in a later row is refused before any element of another tensor is read (thirty-seventh pass)', () => {
+  // attention read every element of a nested q (2^14 of a proxy's), then refused k as ragged in its last row; so did
+  // kvCache.append (k, then v), ropeApply (x, then cos) and the multi-axis ropeApply (x, then positions). Every row's
+  // length is now walked, no leaf read, once the call's sizes are checked and before any tensor's elements.
+  const untouchable = (n) => new Proxy(new Array(n).fill(0.5), { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k) && k !== '0') throw new Error(`element ${k} read`); return o[k]; } });
+  const rows = (n, d, last = d) => Array.from({ length: n }, (_, i) => untouchable(i === n - 1 ? last : d));
+  const ragged = (n, d) => Array.from({ length: n }, (_, i) => new Array(i === n - 1 ? d - 1 : d).fill(0.5));
+  for (const weights of [true, false]) {
+    assert.throws(() => pe.attention(rows(4, 8), ragged(4, 8), rows(4, 8), { weights }), /^RangeError: posenc\.attention: k is ragged$/, `weights ${weights}`);
+    assert.throws(() => pe.attention(rows(4, 8), rows(4, 8), ragged(4, 8), { weights }), /^RangeError: posenc\.attention: v is ragged$/);
+    assert.throws(() => pe.attention(rows(4, 8), rows(4, 8), rows(4, 8), { weights, mask: ragged(4, 4) }), /^RangeError: posenc\.attention: mask is ragged$/);
+  }
+  const cache = pe.kvCache({ heads: 1, headDim: 8, maxLength: 8 });
+  assert.throws(() => cache.append([rows(4, 8)], [ragged(4, 8)]), /^RangeError: posenc\.kvCache\.append: v is ragged$/);
+  assert.equal(cache.length, 0);
+  cache.free();
+  assert.throws(() => pv.ropeApply(rows(4, 8), { cos: ragged(4, 8), sin: ragged(4, 8) }), /^RangeError: posenc\.ropeApply: cos is ragged$/);
+  assert.throws(() => pv.ropeApply(rows(4, 8), { positions: ragged(3, 4), section: [1, 1, 2] }), /^RangeError: posenc\.ropeApply: positions is ragged$/);
+  assert.throws(() => pv.ropeApply(ragged(4, 8), { positions: [[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]], section: [1, 1, 2] }), /^RangeError: posenc\.ropeApply: x is ragged$/);
+  assert.throws(() => pv.ropeApply(ragged(4, 8), { positions: untouchable(4) }), /^RangeError: posenc\.ropeApply: x is ragged$/);
+  const h = pv.rope({ dim: 8, maxLen: 16 });
+  assert.throws(() => h.apply(ragged(4, 8), untouchable(4)), /^RangeError: posenc\.rope\.apply: x is ragged$/);
+  h.free();
+  // accepted: the same as a flat tensor's
+  const x = Array.from({ length: 4 }, (_, i) => Array.from({ length: 8 }, (_, j) => Math.sin(i * 8 + j)));
+  const flat = { shape: [4, 8], data: Float64Array.from(x.flat()) };
+  assert.deepEqual(pe.attention(x, x, x, { dtype: 'float64' }).output.data, pe.attention(flat, flat, flat, { dtype: 'float64' }).output.data);
+  assert.deepEqual(pv.ropeApply(x, { positions: [3, 1, 2, 0], dtype: 'float64' }).data, pv.ropeApply(flat, { positions: [3, 1, 2, 0], dtype: 'float64' }).data);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});
+
+test("ropeApply counts a TensorFlow.js x's dataSync() before a longrope's factors are read (thirty-seventh pass)", () => {
+  // the factors (rotaryDim of them, each a proxy's getter) were read, then x refused for a dataSync() one value short
+  const untouchable = (n) => new Proxy(new Array(n).fill(1), { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const scaling = { type: 'longrope', factor: 4, originalMaxPosition: 2, shortFactor: untouchable(64), longFactor: untouchable(64) };
+  const x = { shape: [4, 128], dtype: 'float32', dataSync: () => new Float32Array(511) };
+  assert.throws(() => pv.ropeApply(x, { scaling }), /^RangeError: posenc\.ropeApply: x\.data must have 512 elements to match \(got 511\)$/);
+  assert.throws(() => pv.ropeApply(x, { scaling, positions: untouchable(4) }), /^RangeError: posenc\.ropeApply: x\.data must have 512 elements to match \(got 511\)$/);
+  // accepted: the same as a plain x's
+  const ones = { ...scaling, shortFactor: new Array(64).fill(1), longFactor: new Array(64).fill(2) };
+  const data = Float32Array.from({ length: 512 }, (_, i) => Math.sin(i));
+  assert.deepEqual(pv.ropeApply({ shape: [4, 128], dtype: 'float32', dataSync: () => data }, { scaling: ones }).data, pv.ropeApply({ shape: [4, 128], data }, { scaling: ones }).data);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -36,14 +36,19 @@ function flatten(check, name, value) {
   const shape = shapeOf(check, `${name} shape`, dims);
   // Each row read by index to the length checked: flat() read its length again, and a proxy's could have
   // grown to 2^32 - 1 meanwhile (minutes for a 2 × 2 input).
-  const data = () => {
-    const leaves = check.read(name, () => {
-      let level = [value], ok = true;
-      for (const n of dims) level = level.flatMap((v) => (Array.isArray(v) && v.length === n ? byIndex(v, n) : (ok = false)));
+  // (leaves 0: every row's length only, no leaf read, for readNested's ready(): attention read q whole, then refused
+  // a k ragged in its last row, thirty-seventh pass)
+  const data = (leaves = 1) => {
+    const level = check.read(name, () => {
+      let level = [value], ok = true, d = dims.length;
+      for (const n of dims) {
+        const k = leaves || --d ? n : 0; // (the last level's: none read, for 0)
+        level = level.flatMap((v) => (Array.isArray(v) && v.length === n ? k && byIndex(v, k) : (ok = false)));
+      }
       return ok && level;
     });
-    if (!leaves) throw check.fail(RangeError, `${name} is ragged`);
-    return leaves;
+    if (!level) throw check.fail(RangeError, `${name} is ragged`);
+    return level;
   };
   return { shape, data, type: undefined }; // own: readNested's `type` must not come from Object.prototype
 }
@@ -164,14 +169,15 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   };
   // the data field's now; a TensorFlow.js tensor's by ready(), once the call's sizes are checked and before any tensor's
   // elements (dataSync() downloads its data: attention read q whole, then refused a k whose dataSync() gave 7 values for
-  // 8); nested arrays' by flatten()
+  // 8); nested arrays' rows by flatten()'s walk without their leaves (counted by flatten()'s first elements)
   let checked;
-  const ready = () => {
+  const ready = (rows = later) => {
     if (sync !== undefined) checked ??= [counted(given())];
+    else if (rows && !checked) checked = given(0); // nested arrays: every row's length, before any tensor's elements
   };
   if (sync) elementType(check, name, type, integers);
-  else ready();
-  const data = () => (ready(), read(typedData(check, name, type, sync === undefined ? given() : checked[0], integers, count)));
+  else ready(0);
+  const data = () => (ready(0), read(typedData(check, name, type, sync === undefined ? given() : checked[0], integers, count)));
   return { shape, data: later ? data : data(), ready };
 }
 

@@ -152,9 +152,10 @@ export function createVariants(wasm) {
       check.bytes(2 * count * bytes, 2 * s * rotaryDim * bytes + s * 8 + Math.max(count * bytes, generatorBytes(rotaryDim)));
       fits(wasm, check);
       // a longrope's factors and positions read once dtype, out and the size are checked (2^22 and 2^23 were read, then
-      // refused by any: thirty-fifth pass)
+      // refused by any: thirty-fifth pass), and a TensorFlow.js tensor's dataSync() counted before either (the factors,
+      // 2^20 of a proxy's, were read, then x refused for a dataSync() of one value short: thirty-seventh pass)
+      t.ready?.(), caches?.ready();
       const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
-      t.ready?.(), caches?.ready(); // (a TensorFlow.js tensor's dataSync(), counted, before a position is read)
       const positions = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
       if (caches) cacheRowsCheck(check, caches, positions, offset, s);
