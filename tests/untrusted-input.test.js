@@ -711,6 +711,8 @@ test("mropeCache counts a TensorFlow.js positions' dataSync() before a longrope'
   const scaling = { type: 'longrope', factor: 4, originalMaxPosition: 2, shortFactor: untouchable(32), longFactor: untouchable(32) };
   const positions = { shape: [3, 4], dtype: 'int32', dataSync: () => new Int32Array(11) };
   assert.throws(() => pv.mropeCache(positions, 64, { section: [8, 12, 12], scaling }), /^RangeError: posenc\.mropeCache: positions\.data must have 12 elements to match \(got 11\)$/);
+  // and nested positions ragged in their last row, by ready()'s walk of the rows
+  assert.throws(() => pv.mropeCache([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2]], 64, { section: [8, 12, 12], scaling }), /^RangeError: posenc\.mropeCache: positions is ragged$/);
   // accepted: the same as a plain positions'
   const ones = { ...scaling, shortFactor: new Array(32).fill(1), longFactor: new Array(32).fill(2) };
   const data = Int32Array.from({ length: 12 }, (_, i) => i % 5);
