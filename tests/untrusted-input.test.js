@@ -704,3 +704,18 @@ test("ropeApply counts a TensorFlow.js x's dataSync() before a longrope's factor
   assert.deepEqual(pv.ropeApply({ shape: [4, 128], dtype: 'float32', dataSync: () => data }, { scaling: ones }).data, pv.ropeApply({ shape: [4, 128], data }, { scaling: ones }).data);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("mropeCache counts a TensorFlow.js positions' dataSync() before a longrope's factors are read (thirty-eighth pass)", () => {
+  // cacheOut read the factors (headDim / 2 of them, each a proxy's getter), then refused positions for a dataSync() one value short
+  const untouchable = (n) => new Proxy(new Array(n).fill(1), { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const scaling = { type: 'longrope', factor: 4, originalMaxPosition: 2, shortFactor: untouchable(32), longFactor: untouchable(32) };
+  const positions = { shape: [3, 4], dtype: 'int32', dataSync: () => new Int32Array(11) };
+  assert.throws(() => pv.mropeCache(positions, 64, { section: [8, 12, 12], scaling }), /^RangeError: posenc\.mropeCache: positions\.data must have 12 elements to match \(got 11\)$/);
+  // and nested positions ragged in their last row, by ready()'s walk of the rows
+  assert.throws(() => pv.mropeCache([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2]], 64, { section: [8, 12, 12], scaling }), /^RangeError: posenc\.mropeCache: positions is ragged$/);
+  // accepted: the same as a plain positions'
+  const ones = { ...scaling, shortFactor: new Array(32).fill(1), longFactor: new Array(32).fill(2) };
+  const data = Int32Array.from({ length: 12 }, (_, i) => i % 5);
+  assert.deepEqual(pv.mropeCache({ shape: [3, 4], dtype: 'int32', dataSync: () => data }, 64, { section: [8, 12, 12], scaling: ones }), pv.mropeCache({ shape: [3, 4], data }, 64, { section: [8, 12, 12], scaling: ones }));
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -137,7 +137,9 @@ export function createAxes(wasm, call, frequencies) {
     // Counted short, a refused call grew memory by up to a GiB and kept it.
     check.bytes(2 * count * bytesPer(dtype) + t.shape[0] * t.shape[1] * 8 + n * 28 + 64);
     fits(wasm, check);
-    plan.common = plan.common(); // base and scaling: a longrope's factors read once the size is checked (thirty-fifth pass)
+    // base and scaling: a longrope's factors read once the size is checked (thirty-fifth pass) and a TensorFlow.js
+    // tensor's dataSync() counted (factors were read, then positions refused for one value short: thirty-eighth pass)
+    t.ready(), plan.common = plan.common();
     // positions and ids are read once every check has passed (2^24 were, 2 s, to be refused by an option), and
     // before the frequencies are formed: those grow memory, which a refused element must not (eighteenth pass)
     t.data = t.data();
