@@ -708,7 +708,7 @@ test('lab: a model\'s, a batch\'s and a signal\'s fields are their own or their 
   const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
   const ex = lab.examples({ count: 2 });
   const planted = (key, value, body) => {
-    Object.prototype[key] = value;
+    Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
     try { return body(); } finally { delete Object.prototype[key]; }
   };
   // each was taken from Object.prototype for the field the caller left out, and the loss computed from it
