@@ -703,3 +703,28 @@ test('lab.train: heads, dModel and t5MaxDistance not given are named as defaults
   refuse({ encoding: 't5', attention: 'causal', t5Buckets: 600, t5MaxDistance: null }, 'the default t5MaxDistance (past the exact distances of 600 buckets) must be an integer from 301 to 1048576 (got 128)');
   refuse({ encoding: 't5', t5Buckets: 1024, t5MaxDistance: 200 }, 't5MaxDistance (past the exact distances of 1024 buckets) must be an integer from 257 to 1048576 (got 200)');
 });
+
+test('lab: a model\'s, a batch\'s and a signal\'s fields are their own or their classes\', never planted on Object.prototype (thirty-eighth pass)', async () => {
+  const { model } = lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 });
+  const ex = lab.examples({ count: 2 });
+  const planted = (key, value, body) => {
+    Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true }); // eslint-disable-line no-extend-native
+    try { return body(); } finally { delete Object.prototype[key]; }
+  };
+  // each was taken from Object.prototype for the field the caller left out, and the loss computed from it
+  const { shape, tokens, targets } = ex;
+  planted('targets', targets, () => assert.throws(() => lab.loss(model, { shape, tokens }), { name: 'TypeError', message: /^posenc\.lab\.loss: batch\.targets must be an Int32Array/ }));
+  planted('tokens', tokens, () => assert.throws(() => lab.loss(model, { shape, targets }), { name: 'TypeError', message: /^posenc\.lab\.loss: batch\.tokens must be an Int32Array/ }));
+  planted('shape', shape, () => assert.throws(() => lab.loss(model, { tokens, targets }), { name: 'TypeError', message: /^posenc\.lab\.loss: batch\.shape must be \[count, n\]/ }));
+  planted('params', model.params, () => assert.throws(() => lab.loss({ config: model.config }, ex), { message: /model must be the model that train\(\) returned/ }));
+  planted('config', model.config, () => assert.throws(() => lab.attentionMaps({ params: model.params }, [1, 2]), { message: /model must be the model that train\(\) returned/ }));
+  // a plain object is no signal, whatever Object.prototype holds; a real AbortSignal's own class answers
+  await planted('aborted', false, () => assert.rejects(lab.trainAsync({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8, signal: {} }),
+    { name: 'TypeError', message: /signal must be an AbortSignal/ }));
+  const r = await planted('aborted', true, () => lab.trainAsync({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8, signal: new AbortController().signal }));
+  assert.equal(r.history.length > 0, true);
+  // fields of a class still count
+  class Batch { get shape() { return shape; } get tokens() { return tokens; } get targets() { return targets; } }
+  assert.deepEqual(lab.loss(model, new Batch()), lab.loss(model, ex));
+  assert.equal(lab.memoryStats().liveAllocations, 0);
+});

@@ -6,6 +6,7 @@ import { withFrame, openFrame, statusCall, memoryStats, room } from '../heap.js'
 import { Float32Array, Float64Array, Int32Array, heapView, copyOf, typedArrayBuffer, typedArrayOffset } from '../intrinsics.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
+import { field } from '../tensor.js';
 import { TASKS, TASK_IDS } from './tasks.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
 import {
@@ -283,8 +284,10 @@ export function createLab(wasm) {
   /** { config, params } of a model, each read once: a getter's error becomes a posenc message naming it. */
   function checkModel(check, model) {
     if (!model || typeof model !== 'object') throw check.fail(TypeError, 'model must be the model that train() returned', model);
-    const config = check.read('model.config', () => model.config);
-    const params = check.read('model.params', () => model.params);
+    // a model's, a batch's and a signal's fields by field(): their own or their classes', never Object.prototype's (a
+    // config, params, tokens or targets planted there was taken for one the call was not given; thirty-eighth pass)
+    const config = check.read('model.config', () => field(model, 'config'));
+    const params = check.read('model.params', () => field(model, 'params'));
     if (!config || !params) throw check.fail(TypeError, 'model must be the model that train() returned', model);
     return { config: resolve(check, check.options(config, MODEL_KEYS, 'model.config')), params };
   }
@@ -358,7 +361,7 @@ export function createLab(wasm) {
     const signal = o.signal;
     // a boolean at every read: a fake whose `aborted` said false, then "yes", was taken as aborted (thirty-fifth pass)
     const aborted = () => {
-      const a = typeof signal === 'object' ? check.read('signal.aborted', () => signal.aborted) : undefined;
+      const a = typeof signal === 'object' ? check.read('signal.aborted', () => field(signal, 'aborted')) : undefined;
       if (typeof a !== 'boolean') throw check.fail(TypeError, 'signal must be an AbortSignal', signal);
       return a;
     };
@@ -367,7 +370,7 @@ export function createLab(wasm) {
     try {
       // the signal is read before the model is made too: one aborted already grew memory for it (788 MiB kept)
       for (let n = 0; ; await turn()) {
-        if (signal && aborted()) throw check.read('signal.reason', () => signal.reason) ?? new DOMException('lab.trainAsync was aborted', 'AbortError');
+        if (signal && aborted()) throw check.read('signal.reason', () => field(signal, 'reason')) ?? new DOMException('lab.trainAsync was aborted', 'AbortError');
         const t = performance.now();
         const r = run.next(n);
         if (r.done) return r.value;
@@ -494,7 +497,7 @@ export function createLab(wasm) {
   /** batch = { shape: [count, n], tokens, targets } checked against a model's sizes and words. */
   function checkBatch(check, batch, config, vocab, classes, fits) {
     if (!batch || typeof batch !== 'object') throw check.fail(TypeError, 'batch must be { shape, tokens, targets }', batch);
-    const shape = check.read('batch.shape', () => batch.shape);
+    const shape = check.read('batch.shape', () => field(batch, 'shape'));
     if (!isArray(shape) || check.read('batch.shape.length', () => shape.length) !== 2) throw check.fail(TypeError, 'batch.shape must be [count, n]', shape);
     const [c0, n0] = check.read('batch.shape', () => [item(shape, 0), item(shape, 1)]);
     const count = check.integer('batch.shape[0]', c0, 1, config.batch);
@@ -503,7 +506,7 @@ export function createLab(wasm) {
     // targets of the wrong length were refused after every one of tokens' up to 2^20 ids was read (a proxy's getter
     // run for each), and a batch of no targets after every value of the params was copied and checked
     const list = (name) => {
-      const v = check.read(`batch.${name}`, () => batch[name]);
+      const v = check.read(`batch.${name}`, () => field(batch, name));
       if (!isArray(v) && !isInt32(v)) throw check.fail(TypeError, `batch.${name} must be an Int32Array or array of integers`, v);
       const len = lengthOf(check, `batch.${name}`, v);
       if (len !== count * n) throw check.fail(RangeError, `batch.${name} must hold count x n = ${count * n} ids to match batch.shape`, len);
