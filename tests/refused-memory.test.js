@@ -418,10 +418,7 @@ test('a call beside a handle that leaves it too little room is refused before an
   // only where it could, making its buffers one by one otherwise: beside a kvCache of 724 MiB, toyAttention of 2^24
   // codes and attention of q, k, v [4096, 2048] grew memory by 256 MiB (kept) before a later buffer was refused.
   if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
-  const { WASM_BASE64 } = await import('../dist/debug/posenc-wasm.js');
-  const raw = await instantiateForTests(WASM_BASE64);
-  raw.pe_set_byte_limit(8 * 2 ** 20);
-  const api = createApi(raw);
+  const { api } = await lowLimit('posenc', createApi);
   const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB, 3 left
   const m = (n) => ({ shape: [n, 64], data: new Float64Array(n * 64).fill(0.5) });
   // each refused call's first buffers fit in the room left, a later one does not
@@ -667,10 +664,7 @@ test('attention past a float32 overflow says why its float64 footprint is refuse
   // footprint (four times theirs) was refused as "memory is exhausted" (or past 1 GiB "this call would need 1024.1
   // MiB"), naming nothing of the overflow that made the call need it; the same call of smaller values was made.
   if (build !== 'debug') return; // the limit lowered to 8 MiB (pe_set_byte_limit: debug builds only)
-  const { WASM_BASE64 } = await import('../dist/debug/posenc-wasm.js');
-  const raw = await instantiateForTests(WASM_BASE64);
-  raw.pe_set_byte_limit(8 * 2 ** 20);
-  const api = createApi(raw);
+  const { api } = await lowLimit('posenc', createApi);
   const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB, 3 left
   const m = (x) => ({ shape: [2048, 64], data: new Float32Array(2048 * 64).fill(x) });
   assert.equal(api.attention(m(0.5), m(0.5), m(1), { weights: false }).output.data.length, 2048 * 64);
