@@ -719,3 +719,32 @@ test("mropeCache counts a TensorFlow.js positions' dataSync() before a longrope'
   assert.deepEqual(pv.mropeCache({ shape: [3, 4], dtype: 'int32', dataSync: () => data }, 64, { section: [8, 12, 12], scaling: ones }), pv.mropeCache({ shape: [3, 4], data }, 64, { section: [8, 12, 12], scaling: ones }));
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("mropeCache and ropeApply read a section's entries once the size is checked and positions' dataSync() counted (thirty-ninth pass)", () => {
+  // a section holds one entry an axis (positions' rows, up to 2^24, any of them 0): its entries, each a proxy's getter,
+  // were read, then positions refused for a dataSync() one value short, or the call by its size
+  const A = 2 ** 20;
+  const untouchable = (values) => new Proxy(values, { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const section = untouchable(Array.from({ length: A }, (_, i) => +!i));
+  const short = (shape) => ({ shape, dtype: 'int32', dataSync: () => new Int32Array(shape[0] * shape[1] - 1) });
+  const count = /^RangeError: posenc\.(mropeCache|ropeApply): positions\.data must have 1048576 elements to match \(got 1048575\)$/;
+  assert.throws(() => pv.mropeCache(short([A, 1]), 2, { section }), count);
+  assert.throws(() => pv.ropeApply({ shape: [1, 2], data: new Float32Array(2) }, { section, positions: short([A, 1]) }), count);
+  // positions of 2^27 values (1 GiB) fit alone, not with the call's other buffers
+  const size = /^RangeError: posenc\.(mropeCache|ropeApply): this call would need 10\d\d\.\d MiB of WebAssembly memory/;
+  const big = { shape: [A, 128], dtype: 'int32', dataSync: () => assert.fail('positions read') };
+  assert.throws(() => pv.mropeCache(big, 2, { section }), size);
+  assert.throws(() => pv.ropeApply({ shape: [128, 2], data: new Float32Array(256) }, { section, positions: big }), size);
+  // a section still refused by its count before positions' data, and by its entries before positions' elements
+  const unread = { shape: [3, 4], dtype: 'int32', dataSync: () => assert.fail('positions read') };
+  assert.throws(() => pv.mropeCache(unread, 64, { section: [8, 12] }), /^RangeError: posenc\.mropeCache: section has 2 entries but positions has 3 rows$/);
+  const elements = { shape: [3, 4], data: untouchable(new Array(12).fill(0)) };
+  assert.throws(() => pv.mropeCache(elements, 64, { section: [8, 12, 11] }), /^RangeError: posenc\.mropeCache: section must sum to headDim \/ 2 \(32\), one entry per frequency \(got "\[8,12,11\] \(sum 31\)"\)$/);
+  assert.throws(() => pv.ropeApply({ shape: [4, 8], data: new Float32Array(32) }, { section: [2, 2, 1], positions: elements }), /^RangeError: posenc\.ropeApply: section must sum to at most headDim \/ 2 \(4\) \(got 5\)$/);
+  // accepted: as before, a partial section included
+  const data = Int32Array.from({ length: 12 }, (_, i) => i % 5);
+  assert.deepEqual(pv.mropeCache({ shape: [3, 4], dtype: 'int32', dataSync: () => data }, 64, { section: [8, 12, 12] }), pv.mropeCache({ shape: [3, 4], data }, 64, { section: [8, 12, 12] }));
+  const x = { shape: [4, 8], data: Float32Array.from({ length: 32 }, (_, i) => i / 7) };
+  assert.deepEqual(pv.ropeApply(x, { section: [1, 1, 1], positions: { shape: [3, 4], dtype: 'int32', dataSync: () => data } }), pv.ropeApply(x, { section: [1, 1, 1], positions: { shape: [3, 4], data } }));
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

@@ -5,7 +5,7 @@
 // and of the axis each frequency reads; this file makes that choice (from
 // c/rope_scaling.c's frequencies) and c/rope_axes.c turns it into cos and sin.
 import { withFrame, matrix, dtypeCode, fits } from '../heap.js';
-import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped, typedLength, byIndex, product } from '../validate.js';
+import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, largest, item, copyTyped, byIndex, product } from '../validate.js';
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
@@ -30,16 +30,20 @@ export const AXES_APPLY_KEYS = ['section', 'interleaved', 'axesDim', 'frequencie
 /** The section option: whole numbers summing to `half` (HF's mrope_section), one per position row. */
 // `name`: a config's mrope_section is named as the config's ("section must sum to ..." named an option not given)
 function sectionArg(check, value, rows, half, name = 'section') {
-  // one entry a row, counted before any is read (2^24 entries were each checked, 0.7 s, before this refused them)
-  const s = check.vector(name, value, (n) => {
+  // one entry a row, counted before any is read (2^24 entries were each checked, 0.7 s, before this refused them); the
+  // entries read by the function returned, once the call's size is checked and positions' dataSync() counted (2^20 of a
+  // proxy's were read, then positions refused by its size or for a dataSync() one value short: thirty-ninth pass)
+  const later = check.later(name, value, (n) => {
     if (n !== rows) throw check.fail(RangeError, `${name} has ${n} entries but positions has ${rows} rows`);
   });
-  const n = typedLength(s);
-  for (let i = 0; i < n; i++) check.integer(`${name}[${i}]`, s[i], 0, half ?? MAX_DIM / 2); // (by index, as every size here: see sum())
-  const total = sum(s);
-  if (total < 1) throw check.fail(RangeError, `${name} must hold at least one frequency`, `[${s}]`);
-  if (half !== undefined && total !== half) throw check.fail(RangeError, `${name} must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
-  return byIndex(s, n);
+  return () => {
+    const s = check.allFinite(name, later.read());
+    for (let i = 0; i < rows; i++) check.integer(`${name}[${i}]`, s[i], 0, half ?? MAX_DIM / 2); // (by index, as every size here: see sum())
+    const total = sum(s);
+    if (total < 1) throw check.fail(RangeError, `${name} must hold at least one frequency`, `[${s}]`);
+    if (half !== undefined && total !== half) throw check.fail(RangeError, `${name} must sum to headDim / 2 (${half}), one entry per frequency`, `[${s}] (sum ${total})`);
+    return byIndex(s, rows);
+  };
 }
 
 /**
@@ -182,7 +186,8 @@ export function createAxes(wasm, call, frequencies) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
-    return cacheOut(check, s, { section, interleaved, dim: headDim, common: () => ropeCommon(check, opts, headDim, 'headDim') }, t, false, layout, dtype);
+    const plan = { interleaved, dim: headDim, common: () => ((plan.section = section()), ropeCommon(check, opts, headDim, 'headDim')) };
+    return cacheOut(check, s, plan, t, false, layout, dtype);
   }
 
   function ropeAxialCache(ids, options) {
@@ -254,14 +259,17 @@ export function createAxes(wasm, call, frequencies) {
     let plan;
     if (bySection) {
       const section = sectionArg(check, opts.section, pRows, undefined, opts.named);
-      const dim = 2 * sum(section);
-      plan = { section, interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim, common: () => ropeCommon(check, opts, dim, `${opts.named ?? 'section'} (twice its sum)`) };
+      // the width it rotates known once its entries are read (after the size, counted here with its bound, headDim)
+      plan = { interleaved: check.boolean('interleaved', opts.interleaved ?? false), dim: headDim, common: () => (plan.dim = 2 * sum(plan.section = section()), wide(), ropeCommon(check, opts, plan.dim, `${opts.named ?? 'section'} (twice its sum)`)) };
     } else {
       plan = axialPlan(check, opts, pRows);
     }
     // named: "the rotated width (16) must be …" named nothing the call was given
     const per = bySection ? 2 : 1; // (a section counts frequencies, axesDim columns)
-    if (plan.dim > headDim) throw check.fail(RangeError, `${opts.named ?? (bySection ? 'section' : 'axesDim')} must sum to at most headDim${bySection ? ' / 2' : ''} (${headDim / per})`, plan.dim / per);
+    const wide = () => {
+      if (plan.dim > headDim) throw check.fail(RangeError, `${opts.named ?? (bySection ? 'section' : 'axesDim')} must sum to at most headDim${bySection ? ' / 2' : ''} (${headDim / per})`, plan.dim / per);
+    };
+    wide();
     // and the frequencies and their axes (6 bytes a column of plan.dim), rounding and the core's allowance: uncounted, x of
     // [63822, 1050] came 496 bytes under 1 GiB, grew memory to it (kept) and its 4200 bytes of frequencies were refused
     check.bytes(count * 16 + pRows * s * 8 + plan.dim * 6 + SCRATCH_SLACK);
