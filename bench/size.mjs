@@ -74,10 +74,10 @@ export const SIZE_TARGET_BYTES = 15000;
  * last guard before x's copy: 31,061, and the line moved to 31,075; the
  * thirty-fourth pass (ropeApply's options checked where they do not apply,
  * rope().apply's positions counted before they are read): 31,093, and the
- * line moved to 31,100. The thirty-fifth to thirty-seventh passes and the
+ * line moved to 31,100. The thirty-fifth to thirty-ninth passes and the
  * lead's fixes between them (every count and a TensorFlow.js tensor's
  * dataSync() before any element, the room beside a live handle asked before
- * any data is read, options before the lists they size): 31,750, and the line
+ * any data is read, options before the lists they size): 31,777, and the line
  * moved to 31,800.
  */
 export const VARIANTS_SIZE_TARGET_BYTES = 31800;
@@ -149,7 +149,7 @@ export const VARIANTS_SIZE_TARGET_BYTES = 31800;
  * The thirty-second and thirty-third passes (attention's and kvCache.attend's
  * footprints, mask, bias and counts before any element is read; growable
  * buffers copied at their checked length; null options as absent): 19,619,
- * and the line moved to 19,650. The thirty-fifth to thirty-seventh passes and
+ * and the line moved to 19,650. The thirty-fifth to thirty-ninth passes and
  * the lead's fixes between them (dot's and toyAttention's counts first, a
  * tensor's element type, storage and count where it is read, pe_fits asked
  * beside a live KV cache, the float32 fallback's reason): 20,214, and the line
