@@ -35,9 +35,7 @@ export class Frame {
 
   alloc(bytes) {
     const ptr = malloc(this.wasm, bytes);
-    if (!ptr) {
-      throw new RangeError(`posenc.${this.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
-    }
+    if (!ptr) throw exhausted(this.fn, bytes);
     // by index, not push (nor for...of in free()): methods a caller can plant on Array.prototype, and every block of
     // every call was kept
     this.pointers[this.pointers.length] = ptr;
@@ -119,7 +117,7 @@ export const reserve = (wasm, check, bytes) => room(wasm, check.fn, check.bytes(
 
 /** Grows memory for `bytes` at once; where it cannot and `must`, refuses the call before anything is allocated. */
 export function room(wasm, fn, bytes, must) {
-  if (!wasm.pe_reserve(bytes) && must) throw new RangeError(`posenc.${fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)`);
+  if (!wasm.pe_reserve(bytes) && must) throw exhausted(fn, bytes);
 }
 
 /**
@@ -129,8 +127,11 @@ export function room(wasm, fn, bytes, must) {
  * as "memory is exhausted" (thirty-fifth pass; lab's checkFits, thirty-fourth).
  */
 export const fits = (wasm, check, bytes = check.footprint + RESERVE_SLACK, why = '') => {
-  if (wasm.pe_live_allocations() && !wasm.pe_fits(bytes)) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)${why}`);
+  if (wasm.pe_live_allocations() && !wasm.pe_fits(bytes)) throw exhausted(check.fn, bytes, why);
 };
+
+/** The refusal of a call whose `bytes` find no room in WebAssembly memory (`why`: what made it need them). */
+export const exhausted = (fn, bytes, why = '') => new RangeError(`posenc.${fn}: WebAssembly memory is exhausted (could not allocate ${bytes} bytes)${why}`);
 
 /**
  * A frame for a call that outlives one turn of the event loop (lab.trainAsync): its owner frees it. Refused when its

@@ -2,7 +2,7 @@
 // trained model is a plain object (its options and a copy of its parameters),
 // so it can be posted between a worker and a page; every call that needs the
 // C model makes one from it and frees it in `finally`.
-import { withFrame, openFrame, statusCall, memoryStats, room } from '../heap.js';
+import { withFrame, openFrame, statusCall, memoryStats, room, exhausted } from '../heap.js';
 import { Float32Array, Float64Array, Int32Array, heapView, copyOf, typedArrayBuffer, typedArrayOffset } from '../intrinsics.js';
 import { Checker, isArray, typedLength, typedArrayName, copyTyped, SCRATCH_SLACK, item } from '../validate.js';
 import { encodingArgs, PRESET_NAMES } from '../presets.js';
@@ -204,7 +204,7 @@ export function createLab(wasm) {
     // and beside what is live, as openModel's reserve will ask (the allocator's limit, growing nothing), before params are
     // copied and a caller's data read: beside a model trainAsync held, lab.loss read every id of its batch first
     const need = bytes + extra + SCRATCH_SLACK;
-    if (!wasm.pe_fits(need)) throw new RangeError(`posenc.${check.fn}: WebAssembly memory is exhausted (could not allocate ${need} bytes)`);
+    if (!wasm.pe_fits(need)) throw exhausted(check.fn, need);
     // after the sizes: a forged model's NaN or infinity gave NaN losses and maps, and an accuracy of chance, without a word;
     // checked in a copy, which is what the model is given: a worker writing NaN into params on a SharedArrayBuffer between
     // the check and the copy gave a NaN loss, without a word
