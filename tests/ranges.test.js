@@ -785,3 +785,70 @@ test('ropeApply checks every option before a typed x of more than 2^20 values is
   const x = { shape: [n / 64, 64], data: new Float32Array(n).fill(0.5) };
   assert.equal(pv.ropeApply(x, { positions: Array.from({ length: n / 64 }, (_, i) => i) }).shape[0], n / 64); // and runs
 });
+
+// TensorFlow.js tensors, as a family (passes 36 to 39 found them one function at a time: attention, mropeCache,
+// ropeApply and ropeAxialCache counted a dataSync() after reading another tensor's elements, a longrope's factors, a
+// section or an axesDim). Every tensor of every call of CASES (and of the calls below, which add option lists beside
+// tensors) is given as a TensorFlow.js-like tensor: whole, it must give the plain call's result; with a dataSync() one
+// value short, it must be refused by that count, before any element of any other list (data or option) is read. But
+// axesDim's: its entries are sizes (the width of each axis, so the output's columns and the call's bytes), read with
+// the shapes, before the call's size is checked and so before any count of the data (stop 37's seen-and-left, settled).
+const TFJS_EXTRA = [
+  ['posenc', 'attention', [[[1, 0]], [[1, 0], [0, 1]], [[2, 3], [5, 7]], { mask: [[1, 0]], bias: [[0.5, 0]] }]],
+  ['variants', 'ropeApply', [x4, { scaling: { type: 'longrope', shortFactor: [1, 1], longFactor: [2, 2], originalMaxPosition: 16, factor: 4 } }]],
+  ['variants', 'ropeApply', [[[1, 2, 3, 4, 5, 6, 7, 8]], { section: [2, 1, 1], positions: [[0], [1], [2]] }]],
+  ['variants', 'ropeApply', [[[1, 2, 3, 4, 5, 6, 7, 8]], { axesDim: [4, 4], positions: [[0, 1]] }]],
+  ['variants', 'mropeCache', [{ shape: [3, 2], data: [0, 1, 0, 1, 0, 1] }, 8,
+    { section: [2, 1, 1], scaling: { type: 'longrope', shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2], originalMaxPosition: 16, factor: 4 } }]],
+  ['fields', 'randomFourierFeatures', [{ rows: 1, cols: 2, data: [0.25, 0.5] }, { B: { rows: 2, cols: 2, data: [1, 2, 3, 4] } }]],
+];
+
+test('a TensorFlow.js tensor whose dataSync() is one value short is refused by that count before any element of any list is read', async () => {
+  const counted = elementReads(1);
+  const numbers = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'number');
+  const isTensor = (v) => Array.isArray(v) && v.length > 0 && v.every(numbers) ||
+    v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v);
+  // every list of numbers anywhere in the arguments (but sizes: shapes and axesDim) throws on an element read past its first
+  const guard = (v, key) => {
+    if (numbers(v)) return key === 'shape' || key === 'axesDim' ? v : counted.list(v);
+    if (Array.isArray(v)) return v.map((x) => guard(x));
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, guard(x, k)]));
+    return v;
+  };
+  const paths = (args) => args.flatMap((a, at) => (isTensor(a) ? [[at]] : isOptions(a) ? Object.keys(a).filter((k) => isTensor(a[k])).map((k) => [at, k]) : []));
+  const asTfjs = (v, short) => {
+    const shape = Array.isArray(v) ? [v.length, v[0].length] : v.shape ?? [v.rows, v.cols];
+    const flat = Array.isArray(v) ? v.flat() : Array.from(v.data);
+    return { shape, dtype: 'float32', dataSync: () => Float32Array.from(short ? flat.slice(1) : flat) };
+  };
+  const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
+  const result = async (api, fn, args) => {
+    try {
+      return { value: await api[fn](...args) };
+    } catch (e) {
+      return { refusal: e.message };
+    }
+  };
+  const problems = [];
+  let tried = 0;
+  for (const [entry, fn, args] of [...CASES, ...TFJS_EXTRA]) {
+    if (fn === 'ropeFromConfig' || fn === 'kvCache' || fn === 'rope') continue; // (no tensor; handles made)
+    for (const path of paths(args)) {
+      const v = path.reduce((o, k) => o[k], args), label = `${entry}${fn} [${path}]`;
+      const want = await result(apis[entry], fn, args);
+      if (want.refusal) problems.push(`${label}: refused as given: ${want.refusal}`);
+      const whole = await result(apis[entry], fn, withValue(args, path, asTfjs(v, false)));
+      if (!same(whole, want)) {
+        problems.push(`${label}: as a TensorFlow.js tensor gives ${whole.refusal ?? 'another result'}`);
+        continue;
+      }
+      const count = asTfjs(v, false).dataSync().length;
+      counted.reads = 0;
+      const got = await refusal(apis[entry], fn, withValue(args.map((a) => guard(a)), path, asTfjs(v, true)));
+      tried++;
+      if (counted.reads || !got?.includes(`must have ${count} elements to match (got ${count - 1})`)) problems.push(`${label}: ${counted.reads} element reads; ${got}`);
+    }
+  }
+  assert.ok(tried > 25, `only ${tried} tensors tried`);
+  assert.deepEqual(problems, []);
+});
