@@ -786,13 +786,15 @@ test('ropeApply checks every option before a typed x of more than 2^20 values is
   assert.equal(pv.ropeApply(x, { positions: Array.from({ length: n / 64 }, (_, i) => i) }).shape[0], n / 64); // and runs
 });
 
-// TensorFlow.js tensors, as a family (passes 36 to 39 found them one function at a time: attention, mropeCache,
-// ropeApply and ropeAxialCache counted a dataSync() after reading another tensor's elements, a longrope's factors, a
-// section or an axesDim). Every tensor of every call of CASES (and of the calls below, which add option lists beside
-// tensors) is given as a TensorFlow.js-like tensor: whole, it must give the plain call's result; with a dataSync() one
-// value short, it must be refused by that count, before any element of any other list (data or option) is read. But
-// axesDim's: its entries are sizes (the width of each axis, so the output's columns and the call's bytes), read with
-// the shapes, before the call's size is checked and so before any count of the data (stop 37's seen-and-left, settled).
+// Tensors of other libraries, as a family (passes 33 to 39 found them one function at a time: attention, mropeCache,
+// ropeApply and ropeAxialCache read another tensor's elements, a longrope's factors or a section, then refused a
+// TensorFlow.js tensor's dataSync() one value short, k's type "bogus", k.data of 3 values for 4, float16 in a plain
+// array or a BigInt64Array of floats). Every tensor of every call of CASES (and of the calls below, which add option
+// lists beside tensors) is given as a TensorFlow.js tensor (shape, dtype, dataSync()) and as an onnxruntime-web /
+// transformers.js one (dims, type, data): whole, each must give the plain call's result; made bad, it must be refused
+// for what is wrong, by its name, before any element of any other list (data or option) is read. But axesDim's: its
+// entries are sizes (the width of each axis, so the output's columns and the call's bytes), read with the shapes,
+// before the call's size is checked and so before any count of the data (stop 37's seen-and-left, settled).
 const TFJS_EXTRA = [
   ['posenc', 'attention', [[[1, 0]], [[1, 0], [0, 1]], [[2, 3], [5, 7]], { mask: [[1, 0]], bias: [[0.5, 0]] }]],
   ['variants', 'ropeApply', [x4, { scaling: { type: 'longrope', shortFactor: [1, 1], longFactor: [2, 2], originalMaxPosition: 16, factor: 4 } }]],
@@ -803,10 +805,11 @@ const TFJS_EXTRA = [
   ['fields', 'randomFourierFeatures', [{ rows: 1, cols: 2, data: [0.25, 0.5] }, { B: { rows: 2, cols: 2, data: [1, 2, 3, 4] } }]],
 ];
 
-test('a TensorFlow.js tensor whose dataSync() is one value short is refused by that count before any element of any list is read', async () => {
+test('a tensor of another library that is short, of an unknown type or of the wrong storage is refused before any element of any list is read', async () => {
   const counted = elementReads(1);
   const numbers = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'number');
-  const isTensor = (v) => Array.isArray(v) && v.length > 0 && v.every(numbers) ||
+  const nested = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => numbers(r) || nested(r));
+  const isTensor = (v) => nested(v) ||
     v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v);
   // every list of numbers anywhere in the arguments (but sizes: shapes and axesDim) throws on an element read past its first
   const guard = (v, key) => {
@@ -816,11 +819,20 @@ test('a TensorFlow.js tensor whose dataSync() is one value short is refused by t
     return v;
   };
   const paths = (args) => args.flatMap((a, at) => (isTensor(a) ? [[at]] : isOptions(a) ? Object.keys(a).filter((k) => isTensor(a[k])).map((k) => [at, k]) : []));
-  const asTfjs = (v, short) => {
-    const shape = Array.isArray(v) ? [v.length, v[0].length] : v.shape ?? [v.rows, v.cols];
-    const flat = Array.isArray(v) ? v.flat() : Array.from(v.data);
-    return { shape, dtype: 'float32', dataSync: () => Float32Array.from(short ? flat.slice(1) : flat) };
-  };
+  const shapeOf = (v) => (Array.isArray(v) ? [v.length, ...(Array.isArray(v[0]) ? shapeOf(v[0]) : [])] : v.shape ?? [v.rows, v.cols]);
+  const flat = (v) => (Array.isArray(v) ? v.flat(Infinity) : Array.from(v.data));
+  // [form, what it must be refused for (null: whole, the plain call's result)]
+  const FORMS = [
+    [(shape, d) => ({ shape, dtype: 'float32', dataSync: () => Float32Array.from(d) }), null],
+    [(shape, d) => ({ dims: shape, type: 'float32', data: Float32Array.from(d) }), null],
+    [(shape, d) => ({ shape, dtype: 'float32', dataSync: () => Float32Array.from(d.slice(1)) }), (n) => `must have ${n} elements to match (got ${n - 1})`],
+    [(shape, d) => ({ dims: shape, type: 'float32', data: Float32Array.from(d.slice(1)) }), (n) => `must have ${n} elements to match (got ${n - 1})`],
+    [(shape, d) => ({ shape, data: d.slice(1) }), (n) => `must have ${n} elements to match (got ${n - 1})`],
+    [(shape, d) => ({ dims: shape, type: 'bogus', data: Float32Array.from(d) }), () => 'must have element type float32, float64, float16, bfloat16'],
+    [(shape, d) => ({ dims: shape, type: 'float16', data: d }), () => '.data must be a Uint16Array of float16 bit patterns'],
+    [(shape, d) => ({ shape, dtype: 'bfloat16', dataSync: () => Float32Array.from(d) }), () => '.data must be a Uint16Array of bfloat16 bit patterns'],
+    [(shape, d) => ({ shape, data: new BigInt64Array(d.length) }), () => '.data must hold numbers, not BigInts'],
+  ];
   const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
   const result = async (api, fn, args) => {
     try {
@@ -833,22 +845,23 @@ test('a TensorFlow.js tensor whose dataSync() is one value short is refused by t
   let tried = 0;
   for (const [entry, fn, args] of [...CASES, ...TFJS_EXTRA]) {
     if (fn === 'ropeFromConfig' || fn === 'kvCache' || fn === 'rope') continue; // (no tensor; handles made)
+    const want = await result(apis[entry], fn, args);
     for (const path of paths(args)) {
-      const v = path.reduce((o, k) => o[k], args), label = `${entry}${fn} [${path}]`;
-      const want = await result(apis[entry], fn, args);
+      const v = path.reduce((o, k) => o[k], args), shape = shapeOf(v), d = flat(v), label = `${entry}${fn} [${path}]`;
       if (want.refusal) problems.push(`${label}: refused as given: ${want.refusal}`);
-      const whole = await result(apis[entry], fn, withValue(args, path, asTfjs(v, false)));
-      if (!same(whole, want)) {
-        problems.push(`${label}: as a TensorFlow.js tensor gives ${whole.refusal ?? 'another result'}`);
-        continue;
+      for (const [i, [form, words]] of FORMS.entries()) {
+        if (!words) {
+          const whole = await result(apis[entry], fn, withValue(args, path, form(shape, d)));
+          if (!same(whole, want)) problems.push(`${label} form ${i}: whole, gives ${whole.refusal ?? 'another result'}`);
+          continue;
+        }
+        counted.reads = 0;
+        const got = await refusal(apis[entry], fn, withValue(args.map((a) => guard(a)), path, form(shape, d)));
+        tried++;
+        if (counted.reads || !got?.includes(words(d.length))) problems.push(`${label} form ${i}: ${counted.reads} element reads; ${got}`);
       }
-      const count = asTfjs(v, false).dataSync().length;
-      counted.reads = 0;
-      const got = await refusal(apis[entry], fn, withValue(args.map((a) => guard(a)), path, asTfjs(v, true)));
-      tried++;
-      if (counted.reads || !got?.includes(`must have ${count} elements to match (got ${count - 1})`)) problems.push(`${label}: ${counted.reads} element reads; ${got}`);
     }
   }
-  assert.ok(tried > 25, `only ${tried} tensors tried`);
+  assert.ok(tried > 200, `only ${tried} tensors tried`);
   assert.deepEqual(problems, []);
 });
