@@ -25,6 +25,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAll } from './helpers/calls.js';
 import { elementReads } from './helpers/element-reads.js';
+import { build } from './helpers/load.js';
+import { instantiateForTests } from './helpers/wasi.js';
+import { createApi } from '../web/lib/api.js';
+import { createVariants } from '../web/lib/variants/api.js';
+import { createFields } from '../web/lib/fields/api.js';
+import { createLab } from '../web/lib/lab/api.js';
 
 const RANGES_LIB = process.env.POSENC_RANGES_LIB; // (by hand: another copy of web/lib's entries, see the bullet in docs/limits.md)
 const apis = RANGES_LIB ? await (await import(RANGES_LIB)).loadAll() : await loadAll();
@@ -125,27 +131,33 @@ const CASES = [
 ];
 
 
-// The handles' methods, each on a fresh handle (freed after), as functions of their own.
+// The handles' methods, each on a fresh handle (freed after), as functions of their own; made(), once the handle is made.
 const kvOptions = { heads: 1, headDim: 2, valueDim: 8, maxLength: 4 };
-const kv = (method) => (...args) => {
-  const c = pe.kvCache(kvOptions);
-  try {
+function handles(pe, pv, made = () => () => {}) {
+  const kv = (method) => (...args) => {
+    const c = pe.kvCache(kvOptions);
     c.append([[[[1, 2]]]], [[[[1, 2, 3, 4, 5, 6, 7, 8]]]]);
-    return c[method](...args);
-  } finally {
-    c.free();
-  }
-};
-const ropeHandle = (...args) => {
-  const r = pv.rope({ maxLen: 4, dim: 8 });
-  try {
-    return r.apply(...args);
-  } finally {
-    r.free();
-  }
-};
-apis['kvCache.'] = { append: kv('append'), attend: kv('attend'), truncate: kv('truncate'), free: kv('free') };
-apis['rope.'] = { apply: ropeHandle, free: () => pv.rope({ maxLen: 4, dim: 8 }).free() };
+    const after = made();
+    try {
+      return c[method](...args);
+    } finally {
+      after(), c.free();
+    }
+  };
+  const ropeHandle = (...args) => {
+    const r = pv.rope({ maxLen: 4, dim: 8 }), after = made();
+    try {
+      return r.apply(...args);
+    } finally {
+      after(), r.free();
+    }
+  };
+  return {
+    'kvCache.': { append: kv('append'), attend: kv('attend'), truncate: kv('truncate'), free: kv('free') },
+    'rope.': { apply: ropeHandle, free: () => pv.rope({ maxLen: 4, dim: 8 }).free() },
+  };
+}
+Object.assign(apis, handles(pe, pv));
 CASES.push(
   ['kvCache.', 'truncate', [1], { length: [0] }],
   ['kvCache.', 'attend', [[[[[1, 0]]]], { scale: 1 }], { scale: [1, 'scale'] }],
@@ -805,19 +817,23 @@ const TFJS_EXTRA = [
   ['fields', 'randomFourierFeatures', [{ rows: 1, cols: 2, data: [0.25, 0.5] }, { B: { rows: 2, cols: 2, data: [1, 2, 3, 4] } }]],
 ];
 
-test('a tensor of another library that is short, of an unknown type or of the wrong storage is refused before any element of any list is read', async () => {
-  const counted = elementReads(1);
-  const numbers = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'number');
-  const nested = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => numbers(r) || nested(r));
-  const isTensor = (v) => nested(v) ||
-    v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v);
-  // every list of numbers anywhere in the arguments (but sizes: shapes and axesDim) throws on an element read past its first
+/** Every list of numbers anywhere in a call's arguments (but sizes: shapes and axesDim), as `untouchable` gives it. */
+function listGuard(untouchable) {
   const guard = (v, key) => {
-    if (numbers(v)) return key === 'shape' || key === 'axesDim' ? v : counted.list(v);
+    if (numbers(v)) return key === 'shape' || key === 'axesDim' ? v : untouchable(v);
     if (Array.isArray(v)) return v.map((x) => guard(x));
     if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, guard(x, k)]));
     return v;
   };
+  return (args) => args.map((a) => guard(a));
+}
+const numbers = (a) => Array.isArray(a) && a.length > 0 && a.every((x) => typeof x === 'number');
+
+test('a tensor of another library that is short, of an unknown type or of the wrong storage is refused before any element of any list is read', async () => {
+  const counted = elementReads(1), guard = listGuard(counted.list);
+  const nested = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => numbers(r) || nested(r));
+  const isTensor = (v) => nested(v) ||
+    v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype && 'data' in v && ('shape' in v || 'rows' in v);
   const paths = (args) => args.flatMap((a, at) => (isTensor(a) ? [[at]] : isOptions(a) ? Object.keys(a).filter((k) => isTensor(a[k])).map((k) => [at, k]) : []));
   const shapeOf = (v) => (Array.isArray(v) ? [v.length, ...(Array.isArray(v[0]) ? shapeOf(v[0]) : [])] : v.shape ?? [v.rows, v.cols]);
   const flat = (v) => (Array.isArray(v) ? v.flat(Infinity) : Array.from(v.data));
@@ -856,12 +872,65 @@ test('a tensor of another library that is short, of an unknown type or of the wr
           continue;
         }
         counted.reads = 0;
-        const got = await refusal(apis[entry], fn, withValue(args.map((a) => guard(a)), path, form(shape, d)));
+        const got = await refusal(apis[entry], fn, withValue(guard(args), path, form(shape, d)));
         tried++;
         if (counted.reads || !got?.includes(words(d.length))) problems.push(`${label} form ${i}: ${counted.reads} element reads; ${got}`);
       }
     }
   }
   assert.ok(tried > 200, `only ${tried} tensors tried`);
+  assert.deepEqual(problems, []);
+});
+
+// Memory beside what is live, as a family (passes 35 and 36 found it call by call: beside a KV cache or a rope()
+// handle, attention, gram, ropeApply, mropeCache, rope().apply ... read their data whole, then were refused as "memory
+// is exhausted"). Each entry's debug module with its limit lowered to what is live (no room at all): every call of CASES
+// that is refused for memory must be refused so before any element of any list it is given is read, and leave memory
+// as it was. Calls that need none (pure JS) run as they do anywhere. posenc/fields is left out: it has no handle, so
+// nothing of it is live between its calls, and alone a call within its bytes fits (the limit is the 1 GiB it checks).
+test('with no room left beside what is live, a call is refused for memory before any element of its data is read', async () => {
+  if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
+  const raw = {}, low = {};
+  for (const [entry, create] of Object.entries({ posenc: createApi, variants: createVariants, fields: createFields, lab: createLab })) {
+    raw[entry] = await instantiateForTests((await import(`../dist/debug/${entry}-wasm.js`)).WASM_BASE64);
+    low[entry] = create(raw[entry]);
+  }
+  /**
+   * The limit of `m` lowered to what is live (the largest size pe_fits takes, found, taken off), beside a block of its
+   * own (the check is asked beside what is live: alone, a call within the 1 GiB a call may use fits); undone when called.
+   */
+  const full = (m) => () => {
+    const block = m.pe_malloc(64), limit = m.pe_set_byte_limit(0);
+    let room = 0;
+    for (let step = 2 ** 30; step >= 1; step /= 2) if (m.pe_fits(room + step)) room += step;
+    m.pe_set_byte_limit(Math.max(limit - room, 1));
+    assert.ok(!m.pe_fits(2));
+    return () => (m.pe_set_byte_limit(limit), m.pe_free(block));
+  };
+  // the handles' methods, the limit lowered once the handle is made (a KV cache's in posenc's module, a rope()'s in variants')
+  low['kvCache.'] = handles(low.posenc, low.variants, full(raw.posenc))['kvCache.'];
+  low['rope.'] = handles(low.posenc, low.variants, full(raw.variants))['rope.'];
+  const lowModel = low.lab.train({ steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 8 }).model;
+  const counted = elementReads(1), guard = listGuard(counted.list);
+  const problems = [];
+  let tried = 0;
+  for (const [entry, fn, given] of CASES.filter(([entry]) => entry !== 'fields')) {
+    const api = low[entry], args = given.map((a) => (a === model ? lowModel : a));
+    const handle = entry.endsWith('.');
+    const undo = handle ? () => {} : full(raw[entry])();
+    try {
+      const before = (handle ? low.posenc : api).memoryStats();
+      const plain = await refusal(api, fn, args);
+      if (plain === null || !/memory is exhausted/.test(plain)) continue;
+      counted.reads = 0;
+      const got = await refusal(api, fn, guard(args));
+      tried++;
+      if (counted.reads || got !== plain) problems.push(`${entry}${fn}: ${counted.reads} element reads; ${got}`);
+      if (!handle) assert.deepEqual(api.memoryStats(), before, `${entry}${fn}`);
+    } finally {
+      undo();
+    }
+  }
+  assert.ok(tried > 40, `only ${tried} calls refused for memory`);
   assert.deepEqual(problems, []);
 });
