@@ -192,6 +192,18 @@ async function refusal(api, fn, args) {
   }
 }
 
+/** A call's result or refusal (awaited; a handle made is freed), to compare two calls by same(). */
+async function outcome(api, fn, args) {
+  try {
+    const result = await api[fn](...args);
+    if (fn === 'kvCache' || fn === 'rope') result.free();
+    return { value: result };
+  } catch (e) {
+    return { refusal: e.message };
+  }
+}
+const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
+
 /**
  * What a message refuses: the words before "must" / "is" (e.g. "scaling.factor", "positions[0]",
  * "config.hidden_size / num_attention_heads (the head_dim)"); before a colon, where one comes first
@@ -414,13 +426,6 @@ const NULL_CASES = [
 ];
 
 test('thirty-second pass: an option of posenc/fields or posenc/lab given as null does as one not given (the same result or refusal)', async () => {
-  const outcome = async (api, fn, args) => {
-    try {
-      return { value: await api[fn](...args) };
-    } catch (e) {
-      return { refusal: e.message };
-    }
-  };
   const problems = [];
   for (const [entry, fn, args, at, keys] of NULL_CASES) {
     for (const key of keys) {
@@ -461,16 +466,6 @@ function dataGuard(untouchable) {
 const NULL_IS_A_VALUE = ['paddingIdx', 'baseSize'];
 
 test('an option of any entry given as null does as one not given (the same result or refusal), but paddingIdx and baseSize', async () => {
-  const outcome = async (api, fn, args) => {
-    try {
-      const result = await api[fn](...args);
-      if (fn === 'kvCache' || fn === 'rope') result.free();
-      return { value: result };
-    } catch (e) {
-      return { refusal: e.message };
-    }
-  };
-  const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
   const problems = [];
   let tried = 0;
   for (const [entry, fn, args] of CASES) {
@@ -849,25 +844,17 @@ test('a tensor of another library that is short, of an unknown type or of the wr
     [(shape, d) => ({ shape, dtype: 'bfloat16', dataSync: () => Float32Array.from(d) }), () => '.data must be a Uint16Array of bfloat16 bit patterns'],
     [(shape, d) => ({ shape, data: new BigInt64Array(d.length) }), () => '.data must hold numbers, not BigInts'],
   ];
-  const same = (a, b) => JSON.stringify(a, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)) === JSON.stringify(b, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v));
-  const result = async (api, fn, args) => {
-    try {
-      return { value: await api[fn](...args) };
-    } catch (e) {
-      return { refusal: e.message };
-    }
-  };
   const problems = [];
   let tried = 0;
   for (const [entry, fn, args] of [...CASES, ...TFJS_EXTRA]) {
     if (fn === 'ropeFromConfig' || fn === 'kvCache' || fn === 'rope') continue; // (no tensor; handles made)
-    const want = await result(apis[entry], fn, args);
+    const want = await outcome(apis[entry], fn, args);
     for (const path of paths(args)) {
       const v = path.reduce((o, k) => o[k], args), shape = shapeOf(v), d = flat(v), label = `${entry}${fn} [${path}]`;
       if (want.refusal) problems.push(`${label}: refused as given: ${want.refusal}`);
       for (const [i, [form, words]] of FORMS.entries()) {
         if (!words) {
-          const whole = await result(apis[entry], fn, withValue(args, path, form(shape, d)));
+          const whole = await outcome(apis[entry], fn, withValue(args, path, form(shape, d)));
           if (!same(whole, want)) problems.push(`${label} form ${i}: whole, gives ${whole.refusal ?? 'another result'}`);
           continue;
         }
