@@ -728,3 +728,13 @@ test('lab: a model\'s, a batch\'s and a signal\'s fields are their own or their 
   assert.deepEqual(lab.loss(model, new Batch()), lab.loss(model, ex));
   assert.equal(lab.memoryStats().liveAllocations, 0);
 });
+
+// The fortieth pass (part B) saw it: evaluate's task, not given, is the model's, and its refusal of probe "reversed"
+// said (got "shift"), a value the caller never gave.
+test('lab.evaluate: probe "reversed" beside a task not given names that task as the model\'s', () => {
+  const m = lab.train({ task: 'shift', steps: 1, dModel: 8, heads: 2, layers: 1, mlp: 8, batch: 2, maxLength: 16 }).model;
+  const refused = (options, text) => assert.throws(() => lab.evaluate(m, options), { name: 'RangeError', message: `posenc.lab.evaluate: ${text}` });
+  refused({ probe: 'reversed' }, 'probe "reversed" is a probe of who-did-what, not of task "shift" (the model\'s)');
+  refused({ task: 'copy', probe: 'reversed' }, 'probe "reversed" is a probe of who-did-what, not of task "copy"');
+  assert.throws(() => lab.examples({ task: 'copy', probe: 'reversed' }), { message: 'posenc.lab.examples: probe "reversed" is a probe of who-did-what, not of task "copy"' });
+});

@@ -63,6 +63,18 @@ export const POSITIONS = Object.freeze(['all', 'trained', 'new']);
 const SCORE = { all: PE_LAB_SCORE_ALL, trained: PE_LAB_SCORE_TRAINED, new: PE_LAB_SCORE_NEW };
 export const PROBES = Object.freeze(['reversed']);
 
+/**
+ * The probe option: "reversed" is who-did-what's only. `model`: a task not given is the model's, and said so
+ * ("(got "shift")" named a value the caller never gave).
+ */
+function probeOf(check, o, task, model) {
+  const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
+  if (probe && task !== 'who-did-what') {
+    throw check.fail(RangeError, `probe "reversed" is a probe of who-did-what, not of task ${JSON.stringify(task)}${model && o.task == null ? " (the model's)" : ''}`);
+  }
+  return probe;
+}
+
 export function createLab(wasm) {
   const call = statusCall(wasm);
   const Real = wasm.pe_lab_real_bytes() === 8 ? Float64Array : Float32Array;
@@ -402,8 +414,7 @@ export function createLab(wasm) {
     const samples = check.integer('samples', o.samples ?? 512, 1, PE_LAB_MAX_SAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const positions = check.oneOf('positions', o.positions ?? 'all', POSITIONS);
-    const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
-    if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
+    const probe = probeOf(check, o, task, 1);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, config.bos);
     // Refused before the model is made (a refused call grows no memory).
     withFrame(wasm, check, (frame) => {
@@ -481,8 +492,7 @@ export function createLab(wasm) {
     const count = check.integer('count', o.count ?? 1, 1, PE_LAB_MAX_EXAMPLES);
     const seed = check.integer('seed', o.seed ?? 0, 0, PE_LAB_MAX_SEED);
     const bos = check.boolean('bos', o.bos ?? false);
-    const probe = o.probe == null ? null : check.oneOf('probe', o.probe, PROBES);
-    if (probe && task !== 'who-did-what') throw check.fail(RangeError, 'probe "reversed" is a probe of who-did-what', task);
+    const probe = probeOf(check, o, task);
     const id = taskId(probe ? PE_LAB_WHO_REVERSED : task, bos);
     return withFrame(wasm, check, (frame) => {
       const n = taskLength(check, frame, id, length);
