@@ -734,11 +734,12 @@ test('rope().apply refuses a freed handle, and its scratch without room beside a
   h.free();
 });
 
-test('gram counts a float32 input\'s footprint, and its room beside a KV cache, before any element is read (fortieth pass)', async () => {
+test('gram counts its input type\'s footprint, and its room beside a KV cache, before any element is read (fortieth pass)', async () => {
   // A float32 input takes the float32 kernel, whose scratch holds a float64 copy: n × 4 bytes more than the least
-  // footprint (a float64 input's) checked before the data is read. It was checked after: a Float32Array (or a TensorFlow.js
-  // tensor's, or float16 decoded) was copied and every value checked finite, then refused by its size or, beside a live
-  // handle, as "memory is exhausted"; one with a NaN last was refused for it, where the call did not fit.
+  // footprint (a float64 input's) checked before the data is read (with cosine, a float64 input's n × 4 more than a
+  // float32 one's). It was checked after: a Float32Array (or a TensorFlow.js tensor's, or float16 decoded) was copied and
+  // every value checked finite, then refused by its size or, beside a live handle, as "memory is exhausted"; one with a
+  // NaN last was refused for it, where the call did not fit.
   const nan = (Type, n) => Object.assign(new Type(n).fill(0.5), { [n - 1]: NaN });
   const size = /^RangeError: posenc\.gram: this call would need 1027\.4 MiB of WebAssembly memory; one call may use at most 1024 MiB$/;
   const r = 9400, c = 150, data = nan(Float32Array, r * c); // 8n + 12r² fits in 1 GiB, 12n + 12r² does not
@@ -749,6 +750,9 @@ test('gram counts a float32 input\'s footprint, and its room beside a KV cache, 
   assert.throws(() => pe.gram({ dims: [r, c], type: 'float16', data: new Uint16Array(r * c).fill(0x7e00) }), size); // NaNs
   // a float64 input of that shape fits: refused for its NaN, by name
   assert.throws(() => pe.gram({ rows: r, cols: c, data: nan(Float64Array, r * c) }), /^RangeError: posenc\.gram: matrix\.data\[1409999\] must be a finite number \(got NaN\)$/);
+  // with cosine the other way round: the least is a float32 input's, a float64 one holds n × 4 more
+  assert.throws(() => pe.gram({ rows: r, cols: 100, data: nan(Float64Array, r * 100) }, { cosine: true }), /^RangeError: posenc\.gram: this call would need 1025\.7 MiB/);
+  assert.throws(() => pe.gram({ rows: r, cols: 100, data: nan(Float32Array, r * 100) }, { cosine: true }), /^RangeError: posenc\.gram: matrix\.data\[939999\] must be a finite number \(got NaN\)$/);
   if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
   const { api } = await lowLimit('posenc', createApi);
   const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB of keys and values
