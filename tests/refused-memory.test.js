@@ -733,3 +733,33 @@ test('rope().apply refuses a freed handle, and its scratch without room beside a
   assert.equal(h.apply({ shape: [4096, 64], data: lazy(2 ** 18) }, lazy(4096, 1)).data.length, 2 ** 18); // then made
   h.free();
 });
+
+test('gram counts its input type\'s footprint, and its room beside a KV cache, before any element is read (fortieth pass)', async () => {
+  // A float32 input takes the float32 kernel, whose scratch holds a float64 copy: n × 4 bytes more than the least
+  // footprint (a float64 input's) checked before the data is read (with cosine, a float64 input's n × 4 more than a
+  // float32 one's). It was checked after: a Float32Array (or a TensorFlow.js tensor's, or float16 decoded) was copied and
+  // every value checked finite, then refused by its size or, beside a live handle, as "memory is exhausted"; one with a
+  // NaN last was refused for it, where the call did not fit.
+  const nan = (Type, n) => Object.assign(new Type(n).fill(0.5), { [n - 1]: NaN });
+  const size = /^RangeError: posenc\.gram: this call would need 1027\.4 MiB of WebAssembly memory; one call may use at most 1024 MiB$/;
+  const r = 9400, c = 150, data = nan(Float32Array, r * c); // 8n + 12r² fits in 1 GiB, 12n + 12r² does not
+  let syncs = 0;
+  assert.throws(() => pe.gram({ rows: r, cols: c, data }), size);
+  assert.throws(() => pe.gram({ shape: [r, c], dtype: 'float32', dataSync: () => (syncs++, data) }), size);
+  assert.equal(syncs, 1);
+  assert.throws(() => pe.gram({ dims: [r, c], type: 'float16', data: new Uint16Array(r * c).fill(0x7e00) }), size); // NaNs
+  // a float64 input of that shape fits: refused for its NaN, by name
+  assert.throws(() => pe.gram({ rows: r, cols: c, data: nan(Float64Array, r * c) }), /^RangeError: posenc\.gram: matrix\.data\[1409999\] must be a finite number \(got NaN\)$/);
+  // with cosine the other way round: the least is a float32 input's, a float64 one holds n × 4 more
+  assert.throws(() => pe.gram({ rows: r, cols: 100, data: nan(Float64Array, r * 100) }, { cosine: true }), /^RangeError: posenc\.gram: this call would need 1025\.7 MiB/);
+  assert.throws(() => pe.gram({ rows: r, cols: 100, data: nan(Float32Array, r * 100) }, { cosine: true }), /^RangeError: posenc\.gram: matrix\.data\[939999\] must be a finite number \(got NaN\)$/);
+  if (build !== 'debug') return; // pe_set_byte_limit: debug builds only
+  const { api } = await lowLimit('posenc', createApi);
+  const cache = api.kvCache({ heads: 1, headDim: 8, maxLength: 5 * 2 ** 14 }); // 5 MiB of keys and values
+  const before = api.memoryStats();
+  assert.throws(() => api.gram({ rows: 64, cols: 5000, data: nan(Float32Array, 64 * 5000) }), /^RangeError: posenc\.gram: WebAssembly memory is exhausted \(could not allocate 3860480 bytes\)$/);
+  assert.throws(() => api.gram({ rows: 64, cols: 5000, data: nan(Float64Array, 64 * 5000) }), /matrix\.data\[319999\] must be a finite number/); // (fits)
+  assert.deepEqual(api.memoryStats(), before);
+  cache.free();
+  assert.equal(api.gram({ rows: 64, cols: 5000, data: new Float32Array(64 * 5000).fill(0.5) }).data.length, 64 * 64); // alone, it is made
+});

@@ -748,3 +748,27 @@ test("mropeCache and ropeApply read a section's entries once the size is checked
   assert.deepEqual(pv.ropeApply(x, { section: [1, 1, 1], positions: { shape: [3, 4], dtype: 'int32', dataSync: () => data } }), pv.ropeApply(x, { section: [1, 1, 1], positions: { shape: [3, 4], data } }));
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
+
+test("the 1-D ropeApply counts positions and checks offset before a longrope's factors are read (fortieth pass)", () => {
+  // rotaryDim factors (x's columns), each a proxy's getter, were read, then positions refused by their count, storage
+  // or type, or beside an offset, or the offset by its range
+  const D = 2 ** 16;
+  const untouchable = (values) => new Proxy(values, { get: (o, k) => { if (typeof k === 'string' && /^\d+$/.test(k)) throw new Error(`element ${k} read`); return o[k]; } });
+  const scaling = { type: 'longrope', factor: 4, originalMaxPosition: 16, shortFactor: untouchable(new Array(D / 2).fill(1)), longFactor: untouchable(new Array(D / 2).fill(2)) };
+  const x = { shape: [2, D], data: new Float32Array(2 * D) };
+  const refused = (opts, message) => assert.throws(() => pv.ropeApply(x, { scaling, ...opts }), new RegExp(`^(Range|Type)Error: posenc\\.ropeApply: ${message}`));
+  refused({ positions: [0, 1, 2] }, 'positions must have 2 elements to match \\(got 3\\)$');
+  refused({ positions: untouchable([0]) }, 'positions must have 2 elements to match \\(got 1\\)$');
+  refused({ positions: new BigInt64Array(2) }, 'positions must hold numbers, not BigInts$');
+  refused({ positions: 'ab' }, 'positions must be an array, typed array or array-like of numbers');
+  refused({ positions: { shape: [2], dtype: 'int32', dataSync: () => new Int32Array(2) } }, 'positions must be an array, typed array or array-like of numbers');
+  refused({ positions: [0, 1], offset: 1 }, 'give positions or offset, not both$');
+  refused({ offset: 2 ** 40 }, 'offset must be a finite number from');
+  // accepted: as before (positions' elements read after the factors, a bad one refused by name)
+  const ones = { ...scaling, shortFactor: new Array(8).fill(1), longFactor: new Array(8).fill(2) };
+  const small = { shape: [2, 16], data: Float32Array.from({ length: 32 }, (_, i) => i / 7) };
+  assert.deepEqual(pv.ropeApply(small, { scaling: ones, positions: [3, 5] }), pv.ropeApply(small, { scaling: ones, positions: new Float64Array([3, 5]) }));
+  assert.throws(() => pv.ropeApply(small, { scaling: ones, positions: [3, NaN] }), /^RangeError: posenc\.ropeApply: positions\[1\] must be a finite number \(got NaN\)$/);
+  assert.equal(pv.precisionError(8, { positions: [0, 1, 2] }).length, 3);
+  assert.equal(pe.memoryStats().liveAllocations, 0);
+});

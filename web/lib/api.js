@@ -187,8 +187,12 @@ export function createApi(wasm) {
     // and the least footprint below its type can give (a float64 input's, or with cosine a float32 one's, n × 12 bytes): an
     // input of 8192 × 4096 was read (4.6 s) to be refused by it (thirty-second pass)
     // (beside a live kvCache, the least room its type can take asked before it is read: the count × 8 above is no memory)
+    // and, once its data is fetched (f32 given), before it is read, its own type's: the least's n × 4 more for a float32
+    // input (a Float32Array, or float16 decoded) without cosine, or a float64 one with it (each holds a float64 copy in the
+    // core's scratch beside its own): 1.41M float32 values, or 940 000 float64 ones with cosine, were read (copied, each
+    // checked finite), then refused by it, or for a NaN where the call did not fit (fortieth pass)
     const m = readMatrix(check, 'matrix', matrixArg, (s) => s[0] * s[0] * (bytesPer(outputArgs(check, opts, s[0] * s[0]).dtype) + 8) + (cosine ? s[0] * s[1] * 4 + s[0] * 8 : 0),
-      (s) => fits(wasm, check, check.footprint - s[0] * s[0] * 8 + RESERVE_SLACK));
+      (s, f32) => ((f32 ?? cosine) !== cosine && check.bytes(check.footprint + s[0] * s[1] * 4), fits(wasm, check, check.footprint - s[0] * s[0] * 8 + RESERVE_SLACK)));
     const count = m.rows * m.rows;
     const { dtype, into } = outputArgs(check, opts, count);
     // A Float32Array goes in as float32 and takes the float32 kernel (c/gram.c).

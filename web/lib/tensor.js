@@ -181,11 +181,17 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   return { shape, data: later ? data : data(), ready };
 }
 
-/** readNested of a matrix, as { rows, cols, data }; before(shape) runs once its bytes are counted, before any element is read. */
+/**
+ * readNested of a matrix, as { rows, cols, data }; before(shape) runs once its bytes are counted, and again, as
+ * before(shape, f32), once its data is fetched (a TensorFlow.js tensor's dataSync(), float16 decoded), before any element
+ * is read: f32, whether its copy is a Float32Array (gram's float32 kernel needs more than a float64 input's copy).
+ */
 export function readMatrix(check, name, value, alsoBytes, before) {
-  const t = readNested(check, name, value, undefined, undefined, alsoBytes, 1);
-  before?.(t.shape); // once its bytes are counted, before an element is read (a room asked: fits())
-  return { rows: t.shape[0], cols: t.shape[1], data: t.data() };
+  // (shape unset while readNested runs: it reads a data value that is no object there, to refuse it as the reader words it)
+  let shape;
+  const t = readNested(check, name, value, undefined, (c, n, d, k) => (shape && before(shape, typedArrayName(d) === 'Float32Array'), c.vector(n, d, k)), alsoBytes, 1);
+  before((shape = t.shape)); // once its bytes are counted, before an element is read (a room asked: fits())
+  return { rows: shape[0], cols: shape[1], data: t.data() };
 }
 
 /** A result tensor; matrices also carry rows and cols. */

@@ -26,12 +26,17 @@ const PRECISION_MODES = { angle: C.PE_PREC_ANGLE, result: C.PE_PREC_RESULT, both
 /** Largest positions × dModel one precisionError call evaluates (65536 × 512). */
 const PRECISION_MAX_WORK = C.PE_PRECISION_MAX_WORK;
 
-/** The positions option (finite, within ±2^31; `length` of them, or as a function length(n) allows), or null; not with opts[other]. */
+/**
+ * The positions option (finite, within ±2^31; `length` of them, or as a function length(n) allows), or null; not with
+ * opts[other]. Counted now, its elements read by the function returned: ropeApply read a longrope's factors (rotaryDim
+ * of them), then refused positions by their count, storage or type, or an offset beside them (fortieth pass).
+ */
 function positionsArg(check, opts, length, other) {
   const given = opts.positions;
   if (given === undefined || given === null) return null;
   if (opts[other] !== undefined) throw check.fail(TypeError, `give positions or ${other}, not both`);
-  return positionElements(check, 'positions', given, length);
+  const later = check.later('positions', given, length);
+  return () => positionElements(check, 'positions', later.read());
 }
 
 export function createVariants(wasm) {
@@ -155,9 +160,10 @@ export function createVariants(wasm) {
       // refused by any: thirty-fifth pass), and a TensorFlow.js tensor's dataSync() counted before either (the factors,
       // 2^20 of a proxy's, were read, then x refused for a dataSync() of one value short: thirty-seventh pass)
       t.ready?.(), caches?.ready();
-      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
-      const positions = positionsArg(check, opts, s, 'offset');
+      const given = positionsArg(check, opts, s, 'offset');
       const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (s - 1) });
+      const a = caches ? null : ropeCommon(check, opts, rotaryDim, 'rotaryDim');
+      const positions = given?.();
       if (caches) cacheRowsCheck(check, caches, positions, offset, s);
       // x's elements and the caches' read once every size is checked (their columns, shapes and layout were refused after them)
       t.data = elementsOf(t.data);
@@ -504,7 +510,7 @@ export function createVariants(wasm) {
       }
       fits(wasm, check);
     };
-    let positions = positionsArg(check, opts, bound, 'count');
+    let positions = positionsArg(check, opts, bound, 'count')?.();
     // count: positions 0..count - 1, made once the call is accepted
     const n = positions ? positions.length : check.size('count', opts.count ?? 65536); // 65536 by default (not a C limit)
     bound(n);
