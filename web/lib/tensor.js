@@ -38,14 +38,17 @@ function flatten(check, name, value) {
   // grown to 2^32 - 1 meanwhile (minutes for a 2 × 2 input).
   // (leaves 0: every row's length only, no leaf read, for readNested's ready(): attention read q whole, then refused
   // a k ragged in its last row, thirty-seventh pass)
+  // Every array of a level counted before any of them is read (norms, gram and ropePermute read every row before a
+  // ragged last one: the count family after the fortieth pass).
   const data = (leaves = 1) => {
     const level = check.read(name, () => {
-      let level = [value], ok = true, d = dims.length;
+      let level = [value], d = dims.length;
       for (const n of dims) {
         const k = leaves || --d ? n : 0; // (the last level's: none read, for 0)
-        level = level.flatMap((v) => (Array.isArray(v) && v.length === n ? k && byIndex(v, k) : (ok = false)));
+        if (!level.every((v) => Array.isArray(v) && v.length === n)) return;
+        level = level.flatMap((v) => k && byIndex(v, k));
       }
-      return ok && level;
+      return level;
     });
     if (!level) throw check.fail(RangeError, `${name} is ragged`);
     return level;
