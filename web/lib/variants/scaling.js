@@ -15,16 +15,23 @@ export const FIXED = FIELDS.indexOf('factors');
 /** Every parameter any type knows, for reading a `scaling` object once. */
 const ALL_KEYS = ['type', ...Object.keys(PARAMS)];
 
-/** One parameter's value into the struct image, checked against the table's bounds. */
+/**
+ * One parameter's value into the struct image, checked against the table's bounds; a list's elements (longrope's
+ * factors) by the function returned, once every parameter is checked: shortFactor was read whole, then longFactor
+ * refused by its count (the stop after the fortieth pass's count family).
+ */
 function writeParam(check, params, key, value, { dim, min, name }) {
   const p = PARAMS[key];
   if (p.kind === 'boolean') {
     params[FIELDS.indexOf(p.c)] = check.boolean(name, value) ? 1 : 0;
   } else if (p.kind === 'factors') { // longrope's shortFactor, longFactor: dim/2 each, short first
-    const f = check.vector(name, value, dim / 2);
-    // an element named only when refused: 2^24 names and bounds objects took 1.7 s of a 2.2 s ropeFrequencies
-    for (let i = 0, x; i < dim / 2; i++) (x = f[i]) >= p.min && x <= p.max || check.finite(`${name}[${i}]`, x, { min: p.min, max: p.max });
-    params.set(f, FIXED + (key === 'longFactor' ? dim / 2 : 0));
+    const later = check.later(name, value, dim / 2);
+    return () => {
+      const f = check.allFinite(name, later.read());
+      // an element named only when refused: 2^24 names and bounds objects took 1.7 s of a 2.2 s ropeFrequencies
+      for (let i = 0, x; i < dim / 2; i++) (x = f[i]) >= p.min && x <= p.max || check.finite(`${name}[${i}]`, x, { min: p.min, max: p.max });
+      params.set(f, FIXED + (key === 'longFactor' ? dim / 2 : 0));
+    };
   } else {
     const bounds = Object.hasOwn(p, 'above') ? { above: p.min, max: p.max } : { min: min ?? p.min, max: p.max };
     params[FIELDS.indexOf(p.c)] = check.finite(name, value, bounds);
@@ -53,7 +60,7 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
   const extra = Object.keys(all).find((key) => all[key] !== undefined && !known.includes(key));
   if (extra) throw check.fail(TypeError, `unknown option ${JSON.stringify(extra)} for scaling type ${JSON.stringify(type)}; known options are ${known.join(', ')}`);
   if (type === 'default') return { code: C.PE_ROPE_DEFAULT, params: null };
-  const params = new Float64Array(FIXED + (type === 'longrope' ? dim : 0));
+  const params = new Float64Array(FIXED + (type === 'longrope' ? dim : 0)), lists = [];
   for (const [key, spec] of Object.entries(declared)) {
     // own keys: a min (or above, required, unlisted) on Object.prototype moved a bound or a config's required keys
     const { default: fallback, min } = { __proto__: null, ...spec };
@@ -62,7 +69,7 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
     // absent: the C core derives it; 0 as HF reads it (mscale, seq_len: falsy, so absent), but an attention factor
     // of 0 is HF's 0 (is None), which its validator calls invalid: refused by its range (it was derived, silently)
     if (v === 0 && fallback === 0 && (all[key] == null || key !== 'attentionFactor')) continue;
-    writeParam(check, params, key, v, { dim, min, name: label(key) });
+    lists.push(writeParam(check, params, key, v, { dim, min, name: label(key) }));
   }
   if (dim < MIN_NTK_DIM && NTK_TYPES.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= ${MIN_NTK_DIM}`, dim);
   const at = (key) => params[FIELDS.indexOf(PARAMS[key].c)];
@@ -72,6 +79,7 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
     const { min, max } = PARAMS.factor, implied = at('maxPosition') / at('originalMaxPosition');
     if (!(implied >= min && implied <= max)) throw check.fail(RangeError, `${label('maxPosition')} / ${label('originalMaxPosition')}, the factor it implies, must be from ${min} to ${max}`, implied);
   }
+  for (const read of lists) read?.();
   return { code: SCALINGS[type], params };
 }
 
