@@ -184,7 +184,7 @@ test('config: Qwen2-VL\'s and Qwen3-VL\'s config.json give their section, assign
     Array.from(pe.ropeAxialCache(ids, { axesDim: [16, 56, 56], base: 10000 }).sin.data));
   refuses(() => pe.mropeCache(p, 128, { config: qwen2, section: [16, 24, 24] }), TypeError, 'config', 'config and section');
   refuses(() => pe.mropeCache(p, 128, { config: flux }), RangeError, 'mrope_section', 'not an M-RoPE config');
-  refuses(() => pe.mropeCache(p, 64, { config: qwen2 }), RangeError, 'headDim / 2', 'head of another width');
+  refuses(() => pe.mropeCache(p, 64, { config: qwen2 }), RangeError, "headDim must be 128, the config's rotary dim", 'head of another width');
   refuses(() => pe.ropeAxialCache(ids, { config: qwen2 }), RangeError, 'axes_dims_rope', 'not an axial config');
   refuses(() => pe.ropeAxialCache(ids, { config: flux, base: 10 }), TypeError, 'base', 'config and base');
 });

@@ -186,7 +186,9 @@ export function createAxes(wasm, call, frequencies) {
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
-    const plan = { interleaved, dim: headDim, common: () => ((plan.section = section()), ropeCommon(check, opts, headDim, 'headDim')) };
+    // the section's entries read after base and the scaling (a longrope's factors counted, then read): the section was
+    // read whole, then a factor list refused by its count (the stop after the fortieth pass's count family)
+    const plan = { interleaved, dim: headDim, common: (c = ropeCommon(check, opts, headDim, 'headDim')) => ((plan.section = section()), c) };
     return cacheOut(check, s, plan, t, false, layout, dtype);
   }
 
