@@ -921,3 +921,43 @@ test('with no room left beside what is live, a call is refused for memory before
   assert.ok(tried > 40, `only ${tried} calls refused for memory`);
   assert.deepEqual(problems, []);
 });
+
+// Counts, as a family (the fortieth pass found the 1-D ropeApply counting its positions after a longrope's factors were
+// read): every list of numbers of every call of CASES and TFJS_EXTRA (a tensor's data or rows, a vector, an option's
+// list), given one element short. Where the call then is refused, the refusal must come before any element of any
+// other list is read, as it comes unguarded.
+const COUNT_EXTRA = [
+  ['variants', 'ropeApply', [[[1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8]],
+    { positions: [0, 1], scaling: { type: 'longrope', shortFactor: [1, 1, 1, 1], longFactor: [2, 2, 2, 2], originalMaxPosition: 16, factor: 4 } }]],
+  ['variants', 'ropeApply', [[[1, 2, 3, 4, 5, 6, 7, 8]], { cos: [[1, 1, 1, 1, 1, 1, 1, 1]], sin: [[0, 0, 0, 0, 0, 0, 0, 0]] }]],
+  ['variants', 'mropeCache', [[[0, 1], [0, 1], [0, 1]], 8, { section: [2, 1, 1] }]],
+  ['fields', 'randomFourierFeatures', [[[0.25, 0.5]], { B: [[1, 2], [3, 4]] }]],
+];
+
+test('a list one element short is refused, where it is, before any element of another list is read', async () => {
+  const counted = elementReads(1), guard = listGuard(counted.list);
+  /** Paths to every list of numbers in v (but sizes), and to the rows of nested arrays. */
+  const lists = (v, path = [], key) => {
+    if (numbers(v)) return key === 'shape' || key === 'axesDim' ? [] : [path];
+    if (Array.isArray(v)) return v.flatMap((x, i) => lists(x, [...path, i]));
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) return Object.entries(v).flatMap(([k, x]) => lists(x, [...path, k], k));
+    return [];
+  };
+  const problems = [];
+  let tried = 0;
+  for (const [entry, fn, args] of [...CASES, ...TFJS_EXTRA, ...COUNT_EXTRA]) {
+    if (fn === 'ropeFromConfig' || fn === 'mropePositions') continue; // (a config; segments whose lists are sizes)
+    for (const path of lists(args)) {
+      const list = path.reduce((o, k) => o[k], args);
+      const short = withValue(args, path, list.slice(1));
+      const plain = await refusal(apis[entry], fn, short);
+      if (plain === null) continue; // a list of any length
+      counted.reads = 0;
+      const got = await refusal(apis[entry], fn, withValue(guard(args), path, list.slice(1)));
+      tried++;
+      if (counted.reads || got !== plain) problems.push(`${entry}${fn} [${path}]: ${counted.reads} element reads; ${got} (unguarded: ${plain})`);
+    }
+  }
+  assert.ok(tried > 60, `only ${tried} lists tried`);
+  assert.deepEqual(problems, []);
+});
