@@ -924,7 +924,7 @@ test('with no room left beside what is live, a call is refused for memory before
 
 // Counts, as a family (the fortieth pass found the 1-D ropeApply counting its positions after a longrope's factors were
 // read): every list of numbers of every call of CASES and TFJS_EXTRA (a tensor's data or rows, a vector, an option's
-// list), given one element short. Where the call then is refused, the refusal must come before any element of any
+// list), given one element short and one element long. Where the call then is refused, the refusal must come before any element of any
 // other list is read, as it comes unguarded.
 const COUNT_EXTRA = [
   ['variants', 'ropeApply', [[[1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8]],
@@ -934,7 +934,7 @@ const COUNT_EXTRA = [
   ['fields', 'randomFourierFeatures', [[[0.25, 0.5]], { B: [[1, 2], [3, 4]] }]],
 ];
 
-test('a list one element short is refused, where it is, before any element of another list is read', async () => {
+test('a list one element short or long is refused, where it is, before any element of another list is read', async () => {
   const counted = elementReads(1), guard = listGuard(counted.list);
   /** Paths to every list of numbers in v (but sizes), and to the rows of nested arrays. */
   const lists = (v, path = [], key) => {
@@ -949,13 +949,14 @@ test('a list one element short is refused, where it is, before any element of an
     if (fn === 'ropeFromConfig' || fn === 'mropePositions') continue; // (a config; segments whose lists are sizes)
     for (const path of lists(args)) {
       const list = path.reduce((o, k) => o[k], args);
-      const short = withValue(args, path, list.slice(1));
-      const plain = await refusal(apis[entry], fn, short);
-      if (plain === null) continue; // a list of any length
-      counted.reads = 0;
-      const got = await refusal(apis[entry], fn, withValue(guard(args), path, list.slice(1)));
-      tried++;
-      if (counted.reads || got !== plain) problems.push(`${entry}${fn} [${path}]: ${counted.reads} element reads; ${got} (unguarded: ${plain})`);
+      for (const other of [list.slice(1), [...list, list[0]]]) {
+        const plain = await refusal(apis[entry], fn, withValue(args, path, other));
+        if (plain === null) continue; // a list of any length
+        counted.reads = 0;
+        const got = await refusal(apis[entry], fn, withValue(guard(args), path, other));
+        tried++;
+        if (counted.reads || got !== plain) problems.push(`${entry}${fn} [${path}] of ${other.length}: ${counted.reads} element reads; ${got} (unguarded: ${plain})`);
+      }
     }
   }
   assert.ok(tried > 60, `only ${tried} lists tried`);
