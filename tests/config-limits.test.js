@@ -383,3 +383,13 @@ test("a layer asked by index whose type has no rope_parameters entry is named as
   assert.throws(() => pv.ropeFromConfig(config, { layerType: 'sliding_attention' }), { message: /^posenc\.ropeFromConfig: layerType must be one of full_attention \(got "sliding_attention"\)$/ });
   assert.equal(pv.ropeFromConfig(config, { layerIndex: 0 }).layerType, 'full_attention');
 });
+
+// The fortieth pass (part B) saw it: a num_attention_heads of 0.5 (or 0.001) was taken, head_dim being
+// hidden_size // num_attention_heads (128, or 64 000). HF 5's strict classes type both as int.
+test('hidden_size and num_attention_heads are whole numbers from 1', () => {
+  for (const [key, bad] of [['num_attention_heads', 0.5], ['num_attention_heads', 0.001], ['hidden_size', 64.5], ['num_attention_heads', 0]]) {
+    const config = { hidden_size: 64, num_attention_heads: 4, [key]: bad };
+    assert.throws(() => pv.ropeFromConfig(config), { name: 'RangeError', message: `posenc.ropeFromConfig: config.${key} must be an integer from 1 to 2147483648 (got ${bad})` });
+  }
+  assert.equal(pv.ropeFromConfig({ hidden_size: 64, num_attention_heads: 4 }).headDim, 16);
+});

@@ -78,8 +78,11 @@ function reader(check, cfg, warnings) {
   };
 }
 
-/** A positive finite number read from the config, named by its key. */
-const positive = (check, key, value) => check.finite(`config.${key}`, value, { above: 0 });
+/**
+ * A whole number from 1 read from the config, named by its key (HF 5's strict classes type hidden_size and
+ * num_attention_heads as int: a num_attention_heads of 0.5 made a head_dim of twice hidden_size, taken).
+ */
+const count = (check, key, value) => check.integer(`config.${key}`, value, 1, MAX_POSITION);
 
 /** HF's head_dim: qk_rope_head_dim (DeepSeek's rotary part), head_dim, else hidden_size // num_attention_heads. */
 function headDimOf(check, get) {
@@ -91,7 +94,7 @@ function headDimOf(check, get) {
   if (hidden == null || heads == null) {
     throw check.fail(TypeError, 'config needs head_dim, or hidden_size and num_attention_heads');
   }
-  const width = Math.floor(positive(check, 'hidden_size', hidden) / positive(check, 'num_attention_heads', heads));
+  const width = Math.floor(count(check, 'hidden_size', hidden) / count(check, 'num_attention_heads', heads));
   return check.integer('config.hidden_size / num_attention_heads (the head_dim)', width, 2, MAX_WIDTH);
 }
 
