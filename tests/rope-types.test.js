@@ -123,3 +123,15 @@ test('widget: <pe-rope> offers every type its attributes can set, each named in 
   assert.equal(doc, withWidgetTypes(doc), 'docs/widgets.md is stale: run node scripts/rope-types-doc.mjs');
   assert.match(doc, new RegExp(SCALINGS.map((t) => `\`${t}\``).join(', ')));
 });
+
+// Pass 36's seen-and-left: a seqLen (or mscale) of 0 is taken as not given, as HF reads a falsy seq_len or mscale,
+// while the refusal of -1 said "from 1" only. The refusal says it now; an attention factor of 0 stays refused.
+test('a scaling parameter whose 0 reads as not given says so when it refuses', () => {
+  const freqs = (scaling) => Array.from(pv.ropeFrequencies(16, { scaling }));
+  const dynamic = { type: 'dynamic', factor: 2, maxPosition: 16 }, yarn = { type: 'yarn', factor: 2, originalMaxPosition: 16 };
+  assert.deepEqual(freqs({ ...dynamic, seqLen: 0 }), freqs(dynamic));
+  assert.deepEqual(freqs({ ...yarn, mscale: 0 }), freqs(yarn));
+  assert.throws(() => freqs({ ...dynamic, seqLen: -1 }), { message: 'posenc.ropeFrequencies: scaling.seqLen (0: as not given) must be a finite number from 1 to 2147483648 (got -1)' });
+  assert.throws(() => freqs({ ...yarn, mscale: -1 }), { message: 'posenc.ropeFrequencies: scaling.mscale (0: as not given) must be a finite number from 0.001 to 1000000 (got -1)' });
+  assert.throws(() => freqs({ ...yarn, attentionFactor: 0 }), { message: 'posenc.ropeFrequencies: scaling.attentionFactor must be a finite number from 0.001 to 1000000 (got 0)' });
+});

@@ -68,8 +68,10 @@ function scalingArgs(check, scaling, dim, label = OPTION_NAME) {
     if (v === null) throw check.fail(TypeError, `${label(key)} is required for scaling type ${JSON.stringify(type)}`);
     // absent: the C core derives it; 0 as HF reads it (mscale, seq_len: falsy, so absent), but an attention factor
     // of 0 is HF's 0 (is None), which its validator calls invalid: refused by its range (it was derived, silently)
-    if (v === 0 && fallback === 0 && (all[key] == null || key !== 'attentionFactor')) continue;
-    lists.push(writeParam(check, params, key, v, { dim, min, name: label(key) }));
+    const zero = fallback === 0 && key !== 'attentionFactor';
+    if (v === 0 && (zero || fallback === 0 && all[key] == null)) continue;
+    // (said so: "seqLen must be … from 1" refused -1 and took 0, pass 36's seen-and-left)
+    lists.push(writeParam(check, params, key, v, { dim, min, name: label(key) + (zero ? ' (0: as not given)' : '') }));
   }
   if (dim < MIN_NTK_DIM && NTK_TYPES.test(type)) throw check.fail(RangeError, `NTK scaling (${type}) needs dim >= ${MIN_NTK_DIM}`, dim);
   const at = (key) => params[FIELDS.indexOf(PARAMS[key].c)];
