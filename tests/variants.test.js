@@ -69,7 +69,7 @@ const dotJs = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 function assertThrowsNaming(fn, Type, name, label) {
   assert.throws(fn, (e) => {
     assert.ok(e instanceof Type, `${label}: expected ${Type.name}, got ${e?.constructor?.name}: ${e?.message}`);
-    assert.match(e.message, new RegExp(name.replace(/[.[\]]/g, '\\$&')), `${label}: message names ${name}`);
+    assert.ok(e.message.includes(name), `${label}: message names ${name}: ${e.message}`);
     return true;
   }, label);
 }
@@ -505,7 +505,7 @@ const BAD_CALLS = [
   ['ropeFrequencies unknown option', () => pe.ropeFrequencies(8, { theta: 1 }), TypeError, 'theta'],
   ['dynamic without maxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2 } }), TypeError, 'scaling.maxPosition is required'],
   ['dynamic maxPosition 0', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 0 } }), RangeError, 'scaling.maxPosition must be a finite number from 1 to 2147483648'],
-  ['dynamic seqLen -1', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, seqLen: -1 } }), RangeError, 'scaling.seqLen must be a finite number from 1'],
+  ['dynamic seqLen -1', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, seqLen: -1 } }), RangeError, 'scaling.seqLen (0: as not given) must be a finite number from 1'],
   ['dynamic dim 2', () => pe.ropeFrequencies(2, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8 } }), RangeError, 'needs dim >= 4'],
   ['dynamic with mscale', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, mscale: 1 } }), TypeError, 'unknown option "mscale"'],
   ['yarn mscale -1', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: -1 } }), RangeError, 'scaling.mscale must be a finite number from 0.001 to 1000000'],
