@@ -69,7 +69,7 @@ const dotJs = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 function assertThrowsNaming(fn, Type, name, label) {
   assert.throws(fn, (e) => {
     assert.ok(e instanceof Type, `${label}: expected ${Type.name}, got ${e?.constructor?.name}: ${e?.message}`);
-    assert.match(e.message, new RegExp(name.replace(/[.[\]]/g, '\\$&')), `${label}: message names ${name}`);
+    assert.match(e.message, new RegExp(name.replace(/[.[\]()]/g, '\\$&')), `${label}: message names ${name}`);
     return true;
   }, label);
 }
@@ -505,12 +505,12 @@ const BAD_CALLS = [
   ['ropeFrequencies unknown option', () => pe.ropeFrequencies(8, { theta: 1 }), TypeError, 'theta'],
   ['dynamic without maxPosition', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2 } }), TypeError, 'scaling.maxPosition is required'],
   ['dynamic maxPosition 0', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 0 } }), RangeError, 'scaling.maxPosition must be a finite number from 1 to 2147483648'],
-  ['dynamic seqLen -1', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, seqLen: -1 } }), RangeError, 'scaling.seqLen must be a finite number from 1'],
+  ['dynamic seqLen -1', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, seqLen: -1 } }), RangeError, 'scaling.seqLen (0: as not given) must be a finite number from 1'],
   ['dynamic dim 2', () => pe.ropeFrequencies(2, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8 } }), RangeError, 'needs dim >= 4'],
   ['dynamic with mscale', () => pe.ropeFrequencies(8, { scaling: { type: 'dynamic', factor: 2, maxPosition: 8, mscale: 1 } }), TypeError, 'unknown option "mscale"'],
-  ['yarn mscale -1', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: -1 } }), RangeError, 'scaling.mscale must be a finite number from 0.001 to 1000000'],
+  ['yarn mscale -1', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: -1 } }), RangeError, 'scaling.mscale (0: as not given) must be a finite number from 0.001 to 1000000'],
   ['yarn mscaleAllDim NaN', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscaleAllDim: NaN } }), RangeError, 'scaling.mscaleAllDim'],
-  ['yarn mscale string', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: '1' } }), TypeError, 'scaling.mscale must be a number'],
+  ['yarn mscale string', () => pe.ropeFrequencies(8, { scaling: { type: 'yarn', factor: 2, originalMaxPosition: 8, mscale: '1' } }), TypeError, 'scaling.mscale (0: as not given) must be a number'],
   ['longrope without shortFactor', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, longFactor: [1, 1, 1, 1] } }), TypeError, 'scaling.shortFactor is required'],
   ['longrope shortFactor of 3', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, shortFactor: [1, 1, 1], longFactor: [1, 1, 1, 1] } }), RangeError, 'scaling.shortFactor must have 4 elements'],
   ['longrope longFactor[1] 0', () => pe.ropeFrequencies(8, { scaling: { type: 'longrope', originalMaxPosition: 8, factor: 2, shortFactor: [1, 1, 1, 1], longFactor: [1, 0, 1, 1] } }), RangeError, 'scaling.longFactor[1] must be a finite number from 0.001 to 1000000'],
