@@ -763,3 +763,34 @@ test('gram counts its input type\'s footprint, and its room beside a KV cache, b
   cache.free();
   assert.equal(api.gram({ rows: 64, cols: 5000, data: new Float32Array(64 * 5000).fill(0.5) }).data.length, 64 * 64); // alone, it is made
 });
+
+test('an out detached by a later getter (x\'s, positions\' or q\'s) is refused before memory grows or a scratch is kept (forty-first pass)', async () => {
+  // ropeApply (1-D, and with a section or an axesDim) and kvCache.attend checked out again only when writing it, after
+  // the call's frame (or the cache's scratch for q) had grown memory: x of 2^23 values whose last element detached out
+  // grew memory by 96 MiB to be refused "out must be a Float32Array of …", and attend kept a 32 MiB block until free()
+  const detach = (a) => structuredClone(a.buffer, { transfer: [a.buffer] });
+  /** n values, the last of which, when read, detaches victim's buffer. */
+  const last = (n, value, victim) => new Proxy(new Float64Array(n).fill(value), { get: (t, k) => (k === String(n - 1) && detach(victim), k === 'length' ? n : t[k]) });
+  const n = 2 ** 18, x = () => new Float32Array(n).fill(0.5);
+  const CALLS = [ // [label, entry, call(api, out, victim)]
+    ['ropeApply, x', 'pv', (v, out, victim) => v.ropeApply({ shape: [4096, 64], data: last(n, 0.5, victim) }, { out })],
+    ['ropeApply, positions', 'pv', (v, out, victim) => v.ropeApply({ shape: [4096, 64], data: x() }, { positions: last(4096, 1, victim), out })],
+    ['ropeApply, section', 'pv', (v, out, victim) => v.ropeApply({ shape: [4096, 64], data: x() }, { section: [16, 8, 8], positions: { shape: [3, 4096], data: last(3 * 4096, 1, victim) }, out })],
+    ['ropeApply, axesDim', 'pv', (v, out, victim) => v.ropeApply({ shape: [4096, 64], data: x() }, { axesDim: [32, 32], positions: { shape: [4096, 2], data: last(2 * 4096, 1, victim) }, out })],
+    ['kvCache.attend', 'pe', (c, out, victim) => c.attend({ shape: [4096, 64], data: last(n, 0.01, victim) }, { out })],
+  ];
+  const grown = [];
+  for (const [label, entry, call] of CALLS) {
+    const fresh = await freshModules(), api = fresh[entry]; // (fresh: memory at its first megabyte)
+    const cache = entry === 'pe' ? api.kvCache({ heads: 1, headDim: 64, maxLength: 4096 }) : api;
+    if (entry === 'pe') cache.append({ shape: [4096, 64], data: x() }, { shape: [4096, 64], data: x() });
+    const before = api.memoryStats();
+    const out = new Float32Array(n);
+    assert.throws(() => call(cache, out, out), { name: 'TypeError', message: /: out must be a Float32Array of 262144 elements \(dtype float32\) on a fixed-length buffer \(got Float32Array\(0\)\)$/ }, label);
+    const after = api.memoryStats();
+    if (after.bytes !== before.bytes || after.liveAllocations !== before.liveAllocations) grown.push(`${label}: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    const kept = new Float32Array(n);
+    assert.equal(call(cache, kept, new Float32Array(1)).data, kept, label); // (another array detached: made, into out)
+  }
+  assert.deepEqual(grown, []);
+});

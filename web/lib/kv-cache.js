@@ -130,6 +130,9 @@ export function createKvCache(wasm, call) {
       if (ioBytes < need) fits(wasm, c, need - ioBytes);
       tq.data = tq.data();
       fit();
+      // out again once q's getters have run, before the scratch grows: one detaching it was refused only when written,
+      // after the kernel, and the scratch grown for q was kept (32 MiB for q of 2^22 values until free(), forty-first pass)
+      if (out.out) out.target();
       if (live(c) && ioBytes < need) {
         // q refused before its scratch grows; a failed alloc leaves no stale size (q once went to address 0)
         float32s(c, 'q.data', tq.data, nq);

@@ -168,6 +168,9 @@ export function createVariants(wasm) {
       // x's elements and the caches' read once every size is checked (their columns, shapes and layout were refused after them)
       t.data = elementsOf(t.data);
       if (caches) caches.cos = elementsOf(caches.cos), caches.sin = elementsOf(caches.sin);
+      // out again once the last getter has run (x's, positions', the caches'), before memory grows: one detaching it was
+      // refused only when written, after the frame had grown memory (96 MiB for x of 2^23 values, forty-first pass)
+      const target = o.out && o.target();
       rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
       if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
       const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
@@ -178,7 +181,7 @@ export function createVariants(wasm) {
         const at = { rd: rotaryDim, pairing, dtype: compute, rows: s, positions, offset };
         const rows = caches ? rotary.givenRows(f, caches, at) : rotary.formedRows(f, check, a, at);
         const direct = compute === o.dtype;
-        const data = rotary.rotate(f, check, job, rows, direct && o.out ? o.target() : null);
+        const data = rotary.rotate(f, check, job, rows, direct ? target : null);
         return tensor(t.shape, direct ? data : o.into(asDtype(check, data, o.dtype)));
       });
     } finally {

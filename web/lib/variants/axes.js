@@ -280,6 +280,7 @@ export function createAxes(wasm, call, frequencies) {
     plan.common = plan.common(); // as in cacheOut
     t.data = t.data();
     p.data = p.data();
+    o.out && o.target(); // out again once the last getter has run, before memory grows (as ropeApply's, forty-first pass)
     const positions = axisMajor(p, !bySection);
     const { freq, axis, attention } = planFrequencies(check, plan); // as in cacheOut
     return withFrame(wasm, check, (f) => {
