@@ -962,3 +962,51 @@ test('a list one element short or long is refused, where it is, before any eleme
   assert.ok(tried > 60, `only ${tried} lists tried`);
   assert.deepEqual(problems, []);
 });
+
+// An `out` detached by a later getter, as a family (the forty-first pass found ropeApply and kvCache.attend checking out
+// again only when writing it, after memory grew). Every call of CASES whose options take `out` is given an out of the
+// right kind and length whose buffer is detached by an element read of one of the call's lists: the first such read,
+// and the last. It must be refused naming out, having called into the module nothing but queries (no allocation, no
+// kernel), and leave nothing live.
+test('an out detached by the first or the last element read is refused before the call allocates or computes anything', async () => {
+  if (build !== 'debug') return; // (the debug modules, whose every export is counted here)
+  const QUERIES = /^(pe_fits|pe_live_allocations|pe_strerror|pe_work_count|pe_free|stackSave|stackRestore)$/; // (and frees: a handle freed after its method)
+  const counts = { calls: [] };
+  const low = {};
+  for (const [entry, create] of Object.entries({ posenc: createApi, variants: createVariants })) {
+    const raw = await instantiateForTests((await import(`../dist/debug/${entry}-wasm.js`)).WASM_BASE64);
+    // every function the module exports, counted when a call makes it (queries aside)
+    low[entry] = create(Object.fromEntries(Object.entries(raw).map(([k, f]) => [k, typeof f !== 'function' || QUERIES.test(k) ? f : (...a) => (counts.calls.push(k), f(...a))])));
+  }
+  Object.assign(low, handles(low.posenc, low.variants, () => ((counts.calls = []), () => {})));
+  const detach = (a) => a.buffer.byteLength && structuredClone(a.buffer, { transfer: [a.buffer] });
+  const problems = [];
+  let tried = 0;
+  for (const [entry, fn, args] of [...CASES, ...TFJS_EXTRA, ...COUNT_EXTRA].filter(([entry]) => low[entry])) {
+    // (rope().apply takes out as its third argument; the other calls in their options)
+    const at = entry === 'rope.' ? (fn === 'apply' ? 2 : -1) : args.findIndex(isOptions);
+    if (at < 0 || entry !== 'rope.' && !(await refusal(low[entry], fn, withValue(args, [at, 'zzUnknown'], 1)))?.match(/known options are .*\bout\b/)) continue;
+    const made = await outcome(low[entry], fn, args);
+    assert.ok(made.value?.data, `${entry}${fn}: ${made.refusal}`);
+    // reads counted (nothing detached), then the first and the last of them detaching out
+    let reads = 0, when = -1, out;
+    const lists = listGuard((v) => new Proxy(Array.from(v), { get: (t, k) => ((typeof k === 'string' && /^\d+$/.test(k) && ++reads === when && detach(out)), t[k]) }));
+    reads = 0;
+    await outcome(low[entry], fn, lists(args));
+    const total = reads;
+    for (const n of new Set([1, total])) {
+      if (!total) continue;
+      out = new made.value.data.constructor(made.value.data.length);
+      const before = low[entry === 'kvCache.' ? 'posenc' : entry === 'rope.' ? 'variants' : entry].memoryStats();
+      reads = 0, when = n, counts.calls = [];
+      const got = await refusal(low[entry], fn, withValue(lists(args), entry === 'rope.' ? [at] : [at, 'out'], out));
+      const after = low[entry === 'kvCache.' ? 'posenc' : entry === 'rope.' ? 'variants' : entry].memoryStats();
+      tried++;
+      if (!/ out must be /.test(got) || counts.calls.length || after.liveAllocations !== before.liveAllocations) {
+        problems.push(`${entry}${fn}, detached at read ${n} of ${total}: ${got}; called ${counts.calls.join(', ') || 'nothing'}; live ${before.liveAllocations} -> ${after.liveAllocations}`);
+      }
+    }
+  }
+  assert.ok(tried > 8, `only ${tried} calls tried`);
+  assert.deepEqual(problems, []);
+});
