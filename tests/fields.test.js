@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadFields } from './helpers/load.js';
-import { elementReads } from './helpers/element-reads.js';
+import { elementReads, lazyReads } from './helpers/element-reads.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const generator = path.join(here, 'golden', 'gen_fields.py');
@@ -391,8 +391,7 @@ test("randomFourierFeatures: a TensorFlow.js B's data is fetched and counted bef
   // B's dataSync() ran once every point had been read: one giving 7 values for a [4, 2] B, a BigInt64Array or the wrong
   // storage for float16 was refused after the points' 2^22 reads of a proxy's. Now B's data comes once the call's size is
   // counted, before a point is read; a dataSync() that shrinks, grows or detaches the points' buffer is refused by name.
-  let reads = 0;
-  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const counter = lazyReads(), { lazy } = counter;
   const tf = (dtype, data) => ({ shape: [4, 2], dtype, dataSync: () => data });
   for (const [B, message] of [
     [tf('float32', new Float32Array(7)), /B\.data must have 8 elements to match \(got 7\)/],
@@ -401,16 +400,16 @@ test("randomFourierFeatures: a TensorFlow.js B's data is fetched and counted bef
     [tf('float32', [1, 2, 3, 4, 5, 6, 7, NaN]), /B\.data\[7\] must be a finite number/],
   ]) {
     for (const points of [{ rows: 1000, cols: 2, data: lazy(2000) }, { shape: [1000, 2], data: lazy(2000) }]) {
-      reads = 0;
+      counter.reads = 0;
       assert.throws(() => pe.randomFourierFeatures(points, { B }), message);
-      assert.equal(reads, 0);
+      assert.equal(counter.reads, 0);
     }
   }
   const one = { shape: [4, 1], dtype: 'float32', dataSync: () => new Float32Array(3) };
-  reads = 0;
-  const list = new Proxy(new Array(1000).fill(0.5), { get: (t, k) => (typeof k === 'string' && /^\d+$/.test(k) && reads++, t[k]) });
+  counter.reads = 0;
+  const list = new Proxy(new Array(1000).fill(0.5), { get: (t, k) => (typeof k === 'string' && /^\d+$/.test(k) && counter.reads++, t[k]) });
   assert.throws(() => pe.randomFourierFeatures(list, { B: one }), /B\.data must have 4 elements to match \(got 3\)/);
-  assert.equal(reads, 0);
+  assert.equal(counter.reads, 0);
   for (const act of [(b) => b.resize(16), (b) => b.resize(256), (b) => structuredClone(b, { transfer: [b] })]) {
     const buffer = new ArrayBuffer(64, { maxByteLength: 512 });
     const points = { rows: 4, cols: 2, data: new Float64Array(buffer).fill(0.25) };
@@ -418,17 +417,16 @@ test("randomFourierFeatures: a TensorFlow.js B's data is fetched and counted bef
     assert.throws(() => pe.randomFourierFeatures(points, { B }), { name: 'RangeError', message: /^posenc\.randomFourierFeatures: points\.data must have 8 elements to match/ });
   }
   const B = { shape: [4, 2], dtype: 'float32', dataSync: () => new Float32Array(8).fill(1) };
-  reads = 0;
+  counter.reads = 0;
   assert.deepEqual([...pe.randomFourierFeatures({ rows: 3, cols: 2, data: lazy(6) }, { B }).B.data], new Array(8).fill(1));
-  assert.equal(reads, 6);
+  assert.equal(counter.reads, 6);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
 test("randomFourierFeatures: the points' TensorFlow.js data is fetched and counted before a given B's elements are read (thirty-seventh pass)", () => {
   // B's elements were read (2^21 reads of a proxy's) in the points' before(), then the points' dataSync() of 7 values
   // for 8, a BigInt64Array or the wrong storage for float16 was refused.
-  let reads = 0;
-  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const counter = lazyReads(), { lazy } = counter;
   const B = { shape: [1 << 12, 2], data: lazy(1 << 13) };
   const tf = (dtype, data) => ({ shape: [4, 2], dtype, dataSync: () => data });
   for (const [points, message] of [
@@ -436,14 +434,14 @@ test("randomFourierFeatures: the points' TensorFlow.js data is fetched and count
     [tf('float32', new BigInt64Array(8)), /points\.data must hold numbers, not BigInts/],
     [tf('float16', new Float32Array(8)), /points\.data must be a Uint16Array of float16 bit patterns/],
   ]) {
-    reads = 0;
+    counter.reads = 0;
     assert.throws(() => pe.randomFourierFeatures(points, { B }), message);
-    assert.equal(reads, 0);
+    assert.equal(counter.reads, 0);
   }
-  reads = 0;
+  counter.reads = 0;
   const r = pe.randomFourierFeatures(tf('float32', new Float32Array(8).fill(0.25)), { B: { shape: [3, 2], data: lazy(6) } });
   assert.equal(r.cols, 6);
-  assert.equal(reads, 6);
+  assert.equal(counter.reads, 6);
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
@@ -472,13 +470,12 @@ test("randomFourierFeatures: a nested B's rows are walked once the points are co
 test('randomFourierFeatures: points of BigInts by their storage are refused before a given B is read (thirty-seventh pass)', () => {
   // Checker.later called the points' size callback, which reads B, before it looked at the points' storage: a
   // BigInt64Array of points was refused after B's 2^20 elements of a proxy's were read.
-  let reads = 0;
-  const lazy = (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (reads++, 0.5)) });
+  const counter = lazyReads(), { lazy } = counter;
   const B = { shape: [1 << 12, 1], data: lazy(1 << 12) };
   for (const points of [new BigInt64Array(4), new BigUint64Array(4)]) {
-    reads = 0;
+    counter.reads = 0;
     assert.throws(() => pe.randomFourierFeatures(points, { B }), { name: 'TypeError', message: 'posenc.randomFourierFeatures: points must hold numbers, not BigInts' });
-    assert.equal(reads, 0);
+    assert.equal(counter.reads, 0);
   }
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });

@@ -22,3 +22,12 @@ export function elementReads(from = 0) {
   };
   return guard;
 }
+
+/**
+ * { lazy(n), reads }: lazy() gives an array-like of n elements, each 0.5, whose element reads are counted in `reads`
+ * (none throws): for tests that a call reads no element before a refusal, and then only as many as it needs.
+ */
+export function lazyReads() {
+  const counter = { reads: 0, lazy: (n) => new Proxy({ length: n }, { get: (t, k) => (k === 'length' ? n : (counter.reads++, 0.5)) }) };
+  return counter;
+}
