@@ -34,12 +34,11 @@ function flatten(check, name, value) {
   });
   // Bounded before it is walked: an array of length 2^32 - 1 hung every function taking a tensor.
   const shape = shapeOf(check, `${name} shape`, dims);
-  // Each row read by index to the length checked: flat() read its length again, and a proxy's could have
-  // grown to 2^32 - 1 meanwhile (minutes for a 2 × 2 input).
-  // (leaves 0: every row's length only, no leaf read, for readNested's ready(): attention read q whole, then refused
-  // a k ragged in its last row, thirty-seventh pass)
-  // Every array of a level counted before any of them is read (norms, gram and ropePermute read every row before a
-  // ragged last one: the count family after the fortieth pass).
+  // Each row read by index to the length checked (flat() read its length again, and a proxy's could have grown to
+  // 2^32 - 1 meanwhile: minutes for a 2 × 2 input), every array of a level counted before any of them is read (norms,
+  // gram and ropePermute read every row before a ragged last one: the count family after the fortieth pass). leaves 0:
+  // the lengths only, no leaf read, for readNested's ready() (attention read q whole, then refused a k ragged in its
+  // last row: thirty-seventh pass).
   const data = (leaves = 1) => {
     const level = check.read(name, () => {
       let level = [value], d = dims.length;
