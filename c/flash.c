@@ -40,11 +40,11 @@ static void tile_gemm(float *c, size_t cs, const float *a, size_t at, size_t al,
             acc[t][0] = wasm_v128_load(c + t * cs + x);
             acc[t][1] = wasm_v128_load(c + t * cs + x + 4);
         }
-        for (int32_t l = 0; l < len; l++) {
-            const float *bl = b + l * bs + x;
+        const float *bl = b + x, *al_ = a;
+        for (int32_t l = 0; l < len; l++, bl += bs, al_ += al) {
             v128_t b0 = wasm_v128_load(bl), b1 = wasm_v128_load(bl + 4);
             _Pragma("clang loop unroll(full)") for (int t = 0; t < TR; t++) {
-                v128_t s = wasm_v128_load32_splat(a + t * at + l * al);
+                v128_t s = wasm_v128_load32_splat(al_ + t * at);
                 acc[t][0] = wasm_f32x4_add(acc[t][0], wasm_f32x4_mul(s, b0));
                 acc[t][1] = wasm_f32x4_add(acc[t][1], wasm_f32x4_mul(s, b1));
             }
