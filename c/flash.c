@@ -154,6 +154,31 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
 static int (*volatile block_fn)(const flash *, const float *, const float *, int32_t, int32_t) = block;
 
 /*
+ * K^T of a block of jn keys (rows of dk), zero up to a multiple of 8 keys.
+ * Four keys at a time by 4 x 4 transposes: key by key, it was a quarter of a
+ * decode step, whose few query rows each block serves.
+ */
+static void pack_kt(float *kt, const float *k, int32_t dk, int32_t jn) {
+    int32_t j = 0;
+#if PE_SIMD
+    for (; !(dk % 4) && j + 4 <= jn; j += 4) /* every common head size is a multiple of 4 */
+        for (int32_t c = 0; c < dk; c += 4) {
+            const float *r = k + (size_t)j * dk + c;
+            v128_t a0 = wasm_v128_load(r), a1 = wasm_v128_load(r + dk), a2 = wasm_v128_load(r + 2 * dk),
+                   a3 = wasm_v128_load(r + 3 * dk), t0 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5),
+                   t1 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5), t2 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7),
+                   t3 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
+            wasm_v128_store(kt + c * BK + j, wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5));
+            wasm_v128_store(kt + (c + 1) * BK + j, wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+            wasm_v128_store(kt + (c + 2) * BK + j, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+            wasm_v128_store(kt + (c + 3) * BK + j, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+        }
+#endif
+    for (; j < ((jn + 7) & ~7); j++)
+        for (int32_t c = 0; c < dk; c++) kt[c * BK + j] = j < jn ? k[(size_t)j * dk + c] : 0.0f;
+}
+
+/*
  * One kv head: its f->rows query rows q into out. Row r is query r % n of its
  * head; causal lets it see keys 0..r % n + causal - 1.
  */
@@ -167,9 +192,7 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
     for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= (int64_t)f->n + f->causal - 1); j0 += BK) {
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
         PE_WORK(PE_WORK_KV_BLOCKS, 1);
-        for (int32_t j = 0; j < ((jn + 7) & ~7); j++) /* K^T, zero up to a multiple of 8 keys */
-            for (int32_t c = 0; c < f->dk; c++)
-                f->kt[c * BK + j] = j < jn ? k[(size_t)(j0 + j) * f->dk + c] : 0.0f;
+        pack_kt(f->kt, k + (size_t)j0 * f->dk, f->dk, jn);
         PE_TRY(block_fn(f, q, v, j0, jn));
     }
     for (size_t i = 0; i < (size_t)f->rows * f->dv; i++)
