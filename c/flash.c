@@ -130,23 +130,25 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
 static int block(const flash *f, const float *q, const float *v, int32_t j0, int32_t jn) {
     int32_t jn8 = (jn + 7) & ~7;
     for (int32_t r0 = 0; r0 < f->rows; r0 += TR) {
-        int32_t lim[TR], any = 0;
+        int32_t lim[TR], seen = 0; /* the keys some row of the tile sees */
         for (int t = 0; t < TR; t++) {
             int32_t r = r0 + t, i = r % f->n,
                     vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
             lim[t] = r >= f->rows || vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
-            any |= lim[t];
+            if (lim[t] > seen) seen = lim[t];
         }
-        if (!any) continue; /* causal: the whole block is in these rows' future */
-        PE_WORK(PE_WORK_SCORES, TR * jn8);
+        if (!seen) continue; /* causal: the whole block is in these rows' future */
+        /* causal: the keys no row of the tile sees yet are neither scored nor weighed (half of a diagonal block) */
+        int32_t seen8 = (seen + 7) & ~7;
+        PE_WORK(PE_WORK_SCORES, TR * seen8);
         memset(f->s, 0, sizeof(float) * TR * SS);
         /* the tile's rows of q where they are; a last, partial tile from its zero-padded copy */
         tile_gemm(f->s, SS, r0 + TR > f->rows ? f->qt : q + (size_t)r0 * f->dk, f->dk, 1, f->kt, BK, f->dk,
-                  jn8);
+                  seen8);
         for (int t = 0; t < TR && r0 + t < f->rows; t++)
             PE_TRY(softmax_row(f, f->s + t * SS, r0 + t, lim[t], jn8));
         tile_gemm(f->acc + (size_t)r0 * f->dv, (size_t)f->dv, f->s, SS, 1, v + (size_t)j0 * f->dv,
-                  (size_t)f->dv, jn, f->dv);
+                  (size_t)f->dv, seen, f->dv);
     }
     return PE_OK;
 }
