@@ -165,8 +165,13 @@ export const VARIANTS_SIZE_TARGET_BYTES = 31900;
  * 20,452, and the line moved to 20,475, for a decode step 2.6-2.7x faster
  * through the API (the transposes +117 of it; a direct q.k path for few rows
  * instead of the packing was not tried: more code for a quarter of the step).
+ * A kv head of one query row (decode without grouped heads) then got its own
+ * path, scores by dot products of rows and no 4-row tile: 20,656, and the
+ * line moved to 20,675, for that step 1.6x faster through kvCache (scores of
+ * four keys at a time were 156 bytes more and no faster; a value loop on one
+ * vector, 16 bytes less and 1.2x slower).
  */
-export const CORE_CEILING_BYTES = 20475;
+export const CORE_CEILING_BYTES = 20675;
 
 /** Each entry: its bundle, the embedded module it was made from, and that module's .wasm. */
 export const ENTRIES = [

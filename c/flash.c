@@ -155,6 +155,46 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
 
 static int (*volatile block_fn)(const flash *, const float *, const float *, int32_t, int32_t) = block;
 
+#if PE_SIMD
+/*
+ * block() for a kv head of one query row (a decode step without grouped
+ * heads), its keys k and values v where they are: a 4-row tile left three
+ * rows of padding, and packing K^T cost as much as the products. Each score
+ * is a dot product of rows (dk a multiple of 4), summed across lanes in the
+ * order of gram.c's hsum; then the weighted sum of the visible value rows.
+ * (Four keys at a time, four chains of additions, was no faster: the
+ * step reads every key once and waits for memory.)
+ */
+static int one_row(const flash *f, const float *q, const float *k, const float *v, int32_t j0, int32_t jn) {
+    int32_t vis = f->causal && f->causal < f->m ? f->causal : f->m, /* its row is query 0 */
+        lim = vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+    float *s = f->s;
+    PE_WORK(PE_WORK_SCORES, lim);
+    for (int32_t j = 0; j < lim; j++) {
+        v128_t a = wasm_f32x4_splat(0.0f);
+        for (int32_t c = 0; c < f->dk; c += 4)
+            a = wasm_f32x4_add(a, wasm_f32x4_mul(wasm_v128_load(q + c), wasm_v128_load(k + (size_t)j * f->dk + c)));
+        a = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
+        s[j] = wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 1);
+    }
+    PE_TRY(softmax_row(f, s, 0, lim, (jn + 7) & ~7));
+    for (int32_t x = 0; x < f->dv; x += 8) {
+        v128_t a0 = wasm_v128_load(f->acc + x), a1 = wasm_v128_load(f->acc + x + 4);
+        for (int32_t l = 0; l < lim; l++) {
+            v128_t p = wasm_v128_load32_splat(s + l);
+            a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(p, wasm_v128_load(v + (size_t)l * f->dv + x)));
+            a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(p, wasm_v128_load(v + (size_t)l * f->dv + x + 4)));
+        }
+        wasm_v128_store(f->acc + x, a0);
+        wasm_v128_store(f->acc + x + 4, a1);
+    }
+    return PE_OK;
+}
+
+static int (*volatile one_row_fn)(const flash *, const float *, const float *, const float *, int32_t, int32_t) =
+    one_row;
+#endif
+
 /*
  * K^T of a block of jn keys (rows of dk), zero up to a multiple of 8 keys.
  * Four keys at a time by 4 x 4 transposes: key by key, it was a quarter of a
@@ -194,6 +234,12 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
     for (int32_t j0 = 0; j0 < f->m && !(f->causal && j0 >= (int64_t)f->n + f->causal - 1); j0 += BK) {
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
         PE_WORK(PE_WORK_KV_BLOCKS, 1);
+#if PE_SIMD
+        if (f->rows == 1 && !(f->dk % 4)) {
+            PE_TRY(one_row_fn(f, q, k + (size_t)j0 * f->dk, v + (size_t)j0 * f->dv, j0, jn));
+            continue;
+        }
+#endif
         pack_kt(f->kt, k + (size_t)j0 * f->dk, f->dk, jn);
         PE_TRY(block_fn(f, q, v, j0, jn));
     }

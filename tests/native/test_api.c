@@ -886,7 +886,11 @@ static void test_attention_f32(void) {
                                         {1, 4, 2, 5, 3, 3, 8, 1}, {2, 3, 1, 7, 130, 5, 16, 0},
                                         {1, 32, 8, 1, 199, 16, 8, 0}, {1, 2, 2, 70, 70, 9, 24, 1},
                                         /* keys past the last query's view, which only the scan sees */
-                                        {1, 2, 1, 3, 100, 8, 8, 1}};
+                                        {1, 2, 1, 3, 100, 8, 8, 1},
+                                        /* one query row a kv head (its own path when dk % 4 == 0): 150 keys
+                                           (two full blocks, then 22: five groups of four and two alone), causal,
+                                           and dk 6 */
+                                        {2, 3, 3, 1, 150, 12, 16, 0}, {1, 2, 2, 1, 70, 8, 8, 1}, {1, 1, 1, 1, 9, 6, 8, 0}};
     for (size_t t = 0; t < LEN(shapes); t++) {
         const int32_t *d = shapes[t];
         int causal = d[7];
