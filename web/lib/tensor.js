@@ -3,7 +3,7 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, item, product, counted as countedBy } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, shapeByIndex, item, product, counted as countedBy } from './validate.js';
 import { Float64Array, getPrototypeOf, hasOwn } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
@@ -17,7 +17,7 @@ const MAX_RANK = 4;
 function shapeOf(check, name, shape) {
   const n = check.read(name, () => Array.isArray(shape) && +shape.length); // a number once: a length object could say 2, then 2^27
   if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
-  const copy = check.read(name, () => byIndex(shape, n));
+  const copy = check.read(name, () => shapeByIndex(shape, n));
   // in place, by index: a map planted on Array.prototype could answer sizes never checked
   for (let i = 0; i < n; i++) copy[i] = check.size(`${name}[${i}]`, copy[i]);
   return copy;

@@ -109,8 +109,8 @@ export const byIndex = (value, n) => {
 
 /**
  * byIndex for a shape of 1 to 4 sizes, as an array literal: it defines its elements, as byIndex's prototype-less copy
- * does, without that copy's two prototype changes (10% of rope().apply's decode step; a tenth of attention's fixed
- * cost too, but +52 bytes in posenc, which shapeOf does not pay). Elements past n are not read.
+ * does, without that copy's two prototype changes (10% of rope().apply's decode step, and of attention's fixed cost:
+ * shapeOf uses it too since issue 24's decode work, for +55 bytes in posenc). Elements past n are not read.
  */
 export const shapeByIndex = (v, n) => {
   const a = item(v, 0), b = n > 1 ? item(v, 1) : 0, c = n > 2 ? item(v, 2) : 0;
