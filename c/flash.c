@@ -138,7 +138,8 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
             if (lim[t] > seen) seen = lim[t];
         }
         if (!seen) continue; /* causal: the whole block is in these rows' future */
-        /* causal: the keys no row of the tile sees yet are neither scored nor weighed (half of a diagonal block) */
+        /* causal: the keys no row of the tile sees yet are neither scored nor weighed (half of a diagonal
+         * block) */
         int32_t seen8 = (seen + 7) & ~7;
         PE_WORK(PE_WORK_SCORES, TR * seen8);
         memset(f->s, 0, sizeof(float) * TR * SS);
@@ -167,13 +168,16 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
  */
 static int one_row(const flash *f, const float *q, const float *k, const float *v, int32_t j0, int32_t jn) {
     int32_t vis = f->causal && f->causal < f->m ? f->causal : f->m, /* its row is query 0 */
-        lim = vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+        lim = vis <= j0       ? 0
+              : vis - j0 < jn ? vis - j0
+                              : jn;
     float *s = f->s;
     PE_WORK(PE_WORK_SCORES, lim);
     for (int32_t j = 0; j < lim; j++) {
         v128_t a = wasm_f32x4_splat(0.0f);
         for (int32_t c = 0; c < f->dk; c += 4)
-            a = wasm_f32x4_add(a, wasm_f32x4_mul(wasm_v128_load(q + c), wasm_v128_load(k + (size_t)j * f->dk + c)));
+            a = wasm_f32x4_add(
+                a, wasm_f32x4_mul(wasm_v128_load(q + c), wasm_v128_load(k + (size_t)j * f->dk + c)));
         a = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
         s[j] = wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 1);
     }
@@ -191,8 +195,8 @@ static int one_row(const flash *f, const float *q, const float *k, const float *
     return PE_OK;
 }
 
-static int (*volatile one_row_fn)(const flash *, const float *, const float *, const float *, int32_t, int32_t) =
-    one_row;
+static int (*volatile one_row_fn)(const flash *, const float *, const float *, const float *, int32_t,
+                                  int32_t) = one_row;
 #endif
 
 /*
@@ -277,9 +281,10 @@ int pe_attention_f32(float *out, const float *q, const float *k, const float *v,
     if (causal < 0) return PE_ERR_VALUE;
     size_t heads = (size_t)dims[B_] * dims[HKV_];
     /*
-     * A non-finite value of q, or of a key some row sees, makes a score or an output non-finite, which softmax_row and
-     * kv_head refuse: every row sees a key, and the last query of each kv head sees all of them but, causal, those past
-     * its view. Only those are scanned here: a scan of all of k and v was about half of a decode step.
+     * A non-finite value of q, or of a key some row sees, makes a score or an output non-finite, which
+     * softmax_row and kv_head refuse: every row sees a key, and the last query of each kv head sees all of
+     * them but, causal, those past its view. Only those are scanned here: a scan of all of k and v was about
+     * half of a decode step.
      */
     int32_t seen = causal && (int64_t)dims[N_] - 1 + causal < m ? dims[N_] - 1 + causal : m;
     for (size_t h = 0; h < heads; h++) {
