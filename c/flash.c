@@ -167,10 +167,8 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
  * step reads every key once and waits for memory.)
  */
 static int one_row(const flash *f, const float *q, const float *k, const float *v, int32_t j0, int32_t jn) {
-    int32_t vis = f->causal && f->causal < f->m ? f->causal : f->m, /* its row is query 0 */
-        lim = vis <= j0       ? 0
-              : vis - j0 < jn ? vis - j0
-                              : jn;
+    int32_t vis = f->causal && f->causal < f->m ? f->causal : f->m; /* its row is query 0 */
+    int32_t lim = vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
     float *s = f->s;
     PE_WORK(PE_WORK_SCORES, lim);
     for (int32_t j = 0; j < lim; j++) {

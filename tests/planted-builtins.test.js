@@ -1003,6 +1003,41 @@ test('a setter planted on an index of Array.prototype, or a proxy made its proto
   assert.equal(reached, 0, 'a planted setter was called');
 });
 
+test('a shape whose length is no whole number (a proxy\'s 2.5) is refused by name, beside an index planted on Array.prototype', () => {
+  // Found in review of issue 24's decode work: shapeOf bounded a proxy's length of 2.5 to 1..4, copied two sizes by
+  // shapeByIndex, then read and wrote a third through Array.prototype[2], whose setter put an accessor on the copy:
+  // attention's v of [2, 3] (48 values) answered 8 to the checks and 64 to the work, and the output had 64 columns,
+  // read from other wasm memory. rope().apply's quick reader took the same length as a rank of 2.5.
+  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
+  const oddShape = (sizes) => new Proxy(sizes, { get: (t, k) => (k === 'length' ? sizes.length + 0.5 : t[k]) });
+  const q = { data: r(8, 1), shape: [2, 1, 4] }, k = { data: r(24, 2), shape: [2, 3, 4] };
+  const calls = [
+    ['attention', 'v.shape', () => pe.attention(q, k, { data: r(48, 3), shape: oddShape([2, 3]) })],
+    ['attention, weights: false', 'v.shape', () => pe.attention(q, k, { data: r(48, 3), shape: oddShape([2, 3]) }, { weights: false })],
+    // (x of 2 × 16 × 8 values: the quick reader's count of a third size of 8 matched it)
+    ['rope().apply', 'x.shape', () => canaryRope.apply({ data: r64(256, 4), shape: oddShape([2, 16]) }, 1)],
+    ['ropeApply', 'x.shape', () => pv.ropeApply({ data: r(256, 4), shape: oddShape([2, 16]) })],
+  ];
+  // the plant answers only a shape's two-size copy (2, then 3 or 16): every other array reads and assigns its index 2
+  // as usual
+  const copy = (a) => own.isArray(a) && a.length === 2 && a[0] === 2;
+  let reached = 0;
+  own.define(Array.prototype, 2, { configurable: true, get() { return copy(this) ? 8 : undefined; }, set(value) {
+    reached += copy(this);
+    own.define(this, 2, { configurable: true, enumerable: true, writable: true, value: copy(this) ? value * 8 : value });
+  } });
+  try {
+    for (const [callName, shapeName, call] of calls) {
+      const before = liveNow();
+      assert.throws(call, (e) => e instanceof TypeError && e.message.includes(`${shapeName} must be 1 to 4 sizes`), callName);
+      assert.equal(liveNow(), before, `${callName}: blocks kept`);
+    }
+  } finally {
+    delete Array.prototype[2];
+  }
+  assert.equal(reached, 0, 'the planted setter was called');
+});
+
 test('a global Float32Array or Float64Array replaced after import changes no attention result (its views are made by the library\'s own constructors)', () => {
   // The thirty-third pass: attention's float32 kernel viewed each run of q, k and v through globalThis[the type's name],
   // looked up at call time: one answering 4 elements gave zeros without a word, one answering 10^5 a raw RangeError.

@@ -16,7 +16,9 @@ const MAX_RANK = 4;
  */
 function shapeOf(check, name, shape) {
   const n = check.read(name, () => Array.isArray(shape) && +shape.length); // a number once: a length object could say 2, then 2^27
-  if (!(n >= 1 && n <= MAX_RANK)) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
+  // a whole number: a proxy's length of 2.5 had the loop below read and write a third size its copy never held, through
+  // an index planted on Array.prototype (an output of 64 columns for 8, read from other wasm memory)
+  if (!(n >= 1 && n <= MAX_RANK) || n % 1) throw check.fail(TypeError, `${name} must be 1 to ${MAX_RANK} sizes`, shape);
   const copy = check.read(name, () => shapeByIndex(shape, n));
   // in place, by index: a map planted on Array.prototype could answer sizes never checked
   for (let i = 0; i < n; i++) copy[i] = check.size(`${name}[${i}]`, copy[i]);

@@ -88,7 +88,7 @@ function quickTensor(x) {
     // gave the count checked, then another shape: rope().apply's [2, 2, 8] given back as [8, 2, 8], thirty-first pass.
     // shapeByIndex's literal defines its elements, and costs a decode step nothing, where byIndex's cost it 10%.)
     const rank = Math.min(v.length, 5);
-    if (rank < 2 || rank > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null;
+    if (rank % 1 || rank < 2 || rank > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null; // (a proxy's 2.5: the general reader)
     const shape = shapeByIndex(v, rank);
     let count = 1;
     for (let i = 0, n; i < rank; i++) {
