@@ -158,43 +158,48 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
 
 #if PE_SIMD
 /*
- * block() for a kv head of one query row (a decode step without grouped
- * heads), its keys k and values v where they are: a 4-row tile left three
- * rows of padding, and packing K^T cost as much as the products. Each score
- * is a dot product of rows (dk a multiple of 4), summed across lanes in the
- * order of gram.c's hsum; then the weighted sum of the visible value rows.
- * (Four keys at a time, four chains of additions, was no faster: the
- * step reads every key once and waits for memory.)
+ * block() for a kv head of fewer query rows than a tile (a decode step with
+ * at most three query heads per kv head, or none grouped), its keys k and
+ * values v where they are: a 4-row tile left rows of padding, and packing
+ * K^T cost as much as the products. Row by row, each score is a dot product
+ * of rows (dk a multiple of 4), summed across lanes in the order of gram.c's
+ * hsum; then the weighted sum of the row's visible value rows. (Four keys at
+ * a time, four chains of additions, was no faster: the step reads every key
+ * once and waits for memory.)
  */
-static int one_row(const flash *f, const float *q, const float *k, const float *v, int32_t j0, int32_t jn) {
-    int32_t vis = f->causal && f->causal < f->m ? f->causal : f->m; /* its row is query 0 */
-    int32_t lim = vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
-    float *s = f->s;
-    PE_WORK(PE_WORK_SCORES, lim);
-    for (int32_t j = 0; j < lim; j++) {
-        v128_t a = wasm_f32x4_splat(0.0f);
-        for (int32_t c = 0; c < f->dk; c += 4)
-            a = wasm_f32x4_add(
-                a, wasm_f32x4_mul(wasm_v128_load(q + c), wasm_v128_load(k + (size_t)j * f->dk + c)));
-        a = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
-        s[j] = wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 1);
-    }
-    PE_TRY(softmax_row(f, s, 0, lim, (jn + 7) & ~7));
-    for (int32_t x = 0; x < f->dv; x += 8) {
-        v128_t a0 = wasm_v128_load(f->acc + x), a1 = wasm_v128_load(f->acc + x + 4);
-        for (int32_t l = 0; l < lim; l++) {
-            v128_t p = wasm_v128_load32_splat(s + l);
-            a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(p, wasm_v128_load(v + (size_t)l * f->dv + x)));
-            a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(p, wasm_v128_load(v + (size_t)l * f->dv + x + 4)));
+static int few_rows(const flash *f, const float *q, const float *k, const float *v, int32_t j0, int32_t jn) {
+    for (int32_t r = 0; r < f->rows; r++) {
+        int32_t i = r % f->n, vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
+        int32_t lim = vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+        float *s = f->s + r * SS, *acc = f->acc + (size_t)r * f->dv;
+        const float *qr = q + (size_t)r * f->dk;
+        if (!lim) continue; /* causal: the block is in this row's future */
+        PE_WORK(PE_WORK_SCORES, lim);
+        for (int32_t j = 0; j < lim; j++) {
+            v128_t a = wasm_f32x4_splat(0.0f);
+            for (int32_t c = 0; c < f->dk; c += 4)
+                a = wasm_f32x4_add(
+                    a, wasm_f32x4_mul(wasm_v128_load(qr + c), wasm_v128_load(k + (size_t)j * f->dk + c)));
+            a = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
+            s[j] = wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 1);
         }
-        wasm_v128_store(f->acc + x, a0);
-        wasm_v128_store(f->acc + x + 4, a1);
+        PE_TRY(softmax_row(f, s, r, lim, (jn + 7) & ~7));
+        for (int32_t x = 0; x < f->dv; x += 8) {
+            v128_t a0 = wasm_v128_load(acc + x), a1 = wasm_v128_load(acc + x + 4);
+            for (int32_t l = 0; l < lim; l++) {
+                v128_t p = wasm_v128_load32_splat(s + l);
+                a0 = wasm_f32x4_add(a0, wasm_f32x4_mul(p, wasm_v128_load(v + (size_t)l * f->dv + x)));
+                a1 = wasm_f32x4_add(a1, wasm_f32x4_mul(p, wasm_v128_load(v + (size_t)l * f->dv + x + 4)));
+            }
+            wasm_v128_store(acc + x, a0);
+            wasm_v128_store(acc + x + 4, a1);
+        }
     }
     return PE_OK;
 }
 
-static int (*volatile one_row_fn)(const flash *, const float *, const float *, const float *, int32_t,
-                                  int32_t) = one_row;
+static int (*volatile few_rows_fn)(const flash *, const float *, const float *, const float *, int32_t,
+                                   int32_t) = few_rows;
 #endif
 
 /*
@@ -237,8 +242,8 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
         int32_t jn = f->m - j0 < BK ? f->m - j0 : BK;
         PE_WORK(PE_WORK_KV_BLOCKS, 1);
 #if PE_SIMD
-        if (f->rows == 1 && !(f->dk % 4)) {
-            PE_TRY(one_row_fn(f, q, k + (size_t)j0 * f->dk, v + (size_t)j0 * f->dv, j0, jn));
+        if (f->rows < TR && !(f->dk % 4)) {
+            PE_TRY(few_rows_fn(f, q, k + (size_t)j0 * f->dk, v + (size_t)j0 * f->dv, j0, jn));
             continue;
         }
 #endif

@@ -887,10 +887,13 @@ static void test_attention_f32(void) {
                                         {1, 32, 8, 1, 199, 16, 8, 0}, {1, 2, 2, 70, 70, 9, 24, 1},
                                         /* keys past the last query's view, which only the scan sees */
                                         {1, 2, 1, 3, 100, 8, 8, 1},
-                                        /* one query row a kv head (its own path when dk % 4 == 0): 150 keys
-                                           (two full blocks, then 22: five groups of four and two alone), causal,
-                                           and dk 6 */
-                                        {2, 3, 3, 1, 150, 12, 16, 0}, {1, 2, 2, 1, 70, 8, 8, 1}, {1, 1, 1, 1, 9, 6, 8, 0}};
+                                        /* fewer query rows a kv head than a tile (their own path when dk % 4
+                                           == 0): one row over 150 keys (two full blocks, then 22), causal, and
+                                           dk 6; two and three grouped heads; two and three queries, causal,
+                                           with keys past the last one's view */
+                                        {2, 3, 3, 1, 150, 12, 16, 0}, {1, 2, 2, 1, 70, 8, 8, 1}, {1, 1, 1, 1, 9, 6, 8, 0},
+                                        {1, 4, 2, 1, 130, 8, 16, 0}, {2, 6, 2, 1, 77, 12, 8, 0}, {1, 2, 2, 2, 70, 8, 8, 1},
+                                        {1, 1, 1, 3, 100, 8, 8, 1}};
     for (size_t t = 0; t < LEN(shapes); t++) {
         const int32_t *d = shapes[t];
         int causal = d[7];
