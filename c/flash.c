@@ -121,6 +121,17 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
     return PE_OK;
 }
 
+/* How many keys query i sees: 0..i + causal - 1, or all m (not causal). */
+static int32_t keys_seen(int64_t i, int32_t causal, int32_t m) {
+    return causal && i + causal < m ? (int32_t)(i + causal) : m;
+}
+
+/* How many of keys [j0, j0 + jn) row r sees (it is query r % n). */
+static int32_t row_keys(const flash *f, int32_t r, int32_t j0, int32_t jn) {
+    int32_t vis = keys_seen(r % f->n, f->causal, f->m);
+    return vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+}
+
 /*
  * The group's rows against keys [j0, j0 + jn), K^T already packed. Called
  * through block_fn, which nothing inlines: a long call then re-enters it once
@@ -132,9 +143,7 @@ static int block(const flash *f, const float *q, const float *v, int32_t j0, int
     for (int32_t r0 = 0; r0 < f->rows; r0 += TR) {
         int32_t lim[TR], seen = 0; /* the keys some row of the tile sees */
         for (int t = 0; t < TR; t++) {
-            int32_t r = r0 + t, i = r % f->n,
-                    vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
-            lim[t] = r >= f->rows || vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+            lim[t] = r0 + t < f->rows ? row_keys(f, r0 + t, j0, jn) : 0;
             if (lim[t] > seen) seen = lim[t];
         }
         if (!seen) continue; /* causal: the whole block is in these rows' future */
@@ -169,8 +178,7 @@ static int (*volatile block_fn)(const flash *, const float *, const float *, int
  */
 static int few_rows(const flash *f, const float *q, const float *k, const float *v, int32_t j0, int32_t jn) {
     for (int32_t r = 0; r < f->rows; r++) {
-        int32_t i = r % f->n, vis = f->causal && (int64_t)i + f->causal < f->m ? i + f->causal : f->m;
-        int32_t lim = vis <= j0 ? 0 : vis - j0 < jn ? vis - j0 : jn;
+        int32_t lim = row_keys(f, r, j0, jn);
         float *s = f->s + r * SS, *acc = f->acc + (size_t)r * f->dv;
         const float *qr = q + (size_t)r * f->dk;
         if (!lim) continue; /* causal: the block is in this row's future */
@@ -289,7 +297,7 @@ int pe_attention_f32(float *out, const float *q, const float *k, const float *v,
      * them but, causal, those past its view. Only those are scanned here: a scan of all of k and v was about
      * half of a decode step.
      */
-    int32_t seen = causal && (int64_t)dims[N_] - 1 + causal < m ? dims[N_] - 1 + causal : m;
+    int32_t seen = keys_seen((int64_t)dims[N_] - 1, causal, m);
     for (size_t h = 0; h < heads; h++) {
         PE_TRY(finite_f32(k + (h * m + seen) * dk, (size_t)(m - seen) * dk));
         PE_TRY(finite_f32(v + (h * m + seen) * dv, (size_t)(m - seen) * dv));
