@@ -81,6 +81,8 @@ try {
   WebAssembly.Instance = OwnInstance;
 }
 const { posenc: pe, variants: pv, fields: pf, lab } = apis;
+/** Blocks live in the posenc and posenc/variants modules. */
+const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
 const ENTRIES = ['posenc', 'variants', 'fields', 'lab'];
 
 // The start of each memory: nothing below 1024, then the C core's static data (its mutable globals few), then its
@@ -845,7 +847,6 @@ test('a built-in planted to re-enter posenc (another call, or the handle\'s free
   // wasm memory, and a handle freed there was worked on (keys, values, cos and sin read from freed memory, or address 0;
   // a block kept); and attend read its result after making its shape, where a planted slice freed the cache and another
   // call wrote the freed memory.
-  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
   const plantOnce = (target, key, action, test = () => true) => {
     const before = own.describe(target, key);
     let done = false;
@@ -954,7 +955,6 @@ test('a setter planted on an index of Array.prototype, or a proxy made its proto
   // accessor gave the sizes checked, then others (attention's heads 2 read as 2^20 trapped, "memory access out of
   // bounds"; as 8, 96 outputs were read from a 24-element call's memory). A proxy made Array.prototype's prototype
   // answered `in` with false and did the same from its set trap.
-  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
   const q4 = (s) => ({ shape: [1, 2, 3, 4], data: r(24, s) });
   const calls = [
     ['attention', () => pe.attention(q4(1), q4(2), q4(3))],
@@ -1008,7 +1008,6 @@ test('a shape whose length is no whole number (a proxy\'s 2.5) is refused by nam
   // shapeByIndex, then read and wrote a third through Array.prototype[2], whose setter put an accessor on the copy:
   // attention's v of [2, 3] (48 values) answered 8 to the checks and 64 to the work, and the output had 64 columns,
   // read from other wasm memory. rope().apply's quick reader took the same length as a rank of 2.5.
-  const liveNow = () => pe.memoryStats().liveAllocations + pv.memoryStats().liveAllocations;
   const oddShape = (sizes) => new Proxy(sizes, { get: (t, k) => (k === 'length' ? sizes.length + 0.5 : t[k]) });
   const q = { data: r(8, 1), shape: [2, 1, 4] }, k = { data: r(24, 2), shape: [2, 3, 4] };
   const calls = [
