@@ -178,7 +178,8 @@ export const VARIANTS_SIZE_TARGET_BYTES = 31900;
  * 2.5 read a third size through Array.prototype): 20,725, and the line moved
  * to 20,750. The one-row path for two and three rows as well (Gemma 2's
  * grouping of two query heads a kv head: its decode kernel 1.26-1.51x): 20,756,
- * and the line moved to 20,775.
+ * and the line moved to 20,775. One helper for which keys a query sees, in
+ * place of the formula written three times: 20,731.
  */
 export const CORE_CEILING_BYTES = 20775;
 
