@@ -150,6 +150,25 @@ test('cache input validation: shapes, lengths, rows, conflicts -> posenc errors 
     /posenc\.ropeApply: x\.data\[0\] must be a finite number/);
 });
 
+test('ropeApply with { cos, sin }: a non-finite input the kernel meets is named as the scan before it names it', () => {
+  // A small call's buffers fit without growing memory, so its inputs are not scanned first: the kernel's refusal names them.
+  const c = pv.ropeCache(8, 8, { dtype: 'float64' });
+  const cos = Float64Array.from(c.cos.data);
+  cos[5 * 8 + 2] = -4e38; // finite in float64, not in float32: row 5, x's row 1 at offset 4
+  const before = pv.memoryStats();
+  const x = { shape: [2, 8], data: random(16, 9) };
+  assert.throws(() => pv.ropeApply(x, { cos: { shape: [8, 8], data: cos }, sin: c.sin, offset: 4 }),
+    { name: 'RangeError', message: /^posenc\.ropeApply: cos: the row of x's row 1 holds a value that is not a finite number \(in float32\)/ });
+  const nan = Float32Array.from(x.data);
+  nan[11] = NaN;
+  assert.throws(() => pv.ropeApply({ shape: [2, 8], data: nan }, { cos: c.cos, sin: c.sin, positions: [3, 0] }),
+    { name: 'RangeError', message: /^posenc\.ropeApply: x\.data\[11\] must be a finite number/ });
+  assert.deepEqual(pv.memoryStats(), before);
+  // and the module is usable after
+  const ok = pv.ropeApply(x, { cos: { shape: [8, 8], data: cos }, sin: c.sin, offset: 2 });
+  assert.deepEqual(ok.data, pv.ropeApply(x, { cos: c.cos, sin: c.sin, offset: 2 }).data);
+});
+
 // ---- the handle ----------------------------------------------------------------------------
 
 test('rope(): apply equals ropeApply with the same caches, for consecutive and gathered positions, any rank', () => {

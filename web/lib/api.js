@@ -3,7 +3,7 @@
 // otherwise. The variants (RoPE, ALiBi, ...) are `posenc/variants` (variants/).
 import { withFrame, statusCall, matrix, memoryStats, TYPES, dtypeCode, roomFor, fits, RESERVE_SLACK } from './heap.js';
 import { PE_ANCHOR, PE_MAX_ROTATION_DIM, PE_ERR_VALUE } from '../../dist/constants.js';
-import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, typedArrayName, typedArrayBuffer, typedArrayOffset, copyTyped, product } from './validate.js';
+import { Checker, DTYPES, MAX_BYTES, MAX_POSITION, SCRATCH_SLACK, bytesPer, typedLength, copyTyped, partOf, product } from './validate.js';
 import { Float32Array, Float64Array, Int32Array, Uint32Array, Uint8Array, heapView } from './intrinsics.js';
 import { PRESETS, encodingArgs } from './presets.js';
 import { readNested, readMatrix, tensor, outputArgs } from './tensor.js';
@@ -361,14 +361,12 @@ export function createApi(wasm) {
       const dp = f.int32(copyTyped(new Int32Array(7), [run, heads / kvHeads, 1, n, m, dk, dv]), 7);
       for (let h = 0, from, status; h < all; h += run) {
         from = Math.min(h, all - run);
-        for (let i = 3, data, count, Type; i--; ) {
+        for (let i = 3, data, count; i--; ) {
           data = [q, k, v][i].data, count = run * sizes[i];
           if (typedLength(data) < (from + run) * sizes[i]) throw check.fail(TypeError, 'an input array changed while being read');
-          Type = typedArrayName(data) === 'Float32Array' ? Float32Array : Float64Array; // (numbersOnly's two)
           // the run's part of a typed array, through a view of its buffer made from its internal slots; all of it as it is
           // (a small call's three views were a tenth of its cost)
-          copyTyped(heapView(Float32Array, wasm, at[i], count),
-            typedLength(data) === count ? data : new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * sizes[i] * Type.BYTES_PER_ELEMENT, count));
+          copyTyped(heapView(Float32Array, wasm, at[i], count), typedLength(data) === count ? data : partOf(data, from * sizes[i], count));
         }
         if ((status = wasm.pe_attention_f32(at[3], at[0], at[1], at[2], dp, causal ? 1 : 0, scale)) === PE_ERR_VALUE) return null;
         call(check, status);

@@ -4,7 +4,7 @@
 // bfloat16. Each function validates everything with a Checker before
 // allocating, calls one C function of its module (dist/variants.wasm: c/rope.c,
 // alibi.c, relative.c, learned.c, binary.c, precision.c) and returns fresh copies.
-import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK, fits } from '../heap.js';
+import { withFrame, statusCall, oneCall, matrix, memoryStats, dtypeCode, asDtype, RESERVE_SLACK, fits, roomFor } from '../heap.js';
 import { Float64Array, Uint32Array, heapView, copyOf } from '../intrinsics.js';
 import * as C from '../../../dist/constants.js';
 import { MIN_T5_BUCKETS, t5LeastDistance } from '../minimums.js';
@@ -127,9 +127,10 @@ export function createVariants(wasm) {
     });
   }
 
+  const APPLY_KEYS = ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'cos', 'sin', 'layout', 'dtype', 'out', ...AXES_APPLY_KEYS];
   function ropeApply(x, options) {
     const check = new Checker('ropeApply');
-    const opts = check.options(options, ['pairing', 'headDim', 'rotaryDim', 'positions', 'offset', 'base', 'scaling', 'config', 'layerType', 'cos', 'sin', 'layout', 'dtype', 'out', ...AXES_APPLY_KEYS]);
+    const opts = check.options(options, APPLY_KEYS);
     // each where it does not apply too (a bad one was taken without a word: layout 'bogus' without cos, interleaved 'x'
     // or frequencies 'bogus' without section or axesDim, thirty-fourth pass), and before x or positions is read
     const layout = opts.layout === undefined ? null : check.oneOf('layout', opts.layout, Object.keys(CACHE_LAYOUTS));
@@ -171,9 +172,14 @@ export function createVariants(wasm) {
       // out again once the last getter has run (x's, positions', the caches'), before memory grows: one detaching it was
       // refused only when written, after the frame had grown memory (96 MiB for x of 2^23 values, forty-first pass)
       const target = o.out && o.target();
-      rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
-      if (caches) rotary.finiteRows(check, caches, positions, offset, s, compute === 'float32');
-      const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing };
+      // Where the call's buffers would grow memory, a refusal by the kernel would keep it: the inputs are checked first
+      // (issue 22); elsewhere the kernel's refusal names them (a third of a 1-token call's cost)
+      const rowsGiven = caches && [caches, positions, offset, s];
+      if (!roomFor(wasm, check)) {
+        rotary.finite(check, 'x.data', t.data, 0, count, undefined, compute === 'float32');
+        if (rowsGiven) rotary.finiteRows(check, ...rowsGiven, compute === 'float32');
+      }
+      const job = { data: t.data, count, dtype: compute, blocks: count / (s * cols), rows: s, cols, headDim, rd: rotaryDim, pairing, given: rowsGiven };
       // the scaling checked first (its status 7 grew nothing), then memory grown for the call at once, or, beside a handle
       // without room for it, refused: formed rows of 512 MiB grew memory (kept) before x's buffer was refused
       if (a) withFrame(wasm, check.fn, (f) => rotary.scaled(f, check, a, rotaryDim, (positions ? largest(positions) : offset + s - 1) + 1));
