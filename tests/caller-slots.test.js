@@ -170,6 +170,11 @@ test('a tensor shape and mropePositions\' segments whose length is an object are
   const shape = new Proxy([2, 2], { get: (t, k) => (k === 'length' ? shapeLength : t[k]) });
   assert.deepEqual(pe.norms({ shape, data: [3, 4, 6, 8] }), pe.norms({ shape: [2, 2], data: [3, 4, 6, 8] }));
   assert.equal(shapeLength.calls, 1);
+  // and beside a typed array, which the quick reader takes (its shape read there, once; x of a decode step, q, k, v)
+  const typedLength = lengthOf(2, () => 2 ** 27);
+  const typedShape = new Proxy([2, 2], { get: (t, k) => (k === 'length' ? typedLength : t[k]) });
+  assert.deepEqual(pe.norms({ shape: typedShape, data: new Float64Array([3, 4, 6, 8]) }), pe.norms({ shape: [2, 2], data: [3, 4, 6, 8] }));
+  assert.equal(typedLength.calls, 1);
   const segmentsLength = lengthOf(1, (n) => n + 1);
   const segments = new Proxy([{ text: 3 }], {
     get(t, k) {

@@ -3,8 +3,8 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, shapeByIndex, item, product, counted as countedBy } from './validate.js';
-import { Float64Array, getPrototypeOf, hasOwn } from './intrinsics.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, shapeByIndex, item, product, counted as countedBy, MAX_DIM } from './validate.js';
+import { Float64Array, getPrototypeOf, hasOwn, getOwnPropertyNames, getOwnPropertyDescriptor } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
@@ -138,6 +138,52 @@ function typedData(check, name, type, data, integers, count) {
 }
 
 /**
+ * { shape, data, type } of a plain { shape: [2 to 4 sizes], data: Float32Array | Float64Array } whose fields are data
+ * properties of its own (rows and cols besides, which a shape overrides), data holding the shape's count on a
+ * fixed-length buffer: read without the general reader's walk, which was half of a 1-token attention call. null for
+ * anything else, which the general reader then reads and words (readNested, and rotary.js's decode step's x).
+ */
+export function quickTensor(x) {
+  try {
+    // nothing the general reader would read besides (an own dims, type or dataSync would change its answer)
+    if (getPrototypeOf(x) !== Object.prototype) return null; // null and undefined throw: caught below
+    const names = getOwnPropertyNames(x);
+    if (names.length > 4) return null;
+    for (let i = 0, n; i < names.length; i++) if ((n = names[i]) !== 'data' && n !== 'shape' && n !== 'rows' && n !== 'cols') return null;
+    const s = getOwnPropertyDescriptor(x, 'shape');
+    const d = getOwnPropertyDescriptor(x, 'data');
+    // own values only (an absent key throws): a descriptor inherits Object.prototype, and a `value` put there was read
+    // as the shape of a tensor whose own shape is a getter ([2, 8] rotated as [1, 16], no word)
+    if (!hasOwn(s, 'value') || !hasOwn(d, 'value') || !Array.isArray(s.value)) return null;
+    const data = d.value, v = s.value, type = typedArrayName(data);
+    // data's class first, by its slot: a shape's length (a proxy's, or an object's valueOf) is read only for data the
+    // quick path takes, or it would be read here and again by the general reader (a planted length's second answer)
+    if (type !== 'Float32Array' && type !== 'Float64Array') return null;
+    // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
+    // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
+    // (and by index, not push or for...of: methods a caller can plant, answering a shape other than the count checked;
+    // an array literal, not assigned: a setter planted on Array.prototype[i] made the copy's element an accessor that
+    // gave the count checked, then another shape: rope().apply's [2, 2, 8] given back as [8, 2, 8], thirty-first pass.
+    // shapeByIndex's literal defines its elements, and costs a decode step nothing, where byIndex's cost it 10%.)
+    const rank = Math.min(v.length, 5);
+    if (rank % 1 || rank < 2 || rank > 4) return null; // (a proxy's 2.5: the general reader)
+    const shape = shapeByIndex(v, rank);
+    let count = 1;
+    for (let i = 0, n; i < rank; i++) {
+      if (!Number.isInteger((n = shape[i])) || n < 1 || n > MAX_DIM) return null;
+      count *= n;
+    }
+    // not on a growable buffer (the general reader's snapshot instead): a worker growing one after its length was
+    // checked made the copy into wasm memory write the grown view whole, over another handle's caches (thirty-second pass)
+    return count === typedLength(data) && !isResizable(typedArrayBuffer(data)) ? { shape, data, type } : null;
+  } catch {
+    return null; // a proxy or an odd array: the general reader reports it
+  }
+}
+
+const NOTHING = () => {};
+
+/**
  * A tensor argument of one of `ranks` (default: a matrix), nested arrays
  * included: { shape, data }, data a typed array of every element checked by
  * `elements(check, name, data, count)` (default: finite numbers, as Checker.vector).
@@ -147,6 +193,14 @@ function typedData(check, name, type, data, integers, count) {
  * attention refused by its size read every element first (10 s for 2^24 nested rows).
  */
 export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0, later) {
+  const quick = quickTensor(value);
+  if (quick && ranks.includes(quick.shape.length)) {
+    // the general reader's answer for it: its bytes checked, its elements read by the same reader when data() is called
+    const { shape, data } = quick, count = product(shape);
+    check.bytes(count * 8 + alsoBytes(shape));
+    const read = () => (elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count));
+    return { shape, data: later ? read : read(), ready: NOTHING };
+  }
   const { shape, data: given, type, sync } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);

@@ -4,9 +4,9 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve, fits, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, partOf, typedArrayBuffer, isResizable, bytesPer, largest, MAX_DIM, shapeByIndex } from '../validate.js';
-import { readNested } from '../tensor.js';
-import { Int32Array, heapView, copyOf, memoryBuffer, hasOwn, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
+import { typedLength, typedArrayName, copyTyped, partOf, typedArrayBuffer, bytesPer, largest, MAX_DIM } from '../validate.js';
+import { readNested, quickTensor } from '../tensor.js';
+import { Int32Array, heapView, copyOf, memoryBuffer, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
 // A caller's typed array is known by its slots: a prototype or `constructor` it was given made instanceof
@@ -71,37 +71,6 @@ export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
 
 /** tensorArg's data without a snapshot: the quick form's array, or the elements read now. */
 export const elementsOf = (data) => (typeof data === 'function' ? data() : data);
-
-function quickTensor(x) {
-  try {
-    if (Object.getPrototypeOf(x) !== Object.prototype) return null; // null and undefined throw: caught below
-    const s = Object.getOwnPropertyDescriptor(x, 'shape');
-    const d = Object.getOwnPropertyDescriptor(x, 'data');
-    // own values only (an absent key throws): a descriptor inherits Object.prototype, and a `value` put there was read
-    // as the shape of a tensor whose own shape is a getter ([2, 8] rotated as [1, 16], no word)
-    if (!hasOwn(s, 'value') || !hasOwn(d, 'value') || !Array.isArray(s.value)) return null;
-    const data = d.value, v = s.value, type = typedArrayName(data);
-    // by index, not an own Symbol.iterator (endless: a hang), holes read as holes (item: not as an index planted on Array.prototype); at most 5 (a proxy's length
-    // once). A loop and two comparisons: Array.from with a callback and a regular expression cost a decode step 30%.
-    // (and by index, not push or for...of: methods a caller can plant, answering a shape other than the count checked;
-    // an array literal, not assigned: a setter planted on Array.prototype[i] made the copy's element an accessor that
-    // gave the count checked, then another shape: rope().apply's [2, 2, 8] given back as [8, 2, 8], thirty-first pass.
-    // shapeByIndex's literal defines its elements, and costs a decode step nothing, where byIndex's cost it 10%.)
-    const rank = Math.min(v.length, 5);
-    if (rank % 1 || rank < 2 || rank > 4 || (type !== 'Float32Array' && type !== 'Float64Array')) return null; // (a proxy's 2.5: the general reader)
-    const shape = shapeByIndex(v, rank);
-    let count = 1;
-    for (let i = 0, n; i < rank; i++) {
-      if (!Number.isInteger((n = shape[i])) || n < 1 || n > MAX_DIM) return null;
-      count *= n;
-    }
-    // not on a growable buffer (the general reader's snapshot instead): a worker growing one after its length was
-    // checked made the copy into wasm memory write the grown view whole, over another handle's caches (thirty-second pass)
-    return count === typedLength(data) && !isResizable(typedArrayBuffer(data)) ? { shape, data, type } : null;
-  } catch {
-    return null; // a proxy or an odd array: the general reader reports it
-  }
-}
 
 /** Positions index the caches' rows: whole numbers from 0 to c.rows − 1. */
 export function cacheRowsCheck(check, c, positions, offset, s) {
