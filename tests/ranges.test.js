@@ -986,8 +986,8 @@ test('an out detached by the first or the last element read is refused before th
     // (rope().apply takes out as its third argument; the other calls in their options)
     const at = entry === 'rope.' ? (fn === 'apply' ? 2 : -1) : args.findIndex(isOptions);
     if (at < 0 || entry !== 'rope.' && !(await refusal(low[entry], fn, withValue(args, [at, 'zzUnknown'], 1)))?.match(/known options are .*\bout\b/)) continue;
-    const made = await outcome(low[entry], fn, args);
-    assert.ok(made.value?.data, `${entry}${fn}: ${made.refusal}`);
+    const made = await outcome(low[entry], fn, args), result = made.value?.output ?? made.value; // (attention's out is its output's)
+    assert.ok(result?.data, `${entry}${fn}: ${made.refusal}`);
     // reads counted (nothing detached), then the first and the last of them detaching out
     let reads = 0, when = -1, out;
     const lists = listGuard((v) => new Proxy(Array.from(v), { get: (t, k) => ((typeof k === 'string' && /^\d+$/.test(k) && ++reads === when && detach(out)), t[k]) }));
@@ -996,7 +996,7 @@ test('an out detached by the first or the last element read is refused before th
     const total = reads;
     for (const n of new Set([1, total])) {
       if (!total) continue;
-      out = new made.value.data.constructor(made.value.data.length);
+      out = new result.data.constructor(result.data.length);
       const before = low[entry === 'kvCache.' ? 'posenc' : entry === 'rope.' ? 'variants' : entry].memoryStats();
       reads = 0, when = n, counts.calls = [];
       const got = await refusal(low[entry], fn, withValue(lists(args), entry === 'rope.' ? [at] : [at, 'out'], out));

@@ -221,6 +221,48 @@ test('out: the result is written into the caller\'s array and returned; wrong ty
   assert.equal(pe.memoryStats().liveAllocations, 0);
 });
 
+test('attention out: the output written into the caller\'s array on every path, in place of q too; refusals leave it alone', () => {
+  const t = (shape, seed) => ({ data: Float32Array.from({ length: shape.reduce((a, b) => a * b) }, (_, i) => Math.sin(seed + i)), shape });
+  // one run of the float32 kernel (out written in place), several runs ([1, 8, 200, 64]: three kv heads a run, the last
+  // run overlapping the one before, filled apart and copied at the end), the float64 kernel (dv 6), the weights, float64
+  // and float16
+  const cases = [
+    [t([1, 4, 3, 16], 1), t([1, 2, 5, 16], 2), t([1, 2, 5, 16], 3), { weights: false }],
+    [t([1, 8, 200, 64], 4), t([1, 8, 200, 64], 5), t([1, 8, 200, 64], 6), { weights: false, causal: true }],
+    [t([2, 3, 4], 7), t([2, 5, 4], 8), t([2, 5, 6], 9), { weights: false }],
+    [t([3, 8], 10), t([5, 8], 11), t([5, 8], 12), {}],
+    [t([3, 8], 10), t([5, 8], 11), t([5, 8], 12), { dtype: 'float64' }],
+    [t([3, 8], 10), t([5, 8], 11), t([5, 8], 12), { dtype: 'float16', weights: false }],
+  ];
+  for (const [q, k, v, opts] of cases) {
+    const want = pe.attention(q, k, v, opts).output;
+    const Type = want.data.constructor;
+    const out = new Type(want.data.length).fill(7);
+    const got = pe.attention(q, k, v, { ...opts, out }).output;
+    assert.equal(got.data, out, JSON.stringify(opts));
+    assert.deepEqual(got.shape, want.shape);
+    assert.deepEqual(Array.from(out), Array.from(want.data), `${JSON.stringify(opts)} q ${q.shape}`);
+    if (Type === Float32Array && want.data.length === q.data.length) {
+      // out may be q's own array: the output replaces q
+      const own = { data: Float32Array.from(q.data), shape: q.shape };
+      assert.equal(pe.attention(own, k, v, { ...opts, out: own.data }).output.data, own.data);
+      assert.deepEqual(Array.from(own.data), Array.from(want.data), `in place of q, ${q.shape}`);
+    }
+  }
+  // refused before any element is read, by name; and a non-finite input leaves out as it was
+  const [q, k, v] = [t([1, 2, 3, 8], 1), t([1, 2, 4, 8], 2), t([1, 2, 4, 8], 3)];
+  assert.throws(() => pe.attention(q, k, v, { weights: false, out: new Float32Array(47) }),
+    { name: 'TypeError', message: /^posenc\.attention: out must be a Float32Array of 48 elements \(dtype float32\)/ });
+  assert.throws(() => pe.attention(q, k, v, { dtype: 'float64', out: new Float32Array(48) }), { name: 'TypeError', message: /out must be a Float64Array of 48/ });
+  const before = pe.memoryStats();
+  const bad = { data: Float32Array.from(k.data), shape: k.shape };
+  bad.data[9] = NaN;
+  const out = new Float32Array(48).fill(3);
+  assert.throws(() => pe.attention(q, bad, v, { weights: false, out }), { name: 'RangeError', message: /k\.data\[9\] must be a finite number/ });
+  assert.ok(out.every((x) => x === 3));
+  assert.deepEqual(pe.memoryStats(), before);
+});
+
 // ---- table rows for position ids -----------------------------------------------------------
 
 test('table positions: each row is the row of that position (packed, left padding, far, negative)', () => {

@@ -266,7 +266,7 @@ export function createApi(wasm) {
   // refusal re-runs the call the checked way, which names the element).
   function attention(qArg, kArg, vArg, options) {
     const check = new Checker('attention');
-    const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype', 'weights']);
+    const opts = check.options(options, ['causal', 'mask', 'bias', 'scale', 'dtype', 'weights', 'out']);
     const wantWeights = check.boolean('weights', opts.weights ?? true);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const causal = check.boolean('causal', opts.causal ?? false);
@@ -286,6 +286,8 @@ export function createApi(wasm) {
     const nOut = s.b * s.heads * s.n * s.dv;
     const mask = extraArg(check, 'mask', opts.mask, target, maskElements);
     const bias = extraArg(check, 'bias', opts.bias, target, biasElements);
+    // out: a typed array of dtype for the output, checked from the shapes before any element is read, and again below
+    const o = outputArgs(check, { dtype, out: opts.out }, nOut);
     const nq = product(q.shape), nk = product(k.shape), nv = product(v.shape), nw = wantWeights ? s.b * s.heads * s.n * s.m : 0;
     // the float64 kernel's whole footprint, from the shapes: without the weights, the C core holds one row of scores instead
     // + SCRATCH_SLACK: the sizes, strides, rounding and the core's allowance (counted exactly, q [510, 131328], k and v of
@@ -309,14 +311,16 @@ export function createApi(wasm) {
     q.data = q.data();
     k.data = k.data();
     v.data = v.data();
+    // out again once the last getter has run, before memory grows (kvCache.attend's forty-first pass)
+    const given = o.out !== null ? o.target() : null;
     const lead = q.shape.slice(0, -1);
     if (flash) {
       // refused in float32: a non-finite input, or a float32 overflow (float64 below)
       const finite = () => {
         for (let i = 0, t; i < 3; i++) check.vector(`${'qkv'[i]}.data`, (t = [q, k, v][i]).data, product(t.shape));
       };
-      const out = s.dv % 8 ? null : f32(q, k, v, finite);
-      if (out) return { output: tensor([...lead, s.dv], out) };
+      const out = s.dv % 8 ? null : f32(q, k, v, finite, given);
+      if (out) return { output: tensor([...lead, s.dv], out === given || !given ? out : o.into(out)) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
     // (counts from the shapes: q, k and v hold them, each read by its slot to that count; past the float32 kernel, they
@@ -333,6 +337,7 @@ export function createApi(wasm) {
         bias ? f.float64(bias.data, bias.count) : 0, bias ? f.int32(bias.strides, 4) : 0));
       const result = (ptr, count, last) => tensor([...lead, last], f.read('float64', ptr, count, dtype));
       const output = result(out, nOut, s.dv);
+      if (given) output.data = o.into(output.data);
       return wantWeights ? { weights: result(weights, nw, s.m), output } : { output };
     });
   }
@@ -353,10 +358,12 @@ export function createApi(wasm) {
     check.bytes((run * (sizes[0] + sizes[1] + sizes[2] + sizes[3]) + (dk + 4) * 68 + (rows + 4) * (dv + 2)) * 4 + SCRATCH_SLACK);
     // The kernel refuses a non-finite input once it is in its buffers: where they would grow memory,
     // a refusal would keep it, so the inputs are checked first (issue 22); elsewhere that is left to it.
-    return (q, k, v, finite) => (roomFor(wasm, check) || finite(), withFrame(wasm, check, (f) => {
+    // out: written in place by a call of one run (the inputs are all in wasm memory before the kernel writes, so out may
+    // be one of them, and a refusal leaves it untouched); a call of several runs fills a fresh array, copied to out at the end
+    return (q, k, v, finite, out) => (roomFor(wasm, check) || finite(), withFrame(wasm, check, (f) => {
       // by index, not by map or forEach (methods a caller can plant on Array.prototype): a map returning its array gave the
       // sizes as the buffers, and q, k and v were written at those addresses, over the core's own memory
-      const at = new Uint32Array(4), result = new Float32Array(nOut); // (an index setter on Array.prototype left an array's at 0)
+      const at = new Uint32Array(4), result = out && run === all ? out : new Float32Array(nOut); // (an index setter on Array.prototype left an array's at 0)
       for (let i = 4; i--; ) at[i] = f.output('float32', run * sizes[i]);
       const dp = f.int32(copyTyped(new Int32Array(7), [run, heads / kvHeads, 1, n, m, dk, dv]), 7);
       for (let h = 0, from, status; h < all; h += run) {

@@ -142,6 +142,11 @@ export interface AttentionOptions<T extends DType = DType> {
    * for float32 without mask or bias, when dv is a multiple of 8).
    */
   weights?: boolean;
+  /**
+   * The output's data written here and returned as output.data: a typed array of dtype holding
+   * [..., queries, dv] values, on a fixed-length buffer (a decode loop reuses one; it may be q's, k's or v's).
+   */
+  out?: ArrayOf<T>;
 }
 
 /** What attention() returns with weights: false. */
