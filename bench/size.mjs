@@ -196,6 +196,9 @@ export const VARIANTS_SIZE_TARGET_BYTES = 32200;
  * written into the caller's array, in place by a call of one run; a
  * decode step's fresh result array was about 1 us of its fixed cost, and
  * kvCache.attend already took one): 21,099, and the line moved to 21,125.
+ * The quick reader asking for dims, type, dtype and dataSync by hasOwn, as
+ * the general reader does, instead of listing the keys (a proxy's ownKeys
+ * that threw went unreported, the reentry sweep): 21,088.
  */
 export const CORE_CEILING_BYTES = 21125;
 

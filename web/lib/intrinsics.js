@@ -13,7 +13,7 @@ export const uncurry = bind.bind(call);
 const getter = (owner, key) => /* @__PURE__ */ uncurry(Object.getOwnPropertyDescriptor(owner, key).get);
 
 export const { Float32Array, Float64Array, Int32Array, Uint32Array, Uint16Array, Uint8Array } = globalThis;
-export const { hasOwn, getPrototypeOf, setPrototypeOf, keys, getOwnPropertyNames, getOwnPropertyDescriptor } = Object;
+export const { hasOwn, getPrototypeOf, setPrototypeOf, keys, getOwnPropertyDescriptor } = Object;
 export const { from: arrayFrom, prototype: ArrayPrototype } = Array;
 
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype);

@@ -4,7 +4,7 @@
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
 import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, shapeByIndex, item, product, counted as countedBy, MAX_DIM } from './validate.js';
-import { Float64Array, getPrototypeOf, hasOwn, getOwnPropertyNames, getOwnPropertyDescriptor } from './intrinsics.js';
+import { Float64Array, getPrototypeOf, hasOwn, getOwnPropertyDescriptor } from './intrinsics.js';
 import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
@@ -137,19 +137,21 @@ function typedData(check, name, type, data, integers, count) {
   return array?.startsWith('Big') && type.endsWith('int64') && typedLength(data) === count ? numbersOf(data, count) : data;
 }
 
+const OTHER_FIELDS = ['dims', 'type', 'dtype', 'dataSync'];
+
 /**
  * { shape, data, type } of a plain { shape: [2 to 4 sizes], data: Float32Array | Float64Array } whose fields are data
- * properties of its own (rows and cols besides, which a shape overrides), data holding the shape's count on a
+ * properties of its own (and no dims, type, dtype or dataSync of its own), data holding the shape's count on a
  * fixed-length buffer: read without the general reader's walk, which was half of a 1-token attention call. null for
  * anything else, which the general reader then reads and words (readNested, and rotary.js's decode step's x).
  */
 export function quickTensor(x) {
   try {
-    // nothing the general reader would read besides (an own dims, type or dataSync would change its answer)
     if (getPrototypeOf(x) !== Object.prototype) return null; // null and undefined throw: caught below
-    const names = getOwnPropertyNames(x);
-    if (names.length > 4) return null;
-    for (let i = 0, n; i < names.length; i++) if ((n = names[i]) !== 'data' && n !== 'shape' && n !== 'rows' && n !== 'cols') return null;
+    // nothing the general reader would read besides (an own dims, type or dataSync changes its answer), asked as it asks,
+    // field by field: its keys listed (a proxy's ownKeys) were a read the general reader never makes, and one that threw
+    // went unreported (the reentry sweep)
+    for (let i = 0; i < 4; i++) if (hasOwn(x, OTHER_FIELDS[i])) return null;
     const s = getOwnPropertyDescriptor(x, 'shape');
     const d = getOwnPropertyDescriptor(x, 'data');
     // own values only (an absent key throws): a descriptor inherits Object.prototype, and a `value` put there was read
