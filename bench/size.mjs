@@ -198,7 +198,9 @@ export const VARIANTS_SIZE_TARGET_BYTES = 32200;
  * kvCache.attend already took one): 21,099, and the line moved to 21,125.
  * The quick reader asking for dims, type, dtype and dataSync by hasOwn, as
  * the general reader does, instead of listing the keys (a proxy's ownKeys
- * that threw went unreported, the reentry sweep): 21,088.
+ * that threw went unreported, the reentry sweep): 21,088. readNested split
+ * from the general reader it falls back to (rotary.js, having asked the quick
+ * reader, no longer asks it twice) and one element reader for both: 21,112.
  */
 export const CORE_CEILING_BYTES = 21125;
 

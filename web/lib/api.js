@@ -320,7 +320,7 @@ export function createApi(wasm) {
         for (let i = 0, t; i < 3; i++) check.vector(`${'qkv'[i]}.data`, (t = [q, k, v][i]).data, product(t.shape));
       };
       const out = s.dv % 8 ? null : f32(q, k, v, finite, given);
-      if (out) return { output: tensor([...lead, s.dv], out === given || !given ? out : o.into(out)) };
+      if (out) return { output: tensor([...lead, s.dv], given && out !== given ? o.into(out) : out) };
       finite(); // the kernel refused: a non-finite input, named here, or a float32 overflow (float64 below)
     }
     // (counts from the shapes: q, k and v hold them, each read by its slot to that count; past the float32 kernel, they

@@ -185,6 +185,10 @@ export function quickTensor(x) {
 
 const NOTHING = () => {};
 
+/** A tensor's elements, read by `elements` (default: finite numbers, as Checker.vector). */
+const readElements = (check, name, elements, data, count) =>
+  (elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count));
+
 /**
  * A tensor argument of one of `ranks` (default: a matrix), nested arrays
  * included: { shape, data }, data a typed array of every element checked by
@@ -194,15 +198,18 @@ const NOTHING = () => {};
  * is given (against each other and its limits) before it reads any element: a gram or an
  * attention refused by its size read every element first (10 s for 2^24 nested rows).
  */
-export function readNested(check, name, value, ranks = [2], elements, alsoBytes = () => 0, later) {
+export function readNested(check, name, value, ranks = [2], elements, alsoBytes, later) {
   const quick = quickTensor(value);
-  if (quick && ranks.includes(quick.shape.length)) {
-    // the general reader's answer for it: its bytes checked, its elements read by the same reader when data() is called
-    const { shape, data } = quick, count = product(shape);
-    check.bytes(count * 8 + alsoBytes(shape));
-    const read = () => (elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count));
-    return { shape, data: later ? read : read(), ready: NOTHING };
-  }
+  if (!quick || !ranks.includes(quick.shape.length)) return readGeneral(check, name, value, ranks, elements, alsoBytes, later);
+  // the general reader's answer for it: its bytes checked, its elements read by the same reader when data() is called
+  const { shape, data } = quick, count = product(shape);
+  check.bytes(count * 8 + (alsoBytes ? alsoBytes(shape) : 0));
+  const read = () => readElements(check, name, elements, data, count);
+  return { shape, data: later ? read : read(), ready: NOTHING };
+}
+
+/** readNested without the quick reader: for a caller that has already asked it (rotary.js). */
+export function readGeneral(check, name, value, ranks, elements, alsoBytes = () => 0, later) {
   const { shape, data: given, type, sync } = check.read(name, () => Array.isArray(value)) ? flatten(check, name, value) : parts(check, name, value);
   if (!ranks.includes(shape.length)) {
     throw check.fail(TypeError, `${name} must have ${ranks.join(', ')} dimensions`, `shape [${shape}]`);
@@ -211,7 +218,7 @@ export function readNested(check, name, value, ranks = [2], elements, alsoBytes 
   check.bytes(count * 8 + alsoBytes(shape));
   // own only: an `integers` on Object.prototype (or its bundle's short name) let an int8 x, q, k or bias in as values
   const integers = { __proto__: null, ...elements }.integers;
-  const read = (data) => (elements ? elements(check, `${name}.data`, data, count) : check.vector(`${name}.data`, data, count));
+  const read = (data) => readElements(check, name, elements, data, count);
   // A data value's element type, storage and count (an array-like's `length` read once, here), checked before an element
   // of it or of another tensor is read: attention read every element of q, then refused k.data of 31 values for 32
   // (thirty-third pass), k's type "bogus", k.data as an array of 3 values for 4, or a BigInt64Array of floats; the

@@ -5,7 +5,7 @@
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve, fits, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
 import { typedLength, typedArrayName, copyTyped, partOf, typedArrayBuffer, bytesPer, largest, MAX_DIM } from '../validate.js';
-import { readNested, quickTensor } from '../tensor.js';
+import { readGeneral, quickTensor } from '../tensor.js';
 import { Int32Array, heapView, copyOf, memoryBuffer, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
 
@@ -55,13 +55,13 @@ export function floatsAsGiven(check, name, data, count) {
 /**
  * { shape, data } of a plain { shape: [..2 to 4 sizes], data: Float32Array |
  * Float64Array } as data properties, each read once and without the general
- * reader's work (a decode step's x), or readNested's answer for anything else:
+ * reader's work (a decode step's x), or the general reader's answer for anything else:
  * without a snapshot, its data a function that reads the elements, called
  * once the call's sizes are checked (elementsOf).
  */
 export function tensorArg(check, name, x, ranks = [2, 3, 4], snapshot = true) {
   const quick = quickTensor(x);
-  if (!quick || !ranks.includes(quick.shape.length)) return readNested(check, name, x, ranks, floatsAsGiven, undefined, !snapshot);
+  if (!quick || !ranks.includes(quick.shape.length)) return readGeneral(check, name, x, ranks, floatsAsGiven, undefined, !snapshot);
   // A snapshot, unless the caller copies the data before any other argument is read (or only reads rows it re-checks),
   // taken when read (elementsOf), by the count now: ropeApply copied x of 2^26 values (0.2 to 0.6 s), then refused its
   // dtype, out, headDim, positions or size (thirty-sixth pass)
@@ -397,7 +397,7 @@ export function createRotary(wasm, paramsPtr) {
     const n = quick ? typedLength(quick.data) : 0;
     // (nested x, or a proxy's: its elements were read before headDim, rotaryDim, offset or base was refused, every one
     // of them, thirty-third pass's family test)
-    if (!quick) return readNested(check, 'x', x, [2, 3, 4], floatsAsGiven, undefined, true);
+    if (!quick) return readGeneral(check, 'x', x, [2, 3, 4], floatsAsGiven, undefined, true);
     // Up to 2^20 values (4 or 8 MiB kept): past that the allocation is small beside the work.
     if (held || n > 2 ** 20) return tensorArg(check, 'x', x);
     const Type = quick.type === 'Float32Array' ? Float32Array : Float64Array;
