@@ -104,18 +104,45 @@ typedef struct {
  * output to it. A non-finite score (a product overflowing float32) fails.
  */
 static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t jn8) {
-    float top = f->mx[r], *acc = f->acc + (size_t)r * f->dv;
+    float top = f->mx[r], *acc = f->acc + (size_t)r * f->dv, total = 0.0f;
+#if PE_SIMD
+    /* Four scores at a time: the scalar loops were a sixth of a prefill. Lanes past lim become -inf, whose
+     * e^ is exactly 0, so the sum runs over whole vectors (four partial sums, then across lanes). */
+    v128_t vt = wasm_f32x4_splat(top), bad = wasm_i32x4_splat(0), ones = wasm_i32x4_splat(0x7f800000);
+    for (int32_t j = 0; j < jn8; j += 4) {
+        v128_t in = wasm_i32x4_lt(wasm_i32x4_make(j, j + 1, j + 2, j + 3), wasm_i32x4_splat(lim));
+        v128_t x = wasm_f32x4_mul(wasm_v128_load(s + j), wasm_f32x4_splat(f->scale));
+        bad = wasm_v128_or(bad, wasm_v128_and(in, wasm_i32x4_eq(wasm_v128_and(x, ones), ones)));
+        x = wasm_v128_bitselect(x, wasm_f32x4_splat(-INFINITY), in);
+        vt = wasm_f32x4_max(vt, x);
+        wasm_v128_store(s + j, x);
+    }
+    if (wasm_v128_any_true(bad)) return PE_ERR_VALUE;
+    vt = wasm_f32x4_max(vt, wasm_i32x4_shuffle(vt, vt, 2, 3, 0, 1));
+    top = wasm_f32x4_extract_lane(wasm_f32x4_max(vt, wasm_i32x4_shuffle(vt, vt, 1, 0, 3, 2)), 0);
+#else
     for (int32_t j = 0; j < jn8; j++) {
         s[j] = j < lim ? s[j] * f->scale : -INFINITY;
         if (j < lim && !isfinite(s[j])) return PE_ERR_VALUE;
         if (s[j] > top) top = s[j];
     }
+#endif
     s[jn8] = f->mx[r]; /* e^(old max - max) by the same exp: 0 while the old max is -inf */
     exp_block(s, jn8 + 4, top);
-    float r_old = s[jn8], total = 0.0f;
+    float r_old = s[jn8];
+#if PE_SIMD
+    v128_t sum = wasm_f32x4_splat(0.0f);
+    for (int32_t j = 0; j < jn8; j += 4) sum = wasm_f32x4_add(sum, wasm_v128_load(s + j));
+    sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(sum, sum, 2, 3, 0, 1));
+    total = wasm_f32x4_extract_lane(sum, 0) + wasm_f32x4_extract_lane(sum, 1);
+    if (r_old != 1.0f)
+        for (int32_t d = 0; d < f->dv; d += 4)
+            wasm_v128_store(acc + d, wasm_f32x4_mul(wasm_v128_load(acc + d), wasm_f32x4_splat(r_old)));
+#else
     for (int32_t j = 0; j < lim; j++) total += s[j];
     if (r_old != 1.0f)
         for (int32_t d = 0; d < f->dv; d++) acc[d] *= r_old;
+#endif
     f->sum[r] = f->sum[r] * r_old + total;
     f->mx[r] = top;
     return PE_OK;
