@@ -110,10 +110,10 @@ test('the sizes are gzip -9 of each bundle; "both" is their sum', () => {
   assert.equal(s.both.gzip, s.entries.reduce((sum, e) => sum + e.gzip, 0));
 });
 
-test('the size targets: 15 kB for each entry, 32.2 kB for posenc/variants; posenc held to 21.175 kB meanwhile (bench/size.mjs says why)', () => {
+test('the size targets: 15 kB for each entry, 32.2 kB for posenc/variants; posenc held to 21.2 kB meanwhile (bench/size.mjs says why)', () => {
   assert.deepEqual(ENTRIES.map((e) => e.target), [SIZE_TARGET_BYTES, VARIANTS_SIZE_TARGET_BYTES, SIZE_TARGET_BYTES]);
   assert.deepEqual(ENTRIES.map((e) => e.ceiling), [CORE_CEILING_BYTES, undefined, undefined]);
-  assert.equal(CORE_CEILING_BYTES, 21175);
+  assert.equal(CORE_CEILING_BYTES, 21200);
   assert.equal(SIZE_TARGET_BYTES, 15000);
   assert.equal(VARIANTS_SIZE_TARGET_BYTES, 32200);
 });

@@ -116,6 +116,33 @@ test('attention, weights: false: float32 results agree with the float64 kernel o
   }
 });
 
+test('attention, weights: false: the float32 kernel\'s e^x across its range, to the cut at -87, with the max first or last', () => {
+  // One query, 128 keys scoring x_j = -0.7371 j (scale 1), v the identity: output j is weight j itself, e^x_j / sum,
+  // checked against Math.exp at every j. The float32 kernel takes e^x for x from 0 to below -87 (every remainder r of
+  // x = n ln2 + r, and the rounding of n), and no key below -87 in a block whose max comes first; with the max in the
+  // last block, the first block's weights are rescaled by e^(old max - max) instead, and may underflow below 2^-126.
+  const m = 128, step = 0.7371;
+  const v = { data: Float32Array.from({ length: m * m }, (_, i) => (i % (m + 1) === 0 ? 1 : 0)), shape: [1, 1, m, m] };
+  const q = { data: Float32Array.from({ length: 8 }, (_, i) => (i === 0 ? 1 : 0)), shape: [1, 1, 1, 8] };
+  for (const maxFirst of [true, false]) {
+    const x = Array.from({ length: m }, (_, j) => Math.fround(-step * (maxFirst ? j : m - 1 - j)));
+    const k = { data: Float32Array.from({ length: m * 8 }, (_, i) => (i % 8 === 0 ? x[i / 8] : 0)), shape: [1, 1, m, 8] };
+    const got = pe.attention(q, k, v, { scale: 1, weights: false }).output.data;
+    const sum = x.reduce((s, xj) => s + Math.exp(xj), 0);
+    let worst = 0;
+    for (let j = 0; j < m; j++) {
+      const want = Math.exp(x[j]) / sum;
+      if (maxFirst && x[j] <= -87) assert.equal(got[j], 0, `key ${j} (x ${x[j]}) is below the cut`);
+      else {
+        const slack = maxFirst ? 2 ** -149 : 2 ** -126;
+        assert.ok(Math.abs(got[j] - want) <= 3e-7 * want + slack, `key ${j}, x ${x[j]}: ${got[j]} against ${want}`);
+        if (want > 2 ** -126) worst = Math.max(worst, Math.abs(got[j] - want) / want);
+      }
+    }
+    assert.ok(worst > 0 && worst < 3e-7, `relative error ${worst}`);
+  }
+});
+
 test('attention: a mask as a Uint8Array tensor or 0/1 numbers gives the same as booleans; empty rows are zeros', () => {
   const c = golden.attentionHeads.find((x) => x.name.startsWith('boolean mask'));
   const m = c.options.mask;
