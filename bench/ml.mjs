@@ -321,18 +321,27 @@ async function overhead(pe, pv, x, ropeFull) {
   const [cp, sp] = [put(vraw, row(ropeFull.cos)), put(vraw, row(ropeFull.sin))];
   const ropeKernel = (heads) => {
     const xp = put(vraw, x.rope.subarray(0, heads * R.dim));
-    return () => {
+    const run = () => {
       if (vraw.pe_rope_rotate(xp, xp, PE_F32, heads, 1, R.dim, R.dim, R.dim, PE_ROPE_HALF, cp, sp)) throw new Error('kernel refused');
     };
+    return { run, x: new Float32Array(vraw.memory.buffer, xp, heads * R.dim) };
   };
   const handle = pv.rope({ dim: R.dim, maxLen: R.position + 1, ...ML_CASES.ropeCache.options });
   const caches = { cos: ropeFull.cos, sin: ropeFull.sin, offset: R.position };
   const ropeRows = (heads) => {
-    const t = { data: x.rope.subarray(0, heads * R.dim), shape: [1, heads, 1, R.dim] }, out = new Float32Array(heads * R.dim), kernelRun = ropeKernel(heads);
+    const t = { data: x.rope.subarray(0, heads * R.dim), shape: [1, heads, 1, R.dim] }, out = new Float32Array(heads * R.dim), kernel = ropeKernel(heads);
     const opts = { ...caches, out }; // into out, as the handle: a fresh result array is an allocation the caller can avoid
+    // The floor of any call that takes x and returns a copy: x copied into wasm memory, the kernel, the result copied
+    // out, nothing else. Where it is above the 1.2x line, no API that copies can meet that line.
+    const copied = () => {
+      kernel.x.set(t.data);
+      kernel.run();
+      out.set(kernel.x);
+    };
     return {
-      caches: perCallPair(() => pv.ropeApply(t, opts), kernelRun),
-      handle: perCallPair(() => handle.apply(t, R.position, out), kernelRun),
+      caches: perCallPair(() => pv.ropeApply(t, opts), kernel.run),
+      handle: perCallPair(() => handle.apply(t, R.position, out), kernel.run),
+      copies: perCallPair(copied, kernel.run),
     };
   };
   const rope1 = ropeRows(1), ropeDecode = ropeRows(R.heads);
@@ -505,7 +514,7 @@ function mlTargets(results, calls) {
   out.push({ target: `ropeApply with { cos, sin } into out, 1 head, 1 token: per-call overhead over the C kernel <= ${T.overheadUs} µs`, met: c.rope1.caches.diff <= T.overheadUs, detail: us(c.rope1.caches) });
   out.push({ target: `rope().apply, 1 head, 1 token: per-call overhead over the C kernel <= ${T.overheadUs} µs`, met: c.rope1.handle.diff <= T.overheadUs, detail: us(c.rope1.handle) });
   out.push({ target: `attention decode step (kvCache: append the k/v row, attend) <= ${T.decodeVsKernel}x the same C kernel on data already in wasm memory`, met: c.step.ratio <= T.decodeVsKernel, detail: x(c.step) });
-  out.push({ target: `ropeApply decode step [1, 32, 1, 128] (rope().apply into out) <= ${T.decodeVsKernel}x the same C kernel on data already in wasm memory`, met: c.ropeDecode.handle.ratio <= T.decodeVsKernel, detail: x(c.ropeDecode.handle) });
+  out.push({ target: `ropeApply decode step [1, 32, 1, 128] (rope().apply into out) <= ${T.decodeVsKernel}x the same C kernel on data already in wasm memory`, met: c.ropeDecode.handle.ratio <= T.decodeVsKernel, detail: `${x(c.ropeDecode.handle)}; the kernel with x copied in and out alone: ${x(c.ropeDecode.copies)}` });
   ratio(`ropeApply decode step: posenc rope().apply >= 1x as fast as the plain JS loop`, row('ropeApply', 'plain JS'), 1);
   for (const r of byKey.ropeApply.rows.filter((y) => y.name.startsWith('onnxruntime'))) ratio(`ropeApply decode step: posenc rope().apply >= ${T.attentionVsOrt}x as fast as ${r.name}`, r, T.attentionVsOrt);
   return out;
@@ -531,6 +540,7 @@ export function mlMarkdown(ml) {
     `| rope().apply [1, 1, 1, 128] into out | ${pair(o.rope1.handle)} |`,
     `| ropeApply decode step [1, 32, 1, 128] with { cos, sin }, into out | ${pair(o.ropeDecode.caches)} |`,
     `| rope().apply decode step [1, 32, 1, 128] into out | ${pair(o.ropeDecode.handle)} |`,
+    `| the same kernel with x copied in and the result out, nothing else (the floor of a call that returns a copy) | ${pair(o.ropeDecode.copies)} |`,
     `| attention decode step (q [1, 32, 1, 128], k/v [1, 8, 1024, 128]): attention(), all of k and v copied in | ${pair(ms(o.decode), 'ms')} |`,
     `| the same step through kvCache: append the k/v row, attend | ${pair(ms(o.step), 'ms')} |`);
   if (ml.ortErrors.length) lines.push('', `onnxruntime-web did not start: ${ml.ortErrors.join('; ')}`);
