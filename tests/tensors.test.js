@@ -98,6 +98,11 @@ test('attention, weights: false: refusals of the float32 kernel end as the float
   assert.deepEqual(Array.from(a), Array.from(b));
   // row 0 puts all its weight on key 0 (score 1e40 / sqrt(8)), row 1 (all zeros) half on each
   assert.deepEqual(Array.from(a), [0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11]);
+  // finite scores, but a sum of weighted values past float32's range (two keys of weight 1, each value 3e38): the
+  // kernel's last division finds the infinity and float64 computes the mean, 3e38 again
+  const huge = { data: new Float32Array(16).fill(3e38), shape: [2, 8] };
+  assert.deepEqual(Array.from(pe.attention(q, q, huge, { weights: false }).output.data), Array.from(pe.attention(q, q, huge).output.data));
+  assert.ok(pe.attention(q, q, huge, { weights: false }).output.data.every((y) => Math.abs(y / Math.fround(3e38) - 1) < 1e-6));
   // the option itself
   assert.throws(() => pe.attention(q, q, v, { weights: 'no' }), (e) => e instanceof TypeError && /weights/.test(e.message));
   assert.equal(pe.memoryStats().liveAllocations, 0);
