@@ -42,7 +42,8 @@ export async function drawHero(canvas) {
   // Each cell's bytes written in place: an array and a set() per cell were 10 ms of the first screen, run
   // before any optimising compiler had seen the loop.
   const cells = new ImageData(COLS, ROWS);
-  for (let i = 0; i < ROWS * COLS; i++) paint(cells.data, 4 * i, table.data[i]);
+  const px = cells.data, values = table.data;
+  for (let i = 0; i < ROWS * COLS; i++) paint(px, 4 * i, values[i]);
   const pixels = document.createElement('canvas');
   pixels.width = COLS;
   pixels.height = ROWS;
