@@ -15,6 +15,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "inline.h"
 #include "internal.h"
 #include "mathlib.h"
 #include "simd.h"
@@ -97,6 +98,20 @@ static void exp_block(float *s, int32_t count, float top) {
     }
 }
 
+#if PE_SIMD
+/* The sum of a vector's four lanes, (0 + 2) + (1 + 3), in the order of gram.c's hsum. */
+PE_INLINE float lanes_sum(v128_t a) {
+    a = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
+    return wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 1);
+}
+
+/* All bits set in each lane that holds NaN or an infinity (its exponent bits all ones). */
+PE_INLINE v128_t non_finite(v128_t x) {
+    v128_t ones = wasm_i32x4_splat(0x7f800000);
+    return wasm_i32x4_eq(wasm_v128_and(x, ones), ones);
+}
+#endif
+
 typedef struct {
     int32_t dk, dv, m, n, rows, causal;
     float scale;
@@ -115,12 +130,12 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
 #if PE_SIMD
     /* Four scores at a time: the scalar loops were a sixth of a prefill. Lanes past lim become -inf, whose
      * e^ is exactly 0, so the sum runs over whole vectors (four partial sums, then across lanes). */
-    v128_t vt = wasm_f32x4_splat(top), bad = wasm_i32x4_splat(0), ones = wasm_i32x4_splat(0x7f800000),
-           at = wasm_i32x4_make(0, 1, 2, 3), scale = wasm_f32x4_splat(f->scale);
+    v128_t vt = wasm_f32x4_splat(top), bad = wasm_i32x4_splat(0), at = wasm_i32x4_make(0, 1, 2, 3),
+           scale = wasm_f32x4_splat(f->scale);
     for (int32_t j = 0; j < jn8; j += 4, at = wasm_i32x4_add(at, wasm_i32x4_splat(4))) {
         v128_t in = wasm_i32x4_lt(at, wasm_i32x4_splat(lim));
         v128_t x = wasm_f32x4_mul(wasm_v128_load(s + j), scale);
-        bad = wasm_v128_or(bad, wasm_v128_and(in, wasm_i32x4_eq(wasm_v128_and(x, ones), ones)));
+        bad = wasm_v128_or(bad, wasm_v128_and(in, non_finite(x)));
         x = wasm_v128_bitselect(x, wasm_f32x4_splat(-INFINITY), in);
         vt = wasm_f32x4_pmax(vt, x); /* one maxps: a NaN it would pass over is refused below */
         wasm_v128_store(s + j, x);
@@ -141,8 +156,7 @@ static int softmax_row(const flash *f, float *s, int32_t r, int32_t lim, int32_t
 #if PE_SIMD
     v128_t sum = wasm_f32x4_splat(0.0f);
     for (int32_t j = 0; j < jn8; j += 4) sum = wasm_f32x4_add(sum, wasm_v128_load(s + j));
-    sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(sum, sum, 2, 3, 0, 1));
-    total = wasm_f32x4_extract_lane(sum, 0) + wasm_f32x4_extract_lane(sum, 1);
+    total = lanes_sum(sum);
     if (r_old != 1.0f)
         for (int32_t d = 0; d < f->dv; d += 4)
             wasm_v128_store(acc + d, wasm_f32x4_mul(wasm_v128_load(acc + d), wasm_f32x4_splat(r_old)));
@@ -223,8 +237,7 @@ static int few_rows(const flash *f, const float *q, const float *k, const float 
             for (int32_t c = 0; c < f->dk; c += 4)
                 a = wasm_f32x4_add(
                     a, wasm_f32x4_mul(wasm_v128_load(qr + c), wasm_v128_load(k + (size_t)j * f->dk + c)));
-            a = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 2, 3, 0, 1));
-            s[j] = wasm_f32x4_extract_lane(a, 0) + wasm_f32x4_extract_lane(a, 1);
+            s[j] = lanes_sum(a);
         }
         PE_TRY(softmax_row(f, s, r, lim, (jn + 7) & ~7));
         for (int32_t x = 0; x < f->dv; x += 8) {
@@ -295,10 +308,10 @@ static int kv_head(const flash *f, float *out, const float *q, const float *k, c
     }
 #if PE_SIMD
     /* four at a time (dv % 8 == 0): one value at a time, the division was 2-4% of a prefill */
-    v128_t bad = wasm_i32x4_splat(0), ones = wasm_i32x4_splat(0x7f800000);
+    v128_t bad = wasm_i32x4_splat(0);
     for (size_t i = 0; i < (size_t)f->rows * f->dv; i += 4) {
         v128_t y = wasm_f32x4_div(wasm_v128_load(f->acc + i), wasm_f32x4_splat(f->sum[i / f->dv]));
-        bad = wasm_v128_or(bad, wasm_i32x4_eq(wasm_v128_and(y, ones), ones));
+        bad = wasm_v128_or(bad, non_finite(y));
         wasm_v128_store(out + i, y);
     }
     return wasm_v128_any_true(bad) ? PE_ERR_VALUE : PE_OK;

@@ -133,8 +133,11 @@ export function product(shape, from = 0, to = shape.length) {
  */
 export const copyTyped = (target, source, at) => (typedArraySet(target, source, at), target);
 
-/** A view of `count` elements of a Float32Array or Float64Array (numbersOnly's two) from index `from`, made by its class. */
-export const partOf = (data, from, count, Type = typedArrayName(data) === 'Float32Array' ? Float32Array : Float64Array) =>
+/** The class of a Float32Array's or Float64Array's name (numbersOnly's two). */
+export const floatArrayOf = (name) => (name === 'Float32Array' ? Float32Array : Float64Array);
+
+/** A view of `count` elements of a Float32Array or Float64Array from index `from`, made by its class. */
+export const partOf = (data, from, count, Type = floatArrayOf(typedArrayName(data))) =>
   new Type(typedArrayBuffer(data), typedArrayOffset(data) + from * Type.BYTES_PER_ELEMENT, count);
 
 // What options() returns for no options: shared, so an absent options object costs nothing.

@@ -4,7 +4,7 @@
 // Hugging Face's apply_rotary_pos_emb does (y = x cos + rotate(x) sin).
 import { statusCall, dtypeCode, TYPES, withFrame, malloc, asDtype, reserve, fits, RESERVE_SLACK } from '../heap.js';
 import * as C from '../../../dist/constants.js';
-import { typedLength, typedArrayName, copyTyped, partOf, typedArrayBuffer, bytesPer, largest, MAX_DIM } from '../validate.js';
+import { typedLength, typedArrayName, copyTyped, partOf, floatArrayOf, typedArrayBuffer, bytesPer, largest, MAX_DIM } from '../validate.js';
 import { readGeneral, quickTensor } from '../tensor.js';
 import { Int32Array, heapView, copyOf, memoryBuffer, typedArrayFindIndex as findIndex, typedArrayCopyWithin as copyWithin } from '../intrinsics.js';
 import { FIXED } from './scaling.js';
@@ -400,7 +400,7 @@ export function createRotary(wasm, paramsPtr) {
     if (!quick) return readGeneral(check, 'x', x, [2, 3, 4], floatsAsGiven, undefined, true);
     // Up to 2^20 values (4 or 8 MiB kept): past that the allocation is small beside the work.
     if (held || n > 2 ** 20) return tensorArg(check, 'x', x);
-    const Type = quick.type === 'Float32Array' ? Float32Array : Float64Array;
+    const Type = floatArrayOf(quick.type);
     if (spare[Type.name].length < n) spare[Type.name] = new Type(n);
     return (held = { shape: quick.shape, data: copyTyped(new Type(typedArrayBuffer(spare[Type.name]), 0, n), quick.data) });
   }
