@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { init } from '../web/lib/index.js';
 import { init as initVariants } from '../web/lib/variants/index.js';
 import { cachedInit } from '../web/lib/wasm.js';
@@ -28,6 +29,34 @@ test('a failed load is not cached: the next init() tries again (cachedInit, shar
   const second = broken();
   assert.notEqual(second, first);
   await assert.rejects(second);
+});
+
+test('a damaged embedded module is refused through DecompressionStream with the stream\'s reason, and leaves no promise unhandled', async () => {
+  const { WASM_BASE64: text } = await import('../dist/posenc-wasm.js');
+  const unhandled = [];
+  const note = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', note);
+  try {
+    // cut short (the stream ends early), and one character dropped (a bad block past it)
+    for (const damaged of [text.slice(0, text.length >> 1), text.slice(0, 400) + text.slice(401)]) {
+      await assert.rejects(cachedInit(damaged, () => assert.fail('nothing loaded to make an API of'))(), /unexpected end of file|invalid block type/);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', note);
+  }
+  assert.deepEqual(unhandled, []);
+});
+
+test('init() in Node does not wake fetch: the module is inflated without a Response, whose first use loads undici (30-40 ms)', () => {
+  const script = `const lazy = () => typeof Object.getOwnPropertyDescriptor(globalThis, 'Response').get === 'function';
+    const before = lazy();
+    for (const entry of ['posenc.js', 'variants.js', 'fields.js', 'lab.js']) await (await import('./dist/lib/' + entry)).init();
+    process.stdout.write(JSON.stringify({ before, after: lazy() }));`;
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  // before: Node defines Response as a getter until its first use, or this test could not tell
+  assert.deepEqual(JSON.parse(run.stdout), { before: true, after: true });
 });
 
 for (const [dtsPath, name, api] of [['index.d.ts', 'Posenc', pe], ['variants/index.d.ts', 'PosencVariants', pv], ['fields/index.d.ts', 'PosencFields', pf]]) {

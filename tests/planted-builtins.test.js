@@ -64,8 +64,7 @@ const OwnInstance = WebAssembly.Instance;
 WebAssembly.Instance = new Proxy(OwnInstance, { construct(target, args, newTarget) {
   const instance = own.construct(target, args, newTarget === WebAssembly.Instance ? target : newTarget);
   const memory = instance.exports.memory;
-  // (Node's fetch, which the loader's DecompressionStream path wakes, instantiates undici's llhttp: not posenc's)
-  if (memory instanceof WebAssembly.Memory && !memorySet.has(memory) && !Object.keys(instance.exports).some((k) => k.startsWith('llhttp'))) {
+  if (memory instanceof WebAssembly.Memory && !memorySet.has(memory)) {
     memories.push(memory);
     memorySet.add(memory);
     instances.push(instance.exports);

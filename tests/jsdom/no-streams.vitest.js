@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 // jsdom as Jest's environment and older embedders give it: no
-// DecompressionStream and no Response either. The loader falls back to its
+// DecompressionStream and no Response either. Without the first, the loader falls back to its
 // own inflater (web/lib/inflate.js, dist/lib/inflate.js); the result is the
 // same module, bit for bit the same numbers.
 import { test, expect, beforeAll } from 'vitest';

@@ -3,7 +3,7 @@
 // bytes, six bits a character (scripts/embed-wasm.mjs), so loading needs no
 // fetch, file system or bundler plugin (a CSP needs only 'wasm-unsafe-eval'),
 // and gzip on the wire still sees a compressed stream, not wasm bytes as
-// base64 noise. A plain "\0asm" module is used as is.
+// base64 noise.
 
 import { wasmCompile, WasmInstance, instanceExports } from './intrinsics.js';
 
@@ -29,13 +29,23 @@ export function fromText(text) {
   return bytes;
 }
 
+const ignore = () => {};
+
 async function decode(text) {
   const bytes = fromText(text);
-  if (bytes[0] === 0 && bytes[1] === 0x61) return bytes;
-  // jsdom (no Blob.stream, Response or DecompressionStream) and older
-  // embedders: our own inflater, a file of its own fetched only there.
-  if (typeof DecompressionStream !== 'function' || typeof Response !== 'function') return (await import('./inflate.js')).inflate(bytes);
-  return new Uint8Array(await new Response(new Response(bytes).body.pipeThrough(new DecompressionStream('deflate'))).arrayBuffer());
+  // Older embedders without DecompressionStream (Jest's jsdom environment):
+  // our own inflater, a file of its own fetched only there.
+  if (typeof DecompressionStream !== 'function') return (await import('./inflate.js')).inflate(bytes);
+  // Through the stream's own two ends, not a Response around it: in Node the
+  // first Response loads fetch's implementation, 30-40 ms of a 50 ms init().
+  // A corrupt stream fails the reads, whose error init() passes on; the
+  // writer's promises are only kept from going unhandled.
+  const stream = new DecompressionStream('deflate'), writer = stream.writable.getWriter(), reader = stream.readable.getReader();
+  writer.write(bytes).catch(ignore), writer.close().catch(ignore);
+  let out = new Uint8Array(0);
+  // a chunk or two (quoted: the bundle renames the library's own `read`, scripts/internal-names.mjs)
+  for (let r, next; !(r = await reader['read']()).done; out = next) (next = new Uint8Array(out.length + r.value.length)).set(out), next.set(r.value, out.length);
+  return out;
 }
 
 /**
