@@ -6,4 +6,4 @@
 export const INTERNAL = ['fail', 'integer', 'finite', 'boolean', 'oneOf', 'numbers', 'vector', 'readInto', 'alloc', 'size', 'read', 'options', 'number',
   'footprint', 'pointers', 'zeroRow', 'int32Output', 'readInt32', 'strides', 'kvHeads', 'prfTop', 'resolved', 'cacheTables', 'formedRows',
   'finiteRows', 'givenRows', 'axesApply', 'multiAxis', 'rotateAt', 'xArg', 'integers', 'ropeless', 'fn', 'wasm', 'freq', 'target', 'into',
-  'common', 'blocks', 'dicts', 'dist', 'release', 'later', 'allFinite', 'source'];
+  'common', 'blocks', 'dicts', 'dist', 'release', 'later', 'allFinite', 'source', 'kept'];

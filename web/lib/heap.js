@@ -31,6 +31,7 @@ export class Frame {
     // without a prototype: an index setter (or a read-only index) on Array.prototype took each call's first block (kept),
     // and a kvCache's q was then written at address 0
     this.pointers = setPrototypeOf([], null);
+    Frame.kept = this; // its map kept alive through a major GC, as Checker's (validate.js)
   }
 
   alloc(bytes) {

@@ -183,6 +183,10 @@ export class Checker {
   constructor(fn) {
     this.fn = fn;
     this.footprint = 0; // bytes(): what the call will hold in wasm memory
+    // The last one made is kept: V8 holds the map of a class's instances only through the instances, so a major GC that
+    // found none alive dropped it, and with it the optimised code of every function that had checked it (a 1-token
+    // attention() took 20 µs, then 10, for thousands of calls after each such GC, against 3.5 µs). Frame does the same.
+    Checker.kept = this;
   }
 
   fail(ErrorType, text, value) {
