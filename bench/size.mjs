@@ -89,11 +89,13 @@ export const SIZE_TARGET_BYTES = 15000;
  * 32,043, and the line moved to 32,050. The quick reader of a plain
  * { data, shape } moved to tensor.js, so that every tensor argument takes it
  * (attention's q, k and v: a 1-token call 0.73x the time): 32,173, and the
- * line moved to 32,200. The module inflated through DecompressionStream's
- * own two ends instead of a Response (in Node the first Response loads
- * fetch's implementation: init() about 40 ms, now about 19), and the loader's
- * unused path for an uncompressed module dropped: 32,232, and the line moved
- * to 32,250.
+ * line moved to 32,200. The module inflated by Node's own zlib where the
+ * runtime has process.getBuiltinModule (in Node, DecompressionStream and a
+ * Response first load its web streams and fetch: init() took about 40 ms,
+ * now about 6), the loader's unused path for an uncompressed module dropped,
+ * and the last Checker and Frame kept (their maps through a major GC):
+ * 32,207; the line moved to 32,250 for a version that read the stream
+ * without a Response (32,232), and stays.
  */
 export const VARIANTS_SIZE_TARGET_BYTES = 32250;
 /**
@@ -212,8 +214,10 @@ export const VARIANTS_SIZE_TARGET_BYTES = 32250;
  * unrolled (0.85x the time of a prefill again): 21,183, and the line moved
  * to 21,200. Its last division four at a time: 21,185. The review's helpers
  * (a vector's lane sum and finiteness test, inlined, written once each): 21,190.
- * The module inflated without a Response (as posenc/variants above: init()
- * in Node about 40 ms, now about 19): 21,238, and the line moved to 21,250.
+ * The module inflated by Node's zlib and the last Checker and Frame kept
+ * (as posenc/variants above; init() in Node about 40 ms, now about 6):
+ * 21,203; the line moved to 21,250 for a version that read the stream
+ * without a Response (21,238), and stays.
  */
 export const CORE_CEILING_BYTES = 21250;
 
