@@ -1,9 +1,9 @@
 // A small zlib inflater (RFC 1950 around RFC 1951 DEFLATE), for runtimes
 // without Node's zlib (process.getBuiltinModule) or the standard
 // DecompressionStream and Response: jsdom in Jest's test environment, older
-// embedders. web/lib/wasm.js imports it
-// dynamically, and only there, so that no one else downloads it: it is a
-// file of its own beside each entry (dist/lib/inflate.js). Written for
+// embedders. web/lib/wasm.js imports it dynamically, and only there, so that
+// no one else downloads it: it is a file of its own beside each entry
+// (dist/lib/inflate.js). Written for
 // clarity over speed: it inflates an embedded module of a few tens of kB
 // once, in milliseconds. Follows the structure of zlib's puff.c.
 
