@@ -102,6 +102,10 @@ export function countOf(check, name, value) {
 // and defined an accessor on it that gave the sizes checked, then others (attention's heads 2 read as 2^20: a wasm
 // trap; as 8: other memory read, thirty-first pass). An array without a prototype takes each element as its own.)
 export const byIndex = (value, n) => {
+  // (up to 4, a literal: the two prototype changes below make maps that V8 keeps only through live arrays, so a major
+  // GC after the last copy died deoptimised every function that had seen one, five of an axial ropeApply's;
+  // tests/gc-deopt.test.js. Array.from of a prototype-less array-like makes no such change, but was 1.6x slower there.)
+  if (n > 0 && n < 5) return shapeByIndex(value, n);
   const out = setPrototypeOf([], null);
   for (let i = 0; i < n; i++) out[i] = item(value, i);
   return setPrototypeOf(out, ArrayPrototype);
