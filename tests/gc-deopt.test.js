@@ -5,8 +5,9 @@
 // 21 functions across attention, rope().apply, ropeApply, kvCache and
 // table, and a 1-token attention() took 20 µs, then 10, for thousands of
 // calls after each such GC instead of 3.5. Five more of an axial ropeApply
-// had seen the short lists byIndex made with two prototype changes. Counted, not timed: V8's own
-// trace of what it deoptimises, in a child process of the shipped bundles.
+// had seen the short lists byIndex made with two prototype changes.
+// Counted, not timed: V8's own trace of what it deoptimises, in a child
+// process of the shipped bundles.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
