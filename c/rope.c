@@ -22,7 +22,7 @@
  * Consecutive rows come from the oscillator of the sinusoidal table
  * (oscillator.h): angle addition in double, re-anchored from the exact angle
  * every PE_ANCHOR rows, so each value is within ~1e-12 of sin/cos of the
- * double angle at any position up to 2^31 (tests/rope-accuracy.test.js checks
+ * double angle at any position up to 2^31 (tests/rope-kernels.test.js checks
  * rows up to 2^24), and rows are written straight into the caller's dtype.
  * Rows at given positions take one exact sincos per value.
  */
@@ -34,7 +34,7 @@ struct pe_rope_rows {
     int dtype, layout;
 };
 
-/* 8 rows a block: the state stays in registers down a block (as pe_table.c). */
+/* Rows a block: the state stays in registers down a block (as pe_table.c). */
 #define BLOCK_ROWS 32
 
 /* The columns of frequency i in a row of the layout (both i for pairs). */
