@@ -88,7 +88,7 @@ const ENTRIES = ['posenc', 'variants', 'fields', 'lab'];
 // stack (64 KiB, growing down to the data) and the heap. The stack's bytes hold what earlier calls left, so the check
 // stops where the data ends: the first 1 KiB of zeros past 1024 in memory as loaded. A call that writes there,
 // beyond the bytes that the clean calls change, wrote outside its buffers (a planted answer moved an address to 1024
-// or 0: docs/limits.md's columns hole).
+// or 0: the columns hole of docs/hardening-log.md).
 const dataEnd = memories.map((m) => {
   const bytes = new Uint8Array(own.apply(own.memoryBuffer, m, []), 0, 65536);
   for (let at = 1024, zeros = 0; at < bytes.length; at++) {

@@ -32,7 +32,7 @@ import { createVariants } from '../web/lib/variants/api.js';
 import { createFields } from '../web/lib/fields/api.js';
 import { createLab } from '../web/lib/lab/api.js';
 
-const RANGES_LIB = process.env.POSENC_RANGES_LIB; // (by hand: another copy of web/lib's entries, see the bullet in docs/limits.md)
+const RANGES_LIB = process.env.POSENC_RANGES_LIB; // (by hand: another copy of web/lib's entries, see the bullet in docs/hardening-log.md)
 const apis = RANGES_LIB ? await (await import(RANGES_LIB)).loadAll() : await loadAll();
 const { posenc: pe, variants: pv, lab } = apis;
 
@@ -517,7 +517,7 @@ test('a size or an option is refused before any element of the data is read (eve
 // Thirty-fourth pass: the family test above, reached further: string and boolean options made bad, and counts or
 // shapes made to mismatch another tensor's, each beside data (every list and tensor of numbers) that throws on any
 // element read but its first. rope().apply read every element of its positions, then refused their count by x's rows
-// (2^24 reads of a proxy's); the rest held, but for three it left (docs/limits.md), which the lead mended after it:
+// (2^24 reads of a proxy's); the rest held, but for three it left (docs/hardening-log.md), which the lead mended after it:
 // dot's b and toyAttention's positionCodes and weights refused by their length after a's (codes') copy, and
 // attention's k.data as a plain array of the wrong length after q's elements; with them, a tensor's element type
 // ("bogus", float16 in a plain array, a BigInt64Array of floats) was refused after another tensor's elements.
