@@ -146,6 +146,8 @@ export const partOf = (data, from, count, Type = floatArrayOf(typedArrayName(dat
 
 // What options() returns for no options: shared, so an absent options object costs nothing.
 const NO_OPTIONS = Object.freeze(Object.create(null));
+/** o[key] where o owns it, else `or` (a key on Object.prototype is not o's). */
+const ownOr = (o, key, or) => (hasOwn(o, key) ? o[key] : or);
 /** Options whose null means something else than not given: no padding row (a preset's is 1), positions as indices. */
 const NULL_IS_A_VALUE = ['paddingIdx', 'baseSize'];
 
@@ -209,9 +211,10 @@ export class Checker {
   }
 
   /** A finite number, optionally within [min, max] or above an exclusive bound. */
-  finite(name, value, bounds) {
-    // own bounds only: a min, max or above on Object.prototype refused valid values
-    const { min = -Infinity, max = Infinity, above } = { __proto__: null, ...bounds };
+  finite(name, value, bounds = NO_OPTIONS) {
+    // own bounds only: a min, max or above on Object.prototype refused valid values (asked by hasOwn: a copy of the
+    // bounds made for it was an object a call, and numeric options are read on every decode step)
+    const min = ownOr(bounds, 'min', -Infinity), max = ownOr(bounds, 'max', Infinity), above = ownOr(bounds, 'above');
     this.number(name, value);
     const ok = Number.isFinite(value) && value >= min && value <= max && !(value <= above); // (false for no above)
     if (!ok) {

@@ -14,7 +14,7 @@ import { readNested, tensor, outputArgs } from '../tensor.js';
 import { ropeCommon, configArgs, configShape } from './scaling.js';
 import { createAxes, AXES_APPLY_KEYS, positionElements } from './axes.js';
 import { mropePositions, ropeGridIds } from './mrope.js';
-import { createRotary, tensorArg, elementsOf, cacheRowsCheck, evenSize, headDimArg, PAIRINGS, CACHE_LAYOUTS, generatorBytes } from './rotary.js';
+import { createRotary, tensorArg, elementsOf, cacheRowsCheck, evenSize, headDimArg, PAIRING_NAMES, LAYOUT_NAMES, FREQUENCY_ORDERS, generatorBytes } from './rotary.js';
 
 // Option names to C enum values (c/posenc_variants.h, through the generated
 // dist/constants.js, C below), and the limits the C core checks too.
@@ -114,7 +114,7 @@ export function createVariants(wasm) {
     check.size('maxLen', maxLen);
     evenSize(check, 'dim', dim);
     const offset = check.finite('offset', opts.offset ?? 0, { min: -MAX_POSITION, max: MAX_POSITION - (maxLen - 1) });
-    const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
+    const layout = check.oneOf('layout', opts.layout ?? 'half', LAYOUT_NAMES);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const cols = layout === 'pairs' ? dim / 2 : dim;
     const count = maxLen * cols;
@@ -133,8 +133,8 @@ export function createVariants(wasm) {
     const opts = check.options(options, APPLY_KEYS);
     // each where it does not apply too (a bad one was taken without a word: layout 'bogus' without cos, interleaved 'x'
     // or frequencies 'bogus' without section or axesDim, thirty-fourth pass), and before x or positions is read
-    const layout = opts.layout === undefined ? null : check.oneOf('layout', opts.layout, Object.keys(CACHE_LAYOUTS));
-    check.boolean('interleaved', opts.interleaved ?? !1), check.oneOf('frequencies', opts.frequencies ?? 'axis', ['axis', 'alternate']);
+    const layout = opts.layout === undefined ? null : check.oneOf('layout', opts.layout, LAYOUT_NAMES);
+    check.boolean('interleaved', opts.interleaved ?? !1), check.oneOf('frequencies', opts.frequencies ?? 'axis', FREQUENCY_ORDERS);
     const multi = axes.multiAxis(check, opts); // M-RoPE, axial (axes.js): given, or read from an M-RoPE or axial config
     if (multi) return axes.axesApply(check, x, multi);
     const t = rotary.xArg(check, x);
@@ -147,7 +147,7 @@ export function createVariants(wasm) {
       headDimArg(check, headDim, cols, undefined, opts.headDim == null && model.headDim);
       // one not given is the config's rotary dim, and named so ("rotaryDim must be …", an option not given)
       const rotaryDim = evenSize(check, `rotaryDim${opts.rotaryDim == null ? " (the config's)" : ''}`, opts.rotaryDim ?? model.rotaryDim ?? headDim, headDim);
-      const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
+      const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', PAIRING_NAMES);
       const caches = opts.cos !== undefined || opts.sin !== undefined ? cacheArgs(check, opts, rotaryDim, pairing, layout) : null;
       const o = outputArgs(check, opts, count);
       // Rotated in float32 for float32, else in float64 (rounded to the dtype on the way out).
@@ -230,7 +230,7 @@ export function createVariants(wasm) {
     // thirtieth pass); one not given is the config's head_dim, and named so (an option the caller had not given)
     evenSize(check, opts.headDim == null ? "the config's head_dim" : 'headDim', headDim, C.PE_MAX_DIM, dim);
     const maxLen = check.size('maxLen', opts.maxLen);
-    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', Object.keys(PAIRINGS));
+    const pairing = check.oneOf('pairing', opts.pairing ?? model.pairing ?? 'half', PAIRING_NAMES);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', ['float32', 'float64']); // what the kernel rotates in
     check.bytes(2 * maxLen * dim * bytesPer(dtype) + RESERVE_SLACK + generatorBytes(dim)); // as the handle's reserve() of its caches and their generator
     fits(wasm, check, check.footprint); // (its slack counted: reserve()'s room, asked before the factors below are read)

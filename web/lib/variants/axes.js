@@ -9,7 +9,7 @@ import { Checker, DTYPES, MAX_DIM, MAX_POSITION, SCRATCH_SLACK, bytesPer, sum, l
 import { readNested, tensor, outputArgs, field } from '../tensor.js';
 import { ropeCommon } from './scaling.js';
 import { resolveConfig } from './config.js';
-import { PAIRINGS, CACHE_LAYOUTS, evenSize, headDimArg } from './rotary.js';
+import { PAIRINGS, CACHE_LAYOUTS, PAIRING_NAMES, LAYOUT_NAMES, FREQUENCY_ORDERS, evenSize, headDimArg } from './rotary.js';
 
 /**
  * Elements of positions and ids: within ±2^31 (the core refused them after allocating), from a real or an integer
@@ -122,7 +122,7 @@ export function createAxes(wasm, call, frequencies) {
   /** The axial plan's options: axesDim, frequencies rule, base. */
   function axialPlan(check, opts, axes) {
     // the options first, then the list (its every entry was read to refuse frequencies 'x': thirty-fifth pass's seen and left)
-    const rule = check.oneOf('frequencies', opts.frequencies ?? 'axis', ['axis', 'alternate']);
+    const rule = check.oneOf('frequencies', opts.frequencies ?? 'axis', FREQUENCY_ORDERS);
     if (opts.scaling !== undefined) throw check.fail(TypeError, 'scaling applies to M-RoPE (section), not to axial RoPE');
     const axesDim = axesDimArg(check, opts.axesDim, axes, opts.named);
     if (rule === 'alternate' && axesDim.some((d) => d !== axesDim[0])) {
@@ -182,7 +182,7 @@ export function createAxes(wasm, call, frequencies) {
     const rows = t.shape[0], s = t.shape[1];
     const m = opts.config === undefined ? opts : sectionOfConfig(check, opts, resolveConfig(check, opts.config, { layerType: opts.layerType }));
     if (m.section === undefined) throw check.fail(TypeError, 'section is required (the mrope_section of the model, e.g. [16, 24, 24]), or config');
-    const layout = check.oneOf('layout', opts.layout ?? 'half', Object.keys(CACHE_LAYOUTS));
+    const layout = check.oneOf('layout', opts.layout ?? 'half', LAYOUT_NAMES);
     const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
     const interleaved = check.boolean('interleaved', m.interleaved ?? false);
     const section = sectionArg(check, m.section, rows, headDim / 2, m.named);
@@ -199,8 +199,8 @@ export function createAxes(wasm, call, frequencies) {
     const t = readNested(check, 'ids', ids, [2], positionElements, undefined, 1);
     const n = t.shape[0], axes = t.shape[1];
     if (opts.axesDim === undefined) throw check.fail(TypeError, 'axesDim is required (the width of each axis, e.g. FLUX [16, 56, 56]), or config');
-    const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', Object.keys(PAIRINGS));
-    const layout = check.oneOf('layout', opts.layout ?? pairing, Object.keys(CACHE_LAYOUTS));
+    const pairing = check.oneOf('pairing', opts.pairing ?? 'interleaved', PAIRING_NAMES);
+    const layout = check.oneOf('layout', opts.layout ?? pairing, LAYOUT_NAMES);
     if (opts.pairing !== undefined && layout !== 'pairs' && layout !== pairing) {
       throw check.fail(TypeError, `layout ${layout} contradicts pairing ${pairing}`);
     }
@@ -250,7 +250,7 @@ export function createAxes(wasm, call, frequencies) {
     const rank = t.shape.length, s = t.shape[rank - 2], cols = t.shape[rank - 1];
     const headDim = opts.headDim ?? cols;
     headDimArg(check, headDim, cols, undefined, opts.configHead);
-    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', Object.keys(PAIRINGS));
+    const pairing = check.oneOf('pairing', opts.pairing ?? 'half', PAIRING_NAMES);
     if (opts.positions === undefined) throw check.fail(TypeError, 'positions are required with section or axesDim');
     const p = readNested(check, 'positions', opts.positions, [2], positionElements, undefined, 1);
     const bySection = opts.section !== undefined;

@@ -16,6 +16,10 @@ const { fround } = Math; // (taken at load, as intrinsics.js's: see finite())
 
 export const PAIRINGS = { interleaved: C.PE_ROPE_INTERLEAVED, half: C.PE_ROPE_HALF };
 export const CACHE_LAYOUTS = { pairs: C.PE_ROPE_CACHE_PAIRS, half: C.PE_ROPE_CACHE_HALF, interleaved: C.PE_ROPE_CACHE_INTERLEAVED };
+// their names, formed once (a list a call was an allocation of every decode step)
+export const PAIRING_NAMES = Object.keys(PAIRINGS), LAYOUT_NAMES = Object.keys(CACHE_LAYOUTS);
+/** The multi-axis frequency orders: each axis its own (FLUX), or alternating axes (Pixtral). */
+export const FREQUENCY_ORDERS = ['axis', 'alternate'];
 
 // Bytes of each cos/sin block formed in wasm and copied out while still in
 // cache: the output's bytes are then written once, not written in wasm and
