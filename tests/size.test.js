@@ -99,7 +99,7 @@ test('no entry point of c/exports/native.txt is exported by any WebAssembly modu
   }
 });
 
-test('the sizes are gzip -9 of each bundle; "both" is their sum', () => {
+test('the sizes are gzip -9 of each bundle; "all" is their sum', () => {
   const s = measureSize();
   for (const [i, e] of s.entries.entries()) {
     const bytes = read(ENTRIES[i].bundle);
