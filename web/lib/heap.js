@@ -10,7 +10,6 @@ import { PE_OK, PE_ERR_NULL, PE_ERR_OPTION, PE_ERR_VALUE, PE_F32, PE_F64 } from 
 
 /** The array a result of each dtype comes in: float16 and bfloat16 as their bit patterns. */
 export const TYPES = { float32: Float32Array, float64: Float64Array, float16: Uint16Array, bfloat16: Uint16Array };
-export const DTYPE_NAMES = Object.keys(TYPES);
 // What wasm memory holds for each dtype: float16 and bfloat16 are computed in
 // float64 and rounded once, on the way out (through float32 they would round twice).
 const WASM_TYPES = { float32: Float32Array, float64: Float64Array, float16: Float64Array, bfloat16: Float64Array };

@@ -3,9 +3,9 @@
 // so that posenc depends on none: shape + dataSync() (TensorFlow.js) or
 // dims + data (transformers.js, onnxruntime-web), with their element type
 // (`type`, or TensorFlow.js's `dtype`). Each field is read once.
-import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, shapeByIndex, item, product, counted as countedBy, MAX_DIM } from './validate.js';
+import { typedLength, typedArrayName, typedArrayBuffer, isResizable, copyTyped, byIndex, shapeByIndex, item, product, counted as countedBy, MAX_DIM, DTYPES } from './validate.js';
 import { Float64Array, getPrototypeOf, hasOwn, getOwnPropertyDescriptor } from './intrinsics.js';
-import { TYPES, DTYPE_NAMES } from './heap.js';
+import { TYPES } from './heap.js';
 import { HALF_TYPES, decodeHalves } from './float16.js';
 
 const MAX_RANK = 4;
@@ -274,7 +274,7 @@ export const tensor = (shape, data) => (shape.length === 2 ? { rows: shape[0], c
  * still be detached by a transfer) before writing.
  */
 export function outputArgs(check, opts, count) {
-  const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPE_NAMES);
+  const dtype = check.oneOf('dtype', opts.dtype ?? 'float32', DTYPES);
   const Type = TYPES[dtype];
   const given = opts.out ?? null;
   // `out`, checked: again before each write (a transfer may have detached its buffer meanwhile)
